@@ -1,0 +1,48 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { HttpError, ValidationFailed } from './errors.js';
+
+export interface ErrorBody {
+  success: false;
+  message: string;
+  code: string;
+  [key: string]: unknown;
+}
+
+function send(reply: FastifyReply, status: number, code: string, message: string, extra?: Record<string, unknown>) {
+  const body: ErrorBody = { success: false, message, code, ...extra };
+  return reply.status(status).send(body);
+}
+
+// Fastify's own 4xx errors, renamed to stable codes and plain sentences.
+const FASTIFY_ERRORS: Record<string, [status: number, code: string, message: string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'Request body is larger than 1 MiB'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'Content-Type must be application/json'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'bad_request', 'Content-Length does not match the body'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [422, 'validation_error', 'Body is empty'],
+  FST_ERR_BAD_URL: [400, 'bad_request', 'Malformed URL'],
+  FST_ERR_ASYNC_CONSTRAINT: [400, 'bad_request', 'Malformed request'],
+};
+
+/** The one place where errors become HTTP responses. Nothing a client sends can make this answer 500. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    if (error instanceof ValidationFailed) {
+      return reply.status(422).send({ detail: error.detail });
+    }
+    if (error instanceof HttpError) {
+      if (error.headers) reply.headers(error.headers);
+      return send(reply, error.statusCode, error.code, error.message, error.data);
+    }
+    const fastifyError = error as FastifyError;
+    const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
+    if (known) return send(reply, known[0], known[1], known[2]);
+    const status = fastifyError.statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return send(reply, status, 'bad_request', fastifyError.message);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return send(reply, 500, 'internal_error', 'Internal server error');
+  });
+
+  app.setNotFoundHandler((_request, reply) => send(reply, 404, 'not_found', 'Not found'));
+}

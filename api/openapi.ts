@@ -1,0 +1,28 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+
+export const API_VERSION = '0.1.0';
+
+/** OpenAPI 3.1.0 generated from the zod schemas that validate requests, so the document cannot drift from behaviour. */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Voice Assistant API',
+        version: API_VERSION,
+        description:
+          'Configure voice assistants, place and read calls, manage contacts and campaigns. ' +
+          'Every request carries `Authorization: Bearer <API_KEY>` and acts inside the key owner\'s organisation.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { persistAuthorization: true } });
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

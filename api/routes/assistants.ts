@@ -1,0 +1,84 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { PrismaClient } from '../../prisma/client.js';
+import { Assistant, AssistantCreate, AssistantParams, AssistantUpdate } from '../schemas/assistant.js';
+import { commonErrors, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
+import {
+  createAssistant,
+  deleteAssistant,
+  getAssistant,
+  listAssistants,
+  updateAssistant,
+} from '../services/assistants.js';
+
+const tags = ['Assistants'];
+const notFound = { 404: ErrorResponse.describe('No such assistant in this organisation') };
+
+export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = async (app, { prisma }) => {
+  app.post('/assistants', {
+    schema: {
+      tags,
+      summary: 'Create an assistant',
+      description: 'Every omitted field takes its default. Returns the assistant object directly, without the envelope.',
+      body: AssistantCreate,
+      response: { 201: Assistant, ...commonErrors },
+    },
+    handler: async (request, reply) => {
+      const assistant = await createAssistant(prisma, request.identity, request.body);
+      return reply.status(201).send(assistant);
+    },
+  });
+
+  app.get('/assistants', {
+    schema: {
+      tags,
+      summary: 'List assistants',
+      description: 'Newest first. `per_page` defaults to 20, at most 100.',
+      querystring: pageQuery,
+      response: { 200: pagedEnvelope(Assistant), ...commonErrors },
+    },
+    handler: async (request) => {
+      const { page, per_page } = request.query;
+      const result = await listAssistants(prisma, request.identity.organizationId, page, per_page);
+      return { success: true as const, message: 'Assistants retrieved', ...result };
+    },
+  });
+
+  app.get('/assistants/:assistant_id', {
+    schema: {
+      tags,
+      summary: 'Get an assistant',
+      params: AssistantParams,
+      response: { 200: Assistant, ...notFound, ...commonErrors },
+    },
+    handler: async (request) => getAssistant(prisma, request.identity.organizationId, request.params.assistant_id),
+  });
+
+  app.patch('/assistants/:assistant_id', {
+    schema: {
+      tags,
+      summary: 'Update an assistant',
+      description:
+        'Partial update. Nested settings merge field by field; arrays, free-form objects and explicit nulls replace the stored value. ' +
+        'A masked fallback `api_key` sent back unchanged keeps the stored key.',
+      params: AssistantParams,
+      body: AssistantUpdate,
+      response: { 200: Assistant, ...notFound, ...commonErrors },
+    },
+    handler: async (request) =>
+      updateAssistant(prisma, request.identity.organizationId, request.params.assistant_id, request.body as Record<string, unknown>),
+  });
+
+  app.delete('/assistants/:assistant_id', {
+    schema: {
+      tags,
+      summary: 'Delete an assistant',
+      params: AssistantParams,
+      response: { 204: z.undefined().describe('Deleted'), ...notFound, ...commonErrors },
+    },
+    handler: async (request, reply) => {
+      await deleteAssistant(prisma, request.identity.organizationId, request.params.assistant_id);
+      return reply.status(204).send();
+    },
+  });
+};

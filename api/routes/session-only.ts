@@ -1,0 +1,28 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { HttpError } from '../http/errors.js';
+import { commonErrors, ErrorResponse } from '../schemas/common.js';
+
+// Functions the spec reserves for a signed-in dashboard session (behaviour 2, Authentication 4). They exist so that
+// an API key gets a clear 403 that says why, rather than a 404 that suggests a typo.
+const SESSION_ONLY: { prefix: string; what: string }[] = [
+  { prefix: '/organization/api-keys', what: 'Managing API keys' },
+  { prefix: '/billing', what: 'Billing' },
+  { prefix: '/users/me', what: "The user's own profile" },
+  { prefix: '/organization/members', what: 'Organisation membership' },
+];
+
+export const sessionOnlyRoutes: FastifyPluginAsyncZod = async (app) => {
+  for (const { prefix, what } of SESSION_ONLY) {
+    const handler = async () => {
+      throw new HttpError(403, 'session_only', `${what} is available only in a dashboard session, not with an API key`);
+    };
+    const schema = {
+      tags: ['Session-only'],
+      summary: `${what} (session-only)`,
+      description: 'Answers 403 to every API key.',
+      response: { 403: ErrorResponse.describe('Session-only function'), 401: commonErrors[401] },
+    };
+    app.all(prefix, { schema }, handler);
+    app.all(`${prefix}/*`, { schema: { ...schema, hide: true } }, handler);
+  }
+};

@@ -1,0 +1,270 @@
+import { z } from 'zod';
+import type { Db, PrismaClient } from '../../prisma/client.js';
+import { Prisma } from '../../prisma/generated/client.js';
+import {
+  AssistantSettings,
+  assistantFields,
+  InterruptionSettings,
+  LLMFallbackSettings,
+  LLMProviderConfig,
+  LLMSettings,
+  RAGSettings,
+  RecordingSettings,
+  STTSettings,
+  TTSSettings,
+} from '../../shared/assistant-settings.js';
+import { conformer, mergeBySchema } from '../../shared/zod-walk.js';
+import { notFound, ValidationFailed, type ValidationDetail } from '../http/errors.js';
+import { zodIssuesToDetail } from '../http/zod-detail.js';
+import type { AssistantOut } from '../schemas/assistant.js';
+import { paginationOf } from '../schemas/common.js';
+import { isMaskOf, maskSecret } from './secrets.js';
+
+type Settings = z.output<typeof AssistantSettings>;
+type FallbackSettings = Settings['llm_fallback_providers'];
+
+const withAssignments = {
+  tools: { select: { toolId: true, tool: { select: { enabled: true } } }, orderBy: { position: 'asc' } },
+  documents: { select: { documentId: true }, orderBy: { position: 'asc' } },
+  playbooks: { select: { playbookId: true }, orderBy: { position: 'asc' } },
+} satisfies Prisma.AssistantInclude;
+
+type AssistantRow = Prisma.AssistantGetPayload<{ include: typeof withAssignments }>;
+
+function maskFallbacks(settings: FallbackSettings): FallbackSettings {
+  return {
+    ...settings,
+    fallbacks: settings.fallbacks.map((f) => ({ ...f, api_key: f.api_key === null ? null : maskSecret(f.api_key) })),
+  };
+}
+
+/** A mask sent back for a fallback keeps the key stored at the same position for the same provider. */
+function unmaskFallbacks(next: FallbackSettings, stored: FallbackSettings | undefined): FallbackSettings {
+  return {
+    ...next,
+    fallbacks: next.fallbacks.map((f, i) => {
+      const previous = stored?.fallbacks[i];
+      if (f.api_key !== null && previous?.api_key && previous.provider === f.provider && isMaskOf(f.api_key, previous.api_key)) {
+        return { ...f, api_key: previous.api_key };
+      }
+      return f;
+    }),
+  };
+}
+
+const conform = {
+  llmProviderConfig: conformer(LLMProviderConfig),
+  llmSettings: conformer(LLMSettings),
+  llmFallbackProviders: conformer(LLMFallbackSettings),
+  sttSettings: conformer(STTSettings),
+  ttsSettings: conformer(TTSSettings),
+  ragSettings: conformer(RAGSettings),
+  recordingSettings: conformer(RecordingSettings),
+  interruptionSettings: conformer(InterruptionSettings),
+};
+
+/** The stored settings of a row, in the API's field names, completed with defaults of fields added since it was written. */
+function settingsOf(row: AssistantRow): Settings {
+  return {
+    name: row.name,
+    description: row.description,
+    is_active: row.isActive,
+    llm_provider: row.llmProvider as Settings['llm_provider'],
+    llm_provider_config: conform.llmProviderConfig(row.llmProviderConfig) as Settings['llm_provider_config'],
+    llm_settings: conform.llmSettings(row.llmSettings) as Settings['llm_settings'],
+    llm_fallback_providers: conform.llmFallbackProviders(row.llmFallbackProviders) as FallbackSettings,
+    stt_settings: conform.sttSettings(row.sttSettings) as Settings['stt_settings'],
+    tts_settings: conform.ttsSettings(row.ttsSettings) as Settings['tts_settings'],
+    rag_settings: conform.ragSettings(row.ragSettings) as Settings['rag_settings'],
+    recording_settings: conform.recordingSettings(row.recordingSettings) as Settings['recording_settings'],
+    interruption_settings: conform.interruptionSettings(row.interruptionSettings) as Settings['interruption_settings'],
+    idle_message: row.idleMessage,
+    idle_timeout: row.idleTimeout,
+    max_idle_messages: row.maxIdleMessages,
+    custom_settings: row.customSettings as Settings['custom_settings'],
+    playbook_ids: row.hasPlaybookIds ? row.playbooks.map((p) => p.playbookId) : null,
+    assigned_documents: row.documents.map((d) => d.documentId),
+    // Only enabled tools reach a call, so only those are listed (spec: "IDs of assigned tools that are enabled").
+    assigned_tools: row.tools.filter((t) => t.tool.enabled).map((t) => t.toolId),
+  };
+}
+
+function toApi(row: AssistantRow): AssistantOut {
+  const { name, ...settings } = settingsOf(row);
+  return {
+    id: row.id,
+    name,
+    organization_id: row.organizationId,
+    user_id: row.userId,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    ...settings,
+    llm_fallback_providers: maskFallbacks(settings.llm_fallback_providers),
+  };
+}
+
+function columnsOf(settings: Settings) {
+  const json = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+  return {
+    name: settings.name,
+    description: settings.description,
+    isActive: settings.is_active,
+    llmProvider: settings.llm_provider,
+    llmProviderConfig: settings.llm_provider_config as Prisma.InputJsonValue,
+    llmSettings: settings.llm_settings as Prisma.InputJsonValue,
+    llmFallbackProviders: settings.llm_fallback_providers as Prisma.InputJsonValue,
+    sttSettings: settings.stt_settings as Prisma.InputJsonValue,
+    ttsSettings: settings.tts_settings as Prisma.InputJsonValue,
+    ragSettings: settings.rag_settings as Prisma.InputJsonValue,
+    recordingSettings: settings.recording_settings as Prisma.InputJsonValue,
+    interruptionSettings: settings.interruption_settings as Prisma.InputJsonValue,
+    idleMessage: settings.idle_message,
+    idleTimeout: settings.idle_timeout,
+    maxIdleMessages: settings.max_idle_messages,
+    customSettings: json(settings.custom_settings),
+    hasPlaybookIds: settings.playbook_ids !== null,
+  };
+}
+
+function unique(ids: readonly number[]): number[] {
+  return [...new Set(ids)];
+}
+
+/**
+ * Checks that every assigned id names a row of this organisation (a row of another organisation reads exactly like a
+ * missing one) and, for tools, that the tool is enabled.
+ */
+async function checkAssignments(db: Db, organizationId: number, settings: Settings): Promise<void> {
+  const detail: ValidationDetail[] = [];
+  const report = (field: string, ids: readonly number[], found: Set<number>, what: string) => {
+    ids.forEach((id, i) => {
+      if (!found.has(id)) detail.push({ loc: ['body', field, i], msg: `${what} ${id} does not exist`, type: 'value_error' });
+    });
+  };
+  const tools = unique(settings.assigned_tools);
+  const documents = unique(settings.assigned_documents);
+  const playbooks = unique(settings.playbook_ids ?? []);
+  const [toolRows, documentRows, playbookRows] = await Promise.all([
+    tools.length ? db.tool.findMany({ where: { organizationId, id: { in: tools } }, select: { id: true, enabled: true } }) : [],
+    documents.length ? db.document.findMany({ where: { organizationId, id: { in: documents } }, select: { id: true } }) : [],
+    playbooks.length ? db.playbook.findMany({ where: { organizationId, id: { in: playbooks } }, select: { id: true } }) : [],
+  ]);
+  report('assigned_tools', tools, new Set(toolRows.map((t) => t.id)), 'Tool');
+  tools.forEach((id, i) => {
+    if (toolRows.some((t) => t.id === id && !t.enabled)) {
+      detail.push({ loc: ['body', 'assigned_tools', i], msg: `Tool ${id} is disabled`, type: 'value_error' });
+    }
+  });
+  report('assigned_documents', documents, new Set(documentRows.map((d) => d.id)), 'Document');
+  report('playbook_ids', playbooks, new Set(playbookRows.map((p) => p.id)), 'Playbook');
+  if (detail.length > 0) throw new ValidationFailed(detail);
+}
+
+async function writeAssignments(db: Db, assistantId: number, settings: Settings, only?: Set<string>): Promise<void> {
+  const want = (field: string) => !only || only.has(field);
+  if (want('assigned_tools')) {
+    await db.assistantTool.deleteMany({ where: { assistantId } });
+    await db.assistantTool.createMany({ data: unique(settings.assigned_tools).map((toolId, position) => ({ assistantId, toolId, position })) });
+  }
+  if (want('assigned_documents')) {
+    await db.assistantDocument.deleteMany({ where: { assistantId } });
+    await db.assistantDocument.createMany({
+      data: unique(settings.assigned_documents).map((documentId, position) => ({ assistantId, documentId, position })),
+    });
+  }
+  if (want('playbook_ids')) {
+    await db.assistantPlaybook.deleteMany({ where: { assistantId } });
+    await db.assistantPlaybook.createMany({
+      data: unique(settings.playbook_ids ?? []).map((playbookId, position) => ({ assistantId, playbookId, position })),
+    });
+  }
+}
+
+async function readRow(db: Db, organizationId: number, id: number): Promise<AssistantRow | null> {
+  return db.assistant.findFirst({ where: { id, organizationId }, include: withAssignments, relationLoadStrategy: 'join' });
+}
+
+export async function createAssistant(
+  prisma: PrismaClient,
+  identity: { organizationId: number; userId: number },
+  input: Settings,
+): Promise<AssistantOut> {
+  const settings = AssistantSettings.safeParse(input);
+  if (!settings.success) throw new ValidationFailed(zodIssuesToDetail(settings.error.issues, 'body', input));
+  return prisma.$transaction(async (tx) => {
+    await checkAssignments(tx, identity.organizationId, settings.data);
+    const row = await tx.assistant.create({
+      data: { ...columnsOf(settings.data), organizationId: identity.organizationId, userId: identity.userId },
+    });
+    await writeAssignments(tx, row.id, settings.data);
+    return toApi((await readRow(tx, identity.organizationId, row.id))!);
+  });
+}
+
+export async function getAssistant(db: Db, organizationId: number, id: number): Promise<AssistantOut> {
+  const row = await readRow(db, organizationId, id);
+  if (!row) throw notFound('Assistant');
+  return toApi(row);
+}
+
+/** The stored settings, unmasked, for the call runtime. */
+export async function loadAssistantSettings(db: Db, organizationId: number, id: number): Promise<Settings | null> {
+  const row = await readRow(db, organizationId, id);
+  return row ? settingsOf(row) : null;
+}
+
+export async function listAssistants(db: Db, organizationId: number, page: number, perPage: number) {
+  const [rows, total] = await Promise.all([
+    db.assistant.findMany({
+      where: { organizationId },
+      include: withAssignments,
+      relationLoadStrategy: 'join',
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      skip: (page - 1) * perPage,
+      take: perPage,
+    }),
+    db.assistant.count({ where: { organizationId } }),
+  ]);
+  return { data: rows.map(toApi), pagination: paginationOf(page, perPage, total) };
+}
+
+export async function updateAssistant(
+  prisma: PrismaClient,
+  organizationId: number,
+  id: number,
+  patch: Record<string, unknown>,
+): Promise<AssistantOut> {
+  return prisma.$transaction(async (tx) => {
+    // Row lock: two concurrent partial updates of different fields both survive.
+    const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM assistants WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
+    if (locked.length === 0) throw notFound('Assistant');
+    const row = (await readRow(tx, organizationId, id))!;
+    const stored = settingsOf(row);
+    // Hidden assignments of tools that were disabled later stay assigned unless the client replaces the list.
+    const storedToolIds = row.tools.map((t) => t.toolId);
+    const merged = mergeBySchema(assistantFields, { ...stored, assigned_tools: storedToolIds }, patch);
+    const parsed = AssistantSettings.safeParse(merged);
+    if (!parsed.success) throw new ValidationFailed(zodIssuesToDetail(parsed.error.issues, 'body', merged));
+    const next: Settings = {
+      ...parsed.data,
+      llm_fallback_providers: unmaskFallbacks(parsed.data.llm_fallback_providers, stored.llm_fallback_providers),
+    };
+    const changedLists = new Set(['assigned_tools', 'assigned_documents', 'playbook_ids'].filter((k) => k in patch && patch[k] !== undefined));
+    if (changedLists.size > 0) {
+      await checkAssignments(tx, organizationId, {
+        ...next,
+        assigned_tools: changedLists.has('assigned_tools') ? next.assigned_tools : [],
+        assigned_documents: changedLists.has('assigned_documents') ? next.assigned_documents : [],
+        playbook_ids: changedLists.has('playbook_ids') ? next.playbook_ids : null,
+      });
+      await writeAssignments(tx, id, next, changedLists);
+    }
+    await tx.assistant.update({ where: { id }, data: columnsOf(next) });
+    return toApi((await readRow(tx, organizationId, id))!);
+  });
+}
+
+export async function deleteAssistant(db: Db, organizationId: number, id: number): Promise<void> {
+  const result = await db.assistant.deleteMany({ where: { id, organizationId } });
+  if (result.count === 0) throw notFound('Assistant');
+}

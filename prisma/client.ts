@@ -1,0 +1,13 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from './generated/client.js';
+
+export type { Prisma } from './generated/client.js';
+export { PrismaClient };
+/** A client or an open interactive transaction: services accept either. */
+export type Db = PrismaClient | Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+
+export function createPrismaClient(databaseUrl: string, options: { maxConnections?: number } = {}): PrismaClient {
+  // 10 connections per process: enough for the API's bursts, and 20 processes still fit Postgres' default 100.
+  const adapter = new PrismaPg({ connectionString: databaseUrl, max: options.maxConnections ?? 10 });
+  return new PrismaClient({ adapter });
+}

@@ -1,0 +1,39 @@
+import { createPrismaClient, type PrismaClient } from './client.js';
+import { startEmbeddedPostgres } from './embedded-postgres.js';
+import { migrate } from './migrate.js';
+
+export interface Database {
+  url: string;
+  prisma: PrismaClient;
+  /** Whether the database is the embedded cluster under DATA_DIR. */
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to `DATABASE_URL`, or starts the embedded Postgres under `dataDir` when none is given, then applies any
+ * pending migrations. Every process (API, agent, CLI) opens the database this way.
+ */
+export async function openDatabase(options: { databaseUrl?: string | undefined; dataDir: string; log?: (message: string) => void }): Promise<Database> {
+  const embedded = options.databaseUrl ? undefined : await startEmbeddedPostgres(options.dataDir, { log: options.log });
+  const url = options.databaseUrl ?? embedded!.url;
+  try {
+    await migrate(url);
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+  const prisma = createPrismaClient(url);
+  let closed = false;
+  return {
+    url,
+    prisma,
+    embedded: embedded !== undefined,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await prisma.$disconnect();
+      await embedded?.stop();
+    },
+  };
+}

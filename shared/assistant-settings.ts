@@ -1,0 +1,192 @@
+import { z } from 'zod';
+import {
+  DEFAULT_EMBEDDING_MODEL,
+  DEFAULT_LLM_MODEL,
+  DEFAULT_STT_MODEL,
+  LLM_PROVIDERS,
+  STT_PROVIDERS,
+  TTS_PROVIDERS,
+} from './vendors.js';
+
+// Settings of an assistant as the API accepts and returns them, with the spec's defaults. Shared by the API (which
+// validates and stores them) and the agent (which builds a call's pipeline from them). Time values are in seconds,
+// as the API writes them; the runtime converts to milliseconds at its edge.
+
+export const DEFAULT_SYSTEM_PROMPT = 'You are a helpful assistant that can answer questions and help with tasks.';
+export const DEFAULT_IDLE_MESSAGE = "Are you still there? I'm here to help if you need anything.";
+
+/** Free-form JSON objects are bounded so one assistant cannot hold megabytes of settings. */
+const freeForm = z.record(z.string().max(200), z.unknown());
+const shortText = z.string().max(200);
+
+export const LLMProviderConfig = z
+  .strictObject({
+    base_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null),
+    custom_config: freeForm.nullable().default(null),
+    model: shortText.nullable().default(DEFAULT_LLM_MODEL),
+  })
+  .meta({ id: 'LLMProviderConfig' });
+
+export const LLMSettings = z
+  .strictObject({
+    system_prompt: z.string().max(100_000).nullable().default(DEFAULT_SYSTEM_PROMPT),
+    welcome_message: z.string().max(10_000).nullable().default(null),
+    temperature: z.number().min(0).max(2).default(0.5),
+    top_p: z.number().min(0).max(1).default(1),
+    max_tokens: z.int().min(1).max(128_000).default(1000),
+    frequency_penalty: z.number().min(-2).max(2).default(0),
+    presence_penalty: z.number().min(-2).max(2).default(0),
+    stop_sequences: z.array(z.string().min(1).max(200)).max(16).default([]),
+  })
+  .meta({ id: 'LLMSettings' });
+
+export const LLMFallbackProvider = z
+  .strictObject({
+    provider: z.enum(LLM_PROVIDERS),
+    api_key: z.string().max(1000).nullable().default(null),
+    base_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null),
+    model: shortText.nullable().default(null),
+  })
+  .meta({ id: 'LLMFallbackProvider' });
+
+export const LLMFallbackSettings = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    // Each fallback adds a full LLM attempt to a failing turn; five keeps the worst case bounded.
+    fallbacks: z.array(LLMFallbackProvider).max(5).default([]),
+  })
+  .meta({ id: 'LLMFallbackSettings' });
+
+export const TurnDetectionSettings = z
+  .strictObject({
+    mode: z.enum(['turn_detector', 'text_turn_detector']).default('turn_detector'),
+    min_endpointing_delay: z.number().min(0).max(10).default(0.3),
+    max_endpointing_delay: z.number().min(0).max(30).default(2.5),
+  })
+  .meta({ id: 'TurnDetectionSettings' });
+
+export const STTSettings = z
+  .strictObject({
+    provider: z.enum(STT_PROVIDERS).default(STT_PROVIDERS[0]),
+    model: shortText.nullable().default(DEFAULT_STT_MODEL),
+    language: z.string().min(2).max(35).default('en'),
+    language_hints: z.array(z.string().min(2).max(35)).max(20).default([]),
+    keyterms: z.array(z.string().min(1).max(100)).max(100).default([]),
+    punctuate: z.boolean().default(true),
+    smart_format: z.boolean().default(true),
+    endpoint_latency_adjustment_level: z.int().min(0).max(3).nullable().default(null),
+    endpoint_sensitivity: z.number().min(-1).max(1).nullable().default(null),
+    turn_detection: TurnDetectionSettings.prefault({}),
+  })
+  .meta({ id: 'STTSettings' });
+
+export const TTSSettings = z
+  .strictObject({
+    provider: z.enum(TTS_PROVIDERS).default(TTS_PROVIDERS[0]),
+    voice_id: shortText.nullable().default(null),
+    model_id: shortText.nullable().default(null),
+    provider_config: freeForm.default({}),
+  })
+  .meta({ id: 'TTSSettings' });
+
+export const RAGSettings = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    auto_process: z.boolean().default(true),
+    chunking_strategy: z.enum(['recursive', 'fixed', 'sentence', 'markdown']).default('recursive'),
+    chunk_size: z.int().min(100).max(8000).default(1000),
+    chunk_overlap: z.int().min(0).max(4000).default(200),
+    embedding_model: shortText.default(DEFAULT_EMBEDDING_MODEL),
+    search_limit: z.int().min(1).max(50).default(3),
+    similarity_threshold: z.number().min(0).max(1).default(0.7),
+    include_metadata: z.boolean().default(true),
+    context_budget: z.int().min(0).max(1_000_000).default(8000),
+    context_window_tokens: z.int().min(256).max(2_000_000).default(4000),
+    max_prompt_doc_tokens: z.int().min(0).max(1_000_000).default(2000),
+    history_strategy: z.enum(['sliding_window', 'summarize', 'full']).default('sliding_window'),
+    max_history_turns: z.int().min(1).max(1000).default(20),
+  })
+  .meta({ id: 'RAGSettings' });
+
+export const RecordingSettings = z
+  .strictObject({
+    recording_enabled: z.boolean().default(true),
+    recording_format: z.enum(['mp3', 'wav']).default('mp3'),
+    record_user_audio: z.boolean().default(true),
+    record_assistant_audio: z.boolean().default(true),
+    record_mixed_audio: z.boolean().default(true),
+    consent_required: z.boolean().default(false),
+    consent_prompt: z.string().max(2000).default(''),
+  })
+  .meta({ id: 'RecordingSettings' });
+
+export const InterruptionSettings = z
+  .strictObject({
+    allow_interruptions: z.boolean().default(true),
+    allow_welcome_interruption: z.boolean().default(true),
+    min_interruption_duration: z.number().min(0).max(10).default(0.5),
+    min_interruption_words: z.int().min(0).max(50).default(1),
+    false_interruption_timeout: z.number().min(0).max(30).default(2),
+    resume_false_interruption: z.boolean().default(true),
+  })
+  .meta({ id: 'InterruptionSettings' });
+
+const idList = z.array(z.int().min(1).max(2_147_483_647)).max(200);
+
+/** Every writable field of an assistant, with the spec's defaults. */
+export const assistantFields = {
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(5000).nullable().default(null),
+  is_active: z.boolean().nullable().default(true),
+  llm_provider: z.enum(LLM_PROVIDERS).nullable().default(LLM_PROVIDERS[0]),
+  llm_provider_config: LLMProviderConfig.prefault({}),
+  llm_settings: LLMSettings.prefault({}),
+  llm_fallback_providers: LLMFallbackSettings.prefault({}),
+  stt_settings: STTSettings.prefault({}),
+  tts_settings: TTSSettings.prefault({}),
+  rag_settings: RAGSettings.prefault({}),
+  recording_settings: RecordingSettings.prefault({}),
+  interruption_settings: InterruptionSettings.prefault({}),
+  idle_message: z.string().max(2000).nullable().default(DEFAULT_IDLE_MESSAGE),
+  // Seconds of caller silence before the idle message; a day is far past any real call.
+  idle_timeout: z.int().min(1).max(86_400).nullable().default(null),
+  max_idle_messages: z.int().min(0).max(100).nullable().default(null),
+  custom_settings: freeForm.nullable().default(null),
+  playbook_ids: idList.nullable().default(null),
+  assigned_documents: idList.default([]),
+  assigned_tools: idList.default([]),
+};
+
+/** Cross-field rules, checked on the whole assistant after defaults (create) or after merging (update). */
+function crossFieldRules(value: AssistantSettingsInput, ctx: z.RefinementCtx): void {
+  const turn = value.stt_settings.turn_detection;
+  if (turn.min_endpointing_delay > turn.max_endpointing_delay) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['stt_settings', 'turn_detection', 'max_endpointing_delay'],
+      message: 'max_endpointing_delay must be greater than or equal to min_endpointing_delay',
+      params: { type: 'greater_than_equal' },
+    });
+  }
+  const rag = value.rag_settings;
+  if (rag.chunk_overlap >= rag.chunk_size) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['rag_settings', 'chunk_overlap'],
+      message: 'chunk_overlap must be smaller than chunk_size',
+      params: { type: 'less_than' },
+    });
+  }
+}
+
+const assistantObject = z.strictObject(assistantFields);
+export type AssistantSettingsInput = z.output<typeof assistantObject>;
+
+/** A whole assistant as created: every omitted field takes its default. */
+export const AssistantSettings = assistantObject.superRefine(crossFieldRules);
+export type AssistantSettings = z.output<typeof AssistantSettings>;
+
+/** Defaults of every field but `name`, as a minimal create would store them. */
+export function defaultAssistantSettings(name: string): AssistantSettings {
+  return AssistantSettings.parse({ name });
+}

@@ -1,0 +1,41 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+// Process configuration from the environment, checked once at start-up so a typo fails loudly instead of later.
+
+const Env = z.object({
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Seconds a key lookup is cached: the longest a revoked key keeps working. */
+  API_KEY_CACHE_TTL_S: z.coerce.number().min(0).max(300).default(5),
+});
+
+export interface Config {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  port: number;
+  host: string;
+  logLevel: string;
+  keyCacheTtlMs: number;
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const result = Env.safeParse(cleaned);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid environment: ${problems}`);
+  }
+  const e = result.data;
+  return {
+    databaseUrl: e.DATABASE_URL,
+    dataDir: path.resolve(e.DATA_DIR),
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    keyCacheTtlMs: e.API_KEY_CACHE_TTL_S * 1000,
+  };
+}

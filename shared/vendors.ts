@@ -1,0 +1,15 @@
+// The vendors an assistant can name. Adding one here is the whole API-side change; the runtime maps each name to a
+// provider class (agent/providers), so nothing in the pipeline branches on vendor names.
+
+/** LLM vendors; the first is the default. `custom` is any OpenAI-compatible server reached through `base_url`. */
+export const LLM_PROVIDERS = ['openai', 'anthropic', 'google', 'groq', 'mistral', 'custom'] as const;
+export const STT_PROVIDERS = ['deepgram', 'soniox', 'assemblyai'] as const;
+export const TTS_PROVIDERS = ['elevenlabs', 'cartesia', 'deepgram'] as const;
+
+export type LlmProvider = (typeof LLM_PROVIDERS)[number];
+export type SttProvider = (typeof STT_PROVIDERS)[number];
+export type TtsProvider = (typeof TTS_PROVIDERS)[number];
+
+export const DEFAULT_LLM_MODEL = 'gpt-4.1-mini';
+export const DEFAULT_STT_MODEL = 'nova-3';
+export const DEFAULT_EMBEDDING_MODEL = 'text-embedding-3-small';

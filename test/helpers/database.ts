@@ -1,0 +1,42 @@
+import crypto from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createPrismaClient, type PrismaClient } from '../../prisma/client.js';
+
+export interface TestDatabase {
+  url: string;
+  prisma: PrismaClient;
+  drop(): Promise<void>;
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+/** An empty database of the migrated schema, private to the calling test file (cloned from the template). */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const base = inject('postgresUrl');
+  const name = `t_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    await admin.query(options.migrated === false ? `CREATE DATABASE "${name}"` : `CREATE DATABASE "${name}" TEMPLATE test_template`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(base, name);
+  const prisma = createPrismaClient(url);
+  return {
+    url,
+    prisma,
+    drop: async () => {
+      await prisma.$disconnect();
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
