@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { int } from './zod-int.js';
 import {
   DEFAULT_EMBEDDING_MODEL,
   DEFAULT_LLM_MODEL,
@@ -33,7 +34,7 @@ export const LLMSettings = z
     welcome_message: z.string().max(10_000).nullable().default(null),
     temperature: z.number().min(0).max(2).default(0.5),
     top_p: z.number().min(0).max(1).default(1),
-    max_tokens: z.int().min(1).max(128_000).default(1000),
+    max_tokens: int().min(1).max(128_000).default(1000),
     frequency_penalty: z.number().min(-2).max(2).default(0),
     presence_penalty: z.number().min(-2).max(2).default(0),
     stop_sequences: z.array(z.string().min(1).max(200)).max(16).default([]),
@@ -74,7 +75,7 @@ export const STTSettings = z
     keyterms: z.array(z.string().min(1).max(100)).max(100).default([]),
     punctuate: z.boolean().default(true),
     smart_format: z.boolean().default(true),
-    endpoint_latency_adjustment_level: z.int().min(0).max(3).nullable().default(null),
+    endpoint_latency_adjustment_level: int().min(0).max(3).nullable().default(null),
     endpoint_sensitivity: z.number().min(-1).max(1).nullable().default(null),
     turn_detection: TurnDetectionSettings.prefault({}),
   })
@@ -94,17 +95,17 @@ export const RAGSettings = z
     enabled: z.boolean().default(false),
     auto_process: z.boolean().default(true),
     chunking_strategy: z.enum(['recursive', 'fixed', 'sentence', 'markdown']).default('recursive'),
-    chunk_size: z.int().min(100).max(8000).default(1000),
-    chunk_overlap: z.int().min(0).max(4000).default(200),
+    chunk_size: int().min(100).max(8000).default(1000),
+    chunk_overlap: int().min(0).max(4000).default(200),
     embedding_model: shortText.default(DEFAULT_EMBEDDING_MODEL),
-    search_limit: z.int().min(1).max(50).default(3),
+    search_limit: int().min(1).max(50).default(3),
     similarity_threshold: z.number().min(0).max(1).default(0.7),
     include_metadata: z.boolean().default(true),
-    context_budget: z.int().min(0).max(1_000_000).default(8000),
-    context_window_tokens: z.int().min(256).max(2_000_000).default(4000),
-    max_prompt_doc_tokens: z.int().min(0).max(1_000_000).default(2000),
+    context_budget: int().min(0).max(1_000_000).default(8000),
+    context_window_tokens: int().min(256).max(2_000_000).default(4000),
+    max_prompt_doc_tokens: int().min(0).max(1_000_000).default(2000),
     history_strategy: z.enum(['sliding_window', 'summarize', 'full']).default('sliding_window'),
-    max_history_turns: z.int().min(1).max(1000).default(20),
+    max_history_turns: int().min(1).max(1000).default(20),
   })
   .meta({ id: 'RAGSettings' });
 
@@ -125,13 +126,13 @@ export const InterruptionSettings = z
     allow_interruptions: z.boolean().default(true),
     allow_welcome_interruption: z.boolean().default(true),
     min_interruption_duration: z.number().min(0).max(10).default(0.5),
-    min_interruption_words: z.int().min(0).max(50).default(1),
+    min_interruption_words: int().min(0).max(50).default(1),
     false_interruption_timeout: z.number().min(0).max(30).default(2),
     resume_false_interruption: z.boolean().default(true),
   })
   .meta({ id: 'InterruptionSettings' });
 
-const idList = z.array(z.int().min(1).max(2_147_483_647)).max(200);
+const idList = z.array(int().min(1).max(2_147_483_647)).max(200);
 
 /** Every writable field of an assistant, with the spec's defaults. */
 export const assistantFields = {
@@ -149,8 +150,8 @@ export const assistantFields = {
   interruption_settings: InterruptionSettings.prefault({}),
   idle_message: z.string().max(2000).nullable().default(DEFAULT_IDLE_MESSAGE),
   // Seconds of caller silence before the idle message; a day is far past any real call.
-  idle_timeout: z.int().min(1).max(86_400).nullable().default(null),
-  max_idle_messages: z.int().min(0).max(100).nullable().default(null),
+  idle_timeout: int().min(1).max(86_400).nullable().default(null),
+  max_idle_messages: int().min(0).max(100).nullable().default(null),
   custom_settings: freeForm.nullable().default(null),
   playbook_ids: idList.nullable().default(null),
   assigned_documents: idList.default([]),

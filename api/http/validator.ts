@@ -11,7 +11,9 @@ const LOCATION: Record<string, string> = { body: 'body', querystring: 'query', p
  */
 export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {
   const location = LOCATION[httpPart ?? 'body'] ?? 'body';
-  return (data: unknown) => {
+  return (raw: unknown) => {
+    // An empty body reaches us as null; like a JSON `null`, it is a missing body.
+    const data = httpPart === 'body' && raw === null ? undefined : raw;
     const result = schema.safeParse(data);
     if (result.success) return { value: result.data };
     return { error: new ValidationFailed(zodIssuesToDetail(result.error.issues, location, data)) };

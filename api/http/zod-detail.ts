@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { INT_MESSAGE } from '../../shared/zod-int.js';
 import type { ValidationDetail } from './errors.js';
 
 // Zod issues rendered the way the spec's validation errors read (FastAPI/pydantic style): `type` is a stable machine
@@ -23,10 +24,13 @@ const TYPE_NAMES: Record<string, [type: string, msg: string]> = {
 };
 
 function describe(issue: Issue, input: unknown, fromText: boolean): Omit<ValidationDetail, 'loc'>[] {
+  if (input === undefined && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union')) {
+    return [{ type: 'missing', msg: 'Field required' }];
+  }
   switch (issue.code) {
     case 'invalid_type': {
-      if (input === undefined) return [{ type: 'missing', msg: 'Field required' }];
-      const expected = issue.expected as string;
+      // zod reports integers as "number"; the shared int() helper marks them through its message.
+      const expected = issue.expected === 'number' && issue.message === INT_MESSAGE ? 'int' : (issue.expected as string);
       if (fromText && (expected === 'number' || expected === 'int')) {
         return [
           expected === 'int'

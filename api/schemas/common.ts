@@ -23,7 +23,23 @@ export const ErrorResponse = z
 
 /** Largest id Postgres' integer column holds; a bigger id in a path can never name a row. */
 export const MAX_ID = 2_147_483_647;
-export const idParam = z.coerce.number().pipe(z.int().min(1).max(MAX_ID));
+/**
+ * An integer that arrives as text (path or query). Text that is not an integer is `int_parsing`, as the spec's
+ * validation errors name it; range errors then read like any other integer's.
+ */
+export function textInt(min: number, max: number) {
+  return z
+    .string()
+    .refine((s) => /^\s*[+-]?\d+\s*$/.test(s), {
+      message: 'Input should be a valid integer, unable to parse string as an integer',
+      params: { type: 'int_parsing' },
+      abort: true,
+    })
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
+}
+
+export const idParam = textInt(1, MAX_ID);
 
 export const Pagination = z
   .object({
@@ -38,8 +54,8 @@ export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
 
 export const pageQuery = z.object({
-  page: z.coerce.number().pipe(z.int().min(1).max(1_000_000)).default(1),
-  per_page: z.coerce.number().pipe(z.int().min(1).max(MAX_PER_PAGE)).default(DEFAULT_PER_PAGE),
+  page: textInt(1, 1_000_000).default(1),
+  per_page: textInt(1, MAX_PER_PAGE).default(DEFAULT_PER_PAGE),
 });
 
 export function envelope<T extends z.ZodType>(data: T) {

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeApiKey } from '../../api/services/api-keys.js';
+import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+
+describe('API key authentication', () => {
+  let ctx: ApiContext;
+  let tenant: Tenant;
+  beforeAll(async () => {
+    ctx = await createApiContext({ keyCacheTtlMs: 60_000 });
+    tenant = await ctx.tenant();
+  });
+  afterAll(async () => ctx.close());
+
+  it('answers 401 with a JSON body and a Bearer challenge when the Authorization header is missing', async () => {
+    const res = await ctx.call(null, 'GET', '/api/assistants');
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="api"');
+    expect(res.body).toMatchObject({ success: false, code: 'unauthorized' });
+    expect(res.body.message).toMatch(/Missing API key/);
+  });
+
+  it.each([['Basic dXNlcjpwYXNz'], ['Bearer'], ['Bearer '], ['Bearer two tokens'], ['Token vak_abc']])(
+    'answers 401 invalid_request for the malformed header %j',
+    async (header) => {
+      const res = await ctx.app.inject({ method: 'GET', url: '/api/assistants', headers: { authorization: header } });
+      expect(res.statusCode).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_request"');
+      expect(res.json()).toMatchObject({ success: false, code: 'unauthorized' });
+    },
+  );
+
+  it('answers 401 invalid_token for a well-formed key that does not exist', async () => {
+    const res = await ctx.call({ ...tenant, key: 'vak_' + 'x'.repeat(43) }, 'GET', '/api/assistants');
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_token"');
+  });
+
+  it('accepts the scheme name in any letter case', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/assistants', headers: { authorization: `bearer ${tenant.key}` } });
+    expect(res.statusCode).toBe(200);
+  });
+
+  it('serves a repeated key from the cache without reading the database again', async () => {
+    const own = await ctx.tenant();
+    expect((await ctx.call(own, 'GET', '/api/assistants')).status).toBe(200);
+    // Revoked behind the cache's back (as another process would): this process keeps trusting its cached lookup.
+    await ctx.db.prisma.apiKey.updateMany({ where: { organizationId: own.organizationId }, data: { revokedAt: new Date() } });
+    expect((await ctx.call(own, 'GET', '/api/assistants')).status).toBe(200);
+  });
+
+  it('records last_used_at for a key that was used', async () => {
+    const own = await ctx.tenant();
+    const before = await ctx.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: own.organizationId } });
+    expect(before.lastUsedAt).toBeNull();
+    await ctx.call(own, 'GET', '/api/assistants');
+    await ctx.app.flushKeyUsage();
+    const after = await ctx.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: own.organizationId } });
+    expect(after.lastUsedAt).toBeInstanceOf(Date);
+  });
+
+  it('stores only a hash and a short prefix of each key', async () => {
+    const own = await ctx.tenant();
+    const row = await ctx.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: own.organizationId } });
+    expect(own.key).toMatch(/^vak_[A-Za-z0-9_-]{43}$/);
+    expect(row.keyHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.keyHash).not.toContain(own.key.slice(4));
+    expect(own.key.startsWith(row.prefix)).toBe(true);
+    expect(row.prefix.length).toBe(12);
+  });
+});
+
+describe('a revoked key', () => {
+  let ctx: ApiContext;
+  beforeAll(async () => {
+    ctx = await createApiContext({ keyCacheTtlMs: 200 });
+  });
+  afterAll(async () => ctx.close());
+
+  it('stops working once the cache entry expires', async () => {
+    const tenant = await ctx.tenant();
+    expect((await ctx.call(tenant, 'GET', '/api/assistants')).status).toBe(200);
+    const row = await ctx.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: tenant.organizationId } });
+    expect(await revokeApiKey(ctx.db.prisma, row.prefix)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const res = await ctx.call(tenant, 'GET', '/api/assistants');
+    expect(res.status).toBe(401);
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_token"');
+  });
+
+  it('cannot be revoked twice', async () => {
+    const tenant = await ctx.tenant();
+    const row = await ctx.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: tenant.organizationId } });
+    expect(await revokeApiKey(ctx.db.prisma, row.prefix)).toBe(true);
+    expect(await revokeApiKey(ctx.db.prisma, row.prefix)).toBe(false);
+  });
+});
+
+describe('session-only functions', () => {
+  let ctx: ApiContext;
+  let tenant: Tenant;
+  beforeAll(async () => {
+    ctx = await createApiContext();
+    tenant = await ctx.tenant();
+  });
+  afterAll(async () => ctx.close());
+
+  it.each([
+    ['POST', '/api/organization/api-keys', /API keys/],
+    ['GET', '/api/organization/api-keys', /API keys/],
+    ['DELETE', '/api/organization/api-keys/12', /API keys/],
+    ['GET', '/api/billing', /Billing/],
+    ['POST', '/api/billing/checkout', /Billing/],
+    ['GET', '/api/users/me', /profile/],
+    ['PATCH', '/api/users/me', /profile/],
+    ['GET', '/api/organization/members', /membership/],
+    ['POST', '/api/organization/members/invite', /membership/],
+  ] as const)('answer 403 session_only to an API key for %s %s', async (method, url, what) => {
+    const res = await ctx.call(tenant, method, url, method === 'GET' || method === 'DELETE' ? undefined : {});
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ success: false, code: 'session_only' });
+    expect(res.body.message).toMatch(what);
+    expect(res.body.message).toMatch(/only in a dashboard session/);
+  });
+
+  it('still ask for a key first (401 without one)', async () => {
+    expect((await ctx.call(null, 'POST', '/api/organization/api-keys', {})).status).toBe(401);
+  });
+});

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+
+describe('malformed requests get a clear 4xx, never a 500', () => {
+  let ctx: ApiContext;
+  let tenant: Tenant;
+  const send = (payload: string | Buffer, contentType = 'application/json', url = '/api/assistants', method: 'POST' | 'PATCH' = 'POST') =>
+    ctx.app.inject({ method, url, payload, headers: { authorization: `Bearer ${tenant.key}`, 'content-type': contentType } });
+
+  beforeAll(async () => {
+    ctx = await createApiContext();
+    tenant = await ctx.tenant();
+  });
+  afterAll(async () => ctx.close());
+
+  it('answers malformed JSON with 422 json_invalid at the body', async () => {
+    const res = await send('{"name": "A",');
+    expect(res.statusCode).toBe(422);
+    const [item] = res.json().detail;
+    expect(item.type).toBe('json_invalid');
+    expect(item.loc[0]).toBe('body');
+    expect(typeof item.msg).toBe('string');
+  });
+
+  it('answers an empty JSON body with 422 missing at ["body"]', async () => {
+    const res = await send('');
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toEqual([{ loc: ['body'], msg: 'Field required', type: 'missing' }]);
+  });
+
+  it('answers a JSON array where an object belongs with 422 dict_type', async () => {
+    const res = await send('[1,2]');
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail[0]).toMatchObject({ loc: ['body'], type: 'dict_type' });
+  });
+
+  it('answers a body that is not JSON with 415', async () => {
+    const res = await send('name=A', 'application/x-www-form-urlencoded');
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toMatchObject({ success: false, code: 'unsupported_media_type' });
+  });
+
+  it('accepts a JSON content type with a charset parameter', async () => {
+    const res = await send('{"name":"A"}', 'application/json; charset=utf-8');
+    expect(res.statusCode).toBe(201);
+  });
+
+  it('answers a body over 1 MiB with 413', async () => {
+    const res = await send(JSON.stringify({ name: 'A', description: 'x'.repeat(1024 * 1024) }));
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ success: false, code: 'payload_too_large' });
+  });
+
+  it('answers numbers too large for their field with 422, not an overflow', async () => {
+    const res = await send('{"name":"A","llm_settings":{"max_tokens":99999999999999999999999,"temperature":1e400}}');
+    expect(res.statusCode).toBe(422);
+    const locs = res.json().detail.map((d: { loc: unknown[] }) => d.loc.join('.'));
+    expect(locs).toContain('body.llm_settings.max_tokens');
+    expect(locs).toContain('body.llm_settings.temperature');
+  });
+
+  it('answers deeply nested JSON with 422', async () => {
+    const deep = '{"name":"A","custom_settings":' + '{"a":'.repeat(100) + '1' + '}'.repeat(100) + '}';
+    const res = await send(deep);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail[0].type).toBe('json_invalid');
+  });
+
+  it('answers pathologically deep JSON (100,000 levels) with 422', async () => {
+    const res = await send('['.repeat(100_000) + ']'.repeat(100_000));
+    expect(res.statusCode).toBe(422);
+  });
+
+  it('refuses prototype-polluting keys with 422', async () => {
+    const res = await send('{"name":"A","custom_settings":{"__proto__":{"admin":true}}}');
+    expect(res.statusCode).toBe(422);
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  it('answers a non-integer path id with 422 int_parsing at ["path","assistant_id"]', async () => {
+    const res = await ctx.call(tenant, 'GET', '/api/assistants/abc');
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      { loc: ['path', 'assistant_id'], msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing' },
+    ]);
+  });
+
+  it.each([['0', 'greater_than_equal'], ['-5', 'greater_than_equal'], ['2147483648', 'less_than_equal'], ['1.5', 'int_parsing']])(
+    'answers the path id %s with 422 %s',
+    async (id, type) => {
+      const res = await ctx.call(tenant, 'GET', `/api/assistants/${id}`);
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0]).toMatchObject({ loc: ['path', 'assistant_id'], type });
+    },
+  );
+
+  it('answers a path id with 400 digits with 422, not 500', async () => {
+    const res = await ctx.call(tenant, 'GET', `/api/assistants/${'9'.repeat(150)}`);
+    expect(res.status).toBe(422);
+  });
+
+  it.each([
+    ['per_page=0', 'per_page', 'greater_than_equal'],
+    ['per_page=101', 'per_page', 'less_than_equal'],
+    ['per_page=abc', 'per_page', 'int_parsing'],
+    ['page=0', 'page', 'greater_than_equal'],
+    ['page=1.5', 'page', 'int_parsing'],
+  ])('answers the query %s with 422 at ["query","%s"]', async (query, field, type) => {
+    const res = await ctx.call(tenant, 'GET', `/api/assistants?${query}`);
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['query', field], type });
+  });
+
+  it('answers unknown body fields with 422 extra_forbidden at their location', async () => {
+    const res = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'A', colour: 'blue', llm_settings: { temprature: 1 } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual(
+      expect.arrayContaining([
+        { loc: ['body', 'colour'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' },
+        { loc: ['body', 'llm_settings', 'temprature'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' },
+      ]),
+    );
+  });
+
+  it('ignores unknown query parameters', async () => {
+    expect((await ctx.call(tenant, 'GET', '/api/assistants?colour=blue')).status).toBe(200);
+  });
+
+  it('answers an unknown route with a JSON 404', async () => {
+    const res = await ctx.call(tenant, 'GET', '/api/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, message: 'Not found', code: 'not_found' });
+  });
+
+  it('answers a method the route does not have with a JSON 404', async () => {
+    const res = await ctx.call(tenant, 'PUT', '/api/assistants', {});
+    expect(res.status).toBe(404);
+    expect(res.body.success).toBe(false);
+  });
+
+  it('changes nothing when a request is rejected', async () => {
+    const before = await ctx.db.prisma.assistant.count();
+    await ctx.call(tenant, 'POST', '/api/assistants', { name: 'A', stt_settings: { endpoint_sensitivity: 5 } });
+    await send('{"name": "B",');
+    expect(await ctx.db.prisma.assistant.count()).toBe(before);
+  });
+});
