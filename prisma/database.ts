@@ -14,8 +14,8 @@ export interface Database {
  * Connects to `DATABASE_URL`, or starts the embedded Postgres under `dataDir` when none is given, then applies any
  * pending migrations. Every process (API, agent, CLI) opens the database this way.
  */
-export async function openDatabase(options: { databaseUrl?: string | undefined; dataDir: string; log?: (message: string) => void }): Promise<Database> {
-  const embedded = options.databaseUrl ? undefined : await startEmbeddedPostgres(options.dataDir, { log: options.log });
+export async function openDatabase(options: { databaseUrl?: string | undefined; dataDir: string }): Promise<Database> {
+  const embedded = options.databaseUrl ? undefined : await startEmbeddedPostgres(options.dataDir);
   const url = options.databaseUrl ?? embedded!.url;
   try {
     await migrate(url);

@@ -1,12 +1,22 @@
 /**
- * Runs `stop` once on SIGINT or SIGTERM, then exits. A second signal while stopping exits at once, for an operator
- * who does not want to wait.
+ * Duplicate signals arrive together when a process runs under npm: a terminal's Ctrl-C reaches the whole process
+ * group and npm forwards its own copy. Repeats within this window are that echo, not an operator insisting.
+ */
+const SIGNAL_ECHO_WINDOW_MS = 2_000;
+
+/**
+ * Runs `stop` once on SIGINT or SIGTERM, then exits. A repeated signal after the echo window exits at once, for an
+ * operator who does not want to wait for running calls to finish.
  */
 export function onShutdown(stop: (signal: string) => Promise<void>, log: (message: string) => void = console.error): void {
-  let stopping = false;
+  let firstSignalAt: number | undefined;
   const handler = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1);
-    stopping = true;
+    if (firstSignalAt !== undefined) {
+      if (Date.now() - firstSignalAt < SIGNAL_ECHO_WINDOW_MS) return;
+      log(`received ${signal} again, exiting without waiting`);
+      process.exit(1);
+    }
+    firstSignalAt = Date.now();
     log(`received ${signal}, shutting down`);
     stop(signal).then(
       () => process.exit(0),

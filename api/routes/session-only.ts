@@ -11,6 +11,8 @@ const SESSION_ONLY: { prefix: string; what: string }[] = [
   { prefix: '/organization/members', what: 'Organisation membership' },
 ];
 
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
 export const sessionOnlyRoutes: FastifyPluginAsyncZod = async (app) => {
   for (const { prefix, what } of SESSION_ONLY) {
     const handler = async () => {
@@ -22,7 +24,7 @@ export const sessionOnlyRoutes: FastifyPluginAsyncZod = async (app) => {
       description: 'Answers 403 to every API key.',
       response: { 403: ErrorResponse.describe('Session-only function'), 401: commonErrors[401] },
     };
-    app.all(prefix, { schema }, handler);
-    app.all(`${prefix}/*`, { schema: { ...schema, hide: true } }, handler);
+    app.route({ method: METHODS, url: prefix, schema, handler });
+    app.route({ method: METHODS, url: `${prefix}/*`, schema: { ...schema, hide: true }, handler });
   }
 };

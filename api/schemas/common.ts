@@ -36,7 +36,9 @@ export function textInt(min: number, max: number) {
       abort: true,
     })
     .transform(Number)
-    .pipe(z.number().min(min).max(max));
+    .pipe(z.number().min(min).max(max))
+    // Documented as what it means, an integer, rather than the text it arrives as.
+    .meta({ type: 'integer', minimum: min, maximum: max });
 }
 
 export const idParam = textInt(1, MAX_ID);

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiContext, type ApiContext } from '../helpers/api.js';
+
+describe('the OpenAPI description', () => {
+  let ctx: ApiContext;
+  let doc: any;
+  beforeAll(async () => {
+    ctx = await createApiContext();
+    const res = await ctx.call(null, 'GET', '/api/openapi.json');
+    expect(res.status).toBe(200);
+    doc = res.body;
+  });
+  afterAll(async () => ctx.close());
+
+  it('is OpenAPI 3.1.0 at version 0.1.0, served without a key', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toBe('0.1.0');
+  });
+
+  it('declares HTTP bearer security for every operation', () => {
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ bearer: [] }]);
+  });
+
+  it('lists the 422 validation error on every route that validates input', () => {
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops as Record<string, any>).map(([method, op]) => ({ path, method, op })),
+    );
+    const validating = operations.filter(({ op }) => op.parameters?.length || op.requestBody);
+    expect(validating.length).toBeGreaterThanOrEqual(5);
+    for (const { path, method, op } of validating) {
+      expect(op.responses['422'], `${method} ${path}`).toBeDefined();
+      const schema = op.responses['422'].content['application/json'].schema;
+      expect(JSON.stringify(schema)).toMatch(/HTTPValidationError/);
+    }
+  });
+
+  it('describes the 422 body exactly as the spec does', () => {
+    const item = doc.components.schemas.ValidationErrorItem;
+    expect(item.required.sort()).toEqual(['loc', 'msg', 'type']);
+    expect(item.properties.loc.items.anyOf.map((s: { type: string }) => s.type).sort()).toEqual(['integer', 'string']);
+  });
+
+  it('documents the assistant with its required fields and every settings default', () => {
+    const assistant = doc.components.schemas.Assistant;
+    expect(assistant.required).toEqual(expect.arrayContaining(['name', 'id', 'organization_id', 'user_id', 'created_at', 'updated_at']));
+    const stt = doc.components.schemas.STTSettings.properties;
+    expect(stt.endpoint_latency_adjustment_level.anyOf[0]).toMatchObject({ type: 'integer', minimum: 0, maximum: 3 });
+    expect(stt.endpoint_sensitivity.anyOf[0]).toMatchObject({ type: 'number', minimum: -1, maximum: 1 });
+    expect(doc.components.schemas.TurnDetectionSettings.properties.mode.enum).toEqual(['turn_detector', 'text_turn_detector']);
+    expect(doc.components.schemas.LLMSettings.properties.temperature.default).toBe(0.5);
+  });
+
+  it('documents path ids and paging parameters as bounded integers', () => {
+    const get = doc.paths['/api/assistants/{assistant_id}'].get;
+    expect(get.parameters[0]).toMatchObject({ in: 'path', name: 'assistant_id', required: true, schema: { type: 'integer', minimum: 1 } });
+    const list = doc.paths['/api/assistants'].get;
+    expect(list.parameters.find((p: { name: string }) => p.name === 'per_page').schema).toMatchObject({ type: 'integer', maximum: 100 });
+  });
+
+  it('has an interactive docs page', async () => {
+    const res = await ctx.app.inject({ method: 'GET', url: '/api/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.body).toMatch(/swagger/i);
+  });
+});

@@ -1,0 +1,114 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../prisma/embedded-postgres.js';
+
+// The README's quick start, for real: `npm start` on an empty DATA_DIR (embedded Postgres), the operator CLI, and a
+// restart that finds the data again.
+
+const root = path.resolve(import.meta.dirname, '..');
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  stopped?: boolean;
+}
+
+async function startService(env: NodeJS.ProcessEnv): Promise<Running> {
+  // Its own process group, so a stop signals npm and everything under it at once, as Ctrl-C in a terminal does.
+  const child = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout!.on('data', (c) => (output += c));
+  child.stderr!.on('data', (c) => (output += c));
+  const deadline = Date.now() + 45_000;
+  while (!output.includes('service started')) {
+    if (child.exitCode !== null) throw new Error(`service exited early:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`service did not start in 45 s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, output: () => output };
+}
+
+/** Signals the whole process group, as Ctrl-C in a terminal does, and waits for the service's own "stopped" line. */
+async function stop(running: Running): Promise<void> {
+  if (running.stopped) return;
+  running.stopped = true;
+  try {
+    process.kill(-running.child.pid!, 'SIGTERM');
+  } catch {
+    return; // the group is gone already
+  }
+  const deadline = Date.now() + 30_000;
+  while (!running.output().includes('service stopped')) {
+    if (Date.now() > deadline) throw new Error(`service did not stop in 30 s:\n${running.output().slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('npm start on a fresh machine', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  let base: string;
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'voice-start-'));
+    await fs.chmod(dataDir, 0o755);
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: '', LOG_LEVEL: 'info' };
+  });
+  afterAll(async () => {
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves the API on embedded Postgres, says how to get a first key, and keeps data across a restart', async () => {
+    const first = await startService(env);
+    try {
+      expect(first.output()).toMatch(/no API key exists yet/);
+      expect(first.output()).toMatch(/npm run cli -- bootstrap/);
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+
+      // The CLI joins the cluster the running service started, and prints exactly one JSON object on stdout.
+      const cli = spawnSync('npm', ['run', 'cli', '--', 'bootstrap', '--org', 'Acme', '--email', 'ops@acme.example', '--json'], { cwd: root, env, encoding: 'utf8' });
+      expect(cli.status, cli.stderr).toBe(0);
+      const boot = JSON.parse(cli.stdout);
+      expect(Object.keys(boot).sort()).toEqual(['api_key', 'organization_id', 'user_id']);
+
+      const again = JSON.parse(
+        spawnSync('npm', ['run', 'cli', '--', 'bootstrap', '--org', 'Acme', '--email', 'ops@acme.example', '--json'], { cwd: root, env, encoding: 'utf8' }).stdout,
+      );
+      expect(again.organization_id).toBe(boot.organization_id);
+      expect(again.user_id).toBe(boot.user_id);
+      expect(again.api_key).not.toBe(boot.api_key);
+
+      const created = await fetch(`${base}/api/assistants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${boot.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Survivor' }),
+      });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: number };
+      await stop(first);
+
+      const second = await startService(env);
+      try {
+        expect(second.output()).not.toMatch(/no API key exists yet/);
+        const read = await fetch(`${base}/api/assistants/${id}`, { headers: { authorization: `Bearer ${again.api_key}` } });
+        expect(read.status).toBe(200);
+        expect(((await read.json()) as { name: string }).name).toBe('Survivor');
+      } finally {
+        await stop(second);
+      }
+    } finally {
+      await stop(first);
+    }
+  }, 120_000);
+
+  it('refuses a bad bootstrap with a usage message and exit code 2', () => {
+    const cli = spawnSync('npm', ['run', 'cli', '--', 'bootstrap', '--org', 'Acme', '--email', 'not-an-email'], { cwd: root, env, encoding: 'utf8' });
+    expect(cli.status).toBe(2);
+    expect(cli.stderr).toMatch(/valid email/);
+    expect(cli.stdout).toBe('');
+  });
+});
