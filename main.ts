@@ -1,15 +1,23 @@
+import type { AddressInfo } from 'node:net';
+import { startAgentWorker } from './agent/worker.js';
 import { startApi } from './api/server.js';
 import { openDatabase } from './prisma/database.js';
 import { readConfig } from './shared/config.js';
 import { onShutdown } from './shared/process.js';
 
 // `npm start`: the whole service in one process on one database (embedded Postgres under DATA_DIR when DATABASE_URL is
-// unset). Production runs `npm run api` and agent workers as separate processes on a shared Postgres.
+// unset): the API and an agent worker. Production runs `npm run api` and `npm run agent` as separate processes on a
+// shared Postgres, as many of each as load needs.
 const config = readConfig();
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, dataDir: config.dataDir, logLevel: config.logLevel });
 const app = await startApi(config, db);
-app.log.info({ url: `http://${config.host}:${app.server.address() && typeof app.server.address() === 'object' ? (app.server.address() as { port: number }).port : config.port}`, embeddedDatabase: db.embedded }, 'service started');
+const { port } = app.server.address() as AddressInfo;
+app.log.info({ url: `http://${config.host}:${port}`, embeddedDatabase: db.embedded, agentMode: worker.mode }, 'service started');
 onShutdown(async () => {
+  // Order matters: stop taking requests, let running calls finish, then close the database they write to.
   await app.close();
+  await worker.stop();
   await db.close();
+  app.log.info('service stopped');
 });

@@ -6,15 +6,28 @@ import { registerErrorHandler } from './http/error-handler.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './http/validator.js';
 import { registerOpenApi } from './openapi.js';
+import { AssistantReadCache } from './services/assistant-cache.js';
+import { listenForChanges } from './services/change-listener.js';
 import { assistantRoutes } from './routes/assistants.js';
+import { contactImportRoutes } from './routes/contact-import.js';
+import { contactPropertyRoutes } from './routes/contact-properties.js';
+import { contactRoutes } from './routes/contacts.js';
+import { organizationSettingsRoutes } from './routes/organization-settings.js';
 import { sessionOnlyRoutes } from './routes/session-only.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export interface AppOptions {
   prisma: PrismaClient;
+  /** Where to LISTEN for change notifications; without it, assistants are read from the database every time. */
+  databaseUrl?: string;
+  /** Default 60 s: the longest a cached assistant can be stale should a change notification be lost. */
+  assistantCacheTtlMs?: number;
   logLevel?: string;
   /** Default 5 s: the longest a revoked key keeps working on a process that had it cached. */
   keyCacheTtlMs?: number;
   usageFlushIntervalMs?: number;
+  /** Accept webhook endpoints on loopback, private and other non-public addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  allowPrivateWebhookTargets?: boolean;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -44,12 +57,29 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('keyCache', auth.cache);
   app.decorate('flushKeyUsage', auth.flushUsage);
 
+  let assistantCache: AssistantReadCache | undefined;
+  if (options.databaseUrl) {
+    const cache = new AssistantReadCache(options.assistantCacheTtlMs ?? 60_000);
+    const listener = listenForChanges(options.databaseUrl, 'assistant_changed', {
+      onNotify: (payload) => cache.invalidate(Number(payload)),
+      onReset: () => cache.clear(),
+      onError: (err) => app.log.warn({ err }, 'assistant change notifications interrupted'),
+    });
+    app.addHook('onClose', async () => listener.close());
+    assistantCache = cache;
+  }
+
   await registerOpenApi(app);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   await app.register(
     async (api) => {
-      await api.register(assistantRoutes, { prisma: options.prisma });
+      await api.register(assistantRoutes, { prisma: options.prisma, cache: assistantCache });
+      await api.register(contactRoutes, { prisma: options.prisma });
+      await api.register(contactImportRoutes, { prisma: options.prisma });
+      await api.register(contactPropertyRoutes, { prisma: options.prisma });
+      await api.register(organizationSettingsRoutes, { prisma: options.prisma });
       await api.register(sessionOnlyRoutes);
+      await api.register(webhookRoutes, { prisma: options.prisma, allowPrivateTargets: options.allowPrivateWebhookTargets });
     },
     { prefix: '/api' },
   );

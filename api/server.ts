@@ -3,11 +3,31 @@ import type { Database } from '../prisma/database.js';
 import type { Config } from '../shared/config.js';
 import { buildApp } from './app.js';
 import { hasAnyApiKey } from './services/bootstrap.js';
+import { startWebhookDelivery } from './webhooks/delivery-worker.js';
 
 /** Builds the API on an open database and starts listening on HOST:PORT. */
 export async function startApi(config: Config, db: Database): Promise<FastifyInstance> {
-  const app = await buildApp({ prisma: db.prisma, logLevel: config.logLevel, keyCacheTtlMs: config.keyCacheTtlMs });
-  await app.listen({ port: config.port, host: config.host });
+  const allowPrivateWebhookTargets = config.webhookAllowPrivateTargets ?? false;
+  const app = await buildApp({
+    prisma: db.prisma,
+    databaseUrl: db.url,
+    logLevel: config.logLevel,
+    keyCacheTtlMs: config.keyCacheTtlMs,
+    allowPrivateWebhookTargets,
+  });
+  // Every API process also delivers webhooks; deliveries are leased rows, so processes share the work.
+  const webhooks = startWebhookDelivery(db.prisma, {
+    databaseUrl: db.url,
+    allowPrivateTargets: allowPrivateWebhookTargets,
+    logger: app.log.child({ component: 'webhooks' }),
+  });
+  app.addHook('onClose', async () => webhooks.stop());
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
   if (!(await hasAnyApiKey(db.prisma))) {
     app.log.warn(
       { command: 'npm run cli -- bootstrap --org "My Org" --email you@example.com' },

@@ -11,6 +11,8 @@ const Env = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Seconds a key lookup is cached: the longest a revoked key keeps working. */
   API_KEY_CACHE_TTL_S: z.coerce.number().min(0).max(300).default(5),
+  /** Lets webhooks reach loopback, private and link-local addresses: for private deployments and local testing only. */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
 });
 
 export interface Config {
@@ -20,6 +22,7 @@ export interface Config {
   host: string;
   logLevel: string;
   keyCacheTtlMs: number;
+  webhookAllowPrivateTargets?: boolean;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -37,5 +40,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
     keyCacheTtlMs: e.API_KEY_CACHE_TTL_S * 1000,
+    webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
   };
 }

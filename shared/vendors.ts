@@ -3,8 +3,9 @@
 
 /** LLM vendors; the first is the default. `custom` is any OpenAI-compatible server reached through `base_url`. */
 export const LLM_PROVIDERS = ['openai', 'anthropic', 'google', 'groq', 'mistral', 'custom'] as const;
-export const STT_PROVIDERS = ['deepgram', 'soniox', 'assemblyai'] as const;
-export const TTS_PROVIDERS = ['elevenlabs', 'cartesia', 'deepgram'] as const;
+// `local` needs no key and no network (bundled pocketsphinx model / espeak-ng): development and offline tests.
+export const STT_PROVIDERS = ['deepgram', 'soniox', 'assemblyai', 'local'] as const;
+export const TTS_PROVIDERS = ['elevenlabs', 'cartesia', 'deepgram', 'local'] as const;
 
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 export type SttProvider = (typeof STT_PROVIDERS)[number];

@@ -57,6 +57,9 @@ describe('npm start on a fresh machine', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: '', LOG_LEVEL: 'info' };
+    // An operator's shell, not the test runner's: `npm test --loglevel=warn` exports npm_config_loglevel to its
+    // children, which would override the project's .npmrc and put npm's banner on the CLI's stdout.
+    delete env.npm_config_loglevel;
   });
   afterAll(async () => {
     await fs.rm(dataDir, { recursive: true, force: true });

@@ -3,18 +3,17 @@ import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import { Assistant, AssistantCreate, AssistantParams, AssistantUpdate } from '../schemas/assistant.js';
 import { commonErrors, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
-import {
-  createAssistant,
-  deleteAssistant,
-  getAssistant,
-  listAssistants,
-  updateAssistant,
-} from '../services/assistants.js';
+import type { AssistantReadCache } from '../services/assistant-cache.js';
+import { createAssistant, deleteAssistant, listAssistants, readAssistantJson, updateAssistant } from '../services/assistants.js';
 
 const tags = ['Assistants'];
 const notFound = { 404: ErrorResponse.describe('No such assistant in this organisation') };
 
-export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = async (app, { prisma }) => {
+export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cache?: AssistantReadCache }> = async (app, { prisma, cache }) => {
+  // This process's own writes drop its cache entry at once (read-your-writes); other processes hear of them through
+  // the database's `assistant_changed` notification.
+  const written = (id: number) => cache?.invalidate(id);
+
   app.post('/assistants', {
     schema: {
       tags,
@@ -25,6 +24,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = 
     },
     handler: async (request, reply) => {
       const assistant = await createAssistant(prisma, request.identity, request.body);
+      written(assistant.id);
       return reply.status(201).send(assistant);
     },
   });
@@ -51,7 +51,11 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = 
       params: AssistantParams,
       response: { 200: Assistant, ...notFound, ...commonErrors },
     },
-    handler: async (request) => getAssistant(prisma, request.identity.organizationId, request.params.assistant_id),
+    handler: async (request, reply) => {
+      const json = await readAssistantJson(prisma, cache, request.identity.organizationId, request.params.assistant_id);
+      // Already serialised (and cached that way): sent as is.
+      return reply.type('application/json; charset=utf-8').serializer((body) => body as string).send(json as never);
+    },
   });
 
   app.patch('/assistants/:assistant_id', {
@@ -65,8 +69,13 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = 
       body: AssistantUpdate,
       response: { 200: Assistant, ...notFound, ...commonErrors },
     },
-    handler: async (request) =>
-      updateAssistant(prisma, request.identity.organizationId, request.params.assistant_id, request.body as Record<string, unknown>),
+    handler: async (request) => {
+      try {
+        return await updateAssistant(prisma, request.identity.organizationId, request.params.assistant_id, request.body as Record<string, unknown>);
+      } finally {
+        written(request.params.assistant_id);
+      }
+    },
   });
 
   app.delete('/assistants/:assistant_id', {
@@ -77,7 +86,11 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = 
       response: { 204: z.undefined().describe('Deleted'), ...notFound, ...commonErrors },
     },
     handler: async (request, reply) => {
-      await deleteAssistant(prisma, request.identity.organizationId, request.params.assistant_id);
+      try {
+        await deleteAssistant(prisma, request.identity.organizationId, request.params.assistant_id);
+      } finally {
+        written(request.params.assistant_id);
+      }
       return reply.status(204).send();
     },
   });

@@ -18,6 +18,7 @@ import { notFound, ValidationFailed, type ValidationDetail } from '../http/error
 import { zodIssuesToDetail } from '../http/zod-detail.js';
 import type { AssistantOut } from '../schemas/assistant.js';
 import { paginationOf } from '../schemas/common.js';
+import type { AssistantReadCache } from './assistant-cache.js';
 import { isMaskOf, maskSecret } from './secrets.js';
 
 type Settings = z.output<typeof AssistantSettings>;
@@ -178,6 +179,25 @@ async function writeAssignments(db: Db, assistantId: number, settings: Settings,
       data: unique(settings.playbook_ids ?? []).map((playbookId, position) => ({ assistantId, playbookId, position })),
     });
   }
+}
+
+/**
+ * An assistant as its API JSON, from the read cache when possible. The row is read by id alone and the organisation
+ * checked here, so that a cached entry answers other organisations' keys with the same 404 as a missing row.
+ */
+export async function readAssistantJson(db: Db, cache: AssistantReadCache | undefined, organizationId: number, id: number): Promise<string> {
+  const hit = cache?.get(id);
+  if (hit) {
+    if (hit.organizationId !== organizationId) throw notFound('Assistant');
+    return hit.json;
+  }
+  const ticket = cache?.ticket(id);
+  const row = await db.assistant.findUnique({ where: { id }, include: withAssignments, relationLoadStrategy: 'join' });
+  if (!row) throw notFound('Assistant');
+  const json = JSON.stringify(toApi(row));
+  if (cache && ticket !== undefined) cache.set(id, row.organizationId, json, ticket);
+  if (row.organizationId !== organizationId) throw notFound('Assistant');
+  return json;
 }
 
 async function readRow(db: Db, organizationId: number, id: number): Promise<AssistantRow | null> {

@@ -19,8 +19,9 @@ if (mode === 'api') {
   const cluster = await startEmbeddedPostgres(dir, { persistent: false });
   await migrate(cluster.url);
   const prisma = createPrismaClient(cluster.url);
-  const app = await buildApp({ prisma, logLevel: 'silent' });
+  const app = await buildApp({ prisma, databaseUrl: cluster.url, logLevel: process.env.BENCH_LOG_LEVEL ?? 'info' });
   await app.listen({ host: '127.0.0.1', port: 0 });
+  // Request logs go to /dev/null in the benchmark, but are produced as in production.
   const { api_key } = await bootstrap(prisma, { organizationName: 'Bench', email: 'bench@example.com' });
   const created = await app.inject({
     method: 'POST',

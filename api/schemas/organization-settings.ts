@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { isPhoneRegion } from '../services/phone.js';
+
+const region = z
+  .string()
+  .trim()
+  .toUpperCase()
+  .refine(isPhoneRegion, {
+    message: 'Input should be an ISO 3166-1 alpha-2 region with a phone numbering plan, e.g. US or GB',
+    params: { type: 'region_error' },
+  });
+
+export const OrganizationSettings = z
+  .object({
+    organization_id: z.int(),
+    name: z.string(),
+    default_phone_region: z.string().describe('ISO 3166-1 alpha-2; phone numbers written without a country code are read in this region'),
+  })
+  .meta({ id: 'OrganizationSettings' });
+
+export const OrganizationSettingsUpdate = z
+  .strictObject({ default_phone_region: region.optional() })
+  .meta({ id: 'OrganizationSettingsUpdate' });

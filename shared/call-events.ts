@@ -1,0 +1,84 @@
+// Payloads of the call lifecycle events (`call.started`, `call.completed`, `call.failed`), built in one place so the
+// runtime and anything that re-emits them agree on the shape documented in docs/events.md.
+
+export type TranscriptRole = 'user' | 'assistant';
+
+export interface TranscriptEntry {
+  role: TranscriptRole;
+  text: string;
+  /** Milliseconds from the start of the call. */
+  start_ms: number;
+  end_ms: number;
+  interrupted: boolean;
+}
+
+export interface RecordingEntry {
+  track: 'user' | 'assistant' | 'mixed';
+  format: 'mp3' | 'wav';
+  path?: string;
+  duration_ms: number;
+  size_bytes: number;
+}
+
+export interface CallIdentity {
+  callSid: string;
+  status: string;
+  direction: string;
+  assistantId: number | null;
+  contactId: number | null;
+  fromNumber: string | null;
+  toNumber: string | null;
+  startedAt: Date | null;
+}
+
+export interface CallStartedPayload {
+  call_sid: string;
+  status: string;
+  direction: string;
+  assistant_id: number | null;
+  contact_id: number | null;
+  from_number: string | null;
+  to_number: string | null;
+  started_at: string | null;
+}
+
+export interface CallEndedPayload extends CallStartedPayload {
+  ended_at: string | null;
+  duration_seconds: number | null;
+  end_reason: string | null;
+  summary: string | null;
+  outcomes: Record<string, unknown> | null;
+  transcript: TranscriptEntry[];
+  recordings: RecordingEntry[];
+}
+
+export function callStartedPayload(call: CallIdentity): CallStartedPayload {
+  return {
+    call_sid: call.callSid,
+    status: call.status,
+    direction: call.direction,
+    assistant_id: call.assistantId,
+    contact_id: call.contactId,
+    from_number: call.fromNumber,
+    to_number: call.toNumber,
+    started_at: call.startedAt?.toISOString() ?? null,
+  };
+}
+
+export function callEndedPayload(
+  call: CallIdentity & { endedAt: Date | null; durationMs: number | null; endReason: string | null; summary: string | null; outcomes: unknown },
+  transcript: TranscriptEntry[],
+  recordings: RecordingEntry[],
+): CallEndedPayload {
+  return {
+    ...callStartedPayload(call),
+    ended_at: call.endedAt?.toISOString() ?? null,
+    // Seconds, as the public API writes durations; three decimals keep the millisecond.
+    duration_seconds: call.durationMs === null ? null : Math.round(call.durationMs) / 1000,
+    end_reason: call.endReason,
+    summary: call.summary,
+    outcomes: (call.outcomes as Record<string, unknown> | null) ?? null,
+    transcript,
+    recordings,
+  };
+}

@@ -1,0 +1,94 @@
+import { initializeLogger } from '@livekit/agents';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PacedAudioOutput } from '../../agent/io/paced-audio-output.js';
+import { PushAudioInput } from '../../agent/io/push-audio-input.js';
+import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
+import { runCall, type CallResult } from '../../agent/run-call.js';
+import { createAssistant } from '../../api/services/assistants.js';
+import { bootstrap } from '../../api/services/bootstrap.js';
+import type { PrismaClient } from '../../prisma/client.js';
+import { ScriptedCaller, type ScheduledUtterance } from './fakes/scripted-caller.js';
+
+// Runs a whole call through the runtime against a real database: a scripted caller speaks at given times into the
+// call's audio input, the assistant's replies play out in real time, vendors are fake servers on 127.0.0.1.
+
+initializeLogger({ pretty: false, level: 'silent' });
+
+export const PHRASES = ['what time is it', 'yes please', 'no thanks', 'book an appointment', 'stop', 'good morning', 'thank you'];
+
+let org: { organization_id: number; user_id: number } | undefined;
+
+export async function createCall(prisma: PrismaClient, settings: Record<string, unknown>, call: { welcomeMessage?: string; variables?: Record<string, string> } = {}) {
+  org ??= await bootstrap(prisma, { organizationName: 'Runtime tests', email: 'runtime@example.com' });
+  const assistant = await createAssistant(prisma, { organizationId: org.organization_id, userId: org.user_id }, { name: 'Runtime', ...settings } as never);
+  return prisma.call.create({
+    data: {
+      callSid: `CA${Math.random().toString(16).slice(2, 14)}`,
+      organizationId: org.organization_id,
+      assistantId: assistant.id,
+      direction: 'inbound',
+      welcomeMessage: call.welcomeMessage ?? null,
+      variables: call.variables ?? {},
+    },
+  });
+}
+
+/** Assistant settings for a call on the offline voice and recogniser with a fake OpenAI server. */
+export function localSettings(llmUrl: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    llm_provider: 'custom',
+    llm_provider_config: { base_url: llmUrl, model: 'fake-model', custom_config: { api_key: 'test-key' } },
+    stt_settings: { provider: 'local', keyterms: PHRASES, turn_detection: { mode: 'text_turn_detector', min_endpointing_delay: 0.3, max_endpointing_delay: 1.5 } },
+    tts_settings: { provider: 'local', provider_config: { words_per_minute: 230 } },
+    recording_settings: { recording_enabled: false },
+    ...overrides,
+  };
+}
+
+export interface TimelineRun {
+  result: CallResult;
+  caller: ScriptedCaller;
+  output: PacedAudioOutput;
+  /** Wall-clock ms (from call start) at which assistant audio frames played. */
+  playedAtMs: number[];
+  dataDir: string;
+}
+
+export async function runTimeline(
+  prisma: PrismaClient,
+  callId: number,
+  script: ScheduledUtterance[],
+  opts: { hangupAtMs?: number; env?: NodeJS.ProcessEnv; onSession?: Parameters<typeof runCall>[0]['onSession'] } = {},
+): Promise<TimelineRun> {
+  const input = new PushAudioInput();
+  const output = new PacedAudioOutput();
+  const caller = new ScriptedCaller(input);
+  await caller.schedule(script);
+  const playedAtMs: number[] = [];
+  const t0 = Date.now();
+  output.onPlayed((_f, at) => playedAtMs.push(at - t0));
+  const hangup = new AbortController();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
+  caller.start();
+  const timer = opts.hangupAtMs !== undefined ? setTimeout(() => hangup.abort(), opts.hangupAtMs) : undefined;
+  try {
+    const result = await runCall({
+      prisma,
+      callId,
+      audioInput: input,
+      audioOutput: output,
+      signal: hangup.signal,
+      dataDir,
+      access: vendorAccessFromEnv(opts.env ?? {}),
+      ...(opts.onSession ? { onSession: opts.onSession } : {}),
+    });
+    return { result, caller, output, playedAtMs, dataDir };
+  } finally {
+    if (timer) clearTimeout(timer);
+    caller.stop();
+    input.end();
+    output.close();
+  }
+}

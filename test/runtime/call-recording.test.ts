@@ -1,0 +1,67 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mp3Info } from '../../media/mp3-duration.js';
+import { rms } from '../../media/pcm.js';
+import { decodeWav } from '../../media/wav.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createCall, localSettings, runTimeline } from './call-harness.js';
+import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
+
+let db: TestDatabase;
+let llm: FakeOpenAI;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
+});
+
+afterAll(async () => {
+  await llm.close();
+  await db.drop();
+});
+
+function level(samples: Int16Array, rate: number, fromMs: number, toMs: number): number {
+  return rms(samples.subarray(Math.floor((fromMs * rate) / 1000), Math.floor((toMs * rate) / 1000)));
+}
+
+describe('call recording', () => {
+  it('plays the consent prompt first and stores user, assistant and mixed mp3 tracks as long as the call', async () => {
+    const consent = 'This call is recorded.';
+    const call = await createCall(
+      db.prisma,
+      localSettings(llm.url, { recording_settings: { recording_enabled: true, consent_required: true, consent_prompt: consent }, llm_settings: { welcome_message: 'Hi there.' } }),
+    );
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 3000, text: 'what time is it' }], { hangupAtMs: 7000 });
+    const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { recordings: true, turns: { orderBy: { position: 'asc' } } } });
+    expect(stored.turns.slice(0, 2).map((t) => t.text)).toEqual([consent, 'Hi there.']);
+    expect(stored.recordings.map((r) => r.track).sort()).toEqual(['assistant', 'mixed', 'user']);
+    for (const recording of stored.recordings) {
+      expect(recording.format).toBe('mp3');
+      const bytes = await readFile(`${run.dataDir}/${recording.storageKey}`);
+      expect(recording.sizeBytes).toBe(bytes.length);
+      const info = mp3Info(bytes);
+      expect(info.sampleRate).toBe(16_000);
+      // LAME pads the stream with up to two frames (72 ms at 16 kHz).
+      expect(Math.abs(info.durationMs - stored.durationMs!)).toBeLessThan(150);
+      expect(Math.abs(recording.durationMs - stored.durationMs!)).toBeLessThan(50);
+    }
+    const event = await db.prisma.event.findFirstOrThrow({ where: { type: 'call.completed', organizationId: call.organizationId } });
+    expect((event.payload as { recordings: unknown[] }).recordings).toHaveLength(3);
+  }, 40_000);
+
+  it('records in wav with the caller and the assistant where each spoke', async () => {
+    const call = await createCall(db.prisma, localSettings(llm.url, { recording_settings: { recording_enabled: true, recording_format: 'wav', record_mixed_audio: false } }));
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 1000, text: 'what time is it' }], { hangupAtMs: 6000 });
+    const recordings = await db.prisma.callRecording.findMany({ where: { callId: call.id } });
+    expect(recordings.map((r) => r.track).sort()).toEqual(['assistant', 'user']);
+    const user = decodeWav(await readFile(`${run.dataDir}/${recordings.find((r) => r.track === 'user')!.storageKey}`));
+    const assistant = decodeWav(await readFile(`${run.dataDir}/${recordings.find((r) => r.track === 'assistant')!.storageKey}`));
+    const spoken = run.caller.spoken[0]!;
+    expect(level(user.samples, user.sampleRate, spoken.startMs, spoken.endMs)).toBeGreaterThan(500);
+    expect(level(user.samples, user.sampleRate, 0, spoken.startMs - 100)).toBeLessThan(50);
+    const firstReply = run.playedAtMs[0]!;
+    expect(firstReply).toBeGreaterThan(spoken.endMs);
+    expect(level(assistant.samples, assistant.sampleRate, firstReply, firstReply + 500)).toBeGreaterThan(500);
+    expect(level(assistant.samples, assistant.sampleRate, 0, spoken.endMs)).toBeLessThan(50);
+  }, 40_000);
+});

@@ -1,0 +1,60 @@
+import { sleep, startHttpServer, type FakeServer, type RecordedRequest } from './http-server.js';
+
+// OpenAI's Chat Completions API as its SDK speaks it: POST /chat/completions with `stream: true` answered by
+// server-sent events of `chat.completion.chunk` objects and a final `data: [DONE]`; errors as a JSON `error` object
+// with the HTTP status. Groq, Mistral's compatible endpoint, Ollama and other `custom` servers speak the same.
+
+export type OpenAIReply =
+  | { text: string; delayMs?: number; chunkDelayMs?: number }
+  | { status: number; message?: string; type?: string }
+  /** Sends the first chunk then drops the connection. */
+  | { dropAfterFirstChunk: string };
+
+export interface FakeOpenAI extends FakeServer {
+  /** Chat-completion request bodies, in order. */
+  chats(): Array<Record<string, unknown>>;
+}
+
+export async function startFakeOpenAI(reply: (body: Record<string, unknown>, index: number) => OpenAIReply): Promise<FakeOpenAI> {
+  let index = 0;
+  const server = await startHttpServer(async (req: RecordedRequest, res) => {
+    if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
+      return;
+    }
+    const body = (req.json ?? {}) as Record<string, unknown>;
+    const r = reply(body, index++);
+    if ('status' in r) {
+      res.writeHead(r.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: r.message ?? 'upstream failure', type: r.type ?? 'server_error', code: null } }));
+      return;
+    }
+    const id = `chatcmpl-${index}`;
+    const model = String(body.model ?? 'fake');
+    const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    if ('dropAfterFirstChunk' in r) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chunk({ role: 'assistant', content: r.dropAfterFirstChunk }, null));
+      res.socket?.destroy();
+      return;
+    }
+    if (r.delayMs) await sleep(r.delayMs);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const words = r.text.split(/(?<= )/);
+    res.write(chunk({ role: 'assistant', content: '' }, null));
+    for (const word of words) {
+      res.write(chunk({ content: word }, null));
+      if (r.chunkDelayMs) await sleep(r.chunkDelayMs);
+    }
+    res.write(chunk({}, 'stop'));
+    const usage = { prompt_tokens: 10, completion_tokens: words.length, total_tokens: 10 + words.length };
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [], usage })}\n\n`);
+    res.end('data: [DONE]\n\n');
+  });
+  return {
+    ...server,
+    chats: () => server.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => (r.json ?? {}) as Record<string, unknown>),
+  };
+}

@@ -1,0 +1,18 @@
+import { startWebhookDelivery } from '../../api/webhooks/delivery-worker.js';
+import { createPrismaClient } from '../../prisma/client.js';
+
+// A delivering process on its own, for the crash test: it is killed with SIGKILL mid-attempt and another is started.
+const url = process.env.DATABASE_URL!;
+const prisma = createPrismaClient(url, { maxConnections: 2 });
+const worker = startWebhookDelivery(prisma, {
+  databaseUrl: url,
+  allowPrivateTargets: true,
+  pollIntervalMs: 100,
+  requestTimeoutMs: Number(process.env.REQUEST_TIMEOUT_MS),
+  leaseMs: Number(process.env.LEASE_MS),
+  retryScheduleMs: [200, 400],
+});
+process.stdout.write('ready\n');
+process.on('SIGTERM', () => {
+  void worker.stop().then(() => prisma.$disconnect()).then(() => process.exit(0));
+});

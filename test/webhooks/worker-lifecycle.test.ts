@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi } from '../../api/server.js';
+import { startWebhookDelivery } from '../../api/webhooks/delivery-worker.js';
+import { recordEvent } from '../../shared/events.js';
+import { readConfig } from '../../shared/config.js';
+import { createApiContext, type ApiContext } from '../helpers/api.js';
+import { createTestDatabase } from '../helpers/database.js';
+import { eventually, startReceiver } from './receiver.js';
+
+describe('the delivery worker lifecycle', () => {
+  let ctx: ApiContext;
+  beforeAll(async () => {
+    ctx = await createApiContext({ allowPrivateWebhookTargets: true });
+  });
+  afterAll(async () => ctx.close());
+
+  async function endpoint(url: string) {
+    const tenant = await ctx.tenant();
+    const res = await ctx.call(tenant, 'POST', '/api/organization/webhooks', { url, event_types: ['*'] });
+    return { tenant, id: res.body.data.id as number };
+  }
+
+  it('waits at stop for an attempt in flight and records its outcome', async () => {
+    const receiver = await startReceiver({ reply: () => ({ status: 200, delayMs: 400 }) });
+    const worker = startWebhookDelivery(ctx.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50 });
+    try {
+      const { tenant, id } = await endpoint(receiver.url);
+      await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.started', { call_sid: 'CA-stop' });
+      await receiver.until((got) => got.length === 1);
+      await worker.stop();
+      const row = await ctx.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
+      expect(row.status).toBe('succeeded');
+      await worker.stop(); // a second stop is harmless
+    } finally {
+      await worker.stop();
+      await receiver.close();
+    }
+  });
+
+  it('abandons an attempt that outlasts the stop timeout to its lease, and another worker delivers it', async () => {
+    const receiver = await startReceiver({ reply: (i) => (i === 0 ? 'hold' : { status: 200 }) });
+    const first = startWebhookDelivery(ctx.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50, leaseMs: 1_000, stopTimeoutMs: 200 });
+    try {
+      const { tenant, id } = await endpoint(receiver.url);
+      await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.started', { call_sid: 'CA-abandon' });
+      await receiver.until((got) => got.length === 1);
+      await first.stop();
+      const leased = await ctx.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
+      expect(leased.status).toBe('pending');
+      const second = startWebhookDelivery(ctx.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50 });
+      try {
+        await receiver.until((got) => got.length === 2);
+        const row = await eventually(async () => {
+          const r = await ctx.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
+          return r.status === 'succeeded' ? r : undefined;
+        });
+        expect(row.attempts).toBe(2);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first.stop();
+      await receiver.close();
+    }
+  });
+});
+
+describe('startApi', () => {
+  it('delivers webhooks from the API process, and closing the app closes its LISTEN connections', async () => {
+    const db = await createTestDatabase();
+    const receiver = await startReceiver();
+    const config = { ...readConfig({ LOG_LEVEL: 'silent', PORT: '0' }), webhookAllowPrivateTargets: true };
+    const app = await startApi(config, { url: db.url, prisma: db.prisma, embedded: false, close: async () => {} });
+    try {
+      const { bootstrap } = await import('../../api/services/bootstrap.js');
+      const owner = await bootstrap(db.prisma, { organizationName: 'Wired', email: `wired-${Date.now()}@example.com` });
+      const address = app.server.address() as { port: number };
+      const res = await fetch(`http://127.0.0.1:${address.port}/api/organization/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: receiver.url, event_types: ['call.completed'] }),
+      });
+      expect(res.status).toBe(201);
+      const event = await recordEvent(db.prisma, owner.organization_id, 'call.completed', { call_sid: 'CA-wired' });
+      await receiver.until((got) => got.some((g) => g.id === event.id));
+      const listening = () => db.prisma.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`;
+      // One for webhook delivery, one for the assistant read cache's change notifications.
+      expect((await listening())[0]!.n).toBe(2);
+      await app.close();
+      expect((await eventually(async () => ((await listening())[0]!.n === 0 ? 0 : undefined)))).toBe(0);
+    } finally {
+      await app.close();
+      await receiver.close();
+      await db.drop();
+    }
+  });
+});
