@@ -64,11 +64,11 @@ describe('interruptions, idling and faults', () => {
   it('stops speaking when the caller barges in and marks the reply interrupted', async () => {
     replies = () => ({ text: 'Let me tell you a very long story about the history of clocks and the many ways people kept time before them.' });
     const call = await createCall(db.prisma, localSettings(llm.url, { interruption_settings: { min_interruption_duration: 0.2, resume_false_interruption: false } }));
-    const run = await runTimeline(db.prisma, call.id, [{ atMs: 500, text: 'what time is it' }, { atMs: 4500, text: 'stop' }], { hangupAtMs: 8000 });
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 500, text: 'what time is it' }, { atMs: 4500, text: 'no thanks' }], { hangupAtMs: 8000 });
     const turns = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
     const story = turns.find((t) => t.role === 'assistant' && t.text.startsWith('Let me tell you'))!;
     expect(story.interrupted).toBe(true);
-    expect(turns.some((t) => t.role === 'user' && t.text === 'stop')).toBe(true);
+    expect(turns.some((t) => t.role === 'user' && t.text === 'no thanks')).toBe(true);
     expect(run.result.status).toBe('completed');
   }, 40_000);
 
@@ -76,7 +76,8 @@ describe('interruptions, idling and faults', () => {
     replies = () => ({ text: 'Our opening hours are from nine in the morning until five in the afternoon, every day except Sunday.' });
     const call = await createCall(
       db.prisma,
-      localSettings(llm.url, { interruption_settings: { min_interruption_duration: 0.1, false_interruption_timeout: 0.8, resume_false_interruption: true } }),
+      // No word minimum: voice activity alone pauses the reply, as it must for a noise to be judged at all.
+      localSettings(llm.url, { interruption_settings: { min_interruption_duration: 0.1, min_interruption_words: 0, false_interruption_timeout: 0.8, resume_false_interruption: true } }),
     );
     const falseInterruptions: unknown[] = [];
     const run = await runTimeline(db.prisma, call.id, [{ atMs: 500, text: 'what time is it' }, { atMs: 4300, text: 'hmm' }], {
