@@ -4,18 +4,21 @@ import { createInterface } from 'node:readline';
 
 // Authenticated GET /api/assistants/{id} against a bare Fastify route that returns the same JSON, each server in its
 // own process, measured alternately in one run with autocannon on loopback. Prints requests/s and p99 of both and
-// their ratio. BENCH_SECONDS (default 10) per round, BENCH_ROUNDS (default 2) rounds, BENCH_CONNECTIONS (default 10).
+// their ratio. BENCH_SECONDS (default 10) per round, BENCH_ROUNDS (default 2) rounds, BENCH_CONNECTIONS (default 100).
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
 
 async function startServer(args: string[]): Promise<{ child: ChildProcess; info: Record<string, any> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', new URL('./servers.ts', import.meta.url).pathname, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
+    // The API's own request logs share stdout: the server's ready line is the one that names its URL.
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      if (l.startsWith('{"url"')) resolve(l);
+    });
     child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
   });
   return { child, info: JSON.parse(line) };
