@@ -1,8 +1,8 @@
-import { inference, initializeLogger, llm } from '@livekit/agents';
-import * as silero from '@livekit/agents-plugin-silero';
+import { inference, initializeLogger, llm, type VAD } from '@livekit/agents';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AssistantSettings } from '../shared/assistant-settings.js';
 import type { VendorAccess } from './providers/speech-providers.js';
+import { loadVad } from './run-call.js';
 import { buildLlm, buildSessionOptions, llmEndpoints } from './session-config.js';
 import { TextTurnDetector } from './turn/text-turn-detector.js';
 
@@ -19,9 +19,9 @@ const access: VendorAccess = {
 const settings = (fields: Record<string, unknown> = {}) =>
   AssistantSettings.parse({ name: 'Settings', stt_settings: { provider: 'local' }, tts_settings: { provider: 'local' }, ...fields });
 
-let vad: silero.VAD;
+let vad: VAD;
 beforeAll(async () => {
-  vad = await silero.VAD.load();
+  vad = await loadVad();
 });
 
 describe('turn handling from stt_settings.turn_detection', () => {
