@@ -1,11 +1,11 @@
-import { AutoSubscribe, defineAgent, type JobContext, type JobProcess, type VAD } from '@livekit/agents';
-import * as silero from '@livekit/agents-plugin-silero';
+import { AutoSubscribe, defineAgent, type JobContext, type JobProcess } from '@livekit/agents';
 import { AudioSource, AudioStream, LocalAudioTrack, RoomEvent, TrackKind, TrackPublishOptions, TrackSource, type RemoteTrack } from '@livekit/rtc-node';
 import { createPrismaClient } from '../prisma/client.js';
 import { readConfig } from '../shared/config.js';
 import { PacedAudioOutput } from './io/paced-audio-output.js';
 import { PushAudioInput } from './io/push-audio-input.js';
 import { runCall } from './run-call.js';
+import { loadVad } from './vad.js';
 
 // One LiveKit job is one call. The dispatch carries the call in its metadata (`{"call_id": 12}` or
 // `{"call_sid": "CA..."}`); the caller's audio track feeds the call's input and the call's paced output feeds a
@@ -24,8 +24,9 @@ export function callKeyFromMetadata(metadata: string): { callId?: number; callSi
 }
 
 export default defineAgent({
-  prewarm: async (proc: JobProcess) => {
-    proc.userData.vad = await silero.VAD.load();
+  prewarm: async (_proc: JobProcess) => {
+    // The VAD of the default endpointing delay (0.3 s); calls that need another window load theirs once per process.
+    await loadVad(300);
   },
   entry: async (ctx: JobContext) => {
     const key = callKeyFromMetadata(ctx.job.metadata);
@@ -57,7 +58,7 @@ export default defineAgent({
     });
     ctx.addShutdownCallback(async () => hangup.abort('worker_shutdown'));
     try {
-      await runCall({ prisma, ...key, audioInput: input, audioOutput: output, signal: hangup.signal, vad: ctx.proc.userData.vad as VAD, dataDir: config.dataDir });
+      await runCall({ prisma, ...key, audioInput: input, audioOutput: output, signal: hangup.signal, dataDir: config.dataDir });
     } finally {
       input.end();
       output.close();

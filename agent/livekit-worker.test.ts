@@ -1,6 +1,6 @@
 import { JobType, ServerMessage, WorkerMessage, WorkerStatus } from '@livekit/protocol';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -28,6 +28,14 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
   }
 }
 
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((r) => probe.close(r));
+  return port;
+}
+
 describe('the agent worker with a LiveKit server', () => {
   it('registers with its key, reports load, accepts a dispatched call and reports itself full when draining', async () => {
     const http_ = http.createServer();
@@ -51,12 +59,13 @@ describe('the agent worker with a LiveKit server', () => {
     await new Promise<void>((r) => http_.listen(0, '127.0.0.1', r));
     const url = `ws://127.0.0.1:${(http_.address() as AddressInfo).port}`;
 
+    const healthPort = await freePort();
     const worker = await startAgentWorker({
       prisma: db.prisma,
       databaseUrl: db.url,
       dataDir: os.tmpdir(),
-      logLevel: 'silent',
-      env: { LIVEKIT_URL: url, LIVEKIT_API_KEY: 'devkey', LIVEKIT_API_SECRET: 'secret-secret-secret-secret-secret', LIVEKIT_AGENT_NAME: 'voice', LIVEKIT_IDLE_PROCESSES: '0' },
+      logLevel: process.env.TEST_WORKER_LOG ?? 'silent',
+      env: { LIVEKIT_URL: url, LIVEKIT_API_KEY: 'devkey', LIVEKIT_API_SECRET: 'secret-secret-secret-secret-secret', LIVEKIT_AGENT_NAME: 'voice', LIVEKIT_IDLE_PROCESSES: '0', AGENT_HEALTH_PORT: String(healthPort) },
     });
     try {
       expect(worker.mode).toBe('livekit');
@@ -67,6 +76,11 @@ describe('the agent worker with a LiveKit server', () => {
       expect(claims.video?.agent).toBe(true);
       const register = received.find((m) => m.message.case === 'register')!.message.value as { agentName: string };
       expect(register.agentName).toBe('voice');
+      // The health server answers probes on the port it was given, on loopback unless told otherwise.
+      const health = await fetch(`http://127.0.0.1:${healthPort}/`);
+      expect(health.status).toBe(200);
+      const info = (await (await fetch(`http://127.0.0.1:${healthPort}/worker`)).json()) as { agent_name?: string; agentName?: string };
+      expect(JSON.stringify(info)).toContain('voice');
 
       await until(() => received.some((m) => m.message.case === 'updateWorker'), 10_000);
       const load = received.find((m) => m.message.case === 'updateWorker')!.message.value as { load: number; status: WorkerStatus };

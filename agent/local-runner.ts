@@ -1,9 +1,9 @@
-import type { VAD } from '@livekit/agents';
 import type { PrismaClient } from '../prisma/client.js';
-import { loadVad, runCall, type CallResult, type RunCallOptions } from './run-call.js';
+import { runCall, type CallResult, type RunCallOptions } from './run-call.js';
+import { loadVad } from './vad.js';
 
 // The worker without a LiveKit server: calls arrive through the built-in transports, which hand an audio pair to
-// `start`. It shares the process's VAD model, counts its calls for load reporting, and drains on shutdown.
+// `start`. It shares the process's VAD models, counts its calls for load reporting, and drains on shutdown.
 
 export type LocalCallRequest = Omit<RunCallOptions, 'prisma' | 'vad' | 'dataDir'>;
 
@@ -14,10 +14,10 @@ export class LocalCallRunner {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly dataDir: string,
-    private readonly vad: Promise<VAD> = loadVad(),
+    // The VAD of the default endpointing delay (0.3 s), loaded ahead of the first call; a failure surfaces on that call
+    // (which loads it again), never as an unhandled rejection.
+    private readonly warm: Promise<unknown> = loadVad(300).catch(() => {}),
   ) {
-    // Loaded ahead of the first call; a failure surfaces on that call, never as an unhandled rejection.
-    this.vad.catch(() => {});
   }
 
   get activeCalls(): number {
@@ -33,7 +33,7 @@ export class LocalCallRunner {
     if (this.#draining) throw new Error('the agent worker is shutting down');
     const stop = new AbortController();
     request.signal?.addEventListener('abort', () => stop.abort(request.signal?.reason), { once: true });
-    const running = this.vad.then((vad) => runCall({ ...request, signal: stop.signal, prisma: this.prisma, vad, dataDir: this.dataDir }));
+    const running = this.warm.then(() => runCall({ ...request, signal: stop.signal, prisma: this.prisma, dataDir: this.dataDir }));
     this.#active.set(running, stop);
     try {
       return await running;

@@ -1,6 +1,5 @@
 import type { AudioFrame } from '@livekit/rtc-node';
 import { log, voice, type VAD } from '@livekit/agents';
-import * as silero from '@livekit/agents-plugin-silero';
 import path from 'node:path';
 import { CallRecorder, type Track } from '../media/call-recorder.js';
 import { LocalFileStorage, type RecordingStorage } from '../media/recording-storage.js';
@@ -15,6 +14,7 @@ import { analyzeCall } from './post-call-analysis.js';
 import { vendorAccessFromEnv, type VendorAccess } from './providers/speech-providers.js';
 import { buildSessionOptions, secondsToMs } from './session-config.js';
 import { summarizeLatency, turnLatency } from './turn-metrics.js';
+import { loadVad } from './vad.js';
 
 // One call, start to end, over any pair of audio input and output: a LiveKit room's tracks, the built-in WebSocket
 // transport, or a test's scripted caller. Every transport calls this one function.
@@ -39,7 +39,7 @@ export interface RunCallOptions extends CallAudio {
   callSid?: string;
   /** Aborted when the caller hangs up (the transport's side closed); a string reason becomes the end reason. */
   signal?: AbortSignal;
-  /** Loaded once per process and shared by its calls. */
+  /** Overrides the VAD the assistant's endpointing calls for (agent/vad.ts). */
   vad?: VAD;
   access?: VendorAccess;
   /** Recording storage; defaults to files under `dataDir`. */
@@ -58,11 +58,6 @@ export interface CallResult {
   transcript: TranscriptEntry[];
 }
 
-let sharedVad: Promise<VAD> | undefined;
-export function loadVad(): Promise<VAD> {
-  sharedVad ??= silero.VAD.load();
-  return sharedVad;
-}
 
 type Ending = { status: 'completed' | 'failed'; reason: string; apology?: boolean };
 
@@ -107,7 +102,8 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
     missing = [...new Set([...prompt.missing, ...welcome.missing, ...idleMessage.missing])];
     systemPrompt = prompt.text;
 
-    const parts = await buildSessionOptions(settings, { vad: options.vad ?? (await loadVad()), access: options.access ?? vendorAccessFromEnv() });
+    const vad = options.vad ?? (await loadVad(secondsToMs(settings.stt_settings.turn_detection.min_endpointing_delay)));
+    const parts = await buildSessionOptions(settings, { vad, access: options.access ?? vendorAccessFromEnv() });
     chatLlm = parts.llm;
     session = new voice.AgentSession(parts.options);
     session.input.audio = options.audioInput;

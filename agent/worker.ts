@@ -19,7 +19,14 @@ export interface WorkerEnv {
   LIVEKIT_AGENT_NAME?: string | undefined;
   /** Job processes kept warm (VAD loaded) ahead of dispatches; each holds ~150 MB. */
   LIVEKIT_IDLE_PROCESSES?: string | undefined;
+  /** The worker's health server (`/` for probes, `/worker` for its state); the framework's default port is 8081. */
+  AGENT_HEALTH_PORT?: string | undefined;
+  /** Its address; 0.0.0.0 in a container so the orchestrator's probe reaches it. */
+  AGENT_HEALTH_HOST?: string | undefined;
 }
+
+/** The framework's own default in production; set AGENT_HEALTH_PORT to run several workers on one host. */
+export const DEFAULT_HEALTH_PORT = 8081;
 
 export interface AgentWorker {
   mode: 'local' | 'livekit';
@@ -49,7 +56,10 @@ export async function startAgentWorker(options: { prisma: PrismaClient; database
       drainTimeout: DRAIN_TIMEOUT_MS,
       production: true,
       numIdleProcesses: Number(env.LIVEKIT_IDLE_PROCESSES ?? 2),
-      port: 0,
+      // The framework reads 0 as "its default", so an ephemeral port cannot be asked for: each worker on a host needs
+      // its own port.
+      port: Number(env.AGENT_HEALTH_PORT ?? DEFAULT_HEALTH_PORT),
+      host: env.AGENT_HEALTH_HOST ?? '127.0.0.1',
     }),
   );
   const running = server.run();

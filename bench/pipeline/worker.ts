@@ -1,5 +1,5 @@
 import { initializeLogger, type VAD } from '@livekit/agents';
-import * as silero from '@livekit/agents-plugin-silero';
+import { loadVad } from '../../agent/vad.js';
 import { readFile } from 'node:fs/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { secondsToMs } from '../../agent/session-config.js';
@@ -190,8 +190,8 @@ export async function runWorker(job: WorkerJob): Promise<void> {
     process.exit(2);
   }, job.capMs);
   cap.unref();
-  // The same VAD loader the runtime uses (run-call.ts loadVad): Silero with its default options.
-  const vad = await silero.VAD.load();
+  // The same VAD the runtime picks (agent/vad.ts): Silero with its silence window set by the minimum endpointing delay.
+  const vad = await loadVad(job.mode === 'latency' ? job.minDelayS * 1000 : 300);
   const result = job.mode === 'latency' ? await latency(job, vad) : await load(job, vad);
   process.stdout.write(`BENCH_RESULT ${JSON.stringify(result)}\n`);
   process.exit(0);

@@ -68,7 +68,8 @@ describe('interruptions, idling and faults', () => {
     const turns = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
     const story = turns.find((t) => t.role === 'assistant' && t.text.startsWith('Let me tell you'))!;
     expect(story.interrupted).toBe(true);
-    expect(turns.some((t) => t.role === 'user' && t.text === 'no thanks')).toBe(true);
+    // The offline recogniser sometimes hears a stray word before the phrase; the words that interrupted must be there.
+    expect(turns.some((t) => t.role === 'user' && t.text.endsWith('no thanks'))).toBe(true);
     expect(run.result.status).toBe('completed');
   }, 40_000);
 
