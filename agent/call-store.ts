@@ -53,12 +53,39 @@ export async function loadContactFields(prisma: PrismaClient, organizationId: nu
 
 export async function markCallStarted(prisma: PrismaClient, call: CallRow, startedAt: Date): Promise<CallRow> {
   return prisma.$transaction(async (tx) => {
-    const claimed = await tx.call.updateMany({ where: { id: call.id, status: { in: STARTABLE } }, data: { status: 'in_progress', startedAt } });
+    const claimed = await tx.call.updateMany({ where: { id: call.id, status: { in: STARTABLE } }, data: { status: 'in_progress', startedAt, heartbeatAt: startedAt } });
     if (claimed.count === 0) throw new CallNotRunnableError(`call is ${call.status}`);
     const updated = await tx.call.findUniqueOrThrow({ where: { id: call.id } });
     await recordEvent(tx, updated.organizationId, 'call.started', { ...callStartedPayload(updated) });
     return updated;
   });
+}
+
+/** Renews the call's heartbeat: the process running it is alive. Answers whether the call is still in progress here. */
+export async function touchCallHeartbeat(prisma: PrismaClient, callId: number, at: Date): Promise<boolean> {
+  const touched = await prisma.call.updateMany({ where: { id: callId, status: 'in_progress' }, data: { heartbeatAt: at } });
+  return touched.count > 0;
+}
+
+/**
+ * Stores one transcript turn as soon as it is spoken, so a call whose process dies keeps what was said. The end of the
+ * call writes every turn again; the (call, position) key makes each write land once.
+ */
+export async function appendCallTurn(prisma: PrismaClient, callId: number, position: number, turn: StoredTurn): Promise<void> {
+  await prisma.callTurn.createMany({ data: [turnRow(callId, position, turn)], skipDuplicates: true });
+}
+
+function turnRow(callId: number, position: number, t: StoredTurn) {
+  return {
+    callId,
+    position,
+    role: t.role,
+    text: t.text,
+    startMs: t.start_ms,
+    endMs: t.end_ms,
+    interrupted: t.interrupted,
+    metrics: (t.metrics ?? undefined) as object | undefined,
+  };
 }
 
 export interface StoredTurn extends TranscriptEntry {
@@ -106,18 +133,8 @@ export async function finishCall(prisma: PrismaClient, call: CallRow, finish: Ca
     });
     if (ended.count === 0) return false;
     if (finish.turns.length > 0) {
-      await tx.callTurn.createMany({
-        data: finish.turns.map((t, position) => ({
-          callId: call.id,
-          position,
-          role: t.role,
-          text: t.text,
-          startMs: t.start_ms,
-          endMs: t.end_ms,
-          interrupted: t.interrupted,
-          metrics: (t.metrics ?? undefined) as object | undefined,
-        })),
-      });
+      // Turns stored while the call ran are already there; the rest (a write that failed mid-call) land now.
+      await tx.callTurn.createMany({ data: finish.turns.map((t, position) => turnRow(call.id, position, t)), skipDuplicates: true });
     }
     if (finish.recordings.length > 0) {
       await tx.callRecording.createMany({

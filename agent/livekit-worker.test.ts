@@ -69,7 +69,7 @@ describe('the agent worker with a LiveKit server', () => {
     });
     try {
       expect(worker.mode).toBe('livekit');
-      await until(() => received.some((m) => m.message.case === 'register'), 10_000);
+      await until(() => received.some((m) => m.message.case === 'register'), 20_000);
       expect(path).toBe('/agent');
       const claims = JSON.parse(Buffer.from(authorization.replace('Bearer ', '').split('.')[1]!, 'base64url').toString()) as Record<string, any>;
       expect(claims.iss).toBe('devkey');
@@ -82,7 +82,7 @@ describe('the agent worker with a LiveKit server', () => {
       const info = (await (await fetch(`http://127.0.0.1:${healthPort}/worker`)).json()) as { agent_name?: string; agentName?: string };
       expect(JSON.stringify(info)).toContain('voice');
 
-      await until(() => received.some((m) => m.message.case === 'updateWorker'), 10_000);
+      await until(() => received.some((m) => m.message.case === 'updateWorker'), 20_000);
       const load = received.find((m) => m.message.case === 'updateWorker')!.message.value as { load: number; status: WorkerStatus };
       expect(load.load).toBeGreaterThanOrEqual(0);
       // Full at or above the threshold, so LiveKit sends the job to a less loaded worker.
@@ -93,7 +93,7 @@ describe('the agent worker with a LiveKit server', () => {
           message: { case: 'availability', value: { job: { id: 'AJ_1', type: JobType.JT_ROOM, room: { name: 'call-room', sid: 'RM_1' }, metadata: '{"call_id": 7}', agentName: 'voice' } } },
         }).toBinary(),
       );
-      await until(() => received.some((m) => m.message.case === 'availability'), 10_000);
+      await until(() => received.some((m) => m.message.case === 'availability'), 20_000);
       const answer = received.find((m) => m.message.case === 'availability')!.message.value as { jobId: string; available: boolean };
       expect(answer).toMatchObject({ jobId: 'AJ_1', available: true });
 
@@ -102,11 +102,12 @@ describe('the agent worker with a LiveKit server', () => {
       expect(statuses).toContain(WorkerStatus.WS_FULL);
     } finally {
       await worker.stop({ drainTimeoutMs: 100 }).catch(() => {});
+      for (const client of wss.clients) client.terminate();
       wss.close();
       http_.closeAllConnections();
       http_.close();
     }
-  }, 30_000);
+  }, 60_000);
 
   it('reads the call from the dispatch metadata', () => {
     expect(callKeyFromMetadata('{"call_id": 12}')).toEqual({ callId: 12 });

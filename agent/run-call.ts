@@ -8,7 +8,8 @@ import { loadAssistantSettings } from '../api/services/assistants.js';
 import { AssistantSettings, DEFAULT_IDLE_MESSAGE, DEFAULT_SYSTEM_PROMPT } from '../shared/assistant-settings.js';
 import type { TranscriptEntry } from '../shared/call-events.js';
 import { renderPrompt, renderTemplate, type TemplateValues } from '../shared/template-variables.js';
-import { CallNotRunnableError, findCall, finishCall, loadContactFields, markCallStarted, type StoredRecording, type StoredTurn } from './call-store.js';
+import { appendCallTurn, CallNotRunnableError, findCall, finishCall, loadContactFields, markCallStarted, touchCallHeartbeat, type StoredRecording, type StoredTurn } from './call-store.js';
+import { CALL_HEARTBEAT_INTERVAL_MS } from './call-recovery.js';
 import { playApology } from './apology.js';
 import { analyzeCall } from './post-call-analysis.js';
 import { vendorAccessFromEnv, type VendorAccess } from './providers/speech-providers.js';
@@ -46,6 +47,8 @@ export interface RunCallOptions extends CallAudio {
   storage?: RecordingStorage;
   dataDir?: string;
   maxDurationMs?: number;
+  /** How often the call's heartbeat is renewed (agent/call-recovery.ts). */
+  heartbeatIntervalMs?: number;
   /** Sees the session once it runs (transports attach text outputs; tests observe). */
   onSession?: (session: voice.AgentSession) => void;
 }
@@ -89,6 +92,10 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   };
 
   const timers: NodeJS.Timeout[] = [];
+  let turnWrites: Promise<void> = Promise.resolve();
+  const heartbeat = setInterval(() => {
+    void touchCallHeartbeat(prisma, call.id, new Date()).catch((error: unknown) => logger.warn({ ...callLog, err: (error as Error).message }, 'heartbeat not stored'));
+  }, options.heartbeatIntervalMs ?? CALL_HEARTBEAT_INTERVAL_MS);
   try {
     if (!stored) throw new CallNotRunnableError('assistant not found');
     settings = AssistantSettings.parse(stored);
@@ -123,14 +130,19 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
       const m = item.metrics;
       const start = m.startedSpeakingAt !== undefined ? m.startedSpeakingAt * 1000 : item.createdAt;
       const stop = m.stoppedSpeakingAt !== undefined ? m.stoppedSpeakingAt * 1000 : Date.now();
-      turns.push({
+      const turn: StoredTurn = {
         role: item.role,
         text,
         start_ms: relMs(start),
         end_ms: relMs(stop),
         interrupted: item.interrupted,
         metrics: item.role === 'assistant' ? turnLatency(m, turns.findLast((t) => t.role === 'user')) : null,
-      });
+      };
+      const position = turns.push(turn) - 1;
+      // Stored now, in order, so a call whose process dies keeps its transcript; a failed write is retried at the end.
+      turnWrites = turnWrites.then(() =>
+        appendCallTurn(prisma, call.id, position, turn).catch((error: unknown) => logger.warn({ ...callLog, err: (error as Error).message }, 'turn not stored yet')),
+      );
     });
     session.on(voice.AgentSessionEventTypes.Close, (ev) => {
       if (ev.error) end({ status: 'failed', reason: `${ev.error.type}`, apology: true });
@@ -192,12 +204,14 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
 
   const outcome = await ending;
   for (const t of timers) clearTimeout(t);
+  clearInterval(heartbeat);
   if (outcome.apology) await playApology(options.audioOutput, FINAL_PLAYOUT_TIMEOUT_MS).catch(() => {});
   if (session) {
     await withTimeout(session.close(), FINAL_PLAYOUT_TIMEOUT_MS).catch(() => {});
   }
   const endedAt = new Date();
   recorder.stop(endedAt.getTime());
+  await turnWrites;
   for (const u of unsubscribe) u();
 
   const transcript: TranscriptEntry[] = turns.map(({ metrics: _m, ...t }) => t);

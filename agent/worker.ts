@@ -1,6 +1,8 @@
-import { AgentServer, initializeLogger, ServerOptions } from '@livekit/agents';
+import { AgentServer, initializeLogger, log, ServerOptions } from '@livekit/agents';
+import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { PrismaClient } from '../prisma/client.js';
+import { startCallRecovery } from './call-recovery.js';
 import { LocalCallRunner } from './local-runner.js';
 
 // The agent worker in one of two modes. With LIVEKIT_URL (and LIVEKIT_API_KEY / LIVEKIT_API_SECRET) it registers with
@@ -9,6 +11,8 @@ import { LocalCallRunner } from './local-runner.js';
 
 /** A call is given this long to end by itself when the worker stops; calls average a few minutes. */
 export const DRAIN_TIMEOUT_MS = 10 * 60 * 1000;
+/** How long closing the LiveKit connection may take once calls have drained. */
+export const CLOSE_TIMEOUT_MS = 5_000;
 /** LiveKit stops sending jobs to a worker above this load (fraction of CPU). */
 export const LOAD_THRESHOLD = 0.75;
 
@@ -35,12 +39,30 @@ export interface AgentWorker {
   stop(options?: { drainTimeoutMs?: number }): Promise<void>;
 }
 
-export async function startAgentWorker(options: { prisma: PrismaClient; databaseUrl: string; dataDir: string; env?: WorkerEnv; logLevel?: string }): Promise<AgentWorker> {
+export interface AgentWorkerOptions {
+  prisma: PrismaClient;
+  databaseUrl: string;
+  dataDir: string;
+  env?: WorkerEnv;
+  logLevel?: string;
+  /** The sweep that ends calls whose process died (agent/call-recovery.ts); on by default. */
+  callRecovery?: { intervalMs?: number; staleAfterMs?: number } | false;
+}
+
+export async function startAgentWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
   const env = options.env ?? process.env;
   initializeLogger({ pretty: false, level: options.logLevel ?? 'info' });
+  const recovery = options.callRecovery === false ? undefined : startCallRecovery(options.prisma, options.callRecovery);
   if (!env.LIVEKIT_URL) {
     const runner = new LocalCallRunner(options.prisma, options.dataDir);
-    return { mode: 'local', runner, stop: (o) => runner.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS) };
+    return {
+      mode: 'local',
+      runner,
+      stop: async (o) => {
+        await runner.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
+        await recovery?.stop();
+      },
+    };
   }
   // Job processes open their own database connection from this variable (the embedded cluster's URL included).
   process.env.DATABASE_URL = options.databaseUrl;
@@ -68,7 +90,11 @@ export async function startAgentWorker(options: { prisma: PrismaClient; database
     mode: 'livekit',
     stop: async (o) => {
       await server.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS).catch(() => {});
-      await server.close();
+      // The framework's close waits for every job offer it accepted to be assigned, and an assignment that never comes
+      // (LiveKit gave the job to another worker, or lost it) would hold the shutdown for ever: the wait is bounded.
+      const closed = await Promise.race([server.close().then(() => true), delay(CLOSE_TIMEOUT_MS).then(() => false)]);
+      if (!closed) log().warn({ timeoutMs: CLOSE_TIMEOUT_MS }, 'worker closed with a job offer still unassigned');
+      await recovery?.stop();
     },
   };
 }

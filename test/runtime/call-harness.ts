@@ -60,7 +60,7 @@ export async function runTimeline(
   prisma: PrismaClient,
   callId: number,
   script: ScheduledUtterance[],
-  opts: { hangupAtMs?: number; env?: NodeJS.ProcessEnv; onSession?: Parameters<typeof runCall>[0]['onSession'] } = {},
+  opts: { hangupAtMs?: number; env?: NodeJS.ProcessEnv; onSession?: Parameters<typeof runCall>[0]['onSession']; heartbeatIntervalMs?: number } = {},
 ): Promise<TimelineRun> {
   const input = new PushAudioInput();
   const output = new PacedAudioOutput();
@@ -83,6 +83,7 @@ export async function runTimeline(
       dataDir,
       access: vendorAccessFromEnv(opts.env ?? {}),
       ...(opts.onSession ? { onSession: opts.onSession } : {}),
+      ...(opts.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: opts.heartbeatIntervalMs } : {}),
     });
     return { result, caller, output, playedAtMs, dataDir };
   } finally {
