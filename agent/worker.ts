@@ -2,6 +2,7 @@ import { AgentServer, initializeLogger, log, ServerOptions } from '@livekit/agen
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { PrismaClient } from '../prisma/client.js';
+import { DEFAULT_AGENT_NAME } from '../shared/config.js';
 import { startCallRecovery } from './call-recovery.js';
 import { LocalCallRunner } from './local-runner.js';
 
@@ -73,7 +74,8 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       wsURL: env.LIVEKIT_URL,
       apiKey: env.LIVEKIT_API_KEY,
       apiSecret: env.LIVEKIT_API_SECRET,
-      agentName: env.LIVEKIT_AGENT_NAME ?? '',
+      // Named, so LiveKit sends a worker only the calls the API dispatches explicitly (and SIP dispatch rules name it).
+      agentName: env.LIVEKIT_AGENT_NAME || DEFAULT_AGENT_NAME,
       loadThreshold: LOAD_THRESHOLD,
       drainTimeout: DRAIN_TIMEOUT_MS,
       production: true,

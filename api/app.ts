@@ -15,6 +15,10 @@ import { contactRoutes } from './routes/contacts.js';
 import { organizationSettingsRoutes } from './routes/organization-settings.js';
 import { sessionOnlyRoutes } from './routes/session-only.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { phoneRoutes } from './routes/phone.js';
+import { telephonyRoutes } from './routes/telephony.js';
+import { startDialler, type Dialler } from './telephony/dialler.js';
+import { LiveKitTelephony, type LiveKitConfig } from './telephony/livekit.js';
 
 export interface AppOptions {
   prisma: PrismaClient;
@@ -28,6 +32,10 @@ export interface AppOptions {
   usageFlushIntervalMs?: number;
   /** Accept webhook endpoints on loopback, private and other non-public addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
   allowPrivateWebhookTargets?: boolean;
+  /** LiveKit for outbound SIP calls and browser calls; without it those endpoints answer 503. */
+  livekit?: LiveKitConfig | undefined;
+  /** How often the outbound dialler polls its queue (default 1 s). */
+  diallerPollIntervalMs?: number;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -69,6 +77,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     assistantCache = cache;
   }
 
+  let telephony: LiveKitTelephony | undefined;
+  let dialler: Dialler | undefined;
+  if (options.livekit) {
+    telephony = new LiveKitTelephony(options.livekit);
+    dialler = startDialler(options.prisma, telephony, { logger: app.log.child({ component: 'dialler' }), pollIntervalMs: options.diallerPollIntervalMs });
+    const running = dialler;
+    app.addHook('onClose', async () => running.stop());
+  }
+
   await registerOpenApi(app);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   await app.register(
@@ -80,6 +97,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(organizationSettingsRoutes, { prisma: options.prisma });
       await api.register(sessionOnlyRoutes);
       await api.register(webhookRoutes, { prisma: options.prisma, allowPrivateTargets: options.allowPrivateWebhookTargets });
+      await api.register(phoneRoutes, { prisma: options.prisma });
+      await api.register(telephonyRoutes, { prisma: options.prisma, telephony, dialler });
     },
     { prefix: '/api' },
   );

@@ -14,6 +14,7 @@ export async function startApi(config: Config, db: Database): Promise<FastifyIns
     logLevel: config.logLevel,
     keyCacheTtlMs: config.keyCacheTtlMs,
     allowPrivateWebhookTargets,
+    livekit: config.livekit,
   });
   // Every API process also delivers webhooks; deliveries are leased rows, so processes share the work.
   const webhooks = startWebhookDelivery(db.prisma, {

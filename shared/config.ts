@@ -13,6 +13,11 @@ const Env = z.object({
   API_KEY_CACHE_TTL_S: z.coerce.number().min(0).max(300).default(5),
   /** Lets webhooks reach loopback, private and link-local addresses: for private deployments and local testing only. */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
+  /** LiveKit server (rooms, agent dispatch, SIP); unset: calls run on the built-in transports only. */
+  LIVEKIT_URL: z.string().url().optional(),
+  LIVEKIT_API_KEY: z.string().min(1).optional(),
+  LIVEKIT_API_SECRET: z.string().min(1).optional(),
+  LIVEKIT_AGENT_NAME: z.string().min(1).optional(),
 });
 
 export interface Config {
@@ -23,7 +28,11 @@ export interface Config {
   logLevel: string;
   keyCacheTtlMs: number;
   webhookAllowPrivateTargets?: boolean;
+  livekit?: { url: string; apiKey: string; apiSecret: string; agentName: string } | undefined;
 }
+
+/** The agent name of workers and dispatches when LIVEKIT_AGENT_NAME is unset. */
+export const DEFAULT_AGENT_NAME = 'voice-assistant';
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
@@ -33,6 +42,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid environment: ${problems}`);
   }
   const e = result.data;
+  if (e.LIVEKIT_URL && (!e.LIVEKIT_API_KEY || !e.LIVEKIT_API_SECRET)) {
+    throw new Error('invalid environment: LIVEKIT_URL needs LIVEKIT_API_KEY and LIVEKIT_API_SECRET');
+  }
   return {
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),
@@ -41,5 +53,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     keyCacheTtlMs: e.API_KEY_CACHE_TTL_S * 1000,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+    livekit: e.LIVEKIT_URL
+      ? { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY!, apiSecret: e.LIVEKIT_API_SECRET!, agentName: e.LIVEKIT_AGENT_NAME ?? DEFAULT_AGENT_NAME }
+      : undefined,
   };
 }

@@ -1,0 +1,64 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { PrismaClient } from '../../prisma/client.js';
+import { HttpError } from '../http/errors.js';
+import { commonErrors, envelope, ErrorResponse } from '../schemas/common.js';
+import { IdempotencyHeaders, InitiateCall, InitiateCallResponse, WebCall, WebCallCreate } from '../schemas/telephony.js';
+import { initiateCall } from '../services/outbound-calls.js';
+import { createLiveKitWebCall } from '../services/web-calls.js';
+import type { Dialler } from '../telephony/dialler.js';
+import type { LiveKitTelephony } from '../telephony/livekit.js';
+
+export interface TelephonyRouteOptions {
+  prisma: PrismaClient;
+  /** Present when LiveKit is configured. */
+  telephony?: LiveKitTelephony | undefined;
+  dialler?: Dialler | undefined;
+}
+
+function liveKitRequired(what: string): HttpError {
+  return new HttpError(503, 'telephony_unavailable', `${what} need a LiveKit server: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET`);
+}
+
+export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = async (app, { prisma, telephony, dialler }) => {
+  app.post('/telephony/calls/initiate', {
+    schema: {
+      tags: ['Calls'],
+      summary: 'Place an outbound call',
+      description:
+        'Queues the call and returns before anyone answers: HTTP 200 does not mean the callee picked up. The end of the call ' +
+        'arrives as the `call.completed` event, matched on `call_sid`, or by reading `GET /api/calls/{call_sid}`. One request ' +
+        'dials one person. With an `Idempotency-Key` header a retried request returns the first call instead of dialling again.',
+      headers: IdempotencyHeaders,
+      body: InitiateCall,
+      response: {
+        200: InitiateCallResponse,
+        400: ErrorResponse.describe('No number to call from, or no assistant to talk'),
+        503: ErrorResponse.describe('No LiveKit server is configured for telephony'),
+        ...commonErrors,
+      },
+    },
+    handler: async (request) => {
+      if (!telephony) throw liveKitRequired('Outbound phone calls');
+      const result = await initiateCall(prisma, request.identity.organizationId, request.body, request.headers['idempotency-key']);
+      if (result.created) dialler?.wake();
+      return { success: true as const, message: result.created ? 'Call queued' : 'Call already queued by an earlier request with this key', call_sid: result.call_sid, provider_call_sid: result.provider_call_sid };
+    },
+  });
+
+  app.post('/web-calls', {
+    schema: {
+      tags: ['Calls'],
+      summary: 'Start a browser call',
+      description:
+        'Creates the call and a LiveKit room with the assistant dispatched into it, and returns a participant token that joins ' +
+        'only that room, for a front end to connect with a LiveKit client SDK.',
+      body: WebCallCreate,
+      response: { 201: envelope(WebCall), 503: ErrorResponse.describe('No LiveKit server is configured'), ...commonErrors },
+    },
+    handler: async (request, reply) => {
+      if (!telephony) throw liveKitRequired('Web calls through LiveKit');
+      const data = await createLiveKitWebCall(prisma, telephony, request.identity.organizationId, request.body);
+      return reply.status(201).send({ success: true as const, message: 'Web call started', data });
+    },
+  });
+};

@@ -1,0 +1,25 @@
+import type { PrismaClient } from '../prisma/client.js';
+import { callEndedPayload } from './call-events.js';
+import { recordEvent } from './events.js';
+
+// Ends a call whose conversation never started: the callee was busy or did not answer, dialling failed, or the
+// dial was lost with its process. Every call placed through the API ends with `call.completed` (and `call.failed` for
+// a failure), the same events a finished conversation writes, in the same transaction as the state change.
+
+/** Statuses of a call before its conversation starts. */
+export const NOT_STARTED = ['queued', 'initiated', 'ringing'];
+
+export type UnstartedEnd = 'busy' | 'no_answer' | 'failed' | 'canceled' | 'voicemail';
+
+/** Answers false when the call had already moved on (it started, or another path ended it): nothing is written. */
+export async function endUnstartedCall(prisma: PrismaClient, callId: number, status: UnstartedEnd, endReason: string, at = new Date()): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    const ended = await tx.call.updateMany({ where: { id: callId, status: { in: NOT_STARTED } }, data: { status, endReason, endedAt: at, durationMs: 0 } });
+    if (ended.count === 0) return false;
+    const call = await tx.call.findUniqueOrThrow({ where: { id: callId } });
+    const payload = callEndedPayload(call, [], []);
+    await recordEvent(tx, call.organizationId, 'call.completed', { ...payload });
+    if (status === 'failed') await recordEvent(tx, call.organizationId, 'call.failed', { ...payload });
+    return true;
+  });
+}

@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { startFakeLiveKit, type FakeLiveKit } from './fake-livekit.js';
+
+let livekit: FakeLiveKit;
+let api: ApiContext;
+let acme: Tenant;
+let assistantId: number;
+let connectionId: number;
+
+beforeAll(async () => {
+  livekit = await startFakeLiveKit();
+  api = await createApiContext({
+    livekit: { url: livekit.url, apiKey: livekit.apiKey, apiSecret: livekit.apiSecret, agentName: 'voice-assistant' },
+    diallerPollIntervalMs: 50,
+  });
+  acme = await api.tenant('Acme');
+  assistantId = (await api.call(acme, 'POST', '/api/assistants', { name: 'Sales' })).body.id;
+  const conn = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Carrier', sip_address: 'sip.carrier.example:5060', sip_transport: 'tls', username: 'acme', password: 'trunk-password-123' });
+  connectionId = conn.body.data.id;
+  await api.call(acme, 'POST', '/api/phone-numbers', { number: '+14155550100', phone_connection_id: connectionId, assistant_id: assistantId });
+});
+afterAll(async () => {
+  await api.close();
+  await livekit.close();
+});
+
+async function until<T>(read: () => Promise<T | null | undefined | false>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const callOf = (sid: string) => api.db.prisma.call.findUniqueOrThrow({ where: { callSid: sid } });
+const eventsOf = async (sid: string) =>
+  (await api.db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } })).filter((e) => (e.payload as { call_sid?: string }).call_sid === sid).map((e) => e.type);
+
+describe('POST /api/telephony/calls/initiate', () => {
+  it('answers with the queued call before dialling, then creates the room, the dispatch and the SIP participant', async () => {
+    livekit.onDial('+14155550111', { answer: true, afterMs: 300 });
+    const res = await api.call(acme, 'POST', '/api/telephony/calls/initiate', {
+      to_phone_number: '+14155550111',
+      welcome_message: 'Hi, this is Acme.',
+      variables: { first_name: 'Ada' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, message: 'Call queued', call_sid: expect.stringMatching(/^CA[0-9a-f]{32}$/), provider_call_sid: null });
+    const sid = res.body.call_sid as string;
+    const queued = await callOf(sid);
+    expect(queued).toMatchObject({ direction: 'outbound', transport: 'sip', fromNumber: '+14155550100', toNumber: '+14155550111', assistantId, welcomeMessage: 'Hi, this is Acme.', variables: { first_name: 'Ada' } });
+
+    const room = `call-${sid}`;
+    await until(async () => (await callOf(sid)).status === 'ringing');
+    const answered = await until(async () => {
+      const c = await callOf(sid);
+      return c.providerCallSid ? c : null;
+    });
+    expect(answered.livekitRoom).toBe(room);
+
+    const createRoom = livekit.of('CreateRoom').find((c) => c.body.name === room)!;
+    expect(JSON.parse(createRoom.body.metadata)).toEqual({ call_id: queued.id });
+    const dispatch = livekit.of('CreateDispatch').find((c) => c.body.room === room)!;
+    expect(dispatch.body).toMatchObject({ agentName: 'voice-assistant', metadata: JSON.stringify({ call_id: queued.id }) });
+    const dial = livekit.of('CreateSIPParticipant').find((c) => c.body.roomName === room)!;
+    expect(dial.body).toMatchObject({
+      sipCallTo: '+14155550111',
+      sipNumber: '+14155550100',
+      participantIdentity: 'callee',
+      waitUntilAnswered: true,
+      ringingTimeout: '30s',
+      trunk: { hostname: 'sip.carrier.example:5060', transport: 'SIP_TRANSPORT_TLS', authUsername: 'acme', authPassword: 'trunk-password-123' },
+    });
+    expect(dial.claims.sip?.call).toBe(true);
+    // Room, then dispatch, then the dial: the agent is there before the callee can answer.
+    expect(livekit.calls.indexOf(createRoom)).toBeLessThan(livekit.calls.indexOf(dispatch));
+    expect(livekit.calls.indexOf(dispatch)).toBeLessThan(livekit.calls.indexOf(dial));
+  });
+
+  it('ends a call the callee rejects as busy, and one nobody answers as no_answer, each with call.completed', async () => {
+    livekit.onDial('+14155550112', { sipStatus: 486, reason: 'Busy Here' });
+    livekit.onDial('+14155550113', { sipStatus: 480, reason: 'Temporarily Unavailable' });
+    const busy = (await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550112' })).body.call_sid as string;
+    const absent = (await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550113' })).body.call_sid as string;
+    await until(async () => (await callOf(busy)).status === 'busy');
+    await until(async () => (await callOf(absent)).status === 'no_answer');
+    expect(await callOf(busy)).toMatchObject({ endReason: 'busy', durationMs: 0 });
+    expect(await eventsOf(busy)).toEqual(['call.completed']);
+    expect(await eventsOf(absent)).toEqual(['call.completed']);
+    // The agent waiting in the room is released with it.
+    await until(async () => livekit.of('DeleteRoom').some((c) => c.body.room === `call-${busy}`));
+  });
+
+  it('fails the call with call.failed when LiveKit cannot be reached', async () => {
+    livekit.down(true);
+    try {
+      const sid = (await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550114' })).body.call_sid as string;
+      await until(async () => (await callOf(sid)).status === 'failed');
+      expect(await callOf(sid)).toMatchObject({ endReason: 'dial_failed' });
+      expect(await eventsOf(sid)).toEqual(['call.completed', 'call.failed']);
+    } finally {
+      livekit.down(false);
+    }
+  });
+
+  it('returns the first call for a retried request with the same Idempotency-Key, and dials once', async () => {
+    const send = () =>
+      api.app.inject({
+        method: 'POST',
+        url: '/api/telephony/calls/initiate',
+        headers: { authorization: `Bearer ${acme.key}`, 'idempotency-key': 'order-42' },
+        payload: { to_phone_number: '+14155550115', variables: { order: '42' } },
+      });
+    const [a, b] = await Promise.all([send(), send()]);
+    const c = await send();
+    const sids = [a, b, c].map((r) => (r.json() as { call_sid: string }).call_sid);
+    expect(new Set(sids).size).toBe(1);
+    expect([a, b, c].map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    await until(async () => (await callOf(sids[0]!)).providerCallSid);
+    expect(livekit.of('CreateSIPParticipant').filter((d) => d.body.sipCallTo === '+14155550115')).toHaveLength(1);
+
+    const changed = await api.app.inject({
+      method: 'POST',
+      url: '/api/telephony/calls/initiate',
+      headers: { authorization: `Bearer ${acme.key}`, 'idempotency-key': 'order-42' },
+      payload: { to_phone_number: '+14155550199' },
+    });
+    expect(changed.statusCode).toBe(422);
+    expect(changed.json()).toEqual({ detail: [{ loc: ['header', 'idempotency-key'], msg: expect.any(String), type: 'idempotency_key_reused' }] });
+  });
+
+  it('refuses a number that is not E.164, and a from number the organisation does not manage, creating nothing', async () => {
+    const before = await api.db.prisma.call.count();
+    const bad = await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '4155550116' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(['body', 'to_phone_number']);
+    const foreign = await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550116', from_phone_number: '+14155550999' });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.detail).toEqual([{ loc: ['body', 'from_phone_number'], msg: "Value is not one of the organisation's managed numbers", type: 'not_managed_number' }]);
+    expect(await api.db.prisma.call.count()).toBe(before);
+  });
+
+  it('asks for a phone number, or an assistant, when the organisation has none to call with', async () => {
+    const bare = await api.tenant('Bare');
+    const none = await api.call(bare, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550117' });
+    expect(none.status).toBe(400);
+    expect(none.body.code).toBe('phone_number_required');
+    const conn = await api.call(bare, 'POST', '/api/phone-connections', { name: 'C', sip_address: 'sip.example.net' });
+    await api.call(bare, 'POST', '/api/phone-numbers', { number: '+14155550177', phone_connection_id: conn.body.data.id });
+    const noAssistant = await api.call(bare, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550117' });
+    expect(noAssistant.status).toBe(400);
+    expect(noAssistant.body.code).toBe('assistant_required');
+    // Another organisation's assistant reads as no assistant at all.
+    const foreign = await api.call(bare, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550117', assistant_id: assistantId });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.detail[0].loc).toEqual(['body', 'assistant_id']);
+  });
+});
+
+describe('calls accepted before a restart', () => {
+  it('are dialled by the next process from the durable queue', async () => {
+    const row = await api.db.prisma.call.create({
+      data: { callSid: 'CA00000000000000000000000000000abc', organizationId: acme.organizationId, assistantId, direction: 'outbound', transport: 'sip', status: 'queued', fromNumber: '+14155550100', toNumber: '+14155550118', phoneNumberId: (await api.db.prisma.phoneNumber.findFirstOrThrow({ where: { number: '+14155550100' } })).id },
+    });
+    await until(async () => (await callOf(row.callSid)).providerCallSid, 5000);
+  });
+});
+
+describe('POST /api/web-calls', () => {
+  it('creates the call and its room with the agent, and returns a token that joins only that room', async () => {
+    const res = await api.call(acme, 'POST', '/api/web-calls', { assistant_id: assistantId, variables: { plan: 'gold' } });
+    expect(res.status).toBe(201);
+    const data = res.body.data as { call_sid: string; room: string; participant_token: string; livekit_url: string; expires_at: string };
+    expect(data.room).toBe(`call-${data.call_sid}`);
+    expect(data.livekit_url).toBe(livekit.url);
+    const claims = JSON.parse(Buffer.from(data.participant_token.split('.')[1]!, 'base64url').toString()) as Record<string, any>;
+    expect(claims).toMatchObject({ iss: livekit.apiKey, sub: `web-${data.call_sid}`, video: { room: data.room, roomJoin: true, canPublish: true, canSubscribe: true } });
+    expect(claims.video.roomCreate).toBeUndefined();
+    expect(claims.exp - claims.nbf).toBeLessThanOrEqual(600);
+    expect(await callOf(data.call_sid)).toMatchObject({ direction: 'inbound', transport: 'web', status: 'queued', variables: { plan: 'gold' } });
+    expect(livekit.of('CreateDispatch').some((c) => c.body.room === data.room)).toBe(true);
+  });
+
+  it('answers 502 and records the call as failed when LiveKit refuses the room', async () => {
+    livekit.down(true);
+    try {
+      const res = await api.call(acme, 'POST', '/api/web-calls', { assistant_id: assistantId });
+      expect(res.status).toBe(502);
+      const failed = await api.db.prisma.call.findFirstOrThrow({ where: { transport: 'web', status: 'failed' } });
+      expect(failed.endReason).toBe('livekit_unavailable');
+    } finally {
+      livekit.down(false);
+    }
+  });
+});
+
+describe('without a LiveKit server', () => {
+  it('answers 503 to outbound and web calls, saying what to configure', async () => {
+    const bare = await createApiContext();
+    try {
+      const tenant = await bare.tenant();
+      const res = await bare.call(tenant, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550119' });
+      expect(res.status).toBe(503);
+      expect(res.body.message).toContain('LIVEKIT_URL');
+    } finally {
+      await bare.close();
+    }
+  });
+});
