@@ -3,9 +3,11 @@ import * as cartesia from '@livekit/agents-plugin-cartesia';
 import * as deepgram from '@livekit/agents-plugin-deepgram';
 import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
 import type { AssistantSettings } from '../../shared/assistant-settings.js';
-import type { SttProvider, TtsProvider } from '../../shared/vendors.js';
+import { DEFAULT_STT_MODEL, type SttProvider, type TtsProvider } from '../../shared/vendors.js';
+import { AssemblyAISTT, endOfTurnConfidenceFromSensitivity } from './assemblyai-stt.js';
 import { LocalSTT } from './local/local-stt.js';
 import { LocalTTS } from './local/local-tts.js';
+import { SonioxSTT } from './soniox-stt.js';
 
 type STTSettings = AssistantSettings['stt_settings'];
 type TTSSettings = AssistantSettings['tts_settings'];
@@ -60,6 +62,31 @@ export const sttFactories: Partial<Record<SttProvider, SttFactory>> = {
       keyterm: s.keyterms,
       interimResults: true,
       ...(s.endpoint_latency_adjustment_level !== null ? { endpointing: ENDPOINTING_MS_BY_LEVEL[s.endpoint_latency_adjustment_level] } : {}),
+    }),
+  // The schema's default model is Deepgram's; with another vendor it means "that vendor's default".
+  soniox: (s, access) =>
+    new SonioxSTT({
+      apiKey: access.apiKey('soniox') ?? 'unset',
+      ...(access.baseUrl('soniox') ? { baseUrl: access.baseUrl('soniox') } : {}),
+      ...(s.model && s.model !== DEFAULT_STT_MODEL ? { model: s.model } : {}),
+      language: s.language,
+      languageHints: s.language_hints,
+      keyterms: s.keyterms,
+      ...(s.endpoint_latency_adjustment_level !== null ? { maxEndpointDelayMs: ENDPOINTING_MS_BY_LEVEL[s.endpoint_latency_adjustment_level] } : {}),
+    }),
+  assemblyai: (s, access) =>
+    new AssemblyAISTT({
+      apiKey: access.apiKey('assemblyai') ?? 'unset',
+      ...(access.baseUrl('assemblyai') ? { baseUrl: access.baseUrl('assemblyai') } : {}),
+      ...(s.model && s.model !== DEFAULT_STT_MODEL ? { speechModel: s.model } : {}),
+      language: s.language,
+      languageDetection: s.language_hints.length > 1,
+      keyterms: s.keyterms,
+      formatTurns: s.punctuate || s.smart_format,
+      ...(s.endpoint_latency_adjustment_level !== null
+        ? { minEndOfTurnSilenceWhenConfidentMs: ENDPOINTING_MS_BY_LEVEL[s.endpoint_latency_adjustment_level] }
+        : {}),
+      ...(s.endpoint_sensitivity !== null ? { endOfTurnConfidenceThreshold: endOfTurnConfidenceFromSensitivity(s.endpoint_sensitivity) } : {}),
     }),
   local: (s) => new LocalSTT({ keyterms: s.keyterms, language: s.language }),
 };

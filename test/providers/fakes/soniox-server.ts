@@ -1,0 +1,105 @@
+import type { WebSocket } from 'ws';
+import { startWsServer, type FakeWsServer } from './ws-server.js';
+
+// Soniox's real-time WebSocket API as documented: a JSON start request first (key in the Authorization header or the
+// start request's `api_key`), then binary audio; answers are `{tokens, final_audio_proc_ms, total_audio_proc_ms}`,
+// `<end>` closes an utterance, `<fin>` answers `{"type":"finalize"}`, an empty frame ends the audio and is answered by
+// `{finished: true}`, and a failure is `{error_code, error_message}` followed by a close.
+
+/** What the fake does on one connection. Transcripts are driven by how much audio has arrived, not by time. */
+export type SonioxScript =
+  /** After 300 ms of audio the words as non-final tokens; after 600 ms (or a finalize) all of them final, then `<end>`. */
+  | { kind: 'transcribe'; text: string }
+  /** Answers the start request with this error, then closes. */
+  | { kind: 'error'; code: number; message: string }
+  /** After 300 ms of audio, `settled` as final tokens and `guess` as non-final ones; then the socket is destroyed. */
+  | { kind: 'drop'; settled: string; guess: string };
+
+export const INTERIM_AFTER_MS = 300;
+export const FINAL_AFTER_MS = 600;
+
+export interface FakeSoniox extends FakeWsServer {
+  /** The parsed start request of each connection. */
+  startRequests: Array<Record<string, unknown>>;
+}
+
+function tokens(text: string, isFinal: boolean, firstIndex = 0): Array<Record<string, unknown>> {
+  return text
+    .split(' ')
+    .filter(Boolean)
+    .map((word, i) => {
+      const at = (firstIndex + i) * 100;
+      return { text: firstIndex + i === 0 ? word : ` ${word}`, start_ms: at, end_ms: at + 90, confidence: 0.9, is_final: isFinal, language: 'en' };
+    });
+}
+
+export async function startSonioxServer(options: { apiKey: string; scripts: SonioxScript[] }): Promise<FakeSoniox> {
+  const startRequests: Array<Record<string, unknown>> = [];
+  const server = await startWsServer('/transcribe-websocket', (socket: WebSocket, connection, index) => {
+    const script = options.scripts[Math.min(index, options.scripts.length - 1)]!;
+    let started = false;
+    let audioMs = 0;
+    let bytesPerMs = 32;
+    let stage = 0; // 0 nothing sent, 1 interim sent, 2 final sent
+    const send = (message: Record<string, unknown>) => socket.send(JSON.stringify(message));
+    const fail = (code: number, message: string) => {
+      send({ error_code: code, error_message: message });
+      socket.close(1000);
+    };
+
+    socket.on('message', (data, isBinary) => {
+      const bytes = data as Buffer;
+      if (!started) {
+        started = true;
+        let start: Record<string, unknown>;
+        try {
+          start = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+        } catch {
+          return fail(400, 'Start request must be JSON.');
+        }
+        startRequests.push(start);
+        const bearer = connection.headers.authorization === `Bearer ${options.apiKey}`;
+        if (!bearer && start.api_key !== options.apiKey) return fail(401, 'Invalid API key.');
+        if (typeof start.model !== 'string') return fail(400, 'Missing model.');
+        if (start.audio_format === 'pcm_s16le' && (typeof start.sample_rate !== 'number' || typeof start.num_channels !== 'number')) {
+          return fail(400, 'sample_rate and num_channels are required for raw audio.');
+        }
+        if (script.kind === 'error') return fail(script.code, script.message);
+        bytesPerMs = ((start.sample_rate as number) * 2 * (start.num_channels as number)) / 1000;
+        return;
+      }
+      if (bytes.length === 0) {
+        send({ tokens: [], final_audio_proc_ms: audioMs, total_audio_proc_ms: audioMs, finished: true });
+        socket.close(1000);
+        return;
+      }
+      if (!isBinary) {
+        const control = JSON.parse(bytes.toString('utf8')) as { type?: string };
+        if (control.type !== 'finalize') return;
+        // Everything heard so far becomes final, then `<fin>` marks the finalisation as complete.
+        const settled = script.kind === 'transcribe' && stage === 1 ? tokens(script.text, true) : [];
+        if (settled.length > 0) stage = 2;
+        send({ tokens: [...settled, { text: '<fin>', is_final: true }], final_audio_proc_ms: audioMs, total_audio_proc_ms: audioMs });
+        return;
+      }
+      audioMs += bytes.length / bytesPerMs;
+      if (script.kind === 'drop' && stage === 0 && audioMs >= INTERIM_AFTER_MS) {
+        stage = 2;
+        const settled = tokens(script.settled, true);
+        send({ tokens: [...settled, ...tokens(script.guess, false, settled.length)], final_audio_proc_ms: audioMs, total_audio_proc_ms: audioMs });
+        // Destroyed without a close frame or `finished`, as a network failure would.
+        setTimeout(() => socket.terminate(), 20);
+        return;
+      }
+      if (script.kind !== 'transcribe') return;
+      if (stage === 0 && audioMs >= INTERIM_AFTER_MS) {
+        stage = 1;
+        send({ tokens: tokens(script.text, false), final_audio_proc_ms: 0, total_audio_proc_ms: audioMs });
+      } else if (stage === 1 && audioMs >= FINAL_AFTER_MS) {
+        stage = 2;
+        send({ tokens: [...tokens(script.text, true), { text: '<end>', is_final: true }], final_audio_proc_ms: audioMs, total_audio_proc_ms: audioMs });
+      }
+    });
+  });
+  return { ...server, startRequests };
+}
