@@ -5,6 +5,7 @@ import { readConfig } from '../shared/config.js';
 import { PacedAudioOutput } from './io/paced-audio-output.js';
 import { PushAudioInput } from './io/push-audio-input.js';
 import { runCall } from './run-call.js';
+import { waitUntilAnswered } from './sip-participant.js';
 import { loadVad } from './vad.js';
 
 // One LiveKit job is one call. The dispatch carries the call in its metadata (`{"call_id": 12}` or
@@ -35,6 +36,13 @@ export default defineAgent({
     const prisma = createPrismaClient(config.databaseUrl ?? process.env.DATABASE_URL ?? '', { maxConnections: 2 });
     await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);
     const participant = await ctx.waitForParticipant();
+    // An outbound callee joins the room while the phone rings; the call starts when it is answered. When it is not,
+    // the dialler records busy or no answer and deletes the room.
+    if (!(await waitUntilAnswered(ctx.room, participant))) {
+      await prisma.$disconnect();
+      ctx.shutdown('callee did not answer');
+      return;
+    }
 
     const input = new PushAudioInput();
     const pumpTrack = async (track: RemoteTrack) => {
