@@ -1,11 +1,12 @@
-import { AutoSubscribe, defineAgent, type JobContext, type JobProcess } from '@livekit/agents';
+import { AutoSubscribe, defineAgent, log, type JobContext, type JobProcess } from '@livekit/agents';
 import { AudioSource, AudioStream, LocalAudioTrack, RoomEvent, TrackKind, TrackPublishOptions, TrackSource, type RemoteTrack } from '@livekit/rtc-node';
 import { createPrismaClient } from '../prisma/client.js';
 import { readConfig } from '../shared/config.js';
 import { PacedAudioOutput } from './io/paced-audio-output.js';
 import { PushAudioInput } from './io/push-audio-input.js';
 import { runCall } from './run-call.js';
-import { waitUntilAnswered } from './sip-participant.js';
+import { isSipParticipant, sipCallInfo, waitUntilAnswered } from './sip-participant.js';
+import { openInboundCall } from '../shared/inbound-call.js';
 import { loadVad } from './vad.js';
 
 // One LiveKit job is one call. The dispatch carries the call in its metadata (`{"call_id": 12}` or
@@ -17,11 +18,20 @@ const INPUT_RATE = 16_000;
 /** Published assistant audio; 48 kHz is WebRTC's native rate. */
 const OUTPUT_RATE = 48_000;
 
-export function callKeyFromMetadata(metadata: string): { callId?: number; callSid?: string } {
-  const parsed = JSON.parse(metadata || '{}') as { call_id?: unknown; call_sid?: unknown };
-  if (typeof parsed.call_id === 'number') return { callId: parsed.call_id };
-  if (typeof parsed.call_sid === 'string') return { callSid: parsed.call_sid };
-  throw new Error('job metadata names no call');
+/**
+ * The call a dispatch names: `{"call_id": 12}` or `{"call_sid": "CA..."}` from the API; null for a dispatch that names
+ * none, as a SIP dispatch rule's for an inbound call.
+ */
+export function callKeyFromMetadata(metadata: string): { callId?: number; callSid?: string } | null {
+  let parsed: { call_id?: unknown; call_sid?: unknown };
+  try {
+    parsed = JSON.parse(metadata || '{}') as typeof parsed;
+  } catch {
+    return null;
+  }
+  if (typeof parsed?.call_id === 'number') return { callId: parsed.call_id };
+  if (typeof parsed?.call_sid === 'string') return { callSid: parsed.call_sid };
+  return null;
 }
 
 export default defineAgent({
@@ -30,19 +40,38 @@ export default defineAgent({
     await loadVad(300);
   },
   entry: async (ctx: JobContext) => {
-    const key = callKeyFromMetadata(ctx.job.metadata);
+    let key = callKeyFromMetadata(ctx.job.metadata);
     const config = readConfig();
     // The parent worker exports the database URL it opened (embedded or not) before spawning job processes.
     const prisma = createPrismaClient(config.databaseUrl ?? process.env.DATABASE_URL ?? '', { maxConnections: 2 });
     await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);
     const participant = await ctx.waitForParticipant();
+    const leave = async (reason: string, hangUp: boolean) => {
+      await prisma.$disconnect();
+      // Deleting the room hangs up a caller nobody will answer; otherwise the dialler has already dealt with it.
+      if (hangUp) await ctx.deleteRoom().catch(() => {});
+      ctx.shutdown(reason);
+    };
+    if (!key) {
+      // A dispatch rule sent an inbound SIP caller: the number called finds the organisation and its assistant.
+      if (!isSipParticipant(participant)) return leave('dispatch names no call', false);
+      const sip = sipCallInfo(participant);
+      const opened = await openInboundCall(prisma, {
+        toNumber: sip.trunkNumber ?? '',
+        fromNumber: sip.remoteNumber,
+        transport: 'sip',
+        providerCallSid: sip.providerCallSid,
+        livekitRoom: ctx.room.name ?? null,
+      });
+      if ('rejected' in opened) {
+        log().warn({ to: sip.trunkNumber, reason: opened.rejected }, 'inbound call refused');
+        return leave(`inbound call refused: ${opened.rejected}`, true);
+      }
+      key = { callId: opened.call.id };
+    }
     // An outbound callee joins the room while the phone rings; the call starts when it is answered. When it is not,
     // the dialler records busy or no answer and deletes the room.
-    if (!(await waitUntilAnswered(ctx.room, participant))) {
-      await prisma.$disconnect();
-      ctx.shutdown('callee did not answer');
-      return;
-    }
+    if (!(await waitUntilAnswered(ctx.room, participant))) return leave('callee did not answer', false);
 
     const input = new PushAudioInput();
     const pumpTrack = async (track: RemoteTrack) => {

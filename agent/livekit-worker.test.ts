@@ -109,9 +109,11 @@ describe('the agent worker with a LiveKit server', () => {
     }
   }, 60_000);
 
-  it('reads the call from the dispatch metadata', () => {
+  it('reads the call from the dispatch metadata, and none from a dispatch rule that names none', () => {
     expect(callKeyFromMetadata('{"call_id": 12}')).toEqual({ callId: 12 });
     expect(callKeyFromMetadata('{"call_sid": "CA1"}')).toEqual({ callSid: 'CA1' });
-    expect(() => callKeyFromMetadata('{}')).toThrow('names no call');
+    expect(callKeyFromMetadata('{}')).toBeNull();
+    expect(callKeyFromMetadata('')).toBeNull();
+    expect(callKeyFromMetadata('not json')).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isPhoneRegion } from '../services/phone.js';
+import { isPhoneRegion } from '../../shared/phone.js';
 
 const region = z
   .string()

@@ -11,7 +11,7 @@ import {
 } from '../schemas/contact.js';
 import { loadPropertyDefs } from './contact-properties.js';
 import { coerceCustomFields, coerceValue, type FieldValue, type PropertyDef } from './custom-field-values.js';
-import { normalisePhone, phoneDigitsOf } from './phone.js';
+import { normalisePhone, phoneDigitsOf } from '../../shared/phone.js';
 
 export type ContactSource = (typeof CONTACT_SOURCES)[number];
 type Identifier = (typeof IDENTIFIERS)[number];
