@@ -16,6 +16,8 @@ import { organizationSettingsRoutes } from './routes/organization-settings.js';
 import { sessionOnlyRoutes } from './routes/session-only.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { phoneRoutes } from './routes/phone.js';
+import { callRoutes } from './routes/calls.js';
+import { LocalFileStorage, type RecordingStorage } from '../media/recording-storage.js';
 import { telephonyRoutes } from './routes/telephony.js';
 import { startDialler, type Dialler } from './telephony/dialler.js';
 import { LiveKitTelephony, type LiveKitConfig } from './telephony/livekit.js';
@@ -34,6 +36,10 @@ export interface AppOptions {
   allowPrivateWebhookTargets?: boolean;
   /** LiveKit for outbound SIP calls and browser calls; without it those endpoints answer 503. */
   livekit?: LiveKitConfig | undefined;
+  /** Where recordings are read from; default: files under `dataDir`. */
+  recordingStorage?: RecordingStorage;
+  /** DATA_DIR: recordings live under it (default ./.data). */
+  dataDir?: string;
   /** How often the outbound dialler polls its queue (default 1 s). */
   diallerPollIntervalMs?: number;
 }
@@ -98,6 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(sessionOnlyRoutes);
       await api.register(webhookRoutes, { prisma: options.prisma, allowPrivateTargets: options.allowPrivateWebhookTargets });
       await api.register(phoneRoutes, { prisma: options.prisma });
+      await api.register(callRoutes, { prisma: options.prisma, storage: options.recordingStorage ?? new LocalFileStorage(options.dataDir ?? './.data') });
       await api.register(telephonyRoutes, { prisma: options.prisma, telephony, dialler });
     },
     { prefix: '/api' },

@@ -15,6 +15,7 @@ export async function startApi(config: Config, db: Database): Promise<FastifyIns
     keyCacheTtlMs: config.keyCacheTtlMs,
     allowPrivateWebhookTargets,
     livekit: config.livekit,
+    dataDir: config.dataDir,
   });
   // Every API process also delivers webhooks; deliveries are leased rows, so processes share the work.
   const webhooks = startWebhookDelivery(db.prisma, {

@@ -3,6 +3,7 @@ import { int } from '../../shared/zod-int.js';
 import { normaliseEmail } from '../services/email.js';
 import { canonicalTimeZone } from '../services/timezone.js';
 import { idParam, MAX_ID, textInt } from './common.js';
+import { repeated, textBool, textInstant } from './query.js';
 
 // Contact fields as the spec lists them. Phone numbers and custom fields need the organisation (its default region,
 // its properties), so they are normalised and coerced in the service; everything else is settled here.
@@ -125,39 +126,6 @@ export const ContactParams = z.object({ contact_id: idParam });
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-/** A repeated filter carries at most this many values: enough for any hand-built query, bounded for the planner. */
-const MAX_REPEATS = 50;
-
-/**
- * A query parameter that may be repeated; always read as the list of its values (repeats widen: logical or). An error
- * in a single value is located at the parameter, in a repeated one at the parameter and the repetition's index.
- */
-function repeated<T extends z.ZodType>(item: T) {
-  return z
-    .union([z.string(), z.array(z.string()).max(MAX_REPEATS)])
-    .transform((raw, ctx) => {
-      const values = Array.isArray(raw) ? raw : [raw];
-      const out: z.output<T>[] = [];
-      values.forEach((value, i) => {
-        const result = item.safeParse(value);
-        if (result.success) out.push(result.data);
-        else for (const issue of result.error.issues) ctx.addIssue({ ...issue, path: Array.isArray(raw) ? [i, ...issue.path] : issue.path } as never);
-      });
-      return out;
-    })
-    .optional();
-}
-
-const textBool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-
-const textInstant = z
-  .string()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(s) && !Number.isNaN(Date.parse(s)), {
-    message: 'Input should be a valid datetime (ISO 8601 with an offset) or date (YYYY-MM-DD)',
-    params: { type: 'datetime_parsing' },
-  })
-  .transform((s) => new Date(s));
-
 /** Prefix of the query parameters that filter on a custom field, e.g. `cf.plan=gold`. */
 export const CUSTOM_FILTER_PREFIX = 'cf.';
 

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+// Query parameters as the spec reads them: a repeated filter widens (logical or), different filters narrow (and).
+
+/** A repeated filter carries at most this many values: enough for any hand-built query, bounded for the planner. */
+export const MAX_REPEATS = 50;
+
+/**
+ * A query parameter that may be repeated; always read as the list of its values (repeats widen: logical or). An error
+ * in a single value is located at the parameter, in a repeated one at the parameter and the repetition's index.
+ */
+export function repeated<T extends z.ZodType>(item: T) {
+  return z
+    .union([z.string(), z.array(z.string()).max(MAX_REPEATS)])
+    .transform((raw, ctx) => {
+      const values = Array.isArray(raw) ? raw : [raw];
+      const out: z.output<T>[] = [];
+      values.forEach((value, i) => {
+        const result = item.safeParse(value);
+        if (result.success) out.push(result.data);
+        else for (const issue of result.error.issues) ctx.addIssue({ ...issue, path: Array.isArray(raw) ? [i, ...issue.path] : issue.path } as never);
+      });
+      return out;
+    })
+    .optional();
+}
+
+export const textBool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+
+export const textInstant = z
+  .string()
+  .refine((s) => /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(s) && !Number.isNaN(Date.parse(s)), {
+    message: 'Input should be a valid datetime (ISO 8601 with an offset) or date (YYYY-MM-DD)',
+    params: { type: 'datetime_parsing' },
+  })
+  .transform((s) => new Date(s));
+
