@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { audioRunnerOf } from './agent/audio-link.js';
 import { startAgentWorker } from './agent/worker.js';
 import { startApi } from './api/server.js';
 import { openDatabase } from './prisma/database.js';
@@ -11,7 +12,8 @@ import { onShutdown } from './shared/process.js';
 const config = readConfig();
 const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, dataDir: config.dataDir, logLevel: config.logLevel });
-const app = await startApi(config, db);
+// The built-in transports hand their calls to this process's worker (when it runs calls locally, without LiveKit).
+const app = await startApi(config, db, { callAudioRunner: worker.runner ? audioRunnerOf(worker.runner) : undefined });
 const { port } = app.server.address() as AddressInfo;
 app.log.info({ url: `http://${config.host}:${port}`, embeddedDatabase: db.embedded, agentMode: worker.mode }, 'service started');
 onShutdown(async () => {

@@ -17,6 +17,10 @@ import { sessionOnlyRoutes } from './routes/session-only.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { phoneRoutes } from './routes/phone.js';
 import { callRoutes } from './routes/calls.js';
+import crypto from 'node:crypto';
+import type { CallAudioRunner } from '../shared/call-audio-runner.js';
+import { registerMediaStreams } from './telephony/media-streams.js';
+import { StreamTokens } from './telephony/stream-token.js';
 import { LocalFileStorage, type RecordingStorage } from '../media/recording-storage.js';
 import { telephonyRoutes } from './routes/telephony.js';
 import { startDialler, type Dialler } from './telephony/dialler.js';
@@ -40,6 +44,14 @@ export interface AppOptions {
   recordingStorage?: RecordingStorage;
   /** DATA_DIR: recordings live under it (default ./.data). */
   dataDir?: string;
+  /** The agent worker in this process, for the built-in transports; without it they answer 503. */
+  callAudioRunner?: CallAudioRunner | undefined;
+  /** The carrier account's auth token that signs Media Streams voice webhooks (TWILIO_AUTH_TOKEN). */
+  twilioAuthToken?: string | undefined;
+  /** The public base URL carriers and browsers reach this service at (PUBLIC_URL); default: from each request. */
+  publicUrl?: string | undefined;
+  /** Signs media-socket tokens; default: random per process (a socket reaches the process that answered its webhook). */
+  streamTokenSecret?: string | undefined;
   /** How often the outbound dialler polls its queue (default 1 s). */
   diallerPollIntervalMs?: number;
 }
@@ -91,6 +103,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const running = dialler;
     app.addHook('onClose', async () => running.stop());
   }
+
+  registerMediaStreams(app, {
+    prisma: options.prisma,
+    runner: options.callAudioRunner,
+    tokens: new StreamTokens(options.streamTokenSecret ? Buffer.from(options.streamTokenSecret) : crypto.randomBytes(32)),
+    authToken: options.twilioAuthToken,
+    publicUrl: options.publicUrl,
+    logger: app.log.child({ component: 'media-streams' }),
+  });
 
   await registerOpenApi(app);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));

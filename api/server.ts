@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../prisma/database.js';
+import type { CallAudioRunner } from '../shared/call-audio-runner.js';
 import type { Config } from '../shared/config.js';
 import { buildApp } from './app.js';
 import { hasAnyApiKey } from './services/bootstrap.js';
 import { startWebhookDelivery } from './webhooks/delivery-worker.js';
 
 /** Builds the API on an open database and starts listening on HOST:PORT. */
-export async function startApi(config: Config, db: Database): Promise<FastifyInstance> {
+export async function startApi(config: Config, db: Database, extra: { callAudioRunner?: CallAudioRunner | undefined } = {}): Promise<FastifyInstance> {
   const allowPrivateWebhookTargets = config.webhookAllowPrivateTargets ?? false;
   const app = await buildApp({
     prisma: db.prisma,
@@ -16,6 +17,10 @@ export async function startApi(config: Config, db: Database): Promise<FastifyIns
     allowPrivateWebhookTargets,
     livekit: config.livekit,
     dataDir: config.dataDir,
+    callAudioRunner: extra.callAudioRunner,
+    twilioAuthToken: config.twilioAuthToken,
+    publicUrl: config.publicUrl,
+    streamTokenSecret: config.mediaStreamSecret,
   });
   // Every API process also delivers webhooks; deliveries are leased rows, so processes share the work.
   const webhooks = startWebhookDelivery(db.prisma, {

@@ -18,6 +18,12 @@ const Env = z.object({
   LIVEKIT_API_KEY: z.string().min(1).optional(),
   LIVEKIT_API_SECRET: z.string().min(1).optional(),
   LIVEKIT_AGENT_NAME: z.string().min(1).optional(),
+  /** The carrier account's auth token: Media Streams voice webhooks must carry its signature. */
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** The public base URL (https://voice.example.com) carriers and browsers reach the service at. */
+  PUBLIC_URL: z.string().url().optional(),
+  /** Signs media-socket tokens; set it when several API processes sit behind one address. */
+  MEDIA_STREAM_SECRET: z.string().min(16).optional(),
 });
 
 export interface Config {
@@ -29,6 +35,9 @@ export interface Config {
   keyCacheTtlMs: number;
   webhookAllowPrivateTargets?: boolean;
   livekit?: { url: string; apiKey: string; apiSecret: string; agentName: string } | undefined;
+  twilioAuthToken?: string | undefined;
+  publicUrl?: string | undefined;
+  mediaStreamSecret?: string | undefined;
 }
 
 /** The agent name of workers and dispatches when LIVEKIT_AGENT_NAME is unset. */
@@ -56,5 +65,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     livekit: e.LIVEKIT_URL
       ? { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY!, apiSecret: e.LIVEKIT_API_SECRET!, agentName: e.LIVEKIT_AGENT_NAME ?? DEFAULT_AGENT_NAME }
       : undefined,
+    twilioAuthToken: e.TWILIO_AUTH_TOKEN,
+    publicUrl: e.PUBLIC_URL,
+    mediaStreamSecret: e.MEDIA_STREAM_SECRET,
   };
 }

@@ -1,0 +1,141 @@
+import { initializeLogger } from '@livekit/agents';
+import { mkdtemp } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { audioRunnerOf } from '../../agent/audio-link.js';
+import { LocalCallRunner } from '../../agent/local-runner.js';
+import { twilioSignature } from '../../api/telephony/twilio-signature.js';
+import { decodeMulaw, encodeMulaw } from '../../media/mulaw.js';
+import { resampleLinear, rms } from '../../media/pcm.js';
+import type { CallAudioRunner } from '../../shared/call-audio-runner.js';
+import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { localSettings } from '../runtime/call-harness.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../runtime/fakes/openai-server.js';
+import { speechSamples } from '../runtime/fakes/scripted-caller.js';
+
+// The test plays the carrier: it POSTs the signed voice webhook for a managed number, connects the Media Streams socket
+// the TwiML names, and streams a spoken question as 20 ms frames of 8 kHz mu-law on the wall clock.
+
+initializeLogger({ pretty: false, level: 'silent' });
+const AUTH_TOKEN = 'carrier-auth-token';
+
+let api: ApiContext;
+let llm: FakeOpenAI;
+let acme: Tenant;
+let base: string;
+let runner: CallAudioRunner | undefined;
+
+beforeAll(async () => {
+  llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'media-stream-'));
+  api = await createApiContext({ twilioAuthToken: AUTH_TOKEN, callAudioRunner: { open: (id) => runner!.open(id) } });
+  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir));
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
+  acme = await api.tenant('Acme');
+  const assistant = await api.call(acme, 'POST', '/api/assistants', localSettings(llm.url, { name: 'Phone desk' }));
+  const conn = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Carrier', sip_address: 'sip.carrier.example' });
+  await api.call(acme, 'POST', '/api/phone-numbers', { number: '+14155550300', phone_connection_id: conn.body.data.id, assistant_id: assistant.body.id });
+});
+afterAll(async () => {
+  await api.close();
+  await llm.close();
+});
+
+async function voiceWebhook(params: Record<string, string>, signature = twilioSignature(AUTH_TOKEN, `${base}/telephony/twilio/voice`, params)) {
+  const res = await fetch(`${base}/telephony/twilio/voice`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+    body: new URLSearchParams(params).toString(),
+  });
+  return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+}
+
+async function until<T>(read: () => Promise<T | null | undefined | false>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('a phone call through the Media Streams endpoint', () => {
+  it('answers the caller on the managed number, sends the reply as audio, and ends with transcript, contact and call.completed', async () => {
+    const hook = await voiceWebhook({ To: '+14155550300', From: '+14155550199', CallSid: 'CAcarrier1' });
+    expect(hook.status).toBe(200);
+    expect(hook.type).toContain('text/xml');
+    const streamUrl = /<Stream url="([^"]+)">/.exec(hook.body)![1]!;
+    const token = /<Parameter name="token" value="([^"]+)"\/>/.exec(hook.body)![1]!;
+    expect(streamUrl).toBe(`${base.replace('http', 'ws')}/telephony/media-stream`);
+
+    const ws = new WebSocket(streamUrl);
+    await new Promise((r) => ws.once('open', r));
+    const received: Int16Array[] = [];
+    ws.on('message', (data: Buffer) => {
+      const msg = JSON.parse(data.toString()) as { event: string; streamSid: string; media?: { payload: string } };
+      if (msg.event === 'media') {
+        expect(msg.streamSid).toBe('MZstream1');
+        received.push(decodeMulaw(Buffer.from(msg.media!.payload, 'base64')));
+      }
+    });
+    const closed = new Promise((r) => ws.once('close', r));
+    ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
+    ws.send(JSON.stringify({ event: 'start', streamSid: 'MZstream1', start: { streamSid: 'MZstream1', callSid: 'CAcarrier1', customParameters: { token }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } }));
+
+    // One second of silence, the question, then silence while the assistant answers: 20 ms frames on the wall clock.
+    const speech = encodeMulaw(resampleLinear(await speechSamples('what time is it'), 16_000, 8000));
+    const silence = encodeMulaw(new Int16Array(8000 * 6));
+    const audio = new Uint8Array(8000 + speech.length + silence.length);
+    audio.set(encodeMulaw(new Int16Array(8000)));
+    audio.set(speech, 8000);
+    audio.set(silence, 8000 + speech.length);
+    const started = Date.now();
+    for (let i = 0, chunk = 0; i < audio.length; i += 160, chunk++) {
+      const due = started + chunk * 20;
+      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      ws.send(JSON.stringify({ event: 'media', streamSid: 'MZstream1', media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * 20), payload: Buffer.from(audio.subarray(i, i + 160)).toString('base64') } }));
+    }
+    ws.send(JSON.stringify({ event: 'stop', streamSid: 'MZstream1', stop: { callSid: 'CAcarrier1' } }));
+    await closed;
+
+    // The reply came back as 20 ms mu-law frames carrying speech.
+    expect(received.every((f) => f.length === 160)).toBe(true);
+    const replyMs = received.length * 20;
+    expect(replyMs).toBeGreaterThan(500);
+    const loud = received.filter((f) => rms(f) > 500).length;
+    expect(loud * 20).toBeGreaterThan(300);
+
+    const call = await until(async () => {
+      const c = await api.db.prisma.call.findFirst({ where: { providerCallSid: 'CAcarrier1' }, include: { turns: { orderBy: { position: 'asc' } } } });
+      return c && (c.status === 'completed' || c.status === 'failed') ? c : null;
+    }, 20_000);
+    expect(call).toMatchObject({ status: 'completed', direction: 'inbound', transport: 'media_stream', fromNumber: '+14155550199', toNumber: '+14155550300', endReason: 'customer_hangup' });
+    expect(call.turns.map((t) => [t.role, t.text])).toEqual(expect.arrayContaining([['user', 'what time is it'], ['assistant', 'It is noon.']]));
+    const contact = await api.db.prisma.contact.findFirstOrThrow({ where: { organizationId: acme.organizationId, phoneNumber: '+14155550199' } });
+    expect(call.contactId).toBe(contact.id);
+    const events = (await api.db.prisma.event.findMany()).filter((e) => (e.payload as { call_sid?: string }).call_sid === call.callSid).map((e) => e.type);
+    expect(events).toEqual(['call.started', 'call.completed']);
+  }, 60_000);
+
+  it('refuses a webhook whose signature does not match, and a number nobody manages, creating no call', async () => {
+    const before = await api.db.prisma.call.count();
+    const forged = await voiceWebhook({ To: '+14155550300', From: '+14155550198', CallSid: 'CAforged' }, 'bm90IGEgc2lnbmF0dXJl');
+    expect(forged.status).toBe(403);
+    const unknown = await voiceWebhook({ To: '+14155550399', From: '+14155550198', CallSid: 'CAunknown' });
+    expect(unknown.body).toContain('<Hangup/>');
+    expect(await api.db.prisma.call.count()).toBe(before);
+  });
+
+  it('closes a media socket that starts with a forged token', async () => {
+    const ws = new WebSocket(`${base.replace('http', 'ws')}/telephony/media-stream`);
+    await new Promise((r) => ws.once('open', r));
+    const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+    ws.send(JSON.stringify({ event: 'start', streamSid: 'MZx', start: { streamSid: 'MZx', customParameters: { token: 'CA1.9999999999.forged' } } }));
+    expect(await closed).toBe(1008);
+  });
+});
