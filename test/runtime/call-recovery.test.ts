@@ -5,6 +5,7 @@ import { recoverOrphanedCalls, startCallRecovery } from '../../agent/call-recove
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createCall, localSettings } from './call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
+import { until } from '../helpers/until.js';
 
 const CALL_PROCESS = fileURLToPath(new URL('./call-process.ts', import.meta.url));
 
@@ -19,15 +20,6 @@ afterAll(async () => {
   await db.drop();
 });
 
-async function until<T>(read: () => Promise<T | undefined | null | false>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function eventsOf(callSid: string) {
   const events = await db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } });

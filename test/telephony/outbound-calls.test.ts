@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { startFakeLiveKit, type FakeLiveKit } from './fake-livekit.js';
+import { until } from '../helpers/until.js';
 
 let livekit: FakeLiveKit;
 let api: ApiContext;
@@ -25,15 +26,6 @@ afterAll(async () => {
   await livekit.close();
 });
 
-async function until<T>(read: () => Promise<T | null | undefined | false>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const callOf = (sid: string) => api.db.prisma.call.findUniqueOrThrow({ where: { callSid: sid } });
 const eventsOf = async (sid: string) =>

@@ -15,6 +15,7 @@ import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.j
 import { localSettings } from '../runtime/call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../runtime/fakes/openai-server.js';
 import { speechSamples } from '../runtime/fakes/scripted-caller.js';
+import { until } from '../helpers/until.js';
 
 // The test plays the carrier: it POSTs the signed voice webhook for a managed number, connects the Media Streams socket
 // the TwiML names, and streams a spoken question as 20 ms frames of 8 kHz mu-law on the wall clock.
@@ -54,15 +55,6 @@ async function voiceWebhook(params: Record<string, string>, signature = twilioSi
   return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
 }
 
-async function until<T>(read: () => Promise<T | null | undefined | false>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('a phone call through the Media Streams endpoint', () => {
   it('answers the caller on the managed number, sends the reply as audio, and ends with transcript, contact and call.completed', async () => {
