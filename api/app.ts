@@ -21,6 +21,7 @@ import crypto from 'node:crypto';
 import type { CallAudioRunner } from '../shared/call-audio-runner.js';
 import { registerMediaStreams } from './telephony/media-streams.js';
 import { StreamTokens } from './telephony/stream-token.js';
+import { registerBrowserCalls } from './web/browser-calls.js';
 import { LocalFileStorage, type RecordingStorage } from '../media/recording-storage.js';
 import { telephonyRoutes } from './routes/telephony.js';
 import { startDialler, type Dialler } from './telephony/dialler.js';
@@ -104,6 +105,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.addHook('onClose', async () => running.stop());
   }
 
+  await registerOpenApi(app);
+  registerBrowserCalls(app, {
+    prisma: options.prisma,
+    runner: options.callAudioRunner,
+    // A page may sit open a while before its user presses Start.
+    tokens: new StreamTokens(options.streamTokenSecret ? Buffer.from(options.streamTokenSecret) : crypto.randomBytes(32), 600),
+    publicUrl: options.publicUrl,
+    logger: app.log.child({ component: 'browser-calls' }),
+  });
   registerMediaStreams(app, {
     prisma: options.prisma,
     runner: options.callAudioRunner,
@@ -113,7 +123,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: app.log.child({ component: 'media-streams' }),
   });
 
-  await registerOpenApi(app);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   await app.register(
     async (api) => {

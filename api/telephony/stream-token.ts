@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 export class StreamTokens {
   constructor(
     private readonly secret: Buffer,
-    private readonly ttlSeconds = 120,
+    readonly ttlSeconds = 120,
   ) {}
 
   sign(callSid: string, now = Date.now()): string {

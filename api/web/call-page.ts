@@ -1,0 +1,95 @@
+// The browser web-call page: microphone in, the assistant's audio out, a live transcript and a hang-up button. Plain
+// HTML and JavaScript with no build step and nothing loaded from elsewhere; the page reads its call and token from its
+// own URL. Protocol (docs/transports.md): binary frames are 16 kHz mono 16-bit PCM both ways; text frames are JSON
+// (`transcript`, `ended` from the server; `hangup` from the page).
+
+export const CALL_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Call</title>
+<style>
+  body { font: 16px/1.4 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+  #status { color: #555; }
+  #transcript p { margin: .4rem 0; }
+  #transcript .user { color: #0b5394; }
+  button { font-size: 1rem; padding: .5rem 1.2rem; }
+</style>
+</head>
+<body>
+<h1>Call</h1>
+<p id="status">Connecting…</p>
+<button id="start">Start call</button> <button id="hangup" disabled>Hang up</button>
+<div id="transcript" aria-live="polite"></div>
+<script>
+(() => {
+  const RATE = 16000;
+  const callSid = location.pathname.split('/')[2];
+  const token = new URLSearchParams(location.search).get('token') || '';
+  const state = (window.callState = { status: 'idle', playedSamples: 0, sentSamples: 0, transcript: [], ended: null });
+  const statusEl = document.getElementById('status');
+  const setStatus = (s) => { state.status = s; statusEl.textContent = s; };
+  let ws, ctx, micStream, playhead = 0;
+
+  const worklet = "class Mic extends AudioWorkletProcessor { process(inputs) { const ch = inputs[0] && inputs[0][0]; if (ch) this.port.postMessage(ch.slice(0)); return true; } } registerProcessor('mic', Mic);";
+
+  function play(int16) {
+    const buffer = ctx.createBuffer(1, int16.length, RATE);
+    const data = buffer.getChannelData(0);
+    for (let i = 0; i < int16.length; i++) data[i] = int16[i] / 32768;
+    const source = ctx.createBufferSource();
+    source.buffer = buffer;
+    source.connect(ctx.destination);
+    playhead = Math.max(playhead, ctx.currentTime + 0.05);
+    source.start(playhead);
+    playhead += buffer.duration;
+    state.playedSamples += int16.length;
+  }
+
+  function show(role, text) {
+    state.transcript.push({ role, text });
+    const p = document.createElement('p');
+    p.className = role;
+    p.textContent = (role === 'user' ? 'You: ' : 'Assistant: ') + text;
+    document.getElementById('transcript').appendChild(p);
+  }
+
+  async function start() {
+    document.getElementById('start').disabled = true;
+    ctx = new AudioContext({ sampleRate: RATE });
+    micStream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+    await ctx.audioWorklet.addModule(URL.createObjectURL(new Blob([worklet], { type: 'application/javascript' })));
+    const mic = new AudioWorkletNode(ctx, 'mic');
+    ctx.createMediaStreamSource(micStream).connect(mic);
+    const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/call/' + callSid + '/audio?token=' + encodeURIComponent(token);
+    ws = new WebSocket(url);
+    ws.binaryType = 'arraybuffer';
+    ws.onopen = () => { setStatus('In call'); document.getElementById('hangup').disabled = false; };
+    ws.onmessage = (ev) => {
+      if (typeof ev.data === 'string') {
+        const msg = JSON.parse(ev.data);
+        if (msg.type === 'transcript') show(msg.role, msg.text);
+        if (msg.type === 'ended') { state.ended = msg; setStatus('Call ended'); }
+        return;
+      }
+      play(new Int16Array(ev.data));
+    };
+    ws.onclose = () => { if (state.status !== 'Call ended') setStatus('Disconnected'); micStream.getTracks().forEach((t) => t.stop()); };
+    mic.port.onmessage = (ev) => {
+      if (!ws || ws.readyState !== 1) return;
+      const f = ev.data, out = new Int16Array(f.length);
+      for (let i = 0; i < f.length; i++) out[i] = Math.max(-32768, Math.min(32767, Math.round(f[i] * 32767)));
+      state.sentSamples += out.length;
+      ws.send(out.buffer);
+    };
+  }
+
+  document.getElementById('start').onclick = () => start().catch((e) => setStatus('Could not start: ' + e.message));
+  document.getElementById('hangup').onclick = () => { if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: 'hangup' })); setStatus('Hanging up…'); };
+  setStatus('Ready');
+})();
+</script>
+</body>
+</html>
+`;

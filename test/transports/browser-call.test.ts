@@ -1,0 +1,128 @@
+import { initializeLogger } from '@livekit/agents';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { audioRunnerOf } from '../../agent/audio-link.js';
+import { LocalCallRunner } from '../../agent/local-runner.js';
+import { encodeWav } from '../../media/wav.js';
+import type { CallAudioRunner } from '../../shared/call-audio-runner.js';
+import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { until } from '../helpers/until.js';
+import { localSettings } from '../runtime/call-harness.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../runtime/fakes/openai-server.js';
+import { speechSamples } from '../runtime/fakes/scripted-caller.js';
+
+// A real browser call: Debian's Chromium opens the web-call page with a fake microphone playing a WAV of the caller's
+// question, the assistant answers audibly, and the call ends with its transcript, recording and call.completed row.
+
+initializeLogger({ pretty: false, level: 'silent' });
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let api: ApiContext;
+let llm: FakeOpenAI;
+let acme: Tenant;
+let base: string;
+let browser: Browser;
+let wavPath: string;
+let runner: CallAudioRunner | undefined;
+let assistantId: number;
+
+beforeAll(async () => {
+  llm = await startFakeOpenAI((body) => {
+    const first = String(((body.messages ?? []) as Array<{ content: unknown }>)[0]?.content ?? '');
+    if (first.startsWith('You analyse a finished phone call')) return { text: JSON.stringify({ summary: 'Asked the time.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
+    return { text: 'It is noon.' };
+  });
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'browser-call-'));
+  api = await createApiContext({ dataDir: dir, callAudioRunner: { open: (id) => runner!.open(id) } });
+  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dir));
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
+  acme = await api.tenant('Acme');
+  assistantId = (await api.call(acme, 'POST', '/api/assistants', localSettings(llm.url, { name: 'Web desk', recording_settings: { recording_enabled: true, recording_format: 'wav' } }))).body.id;
+
+  // Chromium loops the file: the question once, then long silence while the assistant answers.
+  const question = await speechSamples('what time is it');
+  const samples = new Int16Array(16_000 * 2 + question.length + 16_000 * 30);
+  samples.set(question, 16_000 * 2);
+  wavPath = path.join(dir, 'caller.wav');
+  await writeFile(wavPath, encodeWav({ samples, sampleRate: 16_000, channels: 1 }));
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--autoplay-policy=no-user-gesture-required',
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-audio-capture=${wavPath}`,
+    ],
+  });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+  await llm?.close();
+});
+
+describe('a browser call on the built-in transport', () => {
+  it('hears the caller through the fake microphone, plays the answer, and ends with transcript, recording and call.completed', async () => {
+    const response = await fetch(`${base}/api/web-calls/browser`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${acme.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ assistant_id: assistantId }),
+    });
+    expect(response.status).toBe(201);
+    const created = (await response.json()) as { data: { call_sid: string; page_url: string; token: string } };
+    const { call_sid: callSid, page_url: pageUrl } = created.data;
+    expect(pageUrl).toBe(`${base}/call/${callSid}?token=${encodeURIComponent(created.data.token)}`);
+
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(pageUrl);
+    await page.click('#start');
+    await page.waitForFunction(() => (globalThis as unknown as { callState: { status: string } }).callState.status === 'In call', undefined, { timeout: 10_000 });
+    // The answer is played in the page and shown in its transcript.
+    await page.waitForFunction(
+      () => {
+        const s = (globalThis as unknown as { callState: { playedSamples: number; transcript: Array<{ role: string; text: string }> } }).callState;
+        return s.playedSamples > 8000 && s.transcript.some((t) => t.role === 'assistant' && t.text === 'It is noon.');
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
+    const state = await page.evaluate(() => (globalThis as unknown as { callState: { sentSamples: number; transcript: Array<{ role: string; text: string }> } }).callState);
+    expect(state.sentSamples).toBeGreaterThan(16_000);
+    expect(state.transcript).toEqual(expect.arrayContaining([{ role: 'user', text: 'what time is it' }]));
+    expect(await page.locator('#transcript').textContent()).toContain('Assistant: It is noon.');
+
+    await page.click('#hangup');
+    await page.waitForFunction(() => (globalThis as unknown as { callState: { ended: unknown } }).callState.ended !== null, undefined, { timeout: 30_000 });
+
+    const call = await until(async () => {
+      const c = await api.db.prisma.call.findUnique({ where: { callSid }, include: { turns: { orderBy: { position: 'asc' } }, recordings: true } });
+      return c && c.status === 'completed' ? c : null;
+    }, 30_000);
+    expect(call).toMatchObject({ direction: 'inbound', transport: 'browser', endReason: 'customer_hangup', summary: 'Asked the time.' });
+    expect(call.turns.map((t) => [t.role, t.text])).toEqual(expect.arrayContaining([['user', 'what time is it'], ['assistant', 'It is noon.']]));
+    expect(call.recordings.map((r) => r.track).sort()).toEqual(['assistant', 'mixed', 'user']);
+    expect(call.recordings.every((r) => r.durationMs > 2000 && r.sizeBytes > 1000)).toBe(true);
+    const events = (await api.db.prisma.event.findMany()).filter((e) => (e.payload as { call_sid?: string }).call_sid === callSid).map((e) => e.type);
+    expect(events).toEqual(['call.started', 'call.completed']);
+  }, 90_000);
+
+  it('refuses an audio socket whose token names another call', async () => {
+    const a = (await api.call(acme, 'POST', '/api/web-calls/browser', { assistant_id: assistantId })).body.data as { token: string };
+    const b = (await api.call(acme, 'POST', '/api/web-calls/browser', { assistant_id: assistantId })).body.data as { call_sid: string };
+    const res = await fetch(`${base}/call/${b.call_sid}/audio?token=${encodeURIComponent(a.token)}`, { headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } }).catch((e: Error) => e);
+    expect(res instanceof Error ? 403 : res.status).toBe(403);
+  });
+});
