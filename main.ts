@@ -4,7 +4,7 @@ import { startAgentWorker } from './agent/worker.js';
 import { startApi } from './api/server.js';
 import { openDatabase } from './prisma/database.js';
 import { readConfig } from './shared/config.js';
-import { onShutdown } from './shared/process.js';
+import { onShutdown, survivePromiseLeaks } from './shared/process.js';
 
 // `npm start`: the whole service in one process on one database (embedded Postgres under DATA_DIR when DATABASE_URL is
 // unset): the API and an agent worker. Production runs `npm run api` and `npm run agent` as separate processes on a
@@ -16,6 +16,7 @@ const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, 
 const app = await startApi(config, db, { callAudioRunner: worker.runner ? audioRunnerOf(worker.runner) : undefined });
 const { port } = app.server.address() as AddressInfo;
 app.log.info({ url: `http://${config.host}:${port}`, embeddedDatabase: db.embedded, agentMode: worker.mode }, 'service started');
+survivePromiseLeaks();
 onShutdown(async () => {
   // Order matters: stop taking requests, let running calls finish, then close the database they write to.
   await app.close();

@@ -7,6 +7,7 @@ import { PushAudioInput } from './io/push-audio-input.js';
 import { runCall } from './run-call.js';
 import { isSipParticipant, sipCallInfo, waitUntilAnswered } from './sip-participant.js';
 import { openInboundCall } from '../shared/inbound-call.js';
+import { survivePromiseLeaks } from '../shared/process.js';
 import { loadVad } from './vad.js';
 
 // One LiveKit job is one call. The dispatch carries the call in its metadata (`{"call_id": 12}` or
@@ -36,6 +37,7 @@ export function callKeyFromMetadata(metadata: string): { callId?: number; callSi
 
 export default defineAgent({
   prewarm: async (_proc: JobProcess) => {
+    survivePromiseLeaks();
     // The VAD of the default endpointing delay (0.3 s); calls that need another window load theirs once per process.
     await loadVad(300);
   },

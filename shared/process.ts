@@ -29,3 +29,14 @@ export function onShutdown(stop: (signal: string) => Promise<void>, log: (messag
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
 }
+
+/**
+ * Keeps a process that runs calls alive through a rejected promise nobody awaited. The speech framework reports a
+ * vendor's failed synthesis both on its `error` event (which the call acts on: fallback, or an apology and a `failed`
+ * end) and as a rejection of an internal promise; Node's default would end the process, and every other call with it.
+ */
+export function survivePromiseLeaks(log: (message: string) => void = console.error): void {
+  process.on('unhandledRejection', (reason) => {
+    log(`unawaited rejection (process kept running): ${reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason)}`);
+  });
+}

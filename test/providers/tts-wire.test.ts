@@ -1,0 +1,112 @@
+import { initializeLogger, tts } from '@livekit/agents';
+import type { AudioFrame } from '@livekit/rtc-node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ttsFactories, vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
+import { AssistantSettings } from '../../shared/assistant-settings.js';
+import { startHttpServer, type FakeServer } from '../runtime/fakes/http-server.js';
+import { startWsServer, type FakeWsServer } from './fakes/ws-server.js';
+
+// Each voice vendor's wire format against a fake on 127.0.0.1: the request it documents (path, auth, voice, model,
+// audio format) and its audio answer, decoded into the frames the session plays.
+
+initializeLogger({ pretty: false, level: 'silent' });
+
+let http: FakeServer | undefined;
+let ws: FakeWsServer | undefined;
+afterEach(async () => {
+  await http?.close();
+  await ws?.close();
+  http = undefined;
+  ws = undefined;
+});
+
+/** A tone of `ms` milliseconds as 16-bit little-endian PCM. */
+function tone(ms: number, rate: number): Buffer {
+  const samples = new Int16Array(Math.round((rate * ms) / 1000));
+  for (let i = 0; i < samples.length; i++) samples[i] = Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate));
+  return Buffer.from(samples.buffer);
+}
+
+const settings = (s: Record<string, unknown>) => AssistantSettings.shape.tts_settings.parse(s);
+const durationMs = (frames: AudioFrame[]) => frames.reduce((sum, f) => sum + (f.samplesPerChannel / f.sampleRate) * 1000, 0);
+
+async function streamed(engine: tts.TTS, text: string): Promise<AudioFrame[]> {
+  const stream = engine.stream();
+  stream.pushText(text);
+  stream.flush();
+  stream.endInput();
+  const frames: AudioFrame[] = [];
+  for await (const ev of stream) {
+    if (ev === tts.SynthesizeStream.END_OF_STREAM) break;
+    frames.push(ev.frame);
+  }
+  stream.close();
+  return frames;
+}
+
+describe('ElevenLabs', () => {
+  it('POSTs the text to /text-to-speech/{voice}/stream with the key, model and PCM format, and plays the bytes returned', async () => {
+    http = await startHttpServer((req, res) => {
+      const rate = Number(/output_format=pcm_(\d+)/.exec(req.path)?.[1] ?? 22050);
+      res.writeHead(200, { 'content-type': 'audio/pcm' });
+      res.end(tone(500, rate));
+    });
+    const engine = ttsFactories.elevenlabs!(settings({ provider: 'elevenlabs', voice_id: 'voice123', model_id: 'eleven_flash_v2_5' }), vendorAccessFromEnv({ ELEVENLABS_API_KEY: 'xi-key', ELEVENLABS_BASE_URL: http.url }));
+    const frames: AudioFrame[] = [];
+    for await (const ev of engine.synthesize('It is noon.')) frames.push(ev.frame);
+    const req = http.requests[0]!;
+    expect(req.method).toBe('POST');
+    expect(req.path).toMatch(/^\/text-to-speech\/voice123\/stream\?output_format=pcm_\d+/);
+    expect(req.headers['xi-api-key']).toBe('xi-key');
+    expect(req.json).toMatchObject({ text: 'It is noon.', model_id: 'eleven_flash_v2_5' });
+    expect(durationMs(frames)).toBeGreaterThan(450);
+  });
+});
+
+describe('Cartesia', () => {
+  it('streams the text over /tts/websocket with the key, voice and raw PCM format, and plays the base64 chunks until done', async () => {
+    ws = await startWsServer('/tts/websocket', (socket) => {
+      socket.on('message', (data, isBinary) => {
+        if (isBinary) return;
+        const msg = JSON.parse(data.toString()) as { context_id: string; continue: boolean; output_format: { sample_rate: number } };
+        if (msg.continue) {
+          socket.send(JSON.stringify({ type: 'chunk', data: tone(400, msg.output_format.sample_rate).toString('base64'), done: false, status_code: 206, step_time: 10, context_id: msg.context_id }));
+        } else {
+          socket.send(JSON.stringify({ type: 'done', done: true, status_code: 200, context_id: msg.context_id }));
+        }
+      });
+    });
+    const engine = ttsFactories.cartesia!(settings({ provider: 'cartesia', voice_id: 'voice-abc', model_id: 'sonic-2' }), vendorAccessFromEnv({ CARTESIA_API_KEY: 'ct-key', CARTESIA_BASE_URL: ws.url.replace('ws', 'http') }));
+    const frames = await streamed(engine, 'It is noon.');
+    const conn = ws.connections[0]!;
+    expect(conn.headers['x-api-key'] ?? conn.url.searchParams.get('api_key')).toBe('ct-key');
+    const first = JSON.parse(conn.text[0]!) as Record<string, unknown>;
+    expect(first).toMatchObject({ model_id: 'sonic-2', voice: { mode: 'id', id: 'voice-abc' }, output_format: { container: 'raw', encoding: 'pcm_s16le' }, continue: true });
+    expect(String(first.transcript)).toContain('noon');
+    expect(durationMs(frames)).toBeGreaterThan(350);
+  });
+});
+
+describe('Deepgram Aura', () => {
+  it('streams Speak and Flush messages over /v1/speak with the key and model, and plays the binary audio', async () => {
+    ws = await startWsServer('/v1/speak', (socket, connection) => {
+      socket.on('message', (data, isBinary) => {
+        if (isBinary) return;
+        const msg = JSON.parse(data.toString()) as { type: string };
+        if (msg.type === 'Flush') {
+          socket.send(tone(400, Number(connection.url.searchParams.get('sample_rate') ?? 24000)));
+          socket.send(JSON.stringify({ type: 'Flushed', sequence_id: 0 }));
+        }
+      });
+    });
+    const engine = ttsFactories.deepgram!(settings({ provider: 'deepgram', voice_id: 'aura-2-thalia-en' }), vendorAccessFromEnv({ DEEPGRAM_API_KEY: 'dg-key', DEEPGRAM_BASE_URL: ws.url.replace('ws', 'http') }));
+    const frames = await streamed(engine, 'It is noon.');
+    const conn = ws.connections[0]!;
+    expect(conn.headers.authorization).toBe('Token dg-key');
+    expect(conn.url.searchParams.get('model')).toBe('aura-2-thalia-en');
+    expect(conn.url.searchParams.get('encoding')).toBe('linear16');
+    const speak = conn.text.map((t) => JSON.parse(t) as { type: string; text?: string }).filter((m) => m.type === 'Speak');
+    expect(speak.map((m) => m.text).join('')).toContain('noon');
+    expect(durationMs(frames)).toBeGreaterThan(350);
+  });
+});
