@@ -4,6 +4,7 @@ import * as deepgram from '@livekit/agents-plugin-deepgram';
 import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
 import type { AssistantSettings } from '../../shared/assistant-settings.js';
 import { DEFAULT_STT_MODEL, type SttProvider, type TtsProvider } from '../../shared/vendors.js';
+import { DeepgramSTT } from './deepgram-stt.js';
 import { AssemblyAISTT, endOfTurnConfidenceFromSensitivity } from './assemblyai-stt.js';
 import { LocalSTT } from './local/local-stt.js';
 import { LocalTTS } from './local/local-tts.js';
@@ -50,18 +51,18 @@ function num(config: Record<string, unknown>, key: string): number | undefined {
 }
 
 export const sttFactories: Partial<Record<SttProvider, SttFactory>> = {
+  // Our provider rather than the plugin's: the plugin's stream does not reconnect after a dropped connection.
   deepgram: (s, access) =>
-    new deepgram.STT({
+    new DeepgramSTT({
       apiKey: access.apiKey('deepgram') ?? 'unset',
       ...(access.baseUrl('deepgram') ? { baseUrl: access.baseUrl('deepgram') } : {}),
-      model: (s.model ?? 'nova-3') as deepgram.STTModels,
+      model: s.model ?? 'nova-3',
       language: s.language,
       detectLanguage: s.language_hints.length > 1,
       punctuate: s.punctuate,
       smartFormat: s.smart_format,
-      keyterm: s.keyterms,
-      interimResults: true,
-      ...(s.endpoint_latency_adjustment_level !== null ? { endpointing: ENDPOINTING_MS_BY_LEVEL[s.endpoint_latency_adjustment_level] } : {}),
+      keyterms: s.keyterms,
+      ...(s.endpoint_latency_adjustment_level !== null ? { endpointingMs: ENDPOINTING_MS_BY_LEVEL[s.endpoint_latency_adjustment_level] } : {}),
     }),
   // The schema's default model is Deepgram's; with another vendor it means "that vendor's default".
   soniox: (s, access) =>

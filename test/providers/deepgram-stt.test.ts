@@ -72,4 +72,34 @@ describe('Deepgram STT', () => {
     expect(out.texts(INTERIM_TRANSCRIPT)).toContain('book a');
     expect(out.texts(FINAL_TRANSCRIPT)).toEqual(['book a table']);
   });
+
+  it('reconnects when the connection drops mid-stream and goes on transcribing', async () => {
+    server = await startWsServer('/v1/listen', (socket, connection, index) => {
+      socket.on('message', (_data, isBinary) => {
+        if (!isBinary || connection.binary.length !== 3) return;
+        // The first connection dies without a close frame, as a network failure ends it.
+        if (index === 0) socket.terminate();
+        else socket.send(results('still here', true, true));
+      });
+    });
+    const owner = deepgram();
+    const stream = owner.stream({ connOptions: TEST_CONN_OPTIONS });
+    const out = collect(owner, stream);
+    await feedUntil(stream, () => out.texts(FINAL_TRANSCRIPT).length > 0, out.done, 8_000);
+    stream.close();
+    expect(server.connections).toHaveLength(2);
+    expect(server.connections[1]!.url.search).toBe(server.connections[0]!.url.search);
+    expect(out.texts(FINAL_TRANSCRIPT)).toEqual(['still here']);
+  }, 15_000);
+
+  it('surfaces a refused key as an API error that is not retried', async () => {
+    server = await startWsServer('/v1/listen', (socket) => socket.close(1008, 'Invalid credentials'));
+    const owner = deepgram();
+    const stream = owner.stream({ connOptions: TEST_CONN_OPTIONS });
+    const out = collect(owner, stream);
+    await feedUntil(stream, () => out.errors.length > 0, out.done, 5_000);
+    stream.close();
+    expect(server.connections).toHaveLength(1);
+    expect(out.errors.length).toBeGreaterThan(0);
+  });
 });
