@@ -1,4 +1,4 @@
-import { initializeLogger, tts } from '@livekit/agents';
+import { APIStatusError, initializeLogger, tts } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ttsFactories, vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
@@ -84,6 +84,29 @@ describe('Cartesia', () => {
     expect(first).toMatchObject({ model_id: 'sonic-2', voice: { mode: 'id', id: 'voice-abc' }, output_format: { container: 'raw', encoding: 'pcm_s16le' }, continue: true });
     expect(String(first.transcript)).toContain('noon');
     expect(durationMs(frames)).toBeGreaterThan(350);
+  });
+});
+
+describe('Cartesia errors', () => {
+  it('surfaces an error message of the socket as an API status error, so a fallback voice can take over', async () => {
+    ws = await startWsServer('/tts/websocket', (socket) => {
+      socket.on('message', (data) => {
+        const msg = JSON.parse(data.toString()) as { context_id: string };
+        socket.send(JSON.stringify({ type: 'error', error: 'Internal server error', status_code: 500, done: true, context_id: msg.context_id }));
+      });
+    });
+    const engine = ttsFactories.cartesia!(settings({ provider: 'cartesia', voice_id: 'voice-abc' }), vendorAccessFromEnv({ CARTESIA_API_KEY: 'ct-key', CARTESIA_BASE_URL: ws.url.replace('ws', 'http') }));
+    const errors: unknown[] = [];
+    engine.on('error', (ev: { error: unknown }) => errors.push(ev.error));
+    const stream = engine.stream({ connOptions: { maxRetry: 0, retryIntervalMs: 50, timeoutMs: 2000 } });
+    stream.pushText('It is noon.');
+    stream.flush();
+    stream.endInput();
+    for await (const ev of stream) if (ev === tts.SynthesizeStream.END_OF_STREAM) break;
+    stream.close();
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors[0]).toBeInstanceOf(APIStatusError);
+    expect((errors[0] as APIStatusError).statusCode).toBe(500);
   });
 });
 
