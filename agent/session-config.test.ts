@@ -42,6 +42,15 @@ describe('turn handling from stt_settings.turn_detection', () => {
   });
 });
 
+describe('custom_settings', () => {
+  it('reach the session untouched as its user data, an empty object when unset', async () => {
+    const custom = { crm: { pipeline: 'sales', stage: 3 }, tags: ['vip'] };
+    const { options } = await buildSessionOptions(settings({ custom_settings: custom }), { vad, access });
+    expect(options.userData).toEqual({ customSettings: custom });
+    expect((await buildSessionOptions(settings(), { vad, access })).options.userData).toEqual({ customSettings: {} });
+  });
+});
+
 describe('interruptions from interruption_settings', () => {
   it('carries every field, seconds turned into milliseconds', async () => {
     const s = settings({

@@ -67,6 +67,12 @@ export function buildLlm(settings: AssistantSettings, access: VendorAccess): llm
   return new llm.FallbackAdapter({ llms, attemptTimeout: LLM_ATTEMPT_TIMEOUT_MS, maxRetryPerLLM: 0, retryInterval: 500 });
 }
 
+/** What a call's session carries for code that runs inside it. */
+export interface CallUserData {
+  /** The assistant's `custom_settings`, untouched. */
+  customSettings: Record<string, unknown>;
+}
+
 export interface SessionParts {
   options: voice.AgentSessionOptions;
   llm: llm.LLM;
@@ -82,6 +88,8 @@ export async function buildSessionOptions(settings: AssistantSettings, deps: { v
     stt: createStt(settings.stt_settings, deps.access),
     llm: chatLlm,
     tts: createTts(settings.tts_settings, deps.access),
+    // Read by whatever runs inside the session (tools, handoffs) as `session.userData.customSettings`.
+    userData: { customSettings: settings.custom_settings ?? {} } satisfies CallUserData,
     // The idle behaviour is the assistant's own (idle_timeout); the framework's "away" state is not used.
     userAwayTimeout: null,
     // No echo on our transports' separate tracks, so no warm-up during which the caller could not interrupt.

@@ -190,8 +190,9 @@ export async function runWorker(job: WorkerJob): Promise<void> {
     process.exit(2);
   }, job.capMs);
   cap.unref();
-  // The same VAD the runtime picks (agent/vad.ts): Silero with its silence window set by the minimum endpointing delay.
-  const vad = await loadVad(job.mode === 'latency' ? job.minDelayS * 1000 : 300);
+  // The same VAD the runtime picks (agent/vad.ts): Silero with its silence window set by the minimum endpointing delay
+  // and the turn detection, its end of speech corrected from the audio.
+  const vad = await loadVad(job.mode === 'latency' ? job.minDelayS * 1000 : 300, job.turnDetection);
   const result = job.mode === 'latency' ? await latency(job, vad) : await load(job, vad);
   process.stdout.write(`BENCH_RESULT ${JSON.stringify(result)}\n`);
   process.exit(0);
