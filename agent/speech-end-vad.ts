@@ -11,9 +11,49 @@ import { measuredSilenceMs } from '../media/speech-end.js';
 export const MAX_END_CORRECTION_MS = 160;
 /** Audio received but not yet judged is less than one inference window (32 ms) and the frame that overfilled it. */
 const MAX_PENDING_MS = 64;
+/** Below this the trailing silence is too short to read the line's noise floor from (media/speech-end.ts). */
+const MIN_MEASURED_SILENCE_MS = 80;
+/** Past the end-of-turn model's 200 ms of silence the measure changes nothing the session acts on. */
+const MAX_MEASURED_SILENCE_MS = 250;
+/** Enough audio to hold the trailing silence being measured and the speech before it that sets the speech level. */
+const RECENT_AUDIO_MS = 1_500;
+
+/** The last `capacityMs` of mono audio, oldest first. */
+class RecentAudio {
+  #buffer = new Int16Array(0);
+  #filled = 0;
+  readonly #capacityMs: number;
+
+  constructor(capacityMs: number) {
+    this.#capacityMs = capacityMs;
+  }
+
+  append(samples: Int16Array, sampleRate: number): void {
+    const capacity = Math.round((sampleRate * this.#capacityMs) / 1000);
+    if (this.#buffer.length !== capacity) {
+      this.#buffer = new Int16Array(capacity);
+      this.#filled = 0;
+    }
+    const incoming = samples.length >= capacity ? samples.subarray(samples.length - capacity) : samples;
+    const keep = Math.min(this.#filled, capacity - incoming.length);
+    this.#buffer.copyWithin(0, this.#filled - keep, this.#filled);
+    this.#buffer.set(incoming, keep);
+    this.#filled = keep + incoming.length;
+  }
+
+  samples(): Int16Array {
+    return this.#buffer.subarray(0, this.#filled);
+  }
+
+  clear(): void {
+    this.#filled = 0;
+  }
+}
 
 class SpeechEndStream extends VADStream {
   readonly #inner: VADStream;
+  /** The audio the VAD has judged lately, window by window, as its inference events carry it. */
+  readonly #recent = new RecentAudio(RECENT_AUDIO_MS);
   /** Audio handed to the inner VAD since its last reset, ms: ahead of what it has judged by up to one window. */
   #forwardedMs = 0;
 
@@ -48,8 +88,29 @@ class SpeechEndStream extends VADStream {
 
   override async next(): Promise<IteratorResult<VADEvent>> {
     const result = await this.#inner.next();
-    if (result.done || result.value.type !== VADEventType.END_OF_SPEECH) return result;
-    return { done: false, value: this.#corrected(result.value) };
+    if (result.done) return result;
+    const event = result.value;
+    if (event.type === VADEventType.INFERENCE_DONE) return { done: false, value: this.#withTrailingSilence(event) };
+    if (event.type === VADEventType.END_OF_SPEECH) {
+      this.#recent.clear();
+      return { done: false, value: this.#corrected(event) };
+    }
+    return result;
+  }
+
+  /**
+   * While the caller may have stopped, the silence so far measured to the real end of speech. The session starts the
+   * audio end-of-turn model once 200 ms of silence have accumulated; its inference (60 to 150 ms) then decides when the
+   * turn can end, so starting it when the caller really has been silent 200 ms, not when Silero agrees, is what keeps
+   * it off the reply's path.
+   */
+  #withTrailingSilence(event: VADEvent): VADEvent {
+    const audio = event.frames[0];
+    if (!audio || audio.channels !== 1) return event;
+    this.#recent.append(audio.data, audio.sampleRate);
+    const silence = event.rawAccumulatedSilence;
+    if (!event.speaking || silence < MIN_MEASURED_SILENCE_MS || silence >= MAX_MEASURED_SILENCE_MS) return event;
+    return { ...event, rawAccumulatedSilence: measuredSilenceMs(this.#recent.samples(), audio.sampleRate, silence, MAX_END_CORRECTION_MS) };
   }
 
   /**
