@@ -8,6 +8,7 @@ import { DeepgramSTT } from './deepgram-stt.js';
 import { AssemblyAISTT, endOfTurnConfidenceFromSensitivity } from './assemblyai-stt.js';
 import { LocalSTT } from './local/local-stt.js';
 import { LocalTTS } from './local/local-tts.js';
+import { withObservedSynthesis } from './observed-synthesis.js';
 import { SonioxSTT } from './soniox-stt.js';
 
 type STTSettings = AssistantSettings['stt_settings'];
@@ -92,16 +93,23 @@ export const sttFactories: Partial<Record<SttProvider, SttFactory>> = {
   local: (s) => new LocalSTT({ keyterms: s.keyterms, language: s.language }),
 };
 
+// Each TTS as its vendor's class, but a failed synthesize() cannot leave a rejection nobody handles (the framework's
+// ChunkedStream does; see observed-synthesis.ts).
+const ElevenLabsTTS = withObservedSynthesis(elevenlabs.TTS);
+const CartesiaTTS = withObservedSynthesis(cartesia.TTS);
+const DeepgramTTS = withObservedSynthesis(deepgram.TTS);
+const EspeakTTS = withObservedSynthesis(LocalTTS);
+
 export const ttsFactories: Partial<Record<TtsProvider, TtsFactory>> = {
   elevenlabs: (s, access) =>
-    new elevenlabs.TTS({
+    new ElevenLabsTTS({
       apiKey: text(s.provider_config, 'api_key') ?? access.apiKey('elevenlabs') ?? 'unset',
       ...(s.voice_id ? { voiceId: s.voice_id } : {}),
       ...(s.model_id ? { model: s.model_id } : {}),
       ...((text(s.provider_config, 'base_url') ?? access.baseUrl('elevenlabs')) ? { baseURL: text(s.provider_config, 'base_url') ?? access.baseUrl('elevenlabs') } : {}),
     }),
   cartesia: (s, access) =>
-    new cartesia.TTS({
+    new CartesiaTTS({
       apiKey: text(s.provider_config, 'api_key') ?? access.apiKey('cartesia') ?? 'unset',
       ...(s.voice_id ? { voice: s.voice_id } : {}),
       ...(s.model_id ? { model: s.model_id } : {}),
@@ -109,14 +117,14 @@ export const ttsFactories: Partial<Record<TtsProvider, TtsFactory>> = {
       ...((text(s.provider_config, 'base_url') ?? access.baseUrl('cartesia')) ? { baseUrl: text(s.provider_config, 'base_url') ?? access.baseUrl('cartesia') } : {}),
     }),
   deepgram: (s, access) =>
-    new deepgram.TTS({
+    new DeepgramTTS({
       apiKey: text(s.provider_config, 'api_key') ?? access.apiKey('deepgram') ?? 'unset',
       // Deepgram names a voice by its model ("aura-2-thalia-en").
       ...((s.voice_id ?? s.model_id) ? { model: (s.voice_id ?? s.model_id)! } : {}),
       ...((text(s.provider_config, 'base_url') ?? access.baseUrl('deepgram')) ? { baseUrl: text(s.provider_config, 'base_url') ?? access.baseUrl('deepgram') } : {}),
     }),
   local: (s) =>
-    new LocalTTS({
+    new EspeakTTS({
       voice: s.voice_id ?? 'en-us',
       ...(num(s.provider_config, 'words_per_minute') !== undefined ? { wordsPerMinute: num(s.provider_config, 'words_per_minute') } : {}),
       ...(num(s.provider_config, 'pitch') !== undefined ? { pitch: num(s.provider_config, 'pitch') } : {}),

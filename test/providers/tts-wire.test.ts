@@ -1,5 +1,6 @@
-import { APIStatusError, initializeLogger, tts } from '@livekit/agents';
+import { APIError, APIStatusError, DEFAULT_API_CONNECT_OPTIONS, initializeLogger, tts } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
+import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ttsFactories, vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { AssistantSettings } from '../../shared/assistant-settings.js';
@@ -44,6 +45,26 @@ async function streamed(engine: tts.TTS, text: string): Promise<AudioFrame[]> {
   return frames;
 }
 
+/** The rejections nobody handled while `run` went on: Node reports one once the microtask queue has drained. */
+async function unhandledRejectionsDuring(run: () => Promise<void>): Promise<unknown[]> {
+  const leaked: unknown[] = [];
+  const record = (reason: unknown) => leaked.push(reason);
+  process.on('unhandledRejection', record);
+  try {
+    await run();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  } finally {
+    process.off('unhandledRejection', record);
+  }
+  return leaked;
+}
+
+/** ElevenLabs' error answer: FastAPI's `detail`, with a status word and a message. */
+function elevenLabsError(res: ServerResponse, status: number, detail: { status: string; message: string }) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ detail }));
+}
+
 describe('ElevenLabs', () => {
   it('POSTs the text to /text-to-speech/{voice}/stream with the key, model and PCM format, and plays the bytes returned', async () => {
     http = await startHttpServer((req, res) => {
@@ -60,6 +81,85 @@ describe('ElevenLabs', () => {
     expect(req.headers['xi-api-key']).toBe('xi-key');
     expect(req.json).toMatchObject({ text: 'It is noon.', model_id: 'eleven_flash_v2_5' });
     expect(durationMs(frames)).toBeGreaterThan(450);
+  });
+
+  // The framework's ChunkedStream rethrows a failed synthesis into a promise nobody holds (see
+  // agent/providers/observed-synthesis.ts); vitest fails the run on such a rejection, and the count below says it.
+  it('surfaces a 401 answer as a non-retryable API status error on the error event, asks once, and leaks no rejection', async () => {
+    http = await startHttpServer((_req, res) => elevenLabsError(res, 401, { status: 'invalid_api_key', message: 'Invalid API key' }));
+    const engine = ttsFactories.elevenlabs!(settings({ provider: 'elevenlabs', voice_id: 'voice123' }), vendorAccessFromEnv({ ELEVENLABS_API_KEY: 'bad-key', ELEVENLABS_BASE_URL: http.url }));
+    const errors: { error: Error; recoverable: boolean }[] = [];
+    engine.on('error', (ev) => errors.push(ev));
+    const frames: AudioFrame[] = [];
+    const leaked = await unhandledRejectionsDuring(async () => {
+      for await (const ev of engine.synthesize('It is noon.')) frames.push(ev.frame);
+    });
+    expect(leaked).toEqual([]);
+    expect(frames).toEqual([]);
+    expect(http.requests).toHaveLength(1);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.recoverable).toBe(false);
+    const error = errors[0]!.error as APIStatusError;
+    expect(error).toBeInstanceOf(APIStatusError);
+    expect(error.statusCode).toBe(401);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain('Invalid API key');
+  });
+
+  it('retries a 429 and a 500, then surfaces each as a retryable API status error, and leaks no rejection', async () => {
+    http = await startHttpServer((req, res) => {
+      if ((req.json as { text: string }).text === 'Busy.') elevenLabsError(res, 429, { status: 'too_many_concurrent_requests', message: 'Too many concurrent requests' });
+      else elevenLabsError(res, 500, { status: 'internal_server_error', message: 'Something went wrong' });
+    });
+    const engine = ttsFactories.elevenlabs!(settings({ provider: 'elevenlabs', voice_id: 'voice123' }), vendorAccessFromEnv({ ELEVENLABS_API_KEY: 'xi-key', ELEVENLABS_BASE_URL: http.url }));
+    const errors: APIStatusError[] = [];
+    engine.on('error', (ev) => errors.push(ev.error as APIStatusError));
+    const frames: AudioFrame[] = [];
+    const leaked = await unhandledRejectionsDuring(async () => {
+      await Promise.all(['Busy.', 'Broken.'].map(async (text) => {
+        for await (const ev of engine.synthesize(text)) frames.push(ev.frame);
+      }));
+    });
+    expect(leaked).toEqual([]);
+    expect(frames).toEqual([]);
+    // The plugin's synthesize() takes no connection options, so the framework's defaults decide: 1 + 3 attempts.
+    const attempts = (text: string) => http!.requests.filter((r) => (r.json as { text: string }).text === text).length;
+    expect(attempts('Busy.')).toBe(DEFAULT_API_CONNECT_OPTIONS.maxRetry + 1);
+    expect(attempts('Broken.')).toBe(DEFAULT_API_CONNECT_OPTIONS.maxRetry + 1);
+    const [busy, broken] = [...errors].sort((a, b) => a.statusCode - b.statusCode);
+    expect(errors).toHaveLength(2);
+    expect(busy).toBeInstanceOf(APIStatusError);
+    expect([busy!.statusCode, busy!.retryable]).toEqual([429, true]);
+    expect(busy!.message).toContain('Too many concurrent requests');
+    expect(broken).toBeInstanceOf(APIStatusError);
+    expect([broken!.statusCode, broken!.retryable]).toEqual([500, true]);
+  }, 15_000);
+
+  it('surfaces a refused WebSocket handshake of the streaming path (the one the session uses) on the error event', async () => {
+    // An auth or quota failure can come as a refused multi-stream-input upgrade. A plain HTTP server (no 'upgrade'
+    // listener) answers the upgrade request like any other, with the status and body given here.
+    http = await startHttpServer((_req, res) => elevenLabsError(res, 401, { status: 'invalid_api_key', message: 'Invalid API key' }));
+    const engine = ttsFactories.elevenlabs!(settings({ provider: 'elevenlabs', voice_id: 'voice123' }), vendorAccessFromEnv({ ELEVENLABS_API_KEY: 'bad-key', ELEVENLABS_BASE_URL: http.url }));
+    const errors: unknown[] = [];
+    engine.on('error', (ev) => errors.push(ev.error));
+    const leaked = await unhandledRejectionsDuring(async () => {
+      const stream = engine.stream({ connOptions: { maxRetry: 0, retryIntervalMs: 50, timeoutMs: 2000 } });
+      stream.pushText('It is noon.');
+      stream.flush();
+      stream.endInput();
+      for await (const ev of stream) if (ev === tts.SynthesizeStream.END_OF_STREAM) break;
+      stream.close();
+      await engine.close();
+    });
+    expect(leaked).toEqual([]);
+    const req = http.requests[0]!;
+    expect(req.headers.upgrade).toBe('websocket');
+    expect(req.path).toMatch(/^\/text-to-speech\/voice123\/multi-stream-input\?/);
+    expect(req.headers['xi-api-key']).toBe('bad-key');
+    // The plugin turns any failed connect into "could not connect to ElevenLabs" (its src/tts.ts:981-985): an APIError
+    // without the status, retried as the session's connection options allow.
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(APIError);
   });
 });
 
