@@ -1,13 +1,32 @@
 import { log } from '@livekit/agents';
+import path from 'node:path';
+import { removeSpool, spoolDirOf } from '../media/recording-spool.js';
+import type { RecordingStorage } from '../media/recording-storage.js';
 import type { PrismaClient } from '../prisma/client.js';
-import { finishCall, type StoredTurn } from './call-store.js';
+import { loadAssistantSettings } from '../api/services/assistants.js';
+import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../shared/assistant-settings.js';
+import { renderPrompt } from '../shared/template-variables.js';
+import type { ToolCallEntry } from '../shared/call-events.js';
+import { DEFAULT_DATA_DIR, recordingStorageOf, storeOrphanRecording } from './call-recording.js';
+import { finishCall, loadContactFields, touchCallHeartbeat, type CallRow, type StoredRecording, type StoredTurn } from './call-store.js';
+import { analyzeCall, type Analysis } from './post-call-analysis.js';
+import { vendorAccessFromEnv, type VendorAccess } from './providers/speech-providers.js';
+import { buildLlm } from './session-config.js';
 import { summarizeLatency } from './turn-metrics.js';
 
 // A call's process can die mid-call (a crashed job process, a killed worker, a lost machine). Its call would stay
 // `in_progress` for ever, and no `call.completed` would ever reach the customer. Every running call renews a heartbeat
 // on its row; every worker sweeps for `in_progress` calls whose heartbeat has stopped and ends them as `failed` with
-// end reason `worker_lost`, keeping the turns stored while the call ran. Any number of workers can sweep side by
-// side: `finishCall` ends a call only while it is still `in_progress`, so each call ends exactly once.
+// end reason `worker_lost`, finishing what the dead process could not: the turns stored while the call ran, the
+// recording it spooled under DATA_DIR (media/recording-spool.ts) rendered into its tracks, and the post-call analysis.
+//
+// Any number of workers sweep side by side. A worker first claims an orphan by taking over its heartbeat (a
+// compare-and-set on the stale value it read), so one worker renders and analyses it while the others pass it by; it
+// renews that heartbeat while it works, so a long render is not taken from it, and if it dies in turn the heartbeat
+// goes stale again and another worker takes the call over. Should two render at once all the same (a worker stalled
+// past the stale limit), each stores whole files, renamed into place, rendered from the same spool that no live
+// process writes to any more: the same bytes. And `finishCall` ends a call only while it is still `in_progress`, so
+// each call ends, and lists its recordings, exactly once.
 
 /** How often a running call renews its heartbeat. */
 export const CALL_HEARTBEAT_INTERVAL_MS = 15_000;
@@ -15,11 +34,27 @@ export const CALL_HEARTBEAT_INTERVAL_MS = 15_000;
 export const CALL_STALE_AFTER_MS = 60_000;
 /** How often a worker sweeps. */
 export const CALL_SWEEP_INTERVAL_MS = 30_000;
+/**
+ * Orphans one sweep takes on. Each may take the analysis's 20 s plus its render (about a second per few minutes of
+ * call), so a sweep stays within a few minutes; the rest are left to the next sweep and to other workers.
+ */
+const ORPHANS_PER_SWEEP = 10;
 
 export const WORKER_LOST = 'worker_lost';
 
+export interface CallRecoveryOptions {
+  staleAfterMs?: number;
+  now?: Date;
+  /** The DATA_DIR calls run with (default `./.data`): their recordings are spooled under it. */
+  dataDir?: string;
+  /** Where recovered tracks are stored; defaults to files under `dataDir`, as for a call that ends normally. */
+  storage?: RecordingStorage;
+  /** Vendor keys for the analysis's LLM; defaults to the environment, as for a call. */
+  access?: VendorAccess;
+}
+
 /** Ends every call whose process stopped renewing its heartbeat; answers the call ids it ended. */
-export async function recoverOrphanedCalls(prisma: PrismaClient, options: { staleAfterMs?: number; now?: Date } = {}): Promise<number[]> {
+export async function recoverOrphanedCalls(prisma: PrismaClient, options: CallRecoveryOptions = {}): Promise<number[]> {
   const now = options.now ?? new Date();
   const cutoff = new Date(now.getTime() - (options.staleAfterMs ?? CALL_STALE_AFTER_MS));
   const orphans = await prisma.call.findMany({
@@ -28,10 +63,47 @@ export async function recoverOrphanedCalls(prisma: PrismaClient, options: { stal
       OR: [{ heartbeatAt: { lt: cutoff } }, { heartbeatAt: null, startedAt: { lt: cutoff } }],
     },
     orderBy: { id: 'asc' },
-    take: 100,
+    take: ORPHANS_PER_SWEEP,
   });
+  const context: RecoveryContext = {
+    dataDir: path.resolve(options.dataDir ?? DEFAULT_DATA_DIR),
+    storage: recordingStorageOf(options),
+    access: options.access ?? vendorAccessFromEnv(),
+    now,
+  };
   const ended: number[] = [];
   for (const call of orphans) {
+    try {
+      if (await recoverCall(prisma, call, context)) ended.push(call.id);
+    } catch (error) {
+      // Its claim goes stale and a later sweep takes the call up again.
+      log().warn({ callSid: call.callSid, err: (error as Error).message }, 'call recovery failed');
+    }
+  }
+  return ended;
+}
+
+interface RecoveryContext {
+  dataDir: string;
+  storage: RecordingStorage;
+  access: VendorAccess;
+  now: Date;
+}
+
+async function recoverCall(prisma: PrismaClient, call: CallRow, context: RecoveryContext): Promise<boolean> {
+  // The call ended, as far as anyone can tell, at its last sign of life. It is kept in `ended_at` with the claim: the
+  // claim replaces the heartbeat, and a worker that takes over from a claimer that died must still find it.
+  const endedAt = call.endedAt ?? call.heartbeatAt ?? call.startedAt ?? context.now;
+  const claimed = await prisma.call.updateMany({
+    where: { id: call.id, status: 'in_progress', heartbeatAt: call.heartbeatAt },
+    data: { heartbeatAt: new Date(), endedAt },
+  });
+  if (claimed.count === 0) return false;
+  const callLog = { callSid: call.callSid, callId: call.id };
+  const renew = setInterval(() => {
+    void touchCallHeartbeat(prisma, call.id, new Date()).catch((error: unknown) => log().warn({ ...callLog, err: (error as Error).message }, 'recovery heartbeat not stored'));
+  }, CALL_HEARTBEAT_INTERVAL_MS);
+  try {
     const rows = await prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
     const turns: StoredTurn[] = rows.map((r) => ({
       role: r.role as StoredTurn['role'],
@@ -40,38 +112,79 @@ export async function recoverOrphanedCalls(prisma: PrismaClient, options: { stal
       end_ms: r.endMs,
       interrupted: r.interrupted,
       metrics: r.metrics as Record<string, number> | null,
+      ...(r.toolCalls ? { tool_calls: r.toolCalls as unknown as ToolCallEntry[] } : {}),
     }));
-    // The call ended, as far as anyone can tell, at its last sign of life.
-    const endedAt = call.heartbeatAt ?? call.startedAt ?? now;
+    const stored = call.assistantId === null ? null : await loadAssistantSettings(prisma, call.organizationId, call.assistantId);
+    const settings = stored ? AssistantSettings.parse(stored) : null;
+
+    // Rendered before the finishing transaction, so the call's record and `call.completed` list the tracks.
+    let recordings: StoredRecording[] = [];
+    let spoolDone = true;
+    if (settings) {
+      try {
+        recordings = (await storeOrphanRecording({ callSid: call.callSid, settings: settings.recording_settings, dataDir: context.dataDir, storage: context.storage })) ?? [];
+      } catch (error) {
+        // The spool stays under DATA_DIR for an operator; the call still ends.
+        spoolDone = false;
+        log().error({ ...callLog, err: (error as Error).message }, 'recording of a call whose process died could not be saved');
+      }
+    }
+    const analysis: Analysis = settings ? await analyzeOrphan(prisma, call, settings, turns, context.access) : { summary: null, outcomes: null, error: 'assistant not found' };
+
     const finished = await finishCall(prisma, call, {
       status: 'failed',
       endReason: WORKER_LOST,
       endedAt,
-      summary: null,
-      outcomes: null,
-      analysisError: 'the call ended without its process',
+      summary: analysis.summary,
+      outcomes: analysis.outcomes,
+      analysisError: analysis.error,
       missingVariables: (call.missingVariables as string[] | null) ?? [],
       metrics: summarizeLatency(turns),
       turns,
-      recordings: [],
+      recordings,
     });
-    if (finished) ended.push(call.id);
+    if (finished && spoolDone) await removeSpool(spoolDirOf(context.dataDir, call.callSid)).catch(() => {});
+    return finished;
+  } finally {
+    clearInterval(renew);
   }
-  return ended;
 }
 
-/** Sweeps now and then every `intervalMs` until stopped. A failed sweep is logged and tried again at the next tick. */
-export function startCallRecovery(prisma: PrismaClient, options: { intervalMs?: number; staleAfterMs?: number } = {}): { stop(): Promise<void> } {
-  let running: Promise<unknown> = Promise.resolve();
+/** The analysis the call's own end would have run, over the turns stored while it ran. Never throws. */
+async function analyzeOrphan(prisma: PrismaClient, call: CallRow, settings: AssistantSettings, turns: StoredTurn[], access: VendorAccess): Promise<Analysis> {
+  try {
+    const contact = await loadContactFields(prisma, call.organizationId, call.contactId);
+    const prompt = renderPrompt(settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT, { variables: (call.variables ?? {}) as Record<string, unknown>, contact });
+    const model = buildLlm(settings, access);
+    try {
+      // Bounded by the analysis's own timeout (ANALYSIS_TIMEOUT_MS).
+      return await analyzeCall(model, prompt.text, turns.map(({ metrics: _m, ...t }) => t));
+    } finally {
+      await model.aclose().catch(() => {});
+    }
+  } catch (error) {
+    return { summary: null, outcomes: null, error: `analysis failed: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * Sweeps now and then every `intervalMs` until stopped. A failed sweep is logged and tried again at the next tick; a
+ * tick that comes while a sweep still runs (a long recording to render) is skipped.
+ */
+export function startCallRecovery(prisma: PrismaClient, options: Omit<CallRecoveryOptions, 'now'> & { intervalMs?: number } = {}): { stop(): Promise<void> } {
+  const { intervalMs, ...recovery } = options;
+  let running: Promise<unknown> | undefined;
   const sweep = () => {
-    running = recoverOrphanedCalls(prisma, { staleAfterMs: options.staleAfterMs })
+    if (running) return;
+    running = recoverOrphanedCalls(prisma, recovery)
       .then((ids) => {
         if (ids.length > 0) log().warn({ callIds: ids, endReason: WORKER_LOST }, 'ended calls whose process stopped');
       })
-      .catch((error: unknown) => log().warn({ err: (error as Error).message }, 'call recovery sweep failed'));
+      .catch((error: unknown) => log().warn({ err: (error as Error).message }, 'call recovery sweep failed'))
+      .finally(() => (running = undefined));
   };
   sweep();
-  const timer = setInterval(sweep, options.intervalMs ?? CALL_SWEEP_INTERVAL_MS);
+  const timer = setInterval(sweep, intervalMs ?? CALL_SWEEP_INTERVAL_MS);
   timer.unref();
   return {
     stop: async () => {

@@ -85,6 +85,7 @@ function turnRow(callId: number, position: number, t: StoredTurn) {
     endMs: t.end_ms,
     interrupted: t.interrupted,
     metrics: (t.metrics ?? undefined) as object | undefined,
+    toolCalls: (t.tool_calls ?? undefined) as object | undefined,
   };
 }
 

@@ -1,15 +1,16 @@
 import type { AudioFrame } from '@livekit/rtc-node';
-import { log, voice, type VAD } from '@livekit/agents';
-import path from 'node:path';
-import { CallRecorder, type Track } from '../media/call-recorder.js';
-import { LocalFileStorage, type RecordingStorage } from '../media/recording-storage.js';
+import { log, voice, type llm, type VAD } from '@livekit/agents';
+import { CallRecorder } from '../media/call-recorder.js';
+import { spoolDirOf } from '../media/recording-spool.js';
+import type { RecordingStorage } from '../media/recording-storage.js';
 import type { PrismaClient } from '../prisma/client.js';
 import { loadAssistantSettings } from '../api/services/assistants.js';
 import { AssistantSettings, DEFAULT_IDLE_MESSAGE, DEFAULT_SYSTEM_PROMPT } from '../shared/assistant-settings.js';
-import type { TranscriptEntry } from '../shared/call-events.js';
+import type { ToolCallEntry, TranscriptEntry } from '../shared/call-events.js';
 import { renderPrompt, renderTemplate, type TemplateValues } from '../shared/template-variables.js';
 import { appendCallTurn, CallNotRunnableError, findCall, finishCall, loadContactFields, markCallStarted, touchCallHeartbeat, type StoredRecording, type StoredTurn } from './call-store.js';
 import { CALL_HEARTBEAT_INTERVAL_MS } from './call-recovery.js';
+import { DEFAULT_DATA_DIR, recordedTracks, recordingStorageOf, storedRecording } from './call-recording.js';
 import { playApology } from './apology.js';
 import { analyzeCall } from './post-call-analysis.js';
 import { vendorAccessFromEnv, type VendorAccess } from './providers/speech-providers.js';
@@ -43,12 +44,15 @@ export interface RunCallOptions extends CallAudio {
   /** Overrides the VAD the assistant's endpointing calls for (agent/vad.ts). */
   vad?: VAD;
   access?: VendorAccess;
-  /** Recording storage; defaults to files under `dataDir`. */
+  /** Where the recording's tracks are stored; defaults to files under `dataDir`. */
   storage?: RecordingStorage;
+  /** DATA_DIR (default `./.data`): the recording is spooled under it while the call runs, whatever the storage. */
   dataDir?: string;
   maxDurationMs?: number;
   /** How often the call's heartbeat is renewed (agent/call-recovery.ts). */
   heartbeatIntervalMs?: number;
+  /** Tools the assistant may call during the call. */
+  tools?: llm.ToolContextLike;
   /** Sees the session once it runs (transports attach text outputs; tests observe). */
   onSession?: (session: voice.AgentSession) => void;
 }
@@ -74,7 +78,9 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const callLog = { callSid: call.callSid, callId: call.id };
 
   const turns: StoredTurn[] = [];
-  const recorder = new CallRecorder(startedAt.getTime());
+  const pendingToolCalls: ToolCallEntry[] = [];
+  const relMs = (epochMs: number) => Math.max(Math.round(epochMs - startedAt.getTime()), 0);
+  let recorder: CallRecorder | undefined;
   const unsubscribe: Array<() => void> = [];
   let session: voice.AgentSession | undefined;
   let systemPrompt = DEFAULT_SYSTEM_PROMPT;
@@ -99,6 +105,15 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   try {
     if (!stored) throw new CallNotRunnableError('assistant not found');
     settings = AssistantSettings.parse(stored);
+    const rec = settings.recording_settings;
+    // Listening from here, before the session's setup (VAD and vendors, up to a second): the caller's track starts with
+    // the call, so it lines up with the assistant's, whose frames are placed by the time they played.
+    if (recordedTracks(rec).length > 0) {
+      const r = new CallRecorder(startedAt.getTime(), spoolDirOf(options.dataDir ?? DEFAULT_DATA_DIR, call.callSid));
+      recorder = r;
+      if (options.audioInput.onFrame) unsubscribe.push(options.audioInput.onFrame((f) => r.addUser(f)));
+      if (options.audioOutput.onPlayed) unsubscribe.push(options.audioOutput.onPlayed((f, at) => r.addAssistant(f, at)));
+    }
     const values: TemplateValues = {
       variables: (call.variables ?? {}) as Record<string, unknown>,
       contact: await loadContactFields(prisma, call.organizationId, call.contactId),
@@ -109,20 +124,19 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
     missing = [...new Set([...prompt.missing, ...welcome.missing, ...idleMessage.missing])];
     systemPrompt = prompt.text;
 
-    const vad = options.vad ?? (await loadVad(secondsToMs(settings.stt_settings.turn_detection.min_endpointing_delay)));
+    const vad = options.vad ?? (await loadVad(secondsToMs(settings.stt_settings.turn_detection.min_endpointing_delay), settings.stt_settings.turn_detection.mode));
     const parts = await buildSessionOptions(settings, { vad, access: options.access ?? vendorAccessFromEnv() });
     chatLlm = parts.llm;
     session = new voice.AgentSession(parts.options);
     session.input.audio = options.audioInput;
     session.output.audio = options.audioOutput;
 
-    const rec = settings.recording_settings;
-    if (rec.recording_enabled) {
-      if (options.audioInput.onFrame) unsubscribe.push(options.audioInput.onFrame((f) => recorder.addUser(f)));
-      if (options.audioOutput.onPlayed) unsubscribe.push(options.audioOutput.onPlayed((f, at) => recorder.addAssistant(f, at)));
-    }
-
-    const relMs = (epochMs: number) => Math.max(Math.round(epochMs - startedAt.getTime()), 0);
+    session.on(voice.AgentSessionEventTypes.FunctionToolsExecuted, (ev) => {
+      ev.functionCalls.forEach((fc, i) => {
+        const output = ev.functionCallOutputs[i];
+        pendingToolCalls.push({ name: fc.name, arguments: parseJson(fc.args), output: output ? parseJson(output.output) : null, is_error: output?.isError ?? false, at_ms: relMs(fc.createdAt) });
+      });
+    });
     session.on(voice.AgentSessionEventTypes.ConversationItemAdded, ({ item }) => {
       if (item.type !== 'message' || (item.role !== 'user' && item.role !== 'assistant')) return;
       const text = item.textContent ?? '';
@@ -137,6 +151,8 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
         end_ms: relMs(stop),
         interrupted: item.interrupted,
         metrics: item.role === 'assistant' ? turnLatency(m, turns.findLast((t) => t.role === 'user')) : null,
+        // The tools the assistant called before this reply, with what they returned.
+        ...(item.role === 'assistant' && pendingToolCalls.length > 0 ? { tool_calls: pendingToolCalls.splice(0) } : {}),
       };
       const position = turns.push(turn) - 1;
       // Stored now, in order, so a call whose process dies keeps its transcript; a failed write is retried at the end.
@@ -186,7 +202,7 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
     if (options.signal?.aborted) hangup();
     timers.push(setTimeout(() => end({ status: 'completed', reason: 'max_duration' }), options.maxDurationMs ?? DEFAULT_MAX_CALL_DURATION_MS));
 
-    await session.start({ agent: new voice.Agent({ instructions: systemPrompt }), record: false });
+    await session.start({ agent: new voice.Agent({ instructions: systemPrompt, ...(options.tools ? { tools: options.tools } : {}) }), record: false });
     options.onSession?.(session);
     logger.info({ ...callLog, stt: settings.stt_settings.provider, tts: settings.tts_settings.provider, llm: settings.llm_provider }, 'call started');
 
@@ -204,54 +220,74 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
 
   const outcome = await ending;
   for (const t of timers) clearTimeout(t);
-  clearInterval(heartbeat);
   if (outcome.apology) await playApology(options.audioOutput, FINAL_PLAYOUT_TIMEOUT_MS).catch(() => {});
   if (session) {
     await withTimeout(session.close(), FINAL_PLAYOUT_TIMEOUT_MS).catch(() => {});
   }
   const endedAt = new Date();
-  recorder.stop(endedAt.getTime());
+  recorder?.stop(endedAt.getTime());
   await turnWrites;
   for (const u of unsubscribe) u();
 
   const transcript: TranscriptEntry[] = turns.map(({ metrics: _m, ...t }) => t);
-  const recordings = settings ? await saveRecordings(settings, recorder, call.callSid, options).catch((error: unknown) => {
-    logger.error({ ...callLog, err: (error as Error).message }, 'recording could not be saved');
-    return [];
-  }) : [];
+  let recordingSaved = false;
+  const recordings = settings && recorder ? await saveRecording(settings, recorder, call.callSid, options).then(
+    (stored) => {
+      recordingSaved = true;
+      return stored;
+    },
+    (error: unknown) => {
+      // The spool stays under DATA_DIR, so the audio is still there for an operator.
+      logger.error({ ...callLog, err: (error as Error).message, spoolDir: recorder?.spoolDir }, 'recording could not be saved');
+      return [];
+    },
+  ) : [];
   const analysis = chatLlm && outcome.status === 'completed' ? await analyzeCall(chatLlm, systemPrompt, transcript) : { summary: null, outcomes: null, error: outcome.status === 'failed' ? 'call failed' : 'no model' };
-  await finishCall(prisma, call, {
-    status: outcome.status,
-    endReason: outcome.reason,
-    endedAt,
-    summary: analysis.summary,
-    outcomes: analysis.outcomes,
-    analysisError: analysis.error,
-    missingVariables: missing,
-    metrics: summarizeLatency(turns),
-    turns,
-    recordings,
-  });
+  // Tool calls after the last reply (the call ended before the assistant spoke again) still belong to the transcript.
+  if (pendingToolCalls.length > 0) {
+    const at = relMs(endedAt.getTime());
+    turns.push({ role: 'assistant', text: '', start_ms: at, end_ms: at, interrupted: false, metrics: null, tool_calls: pendingToolCalls.splice(0) });
+  }
+  try {
+    await finishCall(prisma, call, {
+      status: outcome.status,
+      endReason: outcome.reason,
+      endedAt,
+      summary: analysis.summary,
+      outcomes: analysis.outcomes,
+      analysisError: analysis.error,
+      missingVariables: missing,
+      metrics: summarizeLatency(turns),
+      turns,
+      recordings,
+    });
+  } finally {
+    // Beating until the record is written: rendering an hour's recording and the analysis can take most of a minute,
+    // and a silent call that long would be taken for a dead one by the recovery sweep.
+    clearInterval(heartbeat);
+  }
+  // Only now: a process that died before the call's record listed the tracks leaves the spool to the recovery sweep.
+  if (recordingSaved) await recorder?.discard().catch((error: unknown) => logger.warn({ ...callLog, err: (error as Error).message }, 'recording spool not removed'));
   logger.info({ ...callLog, status: outcome.status, endReason: outcome.reason }, 'call ended');
   return { callId: call.id, callSid: call.callSid, status: outcome.status, endReason: outcome.reason, transcript };
 }
 
-async function saveRecordings(settings: AssistantSettings, recorder: CallRecorder, callSid: string, options: RunCallOptions): Promise<StoredRecording[]> {
+async function saveRecording(settings: AssistantSettings, recorder: CallRecorder, callSid: string, options: RunCallOptions): Promise<StoredRecording[]> {
   const rec = settings.recording_settings;
-  if (!rec.recording_enabled) return [];
-  const tracks: Track[] = [];
-  if (rec.record_user_audio) tracks.push('user');
-  if (rec.record_assistant_audio) tracks.push('assistant');
-  if (rec.record_mixed_audio) tracks.push('mixed');
-  if (tracks.length === 0) return [];
-  const storage = options.storage ?? new LocalFileStorage(path.resolve(options.dataDir ?? './.data'));
-  const out: StoredRecording[] = [];
-  for (const r of await recorder.render(tracks, rec.recording_format)) {
-    const storageKey = `recordings/${callSid}/${r.track}.${r.format}`;
-    const put = await storage.put(storageKey, r.bytes, r.format === 'mp3' ? 'audio/mpeg' : 'audio/wav');
-    out.push({ track: r.track, format: r.format, storageKey, duration_ms: r.durationMs, size_bytes: r.bytes.length, ...(put.path ? { path: put.path } : {}) });
+  const stored = await recorder.save(recordingStorageOf(options), callSid, recordedTracks(rec), rec.recording_format);
+  return stored.map(storedRecording);
+}
+
+/**
+ * A tool's arguments or result as a value: the model sends arguments as JSON text (sometimes broken), and the framework
+ * serialises a tool's return value to JSON (a string result arrives quoted), but passes an error's message as it is.
+ */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
-  return out;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {

@@ -53,7 +53,8 @@ export interface AgentWorkerOptions {
 export async function startAgentWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
   const env = options.env ?? process.env;
   initializeLogger({ pretty: false, level: options.logLevel ?? 'info' });
-  const recovery = options.callRecovery === false ? undefined : startCallRecovery(options.prisma, options.callRecovery);
+  // It reads the recordings calls spool under the same DATA_DIR, and stores their tracks where calls store theirs.
+  const recovery = options.callRecovery === false ? undefined : startCallRecovery(options.prisma, { dataDir: options.dataDir, ...options.callRecovery });
   if (!env.LIVEKIT_URL) {
     const runner = new LocalCallRunner(options.prisma, options.dataDir);
     return {

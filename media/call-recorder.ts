@@ -1,94 +1,96 @@
 import type { AudioFrame } from '@livekit/rtc-node';
-import { encodeMp3 } from './mp3.js';
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import { downmix, resampleLinear } from './pcm.js';
-import { encodeWav } from './wav.js';
+import { storeSpooledTracks, type RecordingFormat, type StoredTrack, type Track } from './recording-render.js';
+import type { RecordingStorage } from './recording-storage.js';
+import { openSpool, removeSpool, SpoolWriter } from './recording-spool.js';
 
 // Records a call's two directions on one timeline: the caller's audio as it arrives and the assistant's audio as it
 // actually played (an interrupted reply is cut where the caller stopped hearing it). The mixed track is their sum.
+// Audio goes to a spool on disk as the call runs (media/recording-spool.ts), so a call's memory does not grow with
+// its length and a process that dies leaves its recording behind for the recovery sweep to render.
 
 /** Recordings are telephone-band speech; 16 kHz keeps every word and halves the size of 32 kHz. */
 export const RECORDING_RATE = 16_000;
 
-export type Track = 'user' | 'assistant' | 'mixed';
+export type { RecordingFormat, StoredTrack, Track };
 
-class TrackBuffer {
-  chunks: Array<{ at: number; samples: Int16Array }> = [];
-  /** Next sample position for contiguous sources. */
-  cursor = 0;
-
-  place(at: number, samples: Int16Array): void {
-    this.chunks.push({ at, samples });
-    this.cursor = Math.max(this.cursor, at + samples.length);
-  }
-
-  render(length: number): Int16Array {
-    const out = new Int16Array(length);
-    for (const { at, samples } of this.chunks) {
-      if (at >= length) continue;
-      out.set(samples.subarray(0, Math.max(length - at, 0)), at);
-    }
-    return out;
-  }
-}
+/** Frames this close to where the previous one ended (one 20 ms frame) continue it. */
+const CONTIGUOUS_SAMPLES = RECORDING_RATE / 50;
 
 function toRecordingRate(frame: AudioFrame): Int16Array {
   return resampleLinear(downmix(frame.data, frame.channels), frame.sampleRate, RECORDING_RATE);
 }
 
-export interface RenderedTrack {
-  track: Track;
-  format: 'mp3' | 'wav';
-  bytes: Buffer;
-  durationMs: number;
-}
-
 export class CallRecorder {
   readonly #startedAt: number;
-  readonly #user = new TrackBuffer();
-  readonly #assistant = new TrackBuffer();
+  readonly #spool: SpoolWriter;
+  /** Next sample position of each direction. */
+  #userCursor = 0;
+  #assistantCursor = 0;
   #stoppedAt: number | undefined;
 
-  constructor(startedAt = Date.now()) {
+  /**
+   * A call's spool folder comes from `spoolDirOf` (media/recording-spool.ts); without one (a benchmark, a tool) the
+   * spool goes to a folder of its own under the system's temp dir, which `save` or `discard` removes.
+   */
+  constructor(startedAt = Date.now(), spoolDir = path.join(os.tmpdir(), `call-recording-${randomUUID()}`, '.spool')) {
     this.#startedAt = startedAt;
+    this.#spool = new SpoolWriter(spoolDir, { sampleRate: RECORDING_RATE, startedAt });
+  }
+
+  get spoolDir(): string {
+    return this.#spool.dir;
   }
 
   /** A caller frame; frames are contiguous, so they are laid end to end (arrival jitter never opens gaps). */
   addUser(frame: AudioFrame): void {
     if (this.#stoppedAt !== undefined) return;
-    this.#user.place(this.#user.cursor, toRecordingRate(frame));
+    const samples = toRecordingRate(frame);
+    this.#spool.write('user', this.#userCursor, samples);
+    this.#userCursor += samples.length;
   }
 
   /** An assistant frame at the wall-clock time it started to play. */
   addAssistant(frame: AudioFrame, playedAt: number): void {
     if (this.#stoppedAt !== undefined) return;
+    const samples = toRecordingRate(frame);
     const at = Math.max(Math.round(((playedAt - this.#startedAt) * RECORDING_RATE) / 1000), 0);
-    // Within one frame of the previous one it is the same run of audio: lay it end to end so timer jitter adds no clicks.
-    const cursor = this.#assistant.cursor;
-    this.#assistant.place(Math.abs(at - cursor) <= RECORDING_RATE / 50 ? cursor : at, toRecordingRate(frame));
+    // Within one frame of the previous one it is the same run of audio: laid end to end so timer jitter adds no clicks.
+    const place = Math.abs(at - this.#assistantCursor) <= CONTIGUOUS_SAMPLES ? this.#assistantCursor : at;
+    this.#spool.write('assistant', place, samples);
+    this.#assistantCursor = Math.max(this.#assistantCursor, place + samples.length);
   }
 
   stop(at = Date.now()): void {
     this.#stoppedAt ??= at;
   }
 
-  /** Renders the requested tracks, each as long as the call. */
-  async render(tracks: Track[], format: 'mp3' | 'wav'): Promise<RenderedTrack[]> {
-    const end = this.#stoppedAt ?? Date.now();
-    const length = Math.max(Math.round(((end - this.#startedAt) * RECORDING_RATE) / 1000), this.#user.cursor);
-    const user = this.#user.render(length);
-    const assistant = this.#assistant.render(length);
-    const out: RenderedTrack[] = [];
-    for (const track of tracks) {
-      let samples: Int16Array;
-      if (track === 'user') samples = user;
-      else if (track === 'assistant') samples = assistant;
-      else {
-        samples = new Int16Array(length);
-        for (let i = 0; i < length; i++) samples[i] = Math.max(-32768, Math.min(32767, user[i]! + assistant[i]!));
-      }
-      const bytes = format === 'mp3' ? await encodeMp3(samples, RECORDING_RATE) : encodeWav({ samples, sampleRate: RECORDING_RATE, channels: 1 });
-      out.push({ track, format, bytes, durationMs: Math.round((length * 1000) / RECORDING_RATE) });
+  /**
+   * Renders the requested tracks, each as long as the call, into storage. The spool stays until `discard`: the caller
+   * removes it once the call's record lists the tracks, so a process that dies in between still leaves it behind.
+   */
+  async save(storage: RecordingStorage, callSid: string, tracks: Track[], format: RecordingFormat): Promise<StoredTrack[]> {
+    this.stop();
+    const lengthSamples = Math.max(Math.round(((this.#stoppedAt! - this.#startedAt) * RECORDING_RATE) / 1000), this.#userCursor);
+    await this.#spool.close();
+    const spool = await openSpool(this.#spool.dir);
+    if (!spool) throw new Error('recording spool is missing');
+    let stored: StoredTrack[];
+    try {
+      stored = await storeSpooledTracks(spool, { callSid, tracks, format, lengthSamples, storage });
+    } finally {
+      await spool.close();
     }
-    return out;
+    return stored;
+  }
+
+  /** Stops recording and removes the spool: after the tracks are listed on the call, or when none are kept. Safe to call twice. */
+  async discard(): Promise<void> {
+    this.stop();
+    await this.#spool.close().catch(() => {});
+    await removeSpool(this.#spool.dir);
   }
 }

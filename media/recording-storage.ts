@@ -1,15 +1,21 @@
-import { createReadStream } from 'node:fs';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
 /**
  * Where recordings go. Files under DATA_DIR by default; an S3-compatible store implements the same calls (PutObject,
- * HeadObject, GetObject with a Range).
+ * or a multipart upload for a stream; HeadObject; GetObject with a Range).
  */
 export interface RecordingStorage {
-  /** Stores bytes under a key such as `recordings/CA123/mixed.mp3`; returns a local path when there is one. */
-  put(key: string, bytes: Buffer, contentType: string): Promise<{ path?: string }>;
+  /**
+   * Stores an object under a key such as `recordings/CA123/mixed.mp3`, whole or not at all: a reader never sees half an
+   * object. A stream is how a long recording is stored without holding it in memory. Returns a local path when there
+   * is one.
+   */
+  put(key: string, body: Buffer | Readable, contentType: string): Promise<{ path?: string }>;
   /** The stored object's size, or null when there is none. */
   size(key: string): Promise<number | null>;
   /** The bytes from `start` to `end` inclusive (the whole object without a range). */
@@ -26,10 +32,19 @@ export class LocalFileStorage implements RecordingStorage {
     return target;
   }
 
-  async put(key: string, bytes: Buffer): Promise<{ path: string }> {
+  async put(key: string, body: Buffer | Readable): Promise<{ path: string }> {
     const target = this.#resolve(key);
     await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, bytes);
+    // Written beside the target under a name of its own, then renamed over it: rename is atomic, so two writers of one
+    // key (two workers recovering the same call) each leave a whole file, and a reader never sees a torn one.
+    const partial = `${target}.${randomUUID()}.part`;
+    try {
+      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(partial));
+      await rename(partial, target);
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw error;
+    }
     return { path: target };
   }
 

@@ -10,6 +10,11 @@ const HEADER_BYTES = 44;
 
 export function encodeWav(audio: PcmAudio): Buffer {
   const dataBytes = audio.samples.length * 2;
+  return Buffer.concat([wavHeader(dataBytes, audio.sampleRate, audio.channels), Buffer.from(audio.samples.buffer, audio.samples.byteOffset, dataBytes)]);
+}
+
+/** The 44-byte header of a 16-bit PCM WAV whose data is `dataBytes` long: written ahead of data streamed after it. */
+export function wavHeader(dataBytes: number, sampleRate: number, channels: number): Buffer {
   const header = Buffer.alloc(HEADER_BYTES);
   header.write('RIFF', 0, 'ascii');
   header.writeUInt32LE(36 + dataBytes, 4);
@@ -17,14 +22,14 @@ export function encodeWav(audio: PcmAudio): Buffer {
   header.write('fmt ', 12, 'ascii');
   header.writeUInt32LE(16, 16);
   header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(audio.channels, 22);
-  header.writeUInt32LE(audio.sampleRate, 24);
-  header.writeUInt32LE(audio.sampleRate * audio.channels * 2, 28);
-  header.writeUInt16LE(audio.channels * 2, 32);
+  header.writeUInt16LE(channels, 22);
+  header.writeUInt32LE(sampleRate, 24);
+  header.writeUInt32LE(sampleRate * channels * 2, 28);
+  header.writeUInt16LE(channels * 2, 32);
   header.writeUInt16LE(16, 34);
   header.write('data', 36, 'ascii');
   header.writeUInt32LE(dataBytes, 40);
-  return Buffer.concat([header, Buffer.from(audio.samples.buffer, audio.samples.byteOffset, dataBytes)]);
+  return header;
 }
 
 /** Reads a 16-bit PCM WAV, walking the chunk list (writers differ in which chunks precede `data`). */

@@ -10,6 +10,20 @@ export interface TranscriptEntry {
   start_ms: number;
   end_ms: number;
   interrupted: boolean;
+  /** Assistant turns: the tools called before this reply, in order. */
+  tool_calls?: ToolCallEntry[];
+}
+
+/** One tool call made during a call, with its result. */
+export interface ToolCallEntry {
+  name: string;
+  /** The arguments as the model sent them: an object, or the raw text when they were not valid JSON. */
+  arguments: unknown;
+  /** What the tool returned (or its error message), as a value. */
+  output: unknown;
+  is_error: boolean;
+  /** Milliseconds from the start of the call when the model called it. */
+  at_ms: number;
 }
 
 export interface RecordingEntry {

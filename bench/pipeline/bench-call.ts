@@ -137,7 +137,8 @@ export class BenchCall {
     this.input.end();
     this.output.close();
     for (const u of this.#unsubscribe.splice(0)) u();
-    this.#recorder.stop();
+    // The recording's spool is written as in a call (to disk, flushed every second); the benchmark keeps no file.
+    await this.#recorder.discard();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.#session.close().catch(() => {}), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
     clearTimeout(timer);

@@ -31,8 +31,11 @@ function tone(ms: number, rate: number): Buffer {
 const settings = (s: Record<string, unknown>) => AssistantSettings.shape.tts_settings.parse(s);
 const durationMs = (frames: AudioFrame[]) => frames.reduce((sum, f) => sum + (f.samplesPerChannel / f.sampleRate) * 1000, 0);
 
-async function streamed(engine: tts.TTS, text: string): Promise<AudioFrame[]> {
-  const stream = engine.stream();
+/** One attempt, so an error answer surfaces at once. */
+const NO_RETRY = { maxRetry: 0, retryIntervalMs: 50, timeoutMs: 2000 };
+
+async function streamed(engine: tts.TTS, text: string, connOptions?: typeof NO_RETRY): Promise<AudioFrame[]> {
+  const stream = engine.stream(connOptions ? { connOptions } : {});
   stream.pushText(text);
   stream.flush();
   stream.endInput();
@@ -143,12 +146,7 @@ describe('ElevenLabs', () => {
     const errors: unknown[] = [];
     engine.on('error', (ev) => errors.push(ev.error));
     const leaked = await unhandledRejectionsDuring(async () => {
-      const stream = engine.stream({ connOptions: { maxRetry: 0, retryIntervalMs: 50, timeoutMs: 2000 } });
-      stream.pushText('It is noon.');
-      stream.flush();
-      stream.endInput();
-      for await (const ev of stream) if (ev === tts.SynthesizeStream.END_OF_STREAM) break;
-      stream.close();
+      await streamed(engine, 'It is noon.', NO_RETRY);
       await engine.close();
     });
     expect(leaked).toEqual([]);
@@ -198,12 +196,7 @@ describe('Cartesia errors', () => {
     const engine = ttsFactories.cartesia!(settings({ provider: 'cartesia', voice_id: 'voice-abc' }), vendorAccessFromEnv({ CARTESIA_API_KEY: 'ct-key', CARTESIA_BASE_URL: ws.url.replace('ws', 'http') }));
     const errors: unknown[] = [];
     engine.on('error', (ev: { error: unknown }) => errors.push(ev.error));
-    const stream = engine.stream({ connOptions: { maxRetry: 0, retryIntervalMs: 50, timeoutMs: 2000 } });
-    stream.pushText('It is noon.');
-    stream.flush();
-    stream.endInput();
-    for await (const ev of stream) if (ev === tts.SynthesizeStream.END_OF_STREAM) break;
-    stream.close();
+    await streamed(engine, 'It is noon.', NO_RETRY);
     expect(errors.length).toBeGreaterThan(0);
     expect(errors[0]).toBeInstanceOf(APIStatusError);
     expect((errors[0] as APIStatusError).statusCode).toBe(500);

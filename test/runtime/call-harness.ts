@@ -60,7 +60,15 @@ export async function runTimeline(
   prisma: PrismaClient,
   callId: number,
   script: ScheduledUtterance[],
-  opts: { hangupAtMs?: number; env?: NodeJS.ProcessEnv; onSession?: Parameters<typeof runCall>[0]['onSession']; heartbeatIntervalMs?: number } = {},
+  opts: {
+    hangupAtMs?: number;
+    env?: NodeJS.ProcessEnv;
+    onSession?: Parameters<typeof runCall>[0]['onSession'];
+    heartbeatIntervalMs?: number;
+    /** The call's DATA_DIR; a fresh temp folder by default. */
+    dataDir?: string;
+    tools?: Parameters<typeof runCall>[0]['tools'];
+  } = {},
 ): Promise<TimelineRun> {
   const input = new PushAudioInput();
   const output = new PacedAudioOutput();
@@ -70,7 +78,7 @@ export async function runTimeline(
   const t0 = Date.now();
   output.onPlayed((_f, at) => playedAtMs.push(at - t0));
   const hangup = new AbortController();
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
+  const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'call-data-')));
   caller.start();
   const timer = opts.hangupAtMs !== undefined ? setTimeout(() => hangup.abort(), opts.hangupAtMs) : undefined;
   try {
@@ -83,6 +91,7 @@ export async function runTimeline(
       dataDir,
       access: vendorAccessFromEnv(opts.env ?? {}),
       ...(opts.onSession ? { onSession: opts.onSession } : {}),
+      ...(opts.tools ? { tools: opts.tools } : {}),
       ...(opts.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: opts.heartbeatIntervalMs } : {}),
     });
     return { result, caller, output, playedAtMs, dataDir };

@@ -1,8 +1,13 @@
 import { createPrismaClient } from '../../prisma/client.js';
 import { runTimeline } from './call-harness.js';
 
-// A call's process on its own, for the crash test: it runs a scripted call (`CALL_ID`, fake LLM at `LLM_URL`) and is
-// killed with SIGKILL while the call runs, as a crashed job process or a lost machine would end it.
+// A call's process on its own, for the crash test: it runs a scripted call (`CALL_ID`; the caller asks the time
+// `SPEAKS_AT_MS` after it starts; the recording is spooled under `DATA_DIR`) and is killed with SIGKILL while the call
+// runs, as a crashed job process or a lost machine would end it.
 const prisma = createPrismaClient(process.env.DATABASE_URL!, { maxConnections: 2 });
 process.stdout.write('running\n');
-await runTimeline(prisma, Number(process.env.CALL_ID), [{ atMs: 1500, text: 'what time is it' }], { hangupAtMs: 60_000, heartbeatIntervalMs: 200 });
+await runTimeline(prisma, Number(process.env.CALL_ID), [{ atMs: Number(process.env.SPEAKS_AT_MS ?? 1500), text: 'what time is it' }], {
+  hangupAtMs: 60_000,
+  heartbeatIntervalMs: 200,
+  ...(process.env.DATA_DIR ? { dataDir: process.env.DATA_DIR } : {}),
+});

@@ -1,25 +1,50 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recoverOrphanedCalls, startCallRecovery } from '../../agent/call-recovery.js';
+import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
+import { mp3Info } from '../../media/mp3-duration.js';
+import { rms } from '../../media/pcm.js';
+import { openSpool, spoolDirOf } from '../../media/recording-spool.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { decodeMp3 } from '../helpers/decode-mp3.js';
 import { createCall, localSettings } from './call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
+import { CALLER_RATE } from './fakes/scripted-caller.js';
 import { until } from '../helpers/until.js';
 
 const CALL_PROCESS = fileURLToPath(new URL('./call-process.ts', import.meta.url));
+
+const SUMMARY = 'The caller asked the time.';
+/** When the caller of the killed call asks the time: after the welcome has played, even on a busy machine. */
+const SPEAKS_AT_MS = 4000;
+/** No vendor keys from the machine's environment: the assistants name their fake LLM themselves. */
+const access = vendorAccessFromEnv({});
 
 let db: TestDatabase;
 let llm: FakeOpenAI;
 beforeAll(async () => {
   db = await createTestDatabase();
-  llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
+  llm = await startFakeOpenAI((body) => {
+    const messages = (body.messages ?? []) as Array<{ content: unknown }>;
+    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
+      return { text: JSON.stringify({ summary: SUMMARY, goal_achieved: true, sentiment: 'neutral', fields: {} }) };
+    }
+    return { text: 'It is noon.' };
+  });
 });
 afterAll(async () => {
   await llm.close();
   await db.drop();
 });
 
+function level(samples: Int16Array, fromMs: number, toMs: number): number {
+  return rms(samples.subarray(Math.floor((fromMs * CALLER_RATE) / 1000), Math.floor((toMs * CALLER_RATE) / 1000)));
+}
 
 async function eventsOf(callSid: string) {
   const events = await db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } });
@@ -27,10 +52,12 @@ async function eventsOf(callSid: string) {
 }
 
 describe('calls whose process dies', () => {
-  it('keeps the turns stored while the call ran, then ends it as failed with worker_lost and writes its events once', async () => {
-    const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello, how can I help?' } }));
+  it('keeps the turns stored while the call ran, renders its spooled recording and analyses it, then ends it as failed with worker_lost once', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
+    // Default recording settings: mp3, user, assistant and mixed tracks.
+    const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello, how can I help?' }, recording_settings: {} }));
     const child = spawn(process.execPath, ['--import', 'tsx', CALL_PROCESS], {
-      env: { ...process.env, DATABASE_URL: db.url, CALL_ID: String(call.id) },
+      env: { ...process.env, DATABASE_URL: db.url, CALL_ID: String(call.id), DATA_DIR: dataDir, SPEAKS_AT_MS: String(SPEAKS_AT_MS) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {
@@ -47,27 +74,105 @@ describe('calls whose process dies', () => {
       const beating = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } });
       expect(beating.status).toBe('in_progress');
       expect(beating.heartbeatAt!.getTime()).toBeGreaterThan(beating.startedAt!.getTime());
+      // The recording is on disk while the call runs, not only in the process's memory.
+      expect(existsSync(path.join(spoolDirOf(dataDir, call.callSid), 'user.pcm'))).toBe(true);
     } finally {
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
     }
+    const dead = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } });
+    const spool = (await openSpool(spoolDirOf(dataDir, call.callSid)))!;
+    const spooledMs = Math.round((Math.max(spool.samples.user, spool.samples.assistant) * 1000) / spool.sampleRate);
+    await spool.close();
 
     // Alive a moment ago: not yet the sweep's business.
-    expect(await recoverOrphanedCalls(db.prisma, { staleAfterMs: 60_000 })).toEqual([]);
+    expect(await recoverOrphanedCalls(db.prisma, { staleAfterMs: 60_000, dataDir, access })).toEqual([]);
     await new Promise((r) => setTimeout(r, 600));
     // Two workers sweeping side by side end the call once.
-    const [a, b] = await Promise.all([recoverOrphanedCalls(db.prisma, { staleAfterMs: 400 }), recoverOrphanedCalls(db.prisma, { staleAfterMs: 400 })]);
+    const sweep = () => recoverOrphanedCalls(db.prisma, { staleAfterMs: 400, dataDir, access });
+    const [a, b] = await Promise.all([sweep(), sweep()]);
     expect([...a, ...b]).toEqual([call.id]);
 
-    const ended = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: true } });
-    expect(ended).toMatchObject({ status: 'failed', endReason: 'worker_lost' });
+    const ended = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: true, recordings: true } });
+    expect(ended).toMatchObject({ status: 'failed', endReason: 'worker_lost', summary: SUMMARY, analysisError: null });
+    expect(ended.outcomes).toMatchObject({ goal_achieved: true, sentiment: 'neutral' });
     expect(ended.turns).toHaveLength(3);
-    expect(ended.endedAt!.getTime()).toBe(ended.heartbeatAt!.getTime());
+    // It ended at the dead process's last heartbeat.
+    expect(ended.endedAt!.getTime()).toBe(dead.heartbeatAt!.getTime());
     expect(ended.durationMs).toBeGreaterThan(1000);
+
+    expect(ended.recordings.map((r) => r.track).sort()).toEqual(['assistant', 'mixed', 'user']);
+    const decoded: Record<string, Int16Array> = {};
+    for (const recording of ended.recordings) {
+      expect(recording.format).toBe('mp3');
+      const file = path.join(dataDir, recording.storageKey);
+      const bytes = await readFile(file);
+      expect(recording.sizeBytes).toBe(bytes.length);
+      const info = mp3Info(bytes);
+      expect(info.sampleRate).toBe(16_000);
+      // LAME pads the stream with up to two frames (72 ms at 16 kHz).
+      expect(Math.abs(info.durationMs - recording.durationMs)).toBeLessThan(150);
+      // Up to the last audio written; which reaches the disk at least every second, the heartbeat every 200 ms here.
+      expect(recording.durationMs).toBe(spooledMs);
+      expect(Math.abs(recording.durationMs - ended.durationMs!)).toBeLessThan(1500);
+      decoded[recording.track] = await decodeMp3(file, CALLER_RATE);
+      expect(Math.abs((decoded[recording.track]!.length * 1000) / CALLER_RATE - recording.durationMs)).toBeLessThan(150);
+    }
+    // Each voice where the transcript has it, on the call's timeline; silence in the user track before the caller spoke.
+    const [welcome, question] = ended.turns.sort((x, y) => x.position - y.position);
+    expect(level(decoded.user!, question!.startMs, question!.endMs)).toBeGreaterThan(500);
+    expect(level(decoded.user!, 0, question!.startMs - 500)).toBeLessThan(50);
+    expect(level(decoded.assistant!, welcome!.startMs, welcome!.endMs)).toBeGreaterThan(500);
+    expect(level(decoded.assistant!, 0, welcome!.startMs - 100)).toBeLessThan(50);
+    expect(level(decoded.mixed!, question!.startMs, question!.endMs)).toBeGreaterThan(500);
+    expect(level(decoded.mixed!, welcome!.startMs, welcome!.endMs)).toBeGreaterThan(500);
+    expect(existsSync(spoolDirOf(dataDir, call.callSid))).toBe(false);
+
     const events = await eventsOf(call.callSid);
     expect(events.map((e) => e.type)).toEqual(['call.started', 'call.completed', 'call.failed']);
-    expect(events[1]!.payload).toMatchObject({ status: 'failed', end_reason: 'worker_lost', transcript: expect.arrayContaining([expect.objectContaining({ text: 'It is noon.' })]) });
+    expect(events[1]!.payload).toMatchObject({
+      status: 'failed',
+      end_reason: 'worker_lost',
+      summary: SUMMARY,
+      transcript: expect.arrayContaining([expect.objectContaining({ text: 'It is noon.' })]),
+    });
+    expect((events[1]!.payload as { recordings: Array<{ track: string }> }).recordings.map((r) => r.track).sort()).toEqual(['assistant', 'mixed', 'user']);
   }, 60_000);
+
+  it('ends an orphan whose spool it cannot find without recordings and without error', async () => {
+    // The call ran on another host whose DATA_DIR this worker does not share.
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
+    const call = await createCall(db.prisma, localSettings(llm.url, { recording_settings: {} }));
+    const lastBeat = new Date(Date.now() - 120_000);
+    await db.prisma.call.update({ where: { id: call.id }, data: { status: 'in_progress', startedAt: new Date(lastBeat.getTime() - 30_000), heartbeatAt: lastBeat } });
+    await db.prisma.callTurn.create({ data: { callId: call.id, position: 0, role: 'user', text: 'what time is it', startMs: 1000, endMs: 2000, interrupted: false } });
+
+    expect(await recoverOrphanedCalls(db.prisma, { dataDir, access })).toEqual([call.id]);
+    const ended = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { recordings: true } });
+    expect(ended).toMatchObject({ status: 'failed', endReason: 'worker_lost', summary: SUMMARY, durationMs: 30_000 });
+    expect(ended.recordings).toEqual([]);
+    const events = await eventsOf(call.callSid);
+    expect(events.map((e) => e.type)).toEqual(['call.completed', 'call.failed']);
+    expect(events[0]!.payload).toMatchObject({ recordings: [] });
+  });
+
+  it('stores an analysis that failed as analysis_error and still ends the call', async () => {
+    const broken = await startFakeOpenAI(() => ({ status: 500, message: 'model overloaded' }));
+    try {
+      const call = await createCall(db.prisma, localSettings(broken.url));
+      await db.prisma.call.update({ where: { id: call.id }, data: { status: 'in_progress', startedAt: new Date(Date.now() - 180_000), heartbeatAt: new Date(Date.now() - 120_000) } });
+      await db.prisma.callTurn.create({ data: { callId: call.id, position: 0, role: 'user', text: 'what time is it', startMs: 1000, endMs: 2000, interrupted: false } });
+
+      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
+      expect(await recoverOrphanedCalls(db.prisma, { dataDir, access })).toEqual([call.id]);
+      expect(broken.chats().length).toBeGreaterThan(0);
+      const ended = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } });
+      expect(ended).toMatchObject({ status: 'failed', endReason: 'worker_lost', summary: null, outcomes: null });
+      expect(ended.analysisError).toMatch(/^analysis /);
+    } finally {
+      await broken.close();
+    }
+  });
 
   it('leaves running and finished calls alone, and the worker sweep ends a call that started but never beat', async () => {
     const running = await createCall(db.prisma, localSettings(llm.url));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { voice } from '@livekit/agents';
+import { llm as agentsLlm, voice } from '@livekit/agents';
+import { z } from 'zod';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createCall, localSettings, runTimeline } from './call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from './fakes/openai-server.js';
@@ -57,6 +58,59 @@ describe('a scripted call through the runtime', () => {
     const mine = events.filter((e) => (e.payload as { call_sid: string }).call_sid === call.callSid);
     expect(mine.map((e) => e.type)).toEqual(['call.started', 'call.completed']);
     expect(mine[1]!.payload).toMatchObject({ status: 'completed', end_reason: 'customer_hangup', summary: 'The caller asked the time.', transcript: expect.arrayContaining([expect.objectContaining({ role: 'user', text: 'what time is it', interrupted: false })]) });
+  }, 40_000);
+});
+
+describe('tool calls in a call', () => {
+  it('records each tool the assistant called, with its arguments and result, on the reply that followed', async () => {
+    const checked: unknown[] = [];
+    const tools = {
+      check_availability: agentsLlm.tool({
+        description: 'Free appointment slots on a day',
+        parameters: z.object({ day: z.string() }),
+        execute: async ({ day }) => {
+          checked.push(day);
+          return `10:00 and 14:30 are free on ${day}`;
+        },
+      }),
+      book_slot: agentsLlm.tool({
+        description: 'Books a slot',
+        parameters: z.object({ time: z.string() }),
+        execute: async () => {
+          throw new agentsLlm.ToolError('that slot was just taken');
+        },
+      }),
+    };
+    replies = (body) => {
+      const messages = (body.messages ?? []) as Array<{ role: string }>;
+      // First the tools, then, with their results in the context, the spoken answer.
+      return messages.some((m) => m.role === 'tool')
+        ? { text: 'Ten is free, but two thirty was just taken.' }
+        : { toolCalls: [{ name: 'check_availability', arguments: '{"day":"Monday"}' }, { name: 'book_slot', arguments: '{"time":"14:30"}' }] };
+    };
+    const call = await createCall(db.prisma, localSettings(llm.url));
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 1000, text: 'book an appointment' }], { hangupAtMs: 7000, tools });
+    expect(run.result.status).toBe('completed');
+    expect(checked).toEqual(['Monday']);
+
+    const turns = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
+    expect(turns.map((t) => [t.role, t.text])).toEqual([
+      ['user', 'book an appointment'],
+      ['assistant', 'Ten is free, but two thirty was just taken.'],
+    ]);
+    expect(turns[0]!.toolCalls).toBeNull();
+    expect(turns[1]!.toolCalls).toEqual([
+      { name: 'check_availability', arguments: { day: 'Monday' }, output: '10:00 and 14:30 are free on Monday', is_error: false, at_ms: expect.any(Number) },
+      { name: 'book_slot', arguments: { time: '14:30' }, output: 'that slot was just taken', is_error: true, at_ms: expect.any(Number) },
+    ]);
+    const calledAt = (turns[1]!.toolCalls as Array<{ at_ms: number }>)[0]!.at_ms;
+    expect(calledAt).toBeGreaterThanOrEqual(turns[0]!.endMs);
+    expect(calledAt).toBeLessThanOrEqual(turns[1]!.startMs);
+
+    const events = await db.prisma.event.findMany({ where: { type: 'call.completed', organizationId: call.organizationId } });
+    const event = events.find((e) => (e.payload as { call_sid: string }).call_sid === call.callSid)!;
+    const transcript = (event.payload as { transcript: Array<{ tool_calls?: unknown[] }> }).transcript;
+    expect(transcript[1]!.tool_calls).toHaveLength(2);
   }, 40_000);
 });
 

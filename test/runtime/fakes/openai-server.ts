@@ -8,7 +8,9 @@ export type OpenAIReply =
   | { text: string; delayMs?: number; chunkDelayMs?: number }
   | { status: number; message?: string; type?: string }
   /** Sends the first chunk then drops the connection. */
-  | { dropAfterFirstChunk: string };
+  | { dropAfterFirstChunk: string }
+  /** Calls tools: each call's arguments streamed in two pieces, as the API splits them, then finish_reason tool_calls. */
+  | { toolCalls: Array<{ name: string; arguments: string }> };
 
 export interface FakeOpenAI extends FakeServer {
   /** Chat-completion request bodies, in order. */
@@ -38,6 +40,18 @@ export async function startFakeOpenAI(reply: (body: Record<string, unknown>, ind
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(chunk({ role: 'assistant', content: r.dropAfterFirstChunk }, null));
       res.socket?.destroy();
+      return;
+    }
+    if ('toolCalls' in r) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.write(chunk({ role: 'assistant', content: null }, null));
+      r.toolCalls.forEach((call, i) => {
+        const half = Math.floor(call.arguments.length / 2);
+        res.write(chunk({ tool_calls: [{ index: i, id: `call_${index}_${i}`, type: 'function', function: { name: call.name, arguments: call.arguments.slice(0, half) } }] }, null));
+        res.write(chunk({ tool_calls: [{ index: i, function: { arguments: call.arguments.slice(half) } }] }, null));
+      });
+      res.write(chunk({}, 'tool_calls'));
+      res.end('data: [DONE]\n\n');
       return;
     }
     if (r.delayMs) await sleep(r.delayMs);

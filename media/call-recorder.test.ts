@@ -1,0 +1,135 @@
+import { AudioFrame } from '@livekit/rtc-node';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CallRecorder, RECORDING_RATE, type Track } from './call-recorder.js';
+import { encodeMp3 } from './mp3.js';
+import { openSpool, SPOOL_FLUSH_INTERVAL_MS, spoolDirOf } from './recording-spool.js';
+import { LocalFileStorage } from './recording-storage.js';
+import { decodeWav } from './wav.js';
+
+const START = 1_700_000_000_000;
+/** 20 ms at the recording rate. */
+const FRAME = 320;
+const TRACKS: Track[] = ['user', 'assistant', 'mixed'];
+
+function frame(sample: (i: number) => number): AudioFrame {
+  const data = new Int16Array(FRAME);
+  for (let i = 0; i < FRAME; i++) data[i] = sample(i);
+  return new AudioFrame(data, RECORDING_RATE, 1, FRAME);
+}
+
+function firstDifference(a: Int16Array, b: Int16Array): number {
+  if (a.length !== b.length) return Math.min(a.length, b.length);
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return i;
+  return -1;
+}
+
+/**
+ * One call's audio, fed to a recorder, and the tracks it must come out as: what the recorder rendered when it held
+ * the call in memory (user frames end to end, assistant frames where they played, a
+ * later frame over an earlier one, audio past the end cut, mixed the clipped sum).
+ */
+function feed(recorder: CallRecorder): Record<Track, Int16Array> {
+  const stopAt = START + 3000;
+  // The caller's frames follow one another from the start of the track; 154 frames end at sample 49280, past the
+  // 3 s of the call.
+  const userFrames = 154;
+  const userSample = (f: number, i: number) => 30_000 - ((f * 37 + i) % 100);
+  for (let f = 0; f < userFrames; f++) recorder.addUser(frame((i) => userSample(f, i)));
+  const length = userFrames * FRAME;
+
+  const assistant = new Int16Array(length);
+  const play = (playedAtMs: number, expectedAt: number, sample: (i: number) => number) => {
+    const audio = frame(sample);
+    recorder.addAssistant(audio, START + playedAtMs);
+    assistant.set(audio.data.subarray(0, Math.max(length - expectedAt, 0)), expectedAt);
+  };
+  // A reply from 500 ms: timer jitter of a few ms is laid end to end, not left as gaps or overlaps.
+  for (let f = 0; f < 10; f++) play(500 + 20 * f + (f === 0 ? 0 : f % 2 ? 4 : -3), 8000 + f * FRAME, (i) => 10_000 + f * 10 + i);
+  // Another from 2 s, then a frame that played 40 ms after that one started: it lands there, over the run.
+  for (let f = 0; f < 5; f++) play(2000 + 20 * f, 32_000 + f * FRAME, (i) => -20_000 - i);
+  play(2040, 32_640, (i) => 5_000 + i);
+  // Past the end of the user track: cut where the recording ends.
+  play(3070, 49_120, () => 1234);
+  recorder.stop(stopAt);
+
+  const user = new Int16Array(length);
+  for (let f = 0; f < userFrames; f++) for (let i = 0; i < FRAME; i++) user[f * FRAME + i] = userSample(f, i);
+  const mixed = new Int16Array(length);
+  for (let i = 0; i < length; i++) mixed[i] = Math.max(-32768, Math.min(32767, user[i]! + assistant[i]!));
+  return { user, assistant, mixed };
+}
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(path.join(os.tmpdir(), 'recorder-'));
+}
+
+describe('call recorder', () => {
+  it('writes the audio to its spool on disk as the call runs, at least every second', async () => {
+    const dataDir = await tempDir();
+    const dir = spoolDirOf(dataDir, 'CAspool');
+    const recorder = new CallRecorder(START, dir);
+    for (let f = 0; f < 25; f++) recorder.addUser(frame(() => 100));
+    // Not yet: frames are batched in memory between flushes.
+    expect(existsSync(dir)).toBe(false);
+    await new Promise((r) => setTimeout(r, SPOOL_FLUSH_INTERVAL_MS + 300));
+    const spool = (await openSpool(dir))!;
+    expect(spool.samples).toEqual({ user: 25 * FRAME, assistant: 0 });
+    expect(Array.from(await spool.read('user', 0, 3))).toEqual([100, 100, 100]);
+    // Read past what was written: silence.
+    expect(Array.from(await spool.read('assistant', 0, 2))).toEqual([0, 0]);
+    await spool.close();
+    await recorder.discard();
+    expect(existsSync(dir)).toBe(false);
+    expect(existsSync(path.dirname(dir))).toBe(false);
+  });
+
+  it('renders the spooled tracks as the recording held in memory did: user end to end, assistant where it played, mixed their sum', async () => {
+    const dataDir = await tempDir();
+    const recorder = new CallRecorder(START, spoolDirOf(dataDir, 'CAwav'));
+    const expected = feed(recorder);
+    const stored = await recorder.save(new LocalFileStorage(dataDir), 'CAwav', TRACKS, 'wav');
+    expect(stored.map((t) => t.track)).toEqual(TRACKS);
+    for (const t of stored) {
+      const length = expected[t.track].length;
+      expect(t).toMatchObject({ format: 'wav', storageKey: `recordings/CAwav/${t.track}.wav`, durationMs: Math.round((length * 1000) / RECORDING_RATE), sizeBytes: 44 + 2 * length });
+      const wav = decodeWav(await readFile(t.path!));
+      expect(wav).toMatchObject({ sampleRate: RECORDING_RATE, channels: 1 });
+      expect(firstDifference(wav.samples, expected[t.track])).toBe(-1);
+    }
+    // The spool stays until the call's record lists the tracks.
+    expect(existsSync(spoolDirOf(dataDir, 'CAwav'))).toBe(true);
+    await recorder.discard();
+    expect(existsSync(spoolDirOf(dataDir, 'CAwav'))).toBe(false);
+    expect(existsSync(path.join(dataDir, 'recordings/CAwav/mixed.wav'))).toBe(true);
+  });
+
+  it('encodes each mp3 track to the same bytes as encoding the whole track at once', async () => {
+    const dataDir = await tempDir();
+    const recorder = new CallRecorder(START, spoolDirOf(dataDir, 'CAmp3'));
+    const expected = feed(recorder);
+    const stored = await recorder.save(new LocalFileStorage(dataDir), 'CAmp3', TRACKS, 'mp3');
+    for (const t of stored) {
+      const whole = await encodeMp3(expected[t.track], RECORDING_RATE);
+      const bytes = await readFile(t.path!);
+      expect(t.sizeBytes).toBe(bytes.length);
+      expect(bytes.equals(whole)).toBe(true);
+    }
+    await recorder.discard();
+  });
+
+  it('renders a recording that never received audio as silence as long as the call', async () => {
+    const dataDir = await tempDir();
+    const recorder = new CallRecorder(START, spoolDirOf(dataDir, 'CAquiet'));
+    recorder.stop(START + 500);
+    const [user] = await recorder.save(new LocalFileStorage(dataDir), 'CAquiet', ['user'], 'wav');
+    expect(user!.durationMs).toBe(500);
+    const wav = decodeWav(await readFile(user!.path!));
+    expect(wav.samples.length).toBe(8000);
+    expect(wav.samples.every((s) => s === 0)).toBe(true);
+    await recorder.discard();
+  });
+});
