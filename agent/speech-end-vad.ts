@@ -143,6 +143,9 @@ export class SpeechEndVAD extends VAD {
     this.label = inner.label;
     // The session reads the VAD's metrics from the VAD it was given.
     inner.on('metrics_collected', (metrics) => this.emit('metrics_collected', metrics));
+    // One VAD serves every call of the process with the same window, and each call's session listens for its metrics
+    // until it closes: the count follows the concurrent calls (Node would warn from the eleventh), not a leak.
+    this.setMaxListeners(0);
   }
 
   /** The wrapped VAD's silence window: the session checks it against what the audio turn detector needs. */

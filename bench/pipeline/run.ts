@@ -15,7 +15,8 @@ import type { LatencyResult, LoadResult, TurnDetectionMode, TurnSample, WorkerJo
 // core carries, with CPU, memory and the playout's frame lateness. Each measurement runs in its own process, pinned to
 // core 0 with taskset where available; the instant LLM server runs here, outside the measured process, like a vendor.
 //
-// BENCH_TURNS (default 15) turns per latency run, BENCH_STEPS (default 1,2,4,8,10,12) concurrent calls per load step
+// BENCH_TURNS (default 15) turns per latency run, BENCH_LATENCY (default all four) which latency runs, as
+// mode:seconds pairs such as `turn_detector:0.3,text_turn_detector:0.6`, BENCH_STEPS (default 1,2,4,8,10,12) concurrent calls per load step
 // (the largest is run once more with the text turn detector, which needs no model inference),
 // BENCH_CALL_SECONDS (default 10) per load call, BENCH_LOG_LEVEL for the workers' logs (default silent).
 
@@ -146,6 +147,14 @@ function loadRow(r: LoadResult): string[] {
 async function main(): Promise<void> {
   const startedAt = Date.now();
   const turns = Number(process.env.BENCH_TURNS ?? 15);
+  const latencyRuns = process.env.BENCH_LATENCY
+    ? process.env.BENCH_LATENCY.split(',').map((pair) => {
+        const [turnDetection, seconds] = pair.split(':');
+        const run = LATENCY_RUNS.find((r) => r.turnDetection === turnDetection && r.minDelayS === Number(seconds));
+        if (!run) throw new Error(`BENCH_LATENCY: no latency run ${pair}`);
+        return run;
+      })
+    : LATENCY_RUNS;
   const steps = (process.env.BENCH_STEPS ?? '1,2,4,8,10,12').split(',').map(Number);
   const callMs = Number(process.env.BENCH_CALL_SECONDS ?? 10) * 1000;
   if (!Number.isInteger(turns) || turns < 1 || turns > 100) throw new Error('BENCH_TURNS must be 1..100');
@@ -198,7 +207,7 @@ async function main(): Promise<void> {
   try {
     const phrasesFile = await synthesisePhrases(dir);
     const llmUrl = `${llm.url}/v1`;
-    for (const { turnDetection, minDelayS } of LATENCY_RUNS) {
+    for (const { turnDetection, minDelayS } of latencyRuns) {
       const capMs = STEP_OVERHEAD_MS + (turns + 1) * TURN_BUDGET_MS;
       latencyResults.push(await runChild<LatencyResult>({ mode: 'latency', llmUrl, phrasesFile, turnDetection, minDelayS, turns, capMs }, pin));
       console.error(`latency, ${turnDetection} at min delay ${minDelayS} s: done`);

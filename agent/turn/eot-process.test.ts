@@ -1,0 +1,53 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { eotProcess, stopEotProcess } from './eot-process.js';
+
+// The audio end-of-turn model in its own process: it answers predictions, runs below the calls' priority, and is
+// started again when it dies.
+
+afterAll(() => stopEotProcess());
+
+/** 1.2 s of 16 kHz PCM, the model's input, as the framework's transport sends it. */
+function request(samples: (i: number) => number) {
+  const pcm = new Int16Array(19_200);
+  for (let i = 0; i < pcm.length; i++) pcm[i] = samples(i);
+  return { pcm: Buffer.from(pcm.buffer).toString('base64') };
+}
+
+/** The nice value of each thread of a process (field 19 of /proc/<pid>/task/<tid>/stat). */
+function threadNiceValues(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
+describe('the end-of-turn model process', () => {
+  it('answers a prediction with a probability and the time the model took', async () => {
+    const runner = eotProcess();
+    const speechThenSilence = request((i) => (i < 14_400 ? Math.round(6000 * Math.sin(i / 9)) : 0));
+    const answer = (await runner.doInference('lk_eot_audio', speechThenSilence)) as { probability: number; inferenceDurationMs: number };
+    expect(answer.probability).toBeGreaterThanOrEqual(0);
+    expect(answer.probability).toBeLessThanOrEqual(1);
+    expect(answer.inferenceDurationMs).toBeGreaterThan(0);
+  }, 30_000);
+
+  it.runIf(process.platform === 'linux')('runs every thread below normal priority, so the calls audio pacing goes first', async () => {
+    const runner = eotProcess();
+    await runner.ready;
+    const nice = threadNiceValues(runner.pid!);
+    expect(nice.length).toBeGreaterThan(1);
+    expect(Math.min(...nice)).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('is started again after it died, and the next prediction is answered', async () => {
+    const first = eotProcess();
+    await first.ready;
+    process.kill(first.pid!, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const second = eotProcess();
+    expect(second.pid).not.toBe(first.pid);
+    const answer = (await second.doInference('lk_eot_audio', request(() => 0))) as { probability: number };
+    expect(typeof answer.probability).toBe('number');
+  }, 30_000);
+});

@@ -1,0 +1,110 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+// The audio end-of-turn model in a child process at lower scheduling priority. One inference over its 1.2 s of audio
+// takes 50 to 120 ms of CPU (measured here; more on a slower core), and the calls of a process tend to reach the end of
+// a turn together. Run in the calls' own process, those inferences compete at equal priority with the 20 ms timers
+// that pace every call's audio, and the audio comes out late: with 12 calls on one core, frames played up to 70 ms
+// late (p99, docs/benchmarks.md). At lower priority the pacing runs first, and only the end-of-turn decision waits.
+// Inside a LiveKit job the framework's own inference process does this work instead (agent/turn/audio-turn-detector.ts).
+
+const ENTRY = fileURLToPath(new URL('./eot-process-entry.mjs', import.meta.url));
+/** Loading the model takes about a second; a process that is not ready in 30 s is not going to be. */
+const READY_TIMEOUT_MS = 30_000;
+
+type Pending = { resolve(value: unknown): void; reject(error: Error): void };
+
+export interface InferenceExecutor {
+  doInference(method: string, data: unknown): Promise<unknown>;
+}
+
+export interface EotRunnerProcess extends InferenceExecutor {
+  /** The child's process id, once it runs. */
+  readonly pid: number | undefined;
+  /** Resolves once the model is loaded and the process's priority lowered. */
+  readonly ready: Promise<void>;
+}
+
+class EotProcess implements EotRunnerProcess {
+  readonly #child: ChildProcess;
+  readonly #pending = new Map<number, Pending>();
+  readonly ready: Promise<void>;
+  #nextId = 0;
+  #exited = false;
+
+  constructor(onExit: () => void) {
+    this.#child = fork(ENTRY, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    this.ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('end-of-turn model process did not start')), READY_TIMEOUT_MS);
+      this.#child.once('message', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.#child.once('exit', () => {
+        clearTimeout(timer);
+        reject(new Error('end-of-turn model process exited while starting'));
+      });
+    });
+    // Seen by every request through doInference; a runner that failed to start before anyone asked is no error yet.
+    this.ready.catch(() => {});
+    this.#child.on('message', (message: { id?: number; result?: unknown; error?: string }) => {
+      if (message.id === undefined) return;
+      const pending = this.#pending.get(message.id);
+      this.#pending.delete(message.id);
+      if (message.error !== undefined) pending?.reject(new Error(message.error));
+      else pending?.resolve(message.result);
+    });
+    this.#child.once('exit', () => {
+      this.#exited = true;
+      for (const pending of this.#pending.values()) pending.reject(new Error('end-of-turn model process exited'));
+      this.#pending.clear();
+      onExit();
+    });
+    // The calls' process may exit without closing this one: the child leaves when its channel closes.
+    this.#child.unref();
+    this.#child.channel?.unref();
+  }
+
+  async doInference(_method: string, data: unknown): Promise<unknown> {
+    // A request in flight keeps this process alive for its answer; an idle runner does not.
+    this.#child.channel?.ref();
+    try {
+      await this.ready;
+      if (this.#exited) throw new Error('end-of-turn model process exited');
+      const id = this.#nextId++;
+      return await new Promise((resolve, reject) => {
+        this.#pending.set(id, { resolve, reject });
+        this.#child.send({ id, data });
+      });
+    } finally {
+      if (this.#pending.size === 0) this.#child.channel?.unref();
+    }
+  }
+
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  kill(): void {
+    this.#child.kill();
+  }
+}
+
+let shared: EotProcess | undefined;
+
+/** The process's end-of-turn model runner, started on first use and again after it died. */
+export function eotProcess(): EotRunnerProcess {
+  if (!shared) {
+    const started: EotProcess = new EotProcess(() => {
+      if (shared === started) shared = undefined;
+    });
+    shared = started;
+  }
+  return shared;
+}
+
+/** Stops the runner (tests, shutdown); the next call starts a new one. */
+export function stopEotProcess(): void {
+  shared?.kill();
+  shared = undefined;
+}
