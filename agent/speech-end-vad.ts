@@ -110,7 +110,16 @@ class SpeechEndStream extends VADStream {
     this.#recent.append(audio.data, audio.sampleRate);
     const silence = event.rawAccumulatedSilence;
     if (!event.speaking || silence < MIN_MEASURED_SILENCE_MS || silence >= MAX_MEASURED_SILENCE_MS) return event;
-    return { ...event, rawAccumulatedSilence: measuredSilenceMs(this.#recent.samples(), audio.sampleRate, silence, MAX_END_CORRECTION_MS) };
+    // The model reads the audio received so far, the part not yet judged included (silence, or speech that a later
+    // window will report and that cancels the inference).
+    const measured = measuredSilenceMs(this.#recent.samples(), audio.sampleRate, silence, MAX_END_CORRECTION_MS);
+    return { ...event, rawAccumulatedSilence: measured + this.#pendingMs(event) };
+  }
+
+  /** Audio received since the last window the VAD judged: less than one 32 ms window and the frame that overfilled it. */
+  #pendingMs(event: VADEvent): number {
+    // `timestamp` is the audio the VAD has judged since its last reset, ms.
+    return Math.min(Math.max(this.#forwardedMs - event.timestamp, 0), MAX_PENDING_MS);
   }
 
   /**
@@ -121,9 +130,7 @@ class SpeechEndStream extends VADStream {
     const audio = event.frames[0];
     if (!audio || audio.channels !== 1) return event;
     const judged = measuredSilenceMs(audio.data, audio.sampleRate, event.silenceDuration, MAX_END_CORRECTION_MS);
-    // `timestamp` is the audio the VAD has judged since its last reset, ms; less than one 32 ms window can be pending.
-    const pending = Math.min(Math.max(this.#forwardedMs - event.timestamp, 0), MAX_PENDING_MS);
-    return { ...event, silenceDuration: judged + pending };
+    return { ...event, silenceDuration: judged + this.#pendingMs(event) };
   }
 
   override close(): void {
