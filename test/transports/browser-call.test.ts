@@ -44,9 +44,11 @@ beforeAll(async () => {
   acme = await api.tenant('Acme');
   assistantId = (await api.call(acme, 'POST', '/api/assistants', localSettings(llm.url, { name: 'Web desk', recording_settings: { recording_enabled: true, recording_format: 'wav' } }))).body.id;
 
-  // Chromium loops the file: the question once, then long silence while the assistant answers.
+  // Chromium loops the file: the question, then silence while the assistant answers. The fake microphone starts playing
+  // when the page opens it, which can be seconds before the call's socket carries audio on a busy machine; a 10 s loop
+  // asks again within the test's wait if the first question went out before anyone listened.
   const question = await speechSamples('what time is it');
-  const samples = new Int16Array(16_000 * 2 + question.length + 16_000 * 30);
+  const samples = new Int16Array(16_000 * 2 + question.length + 16_000 * 8);
   samples.set(question, 16_000 * 2);
   wavPath = path.join(dir, 'caller.wav');
   await writeFile(wavPath, encodeWav({ samples, sampleRate: 16_000, channels: 1 }));
