@@ -24,6 +24,8 @@ const Env = z.object({
   PUBLIC_URL: z.string().url().optional(),
   /** Signs media-socket tokens; set it when several API processes sit behind one address. */
   MEDIA_STREAM_SECRET: z.string().min(16).optional(),
+  // Read by the end-of-turn model's own process (agent/turn/eot-process-entry.mjs); checked here so a bad value stops start-up.
+  EOT_PROCESS_NICE: z.coerce.number().int().min(0).max(19).optional(),
 });
 
 export interface Config {
