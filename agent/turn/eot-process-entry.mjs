@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const NICE = Number(process.env.EOT_PROCESS_NICE ?? 15);
+// Checked at start-up (shared/config.ts); an empty value means the default, as everywhere else.
+const NICE = process.env.EOT_PROCESS_NICE ? Number(process.env.EOT_PROCESS_NICE) : 15;
 
 /**
  * Lowers the priority of every thread of this process. On Linux a priority belongs to a thread, and a new thread takes
