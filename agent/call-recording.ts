@@ -5,14 +5,12 @@ import { storeSpooledTracks } from '../media/recording-render.js';
 import { openSpool, spoolDirOf } from '../media/recording-spool.js';
 import { LocalFileStorage, type RecordingStorage } from '../media/recording-storage.js';
 import type { AssistantSettings } from '../shared/assistant-settings.js';
+import { DEFAULT_DATA_DIR } from '../shared/config.js';
 import type { StoredRecording } from './call-store.js';
 
 // The call's recording as the assistant's `recording_settings` ask for it: which tracks, in which format, stored where.
 // Used at the end of a call (agent/run-call.ts) and by the sweep that ends a call whose process died
 // (agent/call-recovery.ts), which renders what the dead process had spooled.
-
-/** Where calls keep their files when DATA_DIR is not set (shared/config.ts has the same default). */
-export const DEFAULT_DATA_DIR = './.data';
 
 export function recordingStorageOf(options: { storage?: RecordingStorage | undefined; dataDir?: string | undefined }): RecordingStorage {
   return options.storage ?? new LocalFileStorage(path.resolve(options.dataDir ?? DEFAULT_DATA_DIR));

@@ -18,6 +18,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { phoneRoutes } from './routes/phone.js';
 import { callRoutes } from './routes/calls.js';
 import crypto from 'node:crypto';
+import { DEFAULT_DATA_DIR } from '../shared/config.js';
 import type { CallAudioRunner } from '../shared/call-audio-runner.js';
 import { registerMediaStreams } from './telephony/media-streams.js';
 import { StreamTokens } from './telephony/stream-token.js';
@@ -134,7 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(sessionOnlyRoutes);
       await api.register(webhookRoutes, { prisma: options.prisma, allowPrivateTargets: options.allowPrivateWebhookTargets });
       await api.register(phoneRoutes, { prisma: options.prisma });
-      await api.register(callRoutes, { prisma: options.prisma, storage: options.recordingStorage ?? new LocalFileStorage(options.dataDir ?? './.data') });
+      await api.register(callRoutes, { prisma: options.prisma, storage: options.recordingStorage ?? new LocalFileStorage(options.dataDir ?? DEFAULT_DATA_DIR) });
       await api.register(telephonyRoutes, { prisma: options.prisma, telephony, dialler });
     },
     { prefix: '/api' },

@@ -3,9 +3,12 @@ import { z } from 'zod';
 
 // Process configuration from the environment, checked once at start-up so a typo fails loudly instead of later.
 
+/** Where the embedded database, recordings and their spools live when DATA_DIR is not set. */
+export const DEFAULT_DATA_DIR = './.data';
+
 const Env = z.object({
   DATABASE_URL: z.string().url().optional(),
-  DATA_DIR: z.string().min(1).default('./.data'),
+  DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
