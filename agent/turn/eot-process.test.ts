@@ -40,6 +40,19 @@ describe('the end-of-turn model process', () => {
     expect(Math.min(...nice)).toBeGreaterThan(0);
   }, 30_000);
 
+  it('gives up on a prediction the process never answers (stopped, not dead) instead of waiting for ever', async () => {
+    const runner = eotProcess();
+    await runner.ready;
+    process.kill(runner.pid!, 'SIGSTOP');
+    try {
+      const started = Date.now();
+      await expect(runner.doInference('lk_eot_audio', request(() => 0))).rejects.toThrow('did not answer');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    } finally {
+      process.kill(runner.pid!, 'SIGCONT');
+    }
+  }, 30_000);
+
   it('is started again after it died, and the next prediction is answered', async () => {
     const first = eotProcess();
     await first.ready;

@@ -11,6 +11,11 @@ import { fileURLToPath } from 'node:url';
 const ENTRY = fileURLToPath(new URL('./eot-process-entry.mjs', import.meta.url));
 /** Loading the model takes about a second; a process that is not ready in 30 s is not going to be. */
 const READY_TIMEOUT_MS = 30_000;
+/**
+ * The session stops waiting for a prediction after 1 s (the framework's prediction timeout) and commits without one; an
+ * answer 5 s late is not coming, and its request must not stay pending (nor keep this process alive) for ever.
+ */
+const REQUEST_TIMEOUT_MS = 5_000;
 
 type Pending = { resolve(value: unknown): void; reject(error: Error): void };
 
@@ -31,6 +36,8 @@ class EotProcess implements EotRunnerProcess {
   readonly ready: Promise<void>;
   #nextId = 0;
   #exited = false;
+  /** Requests waiting for the runner to start or to answer: while there are any, this process stays up for them. */
+  #inFlight = 0;
 
   constructor(onExit: () => void) {
     this.#child = fork(ENTRY, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
@@ -67,17 +74,25 @@ class EotProcess implements EotRunnerProcess {
 
   async doInference(_method: string, data: unknown): Promise<unknown> {
     // A request in flight keeps this process alive for its answer; an idle runner does not.
-    this.#child.channel?.ref();
+    if (this.#inFlight++ === 0) this.#child.channel?.ref();
     try {
       await this.ready;
       if (this.#exited) throw new Error('end-of-turn model process exited');
       const id = this.#nextId++;
       return await new Promise((resolve, reject) => {
-        this.#pending.set(id, { resolve, reject });
+        const timer = setTimeout(() => {
+          this.#pending.delete(id);
+          reject(new Error('end-of-turn model did not answer'));
+        }, REQUEST_TIMEOUT_MS);
+        const settle = <T>(done: (value: T) => void) => (value: T) => {
+          clearTimeout(timer);
+          done(value);
+        };
+        this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
         this.#child.send({ id, data });
       });
     } finally {
-      if (this.#pending.size === 0) this.#child.channel?.unref();
+      if (--this.#inFlight === 0) this.#child.channel?.unref();
     }
   }
 
