@@ -1,5 +1,9 @@
 /**
- * Serialised assistants by id, so that reading an assistant costs no database round trip. Entries are dropped when
+ * Serialised assistants by organisation and id, so that reading an assistant costs no database round trip. A lookup
+ * names the organisation of the key that asks: an entry of another organisation is a miss, exactly like an id nobody
+ * has, so both go to the database and answer 404 after the same query (a hit answered "not yours" in 0.7 ms where a
+ * missing id took 2.8 ms, which told a key that the id exists elsewhere). Only rows read with their organisation are
+ * stored. Entries are dropped when
  * the database notifies a change (see the `assistant_changed` trigger), when this process writes, and in any case after
  * `ttlMs`, which bounds how stale an entry can be if a notification were ever lost.
  *
@@ -18,14 +22,15 @@ export class AssistantReadCache {
     private readonly now: () => number = Date.now,
   ) {}
 
-  get(id: number): { organizationId: number; json: string } | undefined {
+  /** The cached JSON of assistant `id` when it belongs to `organizationId`; undefined otherwise. */
+  get(organizationId: number, id: number): string | undefined {
     const entry = this.entries.get(id);
-    if (!entry) return undefined;
+    if (!entry || entry.organizationId !== organizationId) return undefined;
     if (entry.expiresAt <= this.now()) {
       this.entries.delete(id);
       return undefined;
     }
-    return entry;
+    return entry.json;
   }
 
   /** A token to pass to `set`, taken before reading the database. */

@@ -182,21 +182,18 @@ async function writeAssignments(db: Db, assistantId: number, settings: Settings,
 }
 
 /**
- * An assistant as its API JSON, from the read cache when possible. The row is read by id alone and the organisation
- * checked here, so that a cached entry answers other organisations' keys with the same 404 as a missing row.
+ * An assistant as its API JSON, from the read cache when possible. Another organisation's assistant takes exactly the
+ * path of a missing one: a cache miss (the cache is looked up by organisation and id), then one query by id and
+ * organisation that finds nothing, then the same 404.
  */
 export async function readAssistantJson(db: Db, cache: AssistantReadCache | undefined, organizationId: number, id: number): Promise<string> {
-  const hit = cache?.get(id);
-  if (hit) {
-    if (hit.organizationId !== organizationId) throw notFound('Assistant');
-    return hit.json;
-  }
+  const hit = cache?.get(organizationId, id);
+  if (hit !== undefined) return hit;
   const ticket = cache?.ticket(id);
-  const row = await db.assistant.findUnique({ where: { id }, include: withAssignments, relationLoadStrategy: 'join' });
+  const row = await readRow(db, organizationId, id);
   if (!row) throw notFound('Assistant');
   const json = JSON.stringify(toApi(row));
   if (cache && ticket !== undefined) cache.set(id, row.organizationId, json, ticket);
-  if (row.organizationId !== organizationId) throw notFound('Assistant');
   return json;
 }
 

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Assistant } from '../../api/schemas/assistant.js';
+import { AssistantReadCache } from '../../api/services/assistant-cache.js';
+import { readAssistantJson } from '../../api/services/assistants.js';
+import type { Db } from '../../prisma/client.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 // The spec's table of defaults, written out by hand so that a changed default fails here.
@@ -530,5 +533,44 @@ describe('the assistant read cache', () => {
     const res = await ctx.call(stranger, 'GET', `/api/assistants/${created.body.id}`);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ success: false, message: 'Assistant not found', code: 'not_found' });
+  });
+
+  it("takes the same path for another organisation's cached assistant as for a missing id: one database miss, the same 404", async () => {
+    const stranger = await ctx.tenant();
+    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'Cached for its owner' });
+    const id = created.body.id as number;
+    // Counts every query on the assistants table made through this client.
+    let queries = 0;
+    const counted = new Proxy(ctx.db.prisma, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (prop !== 'assistant') return value;
+        return new Proxy(value as object, {
+          get(model, method) {
+            const fn = Reflect.get(model, method) as unknown;
+            return typeof fn === 'function' ? (...args: unknown[]) => ((queries += 1), (fn as (...a: unknown[]) => unknown).apply(model, args)) : fn;
+          },
+        });
+      },
+    }) as unknown as Db;
+    const cache = new AssistantReadCache(60_000);
+    const outcome = async (organizationId: number, assistantId: number) => {
+      const before = queries;
+      const result = await readAssistantJson(counted, cache, organizationId, assistantId).then(
+        (json) => ({ json }),
+        (error: { statusCode: number; code: string; message: string }) => ({ status: error.statusCode, code: error.code, message: error.message }),
+      );
+      return { result, queries: queries - before };
+    };
+
+    // The owner's first read fills the cache; the second costs no query.
+    expect((await outcome(tenant.organizationId, id)).queries).toBe(1);
+    expect(await outcome(tenant.organizationId, id)).toEqual({ result: { json: expect.any(String) }, queries: 0 });
+    const theirs = await outcome(stranger.organizationId, id);
+    const missing = await outcome(stranger.organizationId, 2_147_483_646);
+    expect(theirs).toEqual({ result: { status: 404, code: 'not_found', message: 'Assistant not found' }, queries: 1 });
+    expect(missing).toEqual(theirs);
+    // And the owner's entry is still served from the cache.
+    expect((await outcome(tenant.organizationId, id)).queries).toBe(0);
   });
 });
