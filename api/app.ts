@@ -4,6 +4,7 @@ import type { PrismaClient } from '../prisma/client.js';
 import { registerAuth } from './auth/plugin.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
+import { registerRateLimit, type RateLimitOptions } from './http/rate-limit.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './http/validator.js';
 import { registerOpenApi } from './openapi.js';
 import { AssistantReadCache } from './services/assistant-cache.js';
@@ -56,6 +57,8 @@ export interface AppOptions {
   streamTokenSecret?: string | undefined;
   /** How often the outbound dialler polls its queue (default 1 s). */
   diallerPollIntervalMs?: number;
+  /** Per-organisation and per-key request limits (RATE_LIMIT_*); without it, none: the service passes its configuration. */
+  rateLimit?: RateLimitOptions | undefined;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -127,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
   await app.register(
     async (api) => {
+      if (options.rateLimit) registerRateLimit(api, options.rateLimit);
       await api.register(assistantRoutes, { prisma: options.prisma, cache: assistantCache });
       await api.register(contactRoutes, { prisma: options.prisma });
       await api.register(contactImportRoutes, { prisma: options.prisma });

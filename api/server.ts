@@ -21,6 +21,7 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     twilioAuthToken: config.twilioAuthToken,
     publicUrl: config.publicUrl,
     streamTokenSecret: config.mediaStreamSecret,
+    rateLimit: config.rateLimit,
   });
   // Every API process also delivers webhooks; deliveries are leased rows, so processes share the work.
   const webhooks = startWebhookDelivery(db.prisma, {

@@ -29,6 +29,14 @@ const Env = z.object({
   MEDIA_STREAM_SECRET: z.string().min(16).optional(),
   // Read by the end-of-turn model's own process (agent/turn/eot-process-entry.mjs); checked here so a bad value stops start-up.
   EOT_PROCESS_NICE: z.coerce.number().int().min(0).max(19).optional(),
+  // Counted per API process (docs/api.md, "Rate limits"); 0 turns a limit off. 100/s per organisation is Stripe's
+  // live-mode default and about a tenth of what one process answers on list endpoints (docs/benchmarks.md), so one
+  // tenant cannot starve the others; 50/s per key leaves half of it to the organisation's other integrations while one
+  // runs a bulk contact sync (180,000 creates an hour; larger syncs use the CSV import).
+  RATE_LIMIT_ORG_PER_SECOND: z.coerce.number().int().min(0).default(100),
+  RATE_LIMIT_KEY_PER_SECOND: z.coerce.number().int().min(0).default(50),
+  /** Requests of one organisation answered at once per process: 5 is half the process's 10 database connections. */
+  RATE_LIMIT_ORG_IN_FLIGHT: z.coerce.number().int().min(0).default(5),
 });
 
 export interface Config {
@@ -43,6 +51,7 @@ export interface Config {
   twilioAuthToken?: string | undefined;
   publicUrl?: string | undefined;
   mediaStreamSecret?: string | undefined;
+  rateLimit: { orgPerSecond: number; keyPerSecond: number; orgInFlight: number };
 }
 
 /** The agent name of workers and dispatches when LIVEKIT_AGENT_NAME is unset. */
@@ -73,5 +82,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     twilioAuthToken: e.TWILIO_AUTH_TOKEN,
     publicUrl: e.PUBLIC_URL,
     mediaStreamSecret: e.MEDIA_STREAM_SECRET,
+    rateLimit: { orgPerSecond: e.RATE_LIMIT_ORG_PER_SECOND, keyPerSecond: e.RATE_LIMIT_KEY_PER_SECOND, orgInFlight: e.RATE_LIMIT_ORG_IN_FLIGHT },
   };
 }

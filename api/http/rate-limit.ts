@@ -1,0 +1,115 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { HttpError } from './errors.js';
+
+// Per-organisation and per-key limits on key-authenticated /api requests, counted in this process's memory: what a
+// limit protects is this process's event loop and its database pool, so a 429 costs no database round trip. Several
+// API processes side by side each count on their own (docs/api.md, "Rate limits").
+
+export interface RateLimitOptions {
+  /** Requests per second for all keys of one organisation together; 0: no limit. */
+  orgPerSecond: number;
+  /** Requests per second for one API key; 0: no limit. */
+  keyPerSecond: number;
+  /** Requests of one organisation being answered at the same moment; 0: no cap. */
+  orgInFlight: number;
+}
+
+/** The window both limits are counted in. A fixed window lets a client send up to twice a limit across a boundary. */
+const WINDOW_S = 1;
+
+interface Limit {
+  limiter: RateLimiterMemory;
+  points: number;
+  /** What the 429 message names: "this API key", "this organisation". */
+  subject: string;
+}
+
+function limitOf(points: number, subject: string): Limit | undefined {
+  if (points <= 0) return undefined;
+  return { limiter: new RateLimiterMemory({ points, duration: WINDOW_S }), points, subject };
+}
+
+function resetSeconds(res: RateLimiterRes): number {
+  return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+}
+
+/** draft-ietf-httpapi-ratelimit-headers: the quota closest to running out, and both policies. */
+function rateLimitHeaders(limit: Limit, res: RateLimiterRes, policy: string): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(limit.points),
+    'RateLimit-Remaining': String(res.remainingPoints),
+    'RateLimit-Reset': String(resetSeconds(res)),
+    'RateLimit-Policy': policy,
+  };
+}
+
+function rateLimited(message: string, retryAfterS: number, headers: Record<string, string> = {}): HttpError {
+  return new HttpError(429, 'rate_limited', message, undefined, { ...headers, 'Retry-After': String(retryAfterS) });
+}
+
+/**
+ * Adds the limits to every route of `api` whose request carries a key identity (set by the auth hook). A preParsing
+ * hook runs after every onRequest hook, the route's own included, and before a body is read: a refused contact
+ * import never parses its 8 MiB.
+ */
+export function registerRateLimit(api: FastifyInstance, options: RateLimitOptions): void {
+  const key = limitOf(options.keyPerSecond, 'this API key');
+  const org = limitOf(options.orgPerSecond, 'this organisation');
+  const inFlightCap = options.orgInFlight > 0 ? options.orgInFlight : 0;
+  if (!key && !org && !inFlightCap) return;
+  const policy = [org, key]
+    .filter((l): l is Limit => l !== undefined)
+    .map((l) => `${l.points};w=${WINDOW_S}`)
+    .join(', ');
+  const inFlight = new Map<number, number>();
+
+  function release(organizationId: number): void {
+    const n = (inFlight.get(organizationId) ?? 1) - 1;
+    if (n <= 0) inFlight.delete(organizationId);
+    else inFlight.set(organizationId, n);
+  }
+
+  async function consume(limit: Limit, id: number): Promise<RateLimiterRes | HttpError> {
+    try {
+      return await limit.limiter.consume(id);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      const message = `Too many requests for ${limit.subject}: at most ${limit.points} per second`;
+      return rateLimited(message, resetSeconds(rejection), rateLimitHeaders(limit, rejection, policy));
+    }
+  }
+
+  api.addHook('preParsing', async (request: FastifyRequest, reply: FastifyReply) => {
+    const identity = request.identity;
+    if (!identity) return;
+    const organizationId = identity.organizationId;
+    let tightest: { limit: Limit; res: RateLimiterRes } | undefined;
+    if (key) {
+      const res = await consume(key, identity.apiKeyId);
+      if (res instanceof HttpError) throw res;
+      tightest = { limit: key, res };
+    }
+    if (org) {
+      const res = await consume(org, organizationId);
+      if (res instanceof HttpError) {
+        // A request the organisation's limit refused does not also spend the key's.
+        if (key) await key.limiter.reward(identity.apiKeyId);
+        throw res;
+      }
+      if (!tightest || res.remainingPoints < tightest.res.remainingPoints) tightest = { limit: org, res };
+    }
+    const headers = tightest ? rateLimitHeaders(tightest.limit, tightest.res, policy) : undefined;
+    if (inFlightCap) {
+      const running = inFlight.get(organizationId) ?? 0;
+      if (running >= inFlightCap) {
+        // The organisation's own answers free slots within milliseconds; a second is Retry-After's smallest unit.
+        throw rateLimited(`Too many requests in progress for this organisation: at most ${inFlightCap} at a time`, 1, headers);
+      }
+      inFlight.set(organizationId, running + 1);
+      // 'close' follows every response, and also a client that went away before its answer: released exactly once.
+      reply.raw.once('close', () => release(organizationId));
+    }
+    if (headers) reply.headers(headers);
+  });
+}
