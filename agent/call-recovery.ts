@@ -14,6 +14,7 @@ import { analyzeCall, type Analysis } from './post-call-analysis.js';
 import { vendorAccessFromEnv, type VendorAccess } from './providers/speech-providers.js';
 import { buildLlm } from './session-config.js';
 import { summarizeLatency } from './turn-metrics.js';
+import { endStaleUnstartedCalls, type UnstartedCallLimits } from './unstarted-calls.js';
 
 // A call's process can die mid-call (a crashed job process, a killed worker, a lost machine). Its call would stay
 // `in_progress` for ever, and no `call.completed` would ever reach the customer. Every running call renews a heartbeat
@@ -169,20 +170,29 @@ async function analyzeOrphan(prisma: PrismaClient, call: CallRow, settings: Assi
 }
 
 /**
- * Sweeps now and then every `intervalMs` until stopped. A failed sweep is logged and tried again at the next tick; a
- * tick that comes while a sweep still runs (a long recording to render) is skipped.
+ * Sweeps now and then every `intervalMs` until stopped: calls whose process died, and calls that never started and no
+ * longer can (agent/unstarted-calls.ts). A failed sweep is logged and tried again at the next tick; a tick that comes
+ * while a sweep still runs (a long recording to render) is skipped.
  */
-export function startCallRecovery(prisma: PrismaClient, options: Omit<CallRecoveryOptions, 'now'> & { intervalMs?: number } = {}): { stop(): Promise<void> } {
-  const { intervalMs, ...recovery } = options;
+export function startCallRecovery(
+  prisma: PrismaClient,
+  options: Omit<CallRecoveryOptions, 'now'> & { intervalMs?: number; unstartedLimits?: Partial<UnstartedCallLimits> } = {},
+): { stop(): Promise<void> } {
+  const { intervalMs, unstartedLimits, ...recovery } = options;
   let running: Promise<unknown> | undefined;
   const sweep = () => {
     if (running) return;
-    running = recoverOrphanedCalls(prisma, recovery)
+    const orphans = recoverOrphanedCalls(prisma, recovery)
       .then((ids) => {
         if (ids.length > 0) log().warn({ callIds: ids, endReason: WORKER_LOST }, 'ended calls whose process stopped');
       })
-      .catch((error: unknown) => log().warn({ err: (error as Error).message }, 'call recovery sweep failed'))
-      .finally(() => (running = undefined));
+      .catch((error: unknown) => log().warn({ err: (error as Error).message }, 'call recovery sweep failed'));
+    const unstarted = endStaleUnstartedCalls(prisma, unstartedLimits ? { limits: unstartedLimits } : {})
+      .then((ended) => {
+        if (ended.length > 0) log().warn({ calls: ended }, 'ended calls that never started');
+      })
+      .catch((error: unknown) => log().warn({ err: (error as Error).message }, 'unstarted call sweep failed'));
+    running = Promise.all([orphans, unstarted]).finally(() => (running = undefined));
   };
   sweep();
   const timer = setInterval(sweep, intervalMs ?? CALL_SWEEP_INTERVAL_MS);

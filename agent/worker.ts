@@ -5,6 +5,7 @@ import type { PrismaClient } from '../prisma/client.js';
 import { DEFAULT_AGENT_NAME } from '../shared/config.js';
 import { startCallRecovery } from './call-recovery.js';
 import { LocalCallRunner } from './local-runner.js';
+import type { UnstartedCallLimits } from './unstarted-calls.js';
 
 // The agent worker in one of two modes. With LIVEKIT_URL (and LIVEKIT_API_KEY / LIVEKIT_API_SECRET) it registers with
 // LiveKit, takes dispatched jobs (one job = one call, in its own process), reports load, and drains on shutdown.
@@ -46,8 +47,11 @@ export interface AgentWorkerOptions {
   dataDir: string;
   env?: WorkerEnv;
   logLevel?: string;
-  /** The sweep that ends calls whose process died (agent/call-recovery.ts); on by default. */
-  callRecovery?: { intervalMs?: number; staleAfterMs?: number } | false;
+  /**
+   * The sweep that ends calls whose process died (agent/call-recovery.ts) and calls that never started and no longer can
+   * (agent/unstarted-calls.ts); on by default. Every worker runs it, LiveKit or local: wherever calls run there is one.
+   */
+  callRecovery?: { intervalMs?: number; staleAfterMs?: number; unstartedLimits?: Partial<UnstartedCallLimits> } | false;
 }
 
 export async function startAgentWorker(options: AgentWorkerOptions): Promise<AgentWorker> {

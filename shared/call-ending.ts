@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../prisma/client.js';
+import type { Prisma, PrismaClient } from '../prisma/client.js';
 import { callEndedPayload } from './call-events.js';
 import { recordEvent } from './events.js';
 
@@ -11,10 +11,21 @@ export const NOT_STARTED = ['queued', 'initiated', 'ringing'];
 
 export type UnstartedEnd = 'busy' | 'no_answer' | 'failed' | 'canceled' | 'voicemail';
 
-/** Answers false when the call had already moved on (it started, or another path ended it): nothing is written. */
-export async function endUnstartedCall(prisma: PrismaClient, callId: number, status: UnstartedEnd, endReason: string, at = new Date()): Promise<boolean> {
+/**
+ * Answers false when the call had already moved on (it started, or another path ended it): nothing is written. `guard`
+ * narrows the compare-and-set further: a sweep passes the condition that made the call stale, so a call that moved on
+ * in between (a dialler claimed it) is left alone.
+ */
+export async function endUnstartedCall(
+  prisma: PrismaClient,
+  callId: number,
+  status: UnstartedEnd,
+  endReason: string,
+  at = new Date(),
+  guard: Prisma.CallWhereInput = {},
+): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
-    const ended = await tx.call.updateMany({ where: { id: callId, status: { in: NOT_STARTED } }, data: { status, endReason, endedAt: at, durationMs: 0 } });
+    const ended = await tx.call.updateMany({ where: { AND: [guard, { id: callId, status: { in: NOT_STARTED } }] }, data: { status, endReason, endedAt: at, durationMs: 0 } });
     if (ended.count === 0) return false;
     const call = await tx.call.findUniqueOrThrow({ where: { id: callId } });
     const payload = callEndedPayload(call, [], []);
