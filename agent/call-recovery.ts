@@ -1,6 +1,6 @@
 import { log } from '@livekit/agents';
 import path from 'node:path';
-import { removeSpool, spoolDirOf } from '../media/recording-spool.js';
+import { removeSpool, spoolDirOf, spoolEndOf } from '../media/recording-spool.js';
 import type { RecordingStorage } from '../media/recording-storage.js';
 import type { PrismaClient } from '../prisma/client.js';
 import { loadAssistantSettings } from '../api/services/assistants.js';
@@ -95,7 +95,7 @@ interface RecoveryContext {
 async function recoverCall(prisma: PrismaClient, call: CallRow, context: RecoveryContext): Promise<boolean> {
   // The call ended, as far as anyone can tell, at its last sign of life. It is kept in `ended_at` with the claim: the
   // claim replaces the heartbeat, and a worker that takes over from a claimer that died must still find it.
-  const endedAt = call.endedAt ?? call.heartbeatAt ?? call.startedAt ?? context.now;
+  const endedAt = call.endedAt ?? (await lastEvidenceOf(prisma, call, context));
   const claimed = await prisma.call.updateMany({
     where: { id: call.id, status: 'in_progress', heartbeatAt: call.heartbeatAt },
     data: { heartbeatAt: new Date(), endedAt },
@@ -150,6 +150,29 @@ async function recoverCall(prisma: PrismaClient, call: CallRow, context: Recover
   } finally {
     clearInterval(renew);
   }
+}
+
+/**
+ * When a call whose process died was last known to run: the latest of its last heartbeat (renewed every 15 s), the end
+ * of its last stored turn (ms from the start, stored as each turn is spoken) and the end of its spooled audio (synced
+ * at least every second; the caller's track grows with every frame received, speech or not). Never before the start,
+ * never in the future.
+ */
+export async function lastEvidenceOf(prisma: PrismaClient, call: CallRow, context: { dataDir: string; now: Date }): Promise<Date> {
+  const startedMs = call.startedAt?.getTime();
+  let last = call.heartbeatAt?.getTime() ?? startedMs ?? context.now.getTime();
+  if (startedMs !== undefined) {
+    const turns = await prisma.callTurn.aggregate({ where: { callId: call.id }, _max: { endMs: true } });
+    if (turns._max.endMs !== null) last = Math.max(last, startedMs + turns._max.endMs);
+  }
+  try {
+    const spooled = await spoolEndOf(spoolDirOf(context.dataDir, call.callSid));
+    if (spooled !== null) last = Math.max(last, Math.round(spooled));
+  } catch (error) {
+    // A damaged spool is reported when its recording is rendered; the other evidence stands.
+    log().warn({ callSid: call.callSid, err: (error as Error).message }, 'recording spool not read for the end time');
+  }
+  return new Date(Math.max(Math.min(last, context.now.getTime()), startedMs ?? -Infinity));
 }
 
 /** The analysis the call's own end would have run, over the turns stored while it ran. Never throws. */

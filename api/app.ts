@@ -1,7 +1,8 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../prisma/client.js';
-import { registerAuth } from './auth/plugin.js';
+import { declareAuth, registerAuth } from './auth/plugin.js';
+import { UpgradeRoutes } from './http/upgrades.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { registerRateLimit, type RateLimitOptions } from './http/rate-limit.js';
@@ -110,7 +111,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
 
   await registerOpenApi(app);
+  const upgrades = new UpgradeRoutes(app, app.log.child({ component: 'upgrades' }));
   registerBrowserCalls(app, {
+    upgrades,
     prisma: options.prisma,
     runner: options.callAudioRunner,
     // A page may sit open a while before its user presses Start.
@@ -119,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: app.log.child({ component: 'browser-calls' }),
   });
   registerMediaStreams(app, {
+    upgrades,
     prisma: options.prisma,
     runner: options.callAudioRunner,
     tokens: new StreamTokens(options.streamTokenSecret ? Buffer.from(options.streamTokenSecret) : crypto.randomBytes(32)),
@@ -127,9 +131,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: app.log.child({ component: 'media-streams' }),
   });
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ ok: true }));
+  app.get('/healthz', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ ok: true }));
   await app.register(
     async (api) => {
+      declareAuth(api, 'api_key');
       if (options.rateLimit) registerRateLimit(api, options.rateLimit);
       await api.register(assistantRoutes, { prisma: options.prisma, cache: assistantCache });
       await api.register(contactRoutes, { prisma: options.prisma });

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { declareAuth } from './auth/plugin.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -23,6 +24,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { persistAuthorization: true } });
-  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // The document and its docs page describe the API to anyone who has not got a key yet.
+  await app.register(async (docs) => {
+    declareAuth(docs, 'public');
+    await docs.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { persistAuthorization: true } });
+    docs.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  });
 }

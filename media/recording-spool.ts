@@ -1,4 +1,4 @@
-import { mkdir, open, readFile, rename, rm, rmdir, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, rmdir, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 // A call's recording on local disk while the call runs, so that what was recorded outlives a process that dies. Each
@@ -192,6 +192,27 @@ export async function openSpool(dir: string): Promise<SpoolReader | null> {
       for (const file of files.values()) await file.close().catch(() => {});
     },
   };
+}
+
+/**
+ * Epoch ms of the end of the last audio on disk, on either track: how long the call is known to have run. Null when
+ * there is no spool. Reads only the description and the files' sizes.
+ */
+export async function spoolEndOf(dir: string): Promise<number | null> {
+  let meta: SpoolMeta;
+  try {
+    meta = JSON.parse(await readFile(path.join(dir, META_FILE), 'utf8')) as SpoolMeta;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  if (meta.version !== 1 || meta.encoding !== 's16le' || meta.channels !== 1) throw new Error('recording spool in an unknown format');
+  let samples = 0;
+  for (const track of TRACKS) {
+    const size = await stat(path.join(dir, `${track}.pcm`)).then((info) => info.size, () => 0);
+    samples = Math.max(samples, Math.floor(size / BYTES_PER_SAMPLE));
+  }
+  return meta.startedAt + (samples * 1000) / meta.sampleRate;
 }
 
 /** Removes a spool once its tracks are stored; nothing there is fine. */

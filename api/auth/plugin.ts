@@ -1,13 +1,25 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { PrismaClient } from '../../prisma/client.js';
 import { HttpError } from '../http/errors.js';
 import { findActiveKey, hashApiKey, touchApiKeys, type KeyIdentity } from '../services/api-keys.js';
 import { KeyCache } from './key-cache.js';
 
+/**
+ * How a route authenticates its caller, declared on the route (`config: { auth }`) or for a whole plugin scope
+ * (`declareAuth`), and checked on the route the router MATCHED, never on the spelling of the URL:
+ * - `api_key`: `Authorization: Bearer <API_KEY>`, checked before anything else runs; sets `request.identity`.
+ * - `public`: anyone (the OpenAPI document and docs page, health checks, the browser call page).
+ * - `signature`: the handler verifies a signature the request carries (a carrier's signed webhook).
+ */
+export type AuthMode = 'api_key' | 'public' | 'signature';
+
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The organisation and user the API key acts for; set on every authenticated /api request. */
+    /** The organisation and user the API key acts for; set on every request to an `api_key` route. */
     identity: KeyIdentity;
+  }
+  interface FastifyContextConfig {
+    auth?: AuthMode;
   }
 }
 
@@ -18,9 +30,14 @@ export interface AuthOptions {
   usageFlushIntervalMs: number;
 }
 
-/** Paths under /api that need no key: the machine-readable description and its docs page. */
-function isPublic(url: string): boolean {
-  return url === '/api/openapi.json' || url === '/api/docs' || url.startsWith('/api/docs/') || url.startsWith('/api/docs?');
+// A plugin scope's default mode lives on the scope's instance object. Fastify creates a child scope's instance with
+// the parent as its prototype, so the default reaches the scope and everything registered below it, and nothing above.
+const SCOPE_AUTH = Symbol('scopeAuth');
+type Scoped = FastifyInstance & { [SCOPE_AUTH]?: AuthMode };
+
+/** Every route registered in `scope` (and in plugins below it) authenticates with `mode` unless it declares its own. */
+export function declareAuth(scope: FastifyInstance, mode: AuthMode): void {
+  (scope as Scoped)[SCOPE_AUTH] = mode;
 }
 
 function unauthorized(message: string, error: 'invalid_request' | 'invalid_token' | null): HttpError {
@@ -28,8 +45,20 @@ function unauthorized(message: string, error: 'invalid_request' | 'invalid_token
   return new HttpError(401, 'unauthorized', message, undefined, { 'WWW-Authenticate': challenge });
 }
 
+/** How many `Authorization` headers arrived; Node keeps only the first in `request.headers`. */
+function authorizationHeaderCount(request: FastifyRequest): number {
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') count++;
+  return count;
+}
+
 /** The token of an `Authorization: Bearer <token>` header; throws the 401 for a missing or malformed header. */
 function bearerToken(request: FastifyRequest): string {
+  if (authorizationHeaderCount(request) > 1) {
+    // A proxy and a client disagreeing about who is calling: refuse rather than pick one (RFC 6750 section 3.1).
+    throw new HttpError(400, 'bad_request', 'Send exactly one Authorization header', undefined, { 'WWW-Authenticate': 'Bearer realm="api", error="invalid_request"' });
+  }
   const header = request.headers.authorization;
   if (header === undefined || header === '') throw unauthorized('Missing API key: send Authorization: Bearer <API_KEY>', null);
   const match = /^Bearer +(\S+)$/i.exec(header);
@@ -54,11 +83,22 @@ export function registerAuth(app: FastifyInstance, prisma: PrismaClient, options
     await flushUsage();
   });
 
+  // Every route states how it authenticates, or the service refuses to start: a new route cannot be forgotten.
+  app.addHook('onRoute', function (this: FastifyInstance, route: RouteOptions) {
+    const mode = route.config?.auth ?? (this as Scoped)[SCOPE_AUTH];
+    if (mode === undefined) {
+      throw new Error(`route ${String(route.method)} ${route.url} declares no auth mode: set config.auth or declareAuth() on its plugin scope`);
+    }
+    route.config = { ...route.config, auth: mode };
+  });
+
   app.decorateRequest('identity', null as unknown as KeyIdentity);
   app.addHook('onRequest', async (request) => {
-    const url = request.url;
-    if (!url.startsWith('/api/') && url !== '/api') return;
-    if (isPublic(url)) return;
+    // An unmatched request answers 404 and reaches no handler; there is nothing to protect.
+    if (request.is404) return;
+    const mode = request.routeOptions.config.auth;
+    if (mode === 'public' || mode === 'signature') return;
+    // `api_key`, and anything else (there is nothing else after the start-up check): the key is required.
     const token = bearerToken(request);
     const keyHash = hashApiKey(token);
     let identity = cache.get(keyHash);

@@ -6,6 +6,7 @@ import { resampleLinear } from '../../media/pcm.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { CallAudioLink, CallAudioRunner } from '../../shared/call-audio-runner.js';
 import { openInboundCall } from '../../shared/inbound-call.js';
+import type { UpgradeRoutes } from '../http/upgrades.js';
 import type { StreamTokens } from './stream-token.js';
 import { validTwilioSignature } from './twilio-signature.js';
 
@@ -19,6 +20,8 @@ const CARRIER_RATE = 8000;
 /** 20 ms at 8 kHz, one byte per sample: the frame carriers send and expect. */
 const FRAME_BYTES = 160;
 const PIPELINE_RATE = 16_000;
+/** Twilio sends `connected` and `start` within milliseconds of the handshake; 10 s covers a slow carrier link. */
+const START_TIMEOUT_MS = 10_000;
 
 export interface MediaStreamOptions {
   prisma: PrismaClient;
@@ -29,6 +32,7 @@ export interface MediaStreamOptions {
   /** The service's public base URL as the carrier reaches it (signatures cover the full URL); default: from the request. */
   publicUrl: string | undefined;
   logger: FastifyBaseLogger;
+  upgrades: UpgradeRoutes;
 }
 
 const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -48,7 +52,8 @@ export function registerMediaStreams(app: FastifyInstance, options: MediaStreamO
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     });
-    scope.post(VOICE_WEBHOOK_PATH, { schema: { hide: true } }, async (request, reply) => {
+    // No API key: the carrier signs the webhook with the account's auth token, and the handler checks that signature.
+    scope.post(VOICE_WEBHOOK_PATH, { schema: { hide: true }, config: { auth: 'signature' } }, async (request, reply) => {
       reply.type('text/xml; charset=utf-8');
       if (!options.authToken || !runner) {
         return reply.status(503).send(twiml('<Say>Sorry, calls cannot be taken right now.</Say><Hangup/>'));
@@ -70,10 +75,7 @@ export function registerMediaStreams(app: FastifyInstance, options: MediaStreamO
   });
 
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-  app.server.on('upgrade', (req, socket, head) => {
-    if (new URL(req.url ?? '/', 'http://x').pathname !== MEDIA_STREAM_PATH) return;
-    sockets.handleUpgrade(req, socket, head, (ws) => serveStream(ws));
-  });
+  options.upgrades.add(MEDIA_STREAM_PATH, (req, socket, head) => sockets.handleUpgrade(req, socket, head, (ws) => serveStream(ws)));
   app.addHook('onClose', async () => {
     for (const ws of sockets.clients) ws.terminate();
     sockets.close();
@@ -81,6 +83,12 @@ export function registerMediaStreams(app: FastifyInstance, options: MediaStreamO
 
   function serveStream(ws: WebSocket): void {
     let link: CallAudioLink | undefined;
+    // The socket is anonymous until its `start` message proves its token; a carrier sends `start` right after the
+    // handshake, so a socket still anonymous after START_TIMEOUT_MS is not a carrier and is not kept.
+    const anonymous = setTimeout(() => {
+      if (!link) ws.close(1008, 'no start message');
+    }, START_TIMEOUT_MS);
+    ws.once('close', () => clearTimeout(anonymous));
     let streamSid = '';
     let pending = new Uint8Array(0);
     const sendAssistant = (samples: Int16Array, rate: number) => {

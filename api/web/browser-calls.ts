@@ -5,6 +5,7 @@ import { resampleLinear } from '../../media/pcm.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { CallAudioLink, CallAudioRunner } from '../../shared/call-audio-runner.js';
 import { HttpError } from '../http/errors.js';
+import { refuseUpgrade, type UpgradeRoutes } from '../http/upgrades.js';
 import { commonErrors, envelope, ErrorResponse } from '../schemas/common.js';
 import { WebCallCreate } from '../schemas/telephony.js';
 import { createBrowserCall } from '../services/browser-calls.js';
@@ -33,12 +34,14 @@ export interface BrowserCallOptions {
   tokens: StreamTokens;
   publicUrl: string | undefined;
   logger: FastifyBaseLogger;
+  upgrades: UpgradeRoutes;
 }
 
 export function registerBrowserCalls(app: FastifyInstance, options: BrowserCallOptions): void {
   const { prisma, runner, tokens, logger } = options;
 
   app.post('/api/web-calls/browser', {
+    config: { auth: 'api_key' },
     schema: {
       tags: ['Calls'],
       summary: 'Start a browser call on the built-in transport',
@@ -55,7 +58,8 @@ export function registerBrowserCalls(app: FastifyInstance, options: BrowserCallO
     },
   });
 
-  app.get('/call/:call_sid', { schema: { hide: true } }, async (_request, reply) =>
+  // The page itself is public; what it opens, the audio socket, needs the call's token.
+  app.get('/call/:call_sid', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) =>
     reply
       .type('text/html; charset=utf-8')
       .header('content-security-policy', "default-src 'self'; script-src 'unsafe-inline' blob:; style-src 'unsafe-inline'; connect-src 'self'")
@@ -64,15 +68,10 @@ export function registerBrowserCalls(app: FastifyInstance, options: BrowserCallO
   );
 
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 });
-  app.server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const match = AUDIO_PATH.exec(url.pathname);
-    if (!match) return;
+  // The socket is authenticated before the handshake: its token names the call, so no unauthenticated socket is kept.
+  options.upgrades.add(AUDIO_PATH, (req, socket, head, url) => {
     const callSid = tokens.verify(url.searchParams.get('token') ?? '');
-    if (callSid !== match[1]) {
-      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
-      return;
-    }
+    if (callSid === null || callSid !== AUDIO_PATH.exec(url.pathname)?.[1]) return refuseUpgrade(socket, 403);
     sockets.handleUpgrade(req, socket, head, (ws) => void serve(ws, callSid));
   });
   app.addHook('onClose', async () => {

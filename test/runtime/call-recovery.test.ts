@@ -9,7 +9,7 @@ import { recoverOrphanedCalls, startCallRecovery } from '../../agent/call-recove
 import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { mp3Info } from '../../media/mp3-duration.js';
 import { rms } from '../../media/pcm.js';
-import { openSpool, spoolDirOf } from '../../media/recording-spool.js';
+import { openSpool, SpoolWriter, spoolDirOf } from '../../media/recording-spool.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { decodeMp3 } from '../helpers/decode-mp3.js';
 import { createCall, localSettings } from './call-harness.js';
@@ -97,9 +97,13 @@ describe('calls whose process dies', () => {
     expect(ended).toMatchObject({ status: 'failed', endReason: 'worker_lost', summary: SUMMARY, analysisError: null });
     expect(ended.outcomes).toMatchObject({ goal_achieved: true, sentiment: 'neutral' });
     expect(ended.turns).toHaveLength(3);
-    // It ended at the dead process's last heartbeat.
-    expect(ended.endedAt!.getTime()).toBe(dead.heartbeatAt!.getTime());
-    expect(ended.durationMs).toBeGreaterThan(1000);
+    // It ended at the last evidence of the call: here the spooled audio, which reaches the disk at least every second,
+    // and which is at least as late as the last beat (every 200 ms here) and the last turn's end.
+    const lastTurnEnd = Math.max(...ended.turns.map((t) => t.endMs));
+    const evidenceMs = Math.max(dead.heartbeatAt!.getTime() - dead.startedAt!.getTime(), lastTurnEnd, spooledMs);
+    expect(Math.abs(ended.durationMs! - evidenceMs)).toBeLessThanOrEqual(1);
+    expect(ended.endedAt!.getTime() - ended.startedAt!.getTime()).toBe(ended.durationMs);
+    expect(ended.durationMs).toBeGreaterThanOrEqual(lastTurnEnd);
 
     expect(ended.recordings.map((r) => r.track).sort()).toEqual(['assistant', 'mixed', 'user']);
     const decoded: Record<string, Int16Array> = {};
@@ -114,7 +118,7 @@ describe('calls whose process dies', () => {
       expect(Math.abs(info.durationMs - recording.durationMs)).toBeLessThan(150);
       // Up to the last audio written; which reaches the disk at least every second, the heartbeat every 200 ms here.
       expect(recording.durationMs).toBe(spooledMs);
-      expect(Math.abs(recording.durationMs - ended.durationMs!)).toBeLessThan(1500);
+      expect(Math.abs(recording.durationMs - ended.durationMs!)).toBeLessThanOrEqual(1);
       decoded[recording.track] = await decodeMp3(file, CALLER_RATE);
       expect(Math.abs((decoded[recording.track]!.length * 1000) / CALLER_RATE - recording.durationMs)).toBeLessThan(150);
     }
@@ -154,6 +158,39 @@ describe('calls whose process dies', () => {
     const events = await eventsOf(call.callSid);
     expect(events.map((e) => e.type)).toEqual(['call.completed', 'call.failed']);
     expect(events[0]!.payload).toMatchObject({ recordings: [] });
+  });
+
+  it('ends a call at its last evidence: the spooled audio or the last turn, when they outlast the last heartbeat, never in the future', async () => {
+    const startedAt = new Date(Date.now() - 120_000);
+    // The process beat once, at the start (beats come every 15 s), stored a turn that ended 4 s in and spooled 8 s of
+    // the caller's audio before it died.
+    const setUp = async (dataDir: string) => {
+      const call = await createCall(db.prisma, localSettings(llm.url, { recording_settings: { recording_enabled: false } }));
+      await db.prisma.call.update({ where: { id: call.id }, data: { status: 'in_progress', startedAt, heartbeatAt: startedAt } });
+      await db.prisma.callTurn.create({ data: { callId: call.id, position: 0, role: 'user', text: 'what time is it', startMs: 2500, endMs: 4000, interrupted: false } });
+      const spool = new SpoolWriter(spoolDirOf(dataDir, call.callSid), { sampleRate: 16_000, startedAt: startedAt.getTime() });
+      spool.write('user', 0, new Int16Array(8 * 16_000).fill(100));
+      spool.write('assistant', 16_000, new Int16Array(2 * 16_000).fill(100));
+      await spool.close();
+      return call;
+    };
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
+    const spooled = await setUp(dataDir);
+    expect(await recoverOrphanedCalls(db.prisma, { dataDir, access })).toEqual([spooled.id]);
+    const withSpool = await db.prisma.call.findUniqueOrThrow({ where: { id: spooled.id } });
+    expect(withSpool).toMatchObject({ status: 'failed', endReason: 'worker_lost', durationMs: 8000, endedAt: new Date(startedAt.getTime() + 8000) });
+    expect((await eventsOf(spooled.callSid))[0]!.payload).toMatchObject({ duration_seconds: 8, ended_at: new Date(startedAt.getTime() + 8000).toISOString() });
+
+    // The spool on another host: the transcript is the last evidence.
+    const elsewhere = await setUp(await mkdtemp(path.join(os.tmpdir(), 'call-data-')));
+    expect(await recoverOrphanedCalls(db.prisma, { dataDir, access })).toEqual([elsewhere.id]);
+    expect(await db.prisma.call.findUniqueOrThrow({ where: { id: elsewhere.id } })).toMatchObject({ durationMs: 4000, endedAt: new Date(startedAt.getTime() + 4000) });
+
+    // Evidence past the sweep's own clock (a machine whose clock ran ahead) is capped at that clock.
+    const ahead = await setUp(dataDir);
+    const now = new Date(startedAt.getTime() + 6000);
+    expect(await recoverOrphanedCalls(db.prisma, { dataDir, access, now, staleAfterMs: 1000 })).toEqual([ahead.id]);
+    expect(await db.prisma.call.findUniqueOrThrow({ where: { id: ahead.id } })).toMatchObject({ durationMs: 6000, endedAt: now });
   });
 
   it('stores an analysis that failed as analysis_error and still ends the call', async () => {
