@@ -13,6 +13,7 @@ import { appendCallTurn, CallNotRunnableError, findCall, finishCall, loadContact
 import { CALL_HEARTBEAT_INTERVAL_MS } from './call-recovery.js';
 import { recordedTracks, recordingStorageOf, storedRecording } from './call-recording.js';
 import { playApology } from './apology.js';
+import { keepPiiOutOfInfoLogs } from './logging.js';
 import { analyzeCall } from './post-call-analysis.js';
 import { vendorAccessFromEnv, type VendorAccess } from './providers/speech-providers.js';
 import { buildSessionOptions, secondsToMs } from './session-config.js';
@@ -71,6 +72,8 @@ type Ending = { status: 'completed' | 'failed'; reason: string; apology?: boolea
 
 export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const logger = log();
+  // Job processes rebuild the framework's logger: each call makes sure transcripts stay out of its info lines.
+  keepPiiOutOfInfoLogs(logger);
   const { prisma } = options;
   let call = await findCall(prisma, options);
   const stored = call.assistantId === null ? null : await loadAssistantSettings(prisma, call.organizationId, call.assistantId).catch(() => null);

@@ -1,10 +1,11 @@
-import { AgentServer, initializeLogger, log, ServerOptions } from '@livekit/agents';
+import { AgentServer, log, ServerOptions } from '@livekit/agents';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { PrismaClient } from '../prisma/client.js';
 import { DEFAULT_AGENT_NAME } from '../shared/config.js';
 import { startCallRecovery } from './call-recovery.js';
 import { LocalCallRunner } from './local-runner.js';
+import { initializeAgentLogger } from './logging.js';
 import type { UnstartedCallLimits } from './unstarted-calls.js';
 
 // The agent worker in one of two modes. With LIVEKIT_URL (and LIVEKIT_API_KEY / LIVEKIT_API_SECRET) it registers with
@@ -56,7 +57,7 @@ export interface AgentWorkerOptions {
 
 export async function startAgentWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
   const env = options.env ?? process.env;
-  initializeLogger({ pretty: false, level: options.logLevel ?? 'info' });
+  initializeAgentLogger(options.logLevel ?? 'info');
   // It reads the recordings calls spool under the same DATA_DIR, and stores their tracks where calls store theirs.
   const recovery = options.callRecovery === false ? undefined : startCallRecovery(options.prisma, { dataDir: options.dataDir, ...options.callRecovery });
   if (!env.LIVEKIT_URL) {
