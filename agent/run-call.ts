@@ -16,7 +16,7 @@ import { playApology } from './apology.js';
 import { keepPiiOutOfInfoLogs } from './logging.js';
 import { analyzeCall } from './post-call-analysis.js';
 import { vendorAccessFromEnv, type VendorAccess } from './providers/speech-providers.js';
-import { buildSessionOptions, secondsToMs } from './session-config.js';
+import { buildSessionOptions, MissingCredentialsError, secondsToMs } from './session-config.js';
 import { summarizeLatency, turnLatency } from './turn-metrics.js';
 import { loadVad } from './vad.js';
 
@@ -29,6 +29,8 @@ export const DEFAULT_MAX_CALL_DURATION_MS = 60 * 60 * 1000;
 export const IDLE_GOODBYE = "It seems you're no longer there, so I'll end the call now. Goodbye!";
 /** Idle prompts when `idle_timeout` is set and `max_idle_messages` is not. */
 export const DEFAULT_MAX_IDLE_MESSAGES = 1;
+/** The end reason of a call whose STT, TTS or every LLM lacks its key (or a custom LLM its address). */
+export const MISSING_CREDENTIALS = 'missing_credentials';
 /** How long the goodbye or apology may take to play before the line is closed anyway. */
 const FINAL_PLAYOUT_TIMEOUT_MS = 15_000;
 
@@ -218,8 +220,17 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
       session.say(welcome.text, { allowInterruptions: interruption.allow_interruptions && interruption.allow_welcome_interruption });
     }
   } catch (error) {
-    logger.error({ ...callLog, err: (error as Error).message }, 'call could not start');
-    end({ status: 'failed', reason: error instanceof CallNotRunnableError ? error.message.replace(/\s+/g, '_') : 'configuration_error', apology: true });
+    if (error instanceof MissingCredentialsError) {
+      // Names of variables and settings only, never a value.
+      logger.warn(
+        { ...callLog, stages: error.stages, variables: error.missing.map((m) => m.variable), fields: error.missing.map((m) => m.field) },
+        'call cannot start: a vendor credential is not set',
+      );
+      end({ status: 'failed', reason: MISSING_CREDENTIALS, apology: true });
+    } else {
+      logger.error({ ...callLog, err: (error as Error).message }, 'call could not start');
+      end({ status: 'failed', reason: error instanceof CallNotRunnableError ? error.message.replace(/\s+/g, '_') : 'configuration_error', apology: true });
+    }
   }
 
   const outcome = await ending;

@@ -1,5 +1,6 @@
-import { llm, voice, type VAD } from '@livekit/agents';
+import { llm, log, voice, type VAD } from '@livekit/agents';
 import type { AssistantSettings } from '../shared/assistant-settings.js';
+import { missingCredentials, unusableStages, type CallStage, type MissingCredential } from '../shared/vendor-credentials.js';
 import { createLlm, type LlmEndpoint } from './providers/llm-providers.js';
 import { createStt, createTts, type VendorAccess } from './providers/speech-providers.js';
 import { createAudioTurnDetector } from './turn/audio-turn-detector.js';
@@ -73,12 +74,38 @@ export interface CallUserData {
   customSettings: Record<string, unknown>;
 }
 
+/**
+ * A call whose settings name a vendor this process has no credential for, at a stage nothing else can fill: found
+ * before anything connects, so the call ends `missing_credentials` and the log names the unset variable, instead of
+ * a vendor refusing an empty key mid-call.
+ */
+export class MissingCredentialsError extends Error {
+  constructor(
+    readonly stages: CallStage[],
+    readonly missing: MissingCredential[],
+  ) {
+    super(`no credentials for ${stages.join(', ')}: ${missing.map((m) => m.variable).join(', ')} not set`);
+    this.name = 'MissingCredentialsError';
+  }
+}
+
+/** Throws MissingCredentialsError when a stage of the call cannot run; warns of credentials only a fallback covers. */
+export function checkCredentials(settings: AssistantSettings, access: VendorAccess): void {
+  const missing = missingCredentials(settings, access);
+  if (missing.length === 0) return;
+  const stages = unusableStages(settings, missing);
+  if (stages.length > 0) throw new MissingCredentialsError(stages, missing);
+  // Variable names and setting paths only: never a value.
+  log().warn({ variables: missing.map((m) => m.variable), fields: missing.map((m) => m.field) }, 'an llm endpoint has no credential: the call relies on the others');
+}
+
 export interface SessionParts {
   options: voice.AgentSessionOptions;
   llm: llm.LLM;
 }
 
 export async function buildSessionOptions(settings: AssistantSettings, deps: { vad: VAD; access: VendorAccess }): Promise<SessionParts> {
+  checkCredentials(settings, deps.access);
   const turn = settings.stt_settings.turn_detection;
   const interruption = settings.interruption_settings;
   const turnDetection = turn.mode === 'text_turn_detector' ? new TextTurnDetector() : await createAudioTurnDetector();

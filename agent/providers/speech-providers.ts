@@ -3,6 +3,7 @@ import * as cartesia from '@livekit/agents-plugin-cartesia';
 import * as deepgram from '@livekit/agents-plugin-deepgram';
 import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
 import type { AssistantSettings } from '../../shared/assistant-settings.js';
+import { vendorCredentialsFromEnv, type VendorCredentials } from '../../shared/vendor-credentials.js';
 import { DEFAULT_STT_MODEL, type SttProvider, type TtsProvider } from '../../shared/vendors.js';
 import { DeepgramSTT } from './deepgram-stt.js';
 import { AssemblyAISTT, endOfTurnConfidenceFromSensitivity } from './assemblyai-stt.js';
@@ -14,15 +15,14 @@ import { SonioxSTT } from './soniox-stt.js';
 type STTSettings = AssistantSettings['stt_settings'];
 type TTSSettings = AssistantSettings['tts_settings'];
 
-/** Keys and endpoint overrides per vendor, read once from the environment (`DEEPGRAM_API_KEY`, `DEEPGRAM_BASE_URL`, ...). */
-export interface VendorAccess {
-  apiKey(vendor: string): string | undefined;
-  baseUrl(vendor: string): string | undefined;
-}
+/**
+ * Keys and endpoint overrides per vendor, read once from the environment (`DEEPGRAM_API_KEY`, `DEEPGRAM_BASE_URL`, ...);
+ * the same names the API checks when it warns about an assistant (shared/vendor-credentials.ts).
+ */
+export type VendorAccess = VendorCredentials;
 
 export function vendorAccessFromEnv(env: NodeJS.ProcessEnv = process.env): VendorAccess {
-  const read = (vendor: string, suffix: string) => env[`${vendor.toUpperCase()}_${suffix}`] || undefined;
-  return { apiKey: (v) => read(v, 'API_KEY'), baseUrl: (v) => read(v, 'BASE_URL') };
+  return vendorCredentialsFromEnv(env);
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   STTSettings,
   TTSSettings,
 } from '../../shared/assistant-settings.js';
+import { missingCredentials, vendorCredentialsFromEnv } from '../../shared/vendor-credentials.js';
 import { conformer, mergeBySchema } from '../../shared/zod-walk.js';
 import { notFound, ValidationFailed, type ValidationDetail } from '../http/errors.js';
 import { zodIssuesToDetail } from '../http/zod-detail.js';
@@ -90,8 +91,17 @@ function settingsOf(row: AssistantRow): Settings {
   };
 }
 
+/**
+ * Vendors the settings name without a key: shown on the assistant so that its author learns it before a caller does.
+ * This is the API process's environment; agent workers may be configured apart, and each call checks its own.
+ */
+function warningsOf(settings: Settings): AssistantOut['warnings'] {
+  return missingCredentials(settings, vendorCredentialsFromEnv()).map((m) => ({ code: 'missing_credentials' as const, field: m.field, message: m.message }));
+}
+
 function toApi(row: AssistantRow): AssistantOut {
-  const { name, ...settings } = settingsOf(row);
+  const all = settingsOf(row);
+  const { name, ...settings } = all;
   return {
     id: row.id,
     name,
@@ -101,6 +111,7 @@ function toApi(row: AssistantRow): AssistantOut {
     updated_at: row.updatedAt.toISOString(),
     ...settings,
     llm_fallback_providers: maskFallbacks(settings.llm_fallback_providers),
+    warnings: warningsOf(all),
   };
 }
 

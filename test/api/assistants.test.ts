@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Assistant } from '../../api/schemas/assistant.js';
 import { AssistantReadCache } from '../../api/services/assistant-cache.js';
 import { readAssistantJson } from '../../api/services/assistants.js';
@@ -93,7 +93,7 @@ describe('assistants', () => {
     it('fills every omitted field with the spec default and returns the object without an envelope', async () => {
       const res = await create({ name: 'Receptionist' });
       expect(res.status).toBe(201);
-      const { id, name, organization_id, user_id, created_at, updated_at, ...rest } = res.body;
+      const { id, name, organization_id, user_id, created_at, updated_at, warnings: _warnings, ...rest } = res.body;
       expect(rest).toEqual(SPEC_DEFAULTS);
       expect(name).toBe('Receptionist');
       expect(organization_id).toBe(tenant.organizationId);
@@ -572,5 +572,86 @@ describe('the assistant read cache', () => {
     expect(missing).toEqual(theirs);
     // And the owner's entry is still served from the cache.
     expect((await outcome(tenant.organizationId, id)).queries).toBe(0);
+  });
+});
+
+describe('warnings about vendor keys', () => {
+  let ctx: ApiContext;
+  let tenant: Tenant;
+  const VENDOR_KEYS = ['DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'CUSTOM_BASE_URL'];
+  beforeAll(async () => {
+    ctx = await createApiContext();
+    tenant = await ctx.tenant();
+  });
+  afterAll(async () => ctx.close());
+  afterEach(() => vi.unstubAllEnvs());
+  // An empty variable is an unset one.
+  const withoutKeys = () => VENDOR_KEYS.forEach((k) => vi.stubEnv(k, ''));
+
+  it('names every default vendor whose key this service lacks, on create, read and list', async () => {
+    withoutKeys();
+    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'Front desk' });
+    expect(created.status).toBe(201);
+    expect(created.body.warnings).toEqual([
+      { code: 'missing_credentials', field: 'stt_settings.provider', message: 'STT provider deepgram needs DEEPGRAM_API_KEY, which is not set on this service' },
+      {
+        code: 'missing_credentials',
+        field: 'tts_settings.provider',
+        message: 'TTS provider elevenlabs needs ELEVENLABS_API_KEY, which is not set on this service (or set tts_settings.provider_config.api_key on the assistant)',
+      },
+      {
+        code: 'missing_credentials',
+        field: 'llm_provider',
+        message: 'LLM provider openai needs OPENAI_API_KEY, which is not set on this service (or set llm_provider_config.custom_config.api_key on the assistant)',
+      },
+    ]);
+    const read = await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
+    expect(read.body.warnings).toEqual(created.body.warnings);
+    expect(Assistant.safeParse(read.body).success).toBe(true);
+    const listed = await ctx.call(tenant, 'GET', '/api/assistants?per_page=100');
+    expect(listed.body.data.find((a: { id: number }) => a.id === created.body.id).warnings).toEqual(created.body.warnings);
+  });
+
+  it('has none when the keys are set on the service', async () => {
+    withoutKeys();
+    vi.stubEnv('DEEPGRAM_API_KEY', 'dg');
+    vi.stubEnv('ELEVENLABS_API_KEY', 'xi');
+    vi.stubEnv('OPENAI_API_KEY', 'sk');
+    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'Keyed' });
+    expect(created.body.warnings).toEqual([]);
+    expect((await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.warnings).toEqual([]);
+  });
+
+  it('has none for local speech and a custom LLM with its address, and none for keys the assistant carries', async () => {
+    withoutKeys();
+    const local = await ctx.call(tenant, 'POST', '/api/assistants', {
+      name: 'Offline',
+      stt_settings: { provider: 'local' },
+      tts_settings: { provider: 'local' },
+      llm_provider: 'custom',
+      llm_provider_config: { base_url: 'http://127.0.0.1:11434/v1', model: 'llama3.2' },
+    });
+    expect(local.body.warnings).toEqual([]);
+    vi.stubEnv('DEEPGRAM_API_KEY', 'dg');
+    const carried = await ctx.call(tenant, 'POST', '/api/assistants', {
+      name: 'Own keys',
+      tts_settings: { provider: 'elevenlabs', provider_config: { api_key: 'xi-own' } },
+      llm_provider_config: { custom_config: { api_key: 'sk-own' } },
+    });
+    expect(carried.body.warnings).toEqual([]);
+  });
+
+  it('asks a custom LLM for its address, and an enabled fallback for its key', async () => {
+    withoutKeys();
+    const res = await ctx.call(tenant, 'POST', '/api/assistants', {
+      name: 'Gaps',
+      stt_settings: { provider: 'local' },
+      tts_settings: { provider: 'local' },
+      llm_provider: 'custom',
+      llm_fallback_providers: { enabled: true, fallbacks: [{ provider: 'openai', api_key: 'sk-fallback' }, { provider: 'anthropic' }] },
+    });
+    expect(res.body.warnings.map((w: { field: string }) => w.field)).toEqual(['llm_provider_config.base_url', 'llm_fallback_providers.fallbacks.1.provider']);
+    expect(res.body.warnings[0].message).toContain('CUSTOM_BASE_URL');
+    expect(res.body.warnings[1].message).toContain('ANTHROPIC_API_KEY');
   });
 });

@@ -1,0 +1,112 @@
+import type { AssistantSettings } from './assistant-settings.js';
+
+// Which vendor credentials an assistant's settings need and this process does not have. One function for both
+// processes: the API shows it as `warnings` on the assistant, so a user learns it before a caller does, and the call
+// runtime refuses to start a call that cannot work and says which variable is unset. Each process answers for its
+// own environment: in production the API and the agents may run with different variables.
+
+/** Where a process finds vendor keys and endpoint overrides (`DEEPGRAM_API_KEY`, `DEEPGRAM_BASE_URL`, ...). */
+export interface VendorCredentials {
+  apiKey(vendor: string): string | undefined;
+  baseUrl(vendor: string): string | undefined;
+}
+
+export const apiKeyVariable = (vendor: string): string => `${vendor.toUpperCase()}_API_KEY`;
+export const baseUrlVariable = (vendor: string): string => `${vendor.toUpperCase()}_BASE_URL`;
+
+export function vendorCredentialsFromEnv(env: Record<string, string | undefined> = process.env): VendorCredentials {
+  // An empty variable is an unset one: `DEEPGRAM_API_KEY=` in a compose file must not count as a key.
+  return { apiKey: (v) => env[apiKeyVariable(v)] || undefined, baseUrl: (v) => env[baseUrlVariable(v)] || undefined };
+}
+
+/** The stage of a call a credential belongs to. */
+export type CallStage = 'stt' | 'tts' | 'llm';
+
+export interface MissingCredential {
+  stage: CallStage;
+  /** The setting that names the vendor, in the API's dotted form: `stt_settings.provider`, `llm_fallback_providers.fallbacks.0.provider`. */
+  field: string;
+  provider: string;
+  /** The environment variable that would supply it. */
+  variable: string;
+  /** Where the assistant itself could carry it instead, when it can. */
+  setting: string | null;
+  message: string;
+}
+
+type Settings = Pick<AssistantSettings, 'llm_provider' | 'llm_provider_config' | 'llm_fallback_providers' | 'stt_settings' | 'tts_settings'>;
+
+const KEYLESS = new Set(['local']);
+
+function text(record: Record<string, unknown> | null | undefined, key: string): string | undefined {
+  const value = record?.[key];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+function needsKey(stage: CallStage, field: string, provider: string, setting: string | null): MissingCredential {
+  const variable = apiKeyVariable(provider);
+  const label = { stt: 'STT', tts: 'TTS', llm: 'LLM' }[stage];
+  const instead = setting ? ` (or set ${setting} on the assistant)` : '';
+  return { stage, field, provider, variable, setting, message: `${label} provider ${provider} needs ${variable}, which is not set on this service${instead}` };
+}
+
+/** `custom` is any OpenAI-compatible server: it needs an address, and a key only if that server asks for one. */
+function needsBaseUrl(field: string, setting: string): MissingCredential {
+  const variable = baseUrlVariable('custom');
+  return {
+    stage: 'llm',
+    field,
+    provider: 'custom',
+    variable,
+    setting,
+    message: `LLM provider custom needs the address of an OpenAI-compatible server: set ${setting} on the assistant, or ${variable} on this service`,
+  };
+}
+
+/**
+ * Every vendor the settings name whose credential is neither in the settings nor in `source`, in the order a call
+ * builds them: STT, TTS, the LLM, then each enabled LLM fallback. `local` needs nothing.
+ */
+export function missingCredentials(settings: Settings, source: VendorCredentials): MissingCredential[] {
+  const missing: MissingCredential[] = [];
+  const stt = settings.stt_settings.provider;
+  if (!KEYLESS.has(stt) && !source.apiKey(stt)) missing.push(needsKey('stt', 'stt_settings.provider', stt, null));
+
+  const tts = settings.tts_settings.provider;
+  if (!KEYLESS.has(tts) && !text(settings.tts_settings.provider_config, 'api_key') && !source.apiKey(tts)) {
+    missing.push(needsKey('tts', 'tts_settings.provider', tts, 'tts_settings.provider_config.api_key'));
+  }
+
+  const llm = settings.llm_provider ?? 'openai';
+  const config = settings.llm_provider_config;
+  if (llm === 'custom') {
+    if (!config.base_url && !source.baseUrl('custom')) missing.push(needsBaseUrl('llm_provider_config.base_url', 'llm_provider_config.base_url'));
+  } else if (!text(config.custom_config, 'api_key') && !source.apiKey(llm)) {
+    missing.push(needsKey('llm', 'llm_provider', llm, 'llm_provider_config.custom_config.api_key'));
+  }
+
+  if (settings.llm_fallback_providers.enabled) {
+    settings.llm_fallback_providers.fallbacks.forEach((f, i) => {
+      const at = `llm_fallback_providers.fallbacks.${i}`;
+      if (f.provider === 'custom') {
+        if (!f.base_url && !source.baseUrl('custom')) missing.push(needsBaseUrl(`${at}.provider`, `${at}.base_url`));
+      } else if (!f.api_key && !source.apiKey(f.provider)) {
+        missing.push(needsKey('llm', `${at}.provider`, f.provider, `${at}.api_key`));
+      }
+    });
+  }
+  return missing;
+}
+
+/**
+ * The stages a call cannot run at all: STT or TTS without its credential, or an LLM whose primary and every enabled
+ * fallback lack theirs (a fallback with a key still answers when the primary cannot).
+ */
+export function unusableStages(settings: Settings, missing: readonly MissingCredential[]): CallStage[] {
+  const stages: CallStage[] = [];
+  if (missing.some((m) => m.stage === 'stt')) stages.push('stt');
+  if (missing.some((m) => m.stage === 'tts')) stages.push('tts');
+  const llmEndpoints = 1 + (settings.llm_fallback_providers.enabled ? settings.llm_fallback_providers.fallbacks.length : 0);
+  if (missing.filter((m) => m.stage === 'llm').length >= llmEndpoints) stages.push('llm');
+  return stages;
+}
