@@ -33,13 +33,14 @@ export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = asy
       response: {
         200: InitiateCallResponse,
         400: ErrorResponse.describe('No number to call from, or no assistant to talk'),
-        503: ErrorResponse.describe('No LiveKit server is configured for telephony'),
+        503: ErrorResponse.describe('No LiveKit server is configured for telephony (answered only to a request that passed every other check)'),
         ...commonErrors,
       },
     },
     handler: async (request) => {
-      if (!telephony) throw liveKitRequired('Outbound phone calls');
-      const result = await initiateCall(prisma, request.identity.organizationId, request.body, request.headers['idempotency-key']);
+      // Without LiveKit the request is still checked in full; only a call that would be queued gets the 503.
+      const cannotQueue = telephony ? undefined : liveKitRequired('Outbound phone calls');
+      const result = await initiateCall(prisma, request.identity.organizationId, request.body, request.headers['idempotency-key'], { cannotQueue });
       if (result.created) dialler?.wake();
       return { success: true as const, message: result.created ? 'Call queued' : 'Call already queued by an earlier request with this key', call_sid: result.call_sid, provider_call_sid: result.provider_call_sid };
     },

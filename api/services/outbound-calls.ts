@@ -46,7 +46,21 @@ async function replay(prisma: PrismaClient, organizationId: number, key: string,
   return { call_sid: first.callSid, provider_call_sid: first.providerCallSid, created: false };
 }
 
-export async function initiateCall(prisma: PrismaClient, organizationId: number, input: InitiateInput, idempotencyKey?: string): Promise<InitiateResult> {
+export interface InitiateOptions {
+  /**
+   * Thrown instead of queueing a call that passed every check (503 without a LiveKit server): the request is validated
+   * first, so a client learns of a wrong number or a missing assistant whether or not calls can be placed right now.
+   */
+  cannotQueue?: HttpError | undefined;
+}
+
+export async function initiateCall(
+  prisma: PrismaClient,
+  organizationId: number,
+  input: InitiateInput,
+  idempotencyKey?: string,
+  options: InitiateOptions = {},
+): Promise<InitiateResult> {
   const hash = requestHash(input);
   if (idempotencyKey) {
     const earlier = await replay(prisma, organizationId, idempotencyKey, hash);
@@ -74,6 +88,7 @@ export async function initiateCall(prisma: PrismaClient, organizationId: number,
     throw new HttpError(400, 'assistant_required', `The assistant of ${from.number} no longer exists: assign another`);
   }
   if (assistant.isActive === false) throw new HttpError(400, 'assistant_inactive', `Assistant ${assistant.id} is not active`);
+  if (options.cannotQueue) throw options.cannotQueue;
 
   const contact = await prisma.contact.findFirst({ where: { organizationId, phoneNumber: input.to_phone_number }, select: { id: true } });
   try {

@@ -194,9 +194,49 @@ describe('without a LiveKit server', () => {
     const bare = await createApiContext();
     try {
       const tenant = await bare.tenant();
+      const conn = await bare.call(tenant, 'POST', '/api/phone-connections', { name: 'C', sip_address: 'sip.example.net' });
+      const assistant = await bare.call(tenant, 'POST', '/api/assistants', { name: 'A' });
+      await bare.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550178', phone_connection_id: conn.body.data.id, assistant_id: assistant.body.id });
       const res = await bare.call(tenant, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550119' });
       expect(res.status).toBe(503);
+      expect(res.body.code).toBe('telephony_unavailable');
       expect(res.body.message).toContain('LIVEKIT_URL');
+      expect(await bare.db.prisma.call.count()).toBe(0);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('checks an outbound request in full first, answering exactly as with LiveKit, and 503 only for a call it would queue', async () => {
+    const bare = await createApiContext();
+    try {
+      const tenant = await bare.tenant();
+      const initiate = (body: unknown) => bare.call(tenant, 'POST', '/api/telephony/calls/initiate', body);
+      // A body that is not valid.
+      const bad = await initiate({ to_phone_number: '4155550116' });
+      expect(bad.status).toBe(422);
+      expect(bad.body.detail[0].loc).toEqual(['body', 'to_phone_number']);
+      // No managed number at all.
+      expect((await initiate({ to_phone_number: '+14155550116' })).body).toMatchObject({ code: 'phone_number_required' });
+      const conn = await bare.call(tenant, 'POST', '/api/phone-connections', { name: 'C', sip_address: 'sip.example.net' });
+      await bare.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550179', phone_connection_id: conn.body.data.id });
+      // A number the organisation does not manage: the same 422 as with LiveKit.
+      const foreign = await initiate({ to_phone_number: '+14155550116', from_phone_number: '+14155550999' });
+      expect(foreign.status).toBe(422);
+      expect(foreign.body.detail).toEqual([{ loc: ['body', 'from_phone_number'], msg: "Value is not one of the organisation's managed numbers", type: 'not_managed_number' }]);
+      // No assistant, given or on the number; an assistant that does not exist.
+      const noAssistant = await initiate({ to_phone_number: '+14155550116' });
+      expect(noAssistant.status).toBe(400);
+      expect(noAssistant.body.code).toBe('assistant_required');
+      const missing = await initiate({ to_phone_number: '+14155550116', assistant_id: 2_147_483_646 });
+      expect(missing.status).toBe(422);
+      expect(missing.body.detail[0].loc).toEqual(['body', 'assistant_id']);
+      // Everything right: now the missing LiveKit server is the answer.
+      const assistant = await bare.call(tenant, 'POST', '/api/assistants', { name: 'A' });
+      const queued = await initiate({ to_phone_number: '+14155550116', assistant_id: assistant.body.id });
+      expect(queued.status).toBe(503);
+      expect(queued.body.code).toBe('telephony_unavailable');
+      expect(await bare.db.prisma.call.count()).toBe(0);
     } finally {
       await bare.close();
     }
