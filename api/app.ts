@@ -2,6 +2,8 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../prisma/client.js';
 import { declareAuth, registerAuth } from './auth/plugin.js';
+import { clientErrorHandler } from './http/client-errors.js';
+import { DEFAULT_HTTP_TIMEOUTS, registerBodyTimeouts, serverTimeoutOptions, type HttpTimeouts } from './http/timeouts.js';
 import { UpgradeRoutes } from './http/upgrades.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
@@ -58,23 +60,29 @@ export interface AppOptions {
   streamTokenSecret?: string | undefined;
   /** How often the outbound dialler polls its queue (default 1 s). */
   diallerPollIntervalMs?: number;
+  /** Request and connection timeouts; default DEFAULT_HTTP_TIMEOUTS (api/http/timeouts.ts). */
+  httpTimeouts?: Partial<HttpTimeouts>;
   /** Per-organisation and per-key request limits (RATE_LIMIT_*); without it, none: the service passes its configuration. */
   rateLimit?: RateLimitOptions | undefined;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const httpTimeouts = { ...DEFAULT_HTTP_TIMEOUTS, ...options.httpTimeouts };
   const app = Fastify({
     logger: { level: options.logLevel ?? 'info' },
     // URLs can carry phone numbers and emails in query strings: request logs name the route, not the URL.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ...serverTimeoutOptions(httpTimeouts),
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(jsonSerializerCompiler);
   registerJsonBodyParser(app);
   registerErrorHandler(app);
+  registerBodyTimeouts(app, httpTimeouts);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime) },

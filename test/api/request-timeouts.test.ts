@@ -1,0 +1,165 @@
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IMPORT_BODY_LIMIT_BYTES } from '../../api/schemas/contact.js';
+import { bodyDeadlineMs, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../../api/http/timeouts.js';
+import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+
+// Slow clients over a real socket, with the bounds shrunk so that each case takes about a second: a body trickled a
+// byte at a time is cut, headers trickled are cut, and a connection answered before its body was read is closed.
+
+const TIMEOUTS: Partial<HttpTimeouts> = { bodyGraceMs: 1_000, minBodyBytesPerSecond: 4_000, headersMs: 700, checkIntervalMs: 100 };
+
+interface Trickle {
+  /** Everything the server sent. */
+  text: () => string;
+  /** When the server closed the connection (ms after the first byte was sent), or null while it is open. */
+  closedAfterMs: () => number | null;
+  stop: () => void;
+}
+
+/** Sends `head` at once, then `body` one byte every `everyMs`, until the server closes the connection or `stop`. */
+function trickle(port: number, head: string, body: string, everyMs: number): Trickle {
+  const socket = net.connect(port, '127.0.0.1');
+  const started = Date.now();
+  let received = '';
+  let closedAt: number | null = null;
+  let sent = 0;
+  socket.on('data', (c) => (received += c));
+  socket.on('error', () => {});
+  socket.write(head);
+  const timer = setInterval(() => {
+    if (sent < body.length && !socket.destroyed) socket.write(body[sent++]!);
+  }, everyMs);
+  socket.on('close', () => {
+    closedAt = Date.now() - started;
+    clearInterval(timer);
+  });
+  return {
+    text: () => received,
+    closedAfterMs: () => closedAt,
+    stop: () => {
+      clearInterval(timer);
+      socket.destroy();
+    },
+  };
+}
+
+async function waitClosed(t: Trickle, withinMs: number): Promise<number | null> {
+  const deadline = Date.now() + withinMs;
+  while (t.closedAfterMs() === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return t.closedAfterMs();
+}
+
+const statusOf = (text: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+const bodyOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+
+describe('slow clients', () => {
+  let ctx: ApiContext;
+  let tenant: Tenant;
+  let port: number;
+  beforeAll(async () => {
+    ctx = await createApiContext({ httpTimeouts: TIMEOUTS });
+    tenant = await ctx.tenant();
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (ctx.app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => ctx.close());
+
+  it('cut a body trickled one byte at a time at its deadline, with a 408 in the API error shape', async () => {
+    const body = JSON.stringify({ name: 'Trickled', description: 'x'.repeat(60) });
+    const deadline = bodyDeadlineMs(body.length, { ...DEFAULT_HTTP_TIMEOUTS, ...TIMEOUTS });
+    const head = `POST /api/assistants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    // 10 bytes a second: the whole body would take 8 s.
+    const t = trickle(port, head, body, 100);
+    try {
+      const closedAfter = await waitClosed(t, 5_000);
+      expect(closedAfter, 'the server kept the connection').not.toBeNull();
+      expect(closedAfter!).toBeGreaterThanOrEqual(deadline - 50);
+      expect(statusOf(t.text())).toBe(408);
+      expect(bodyOf(t.text())).toMatchObject({ success: false, code: 'request_timeout' });
+      expect(t.text()).toMatch(/connection: close/i);
+    } finally {
+      t.stop();
+    }
+    expect(await ctx.db.prisma.assistant.count({ where: { name: 'Trickled' } })).toBe(0);
+  });
+
+  it('accept a body slower than the grace period when it keeps the minimum rate', async () => {
+    const body = JSON.stringify({ name: 'Slow but steady', description: 'x'.repeat(3_900) });
+    const head = `POST /api/assistants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+    // ~4 KB in 4 parts over 1.2 s: past the 1 s grace, within grace + 4 KB at 4 KB/s (2 s).
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (c) => (received += c));
+    const closed = new Promise((r) => socket.on('close', r));
+    socket.write(head);
+    const part = Math.ceil(body.length / 4);
+    for (let i = 0; i < 4; i++) {
+      await new Promise((r) => setTimeout(r, 300));
+      socket.write(body.slice(i * part, (i + 1) * part));
+    }
+    await closed;
+    expect(statusOf(received)).toBe(201);
+  });
+
+  it('close the connection after a 401 answered before the body was read, however slowly the body still comes', async () => {
+    const head = 'POST /api/assistants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
+    const t = trickle(port, head, '{"name":"' + 'x'.repeat(990) + '"}', 100);
+    try {
+      // Well before the body's own deadline (1 s + 1000 B at 4 KB/s): the answer does not wait for the body.
+      const closedAfter = await waitClosed(t, 3_000);
+      expect(statusOf(t.text())).toBe(401);
+      expect(t.text()).toMatch(/connection: close/i);
+      expect(closedAfter, 'the server kept the connection').not.toBeNull();
+      expect(closedAfter!).toBeLessThan(1_000);
+    } finally {
+      t.stop();
+    }
+  });
+
+  it('close the connection after any early answer to an unread body (an unknown route)', async () => {
+    const t = trickle(port, 'POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n', 'x'.repeat(500), 100);
+    try {
+      expect(await waitClosed(t, 3_000)).not.toBeNull();
+      expect(statusOf(t.text())).toBe(404);
+    } finally {
+      t.stop();
+    }
+  });
+
+  it('cut headers trickled one byte at a time, with a 408 in the API error shape', async () => {
+    const t = trickle(port, 'GET /healthz HTTP/1.1\r\n', 'X-Slow: ' + 'y'.repeat(200), 100);
+    try {
+      expect(await waitClosed(t, 3_000), 'the server kept the connection').not.toBeNull();
+      expect(statusOf(t.text())).toBe(408);
+      expect(bodyOf(t.text())).toMatchObject({ success: false, code: 'request_timeout' });
+    } finally {
+      t.stop();
+    }
+  });
+
+  it('keep a connection that sends nothing wrong open for the next request (keep-alive)', async () => {
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (c) => (received += c));
+    const request = `GET /api/assistants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.key}\r\n\r\n`;
+    socket.write(request + request);
+    const deadline = Date.now() + 3_000;
+    while ((received.match(/HTTP\/1\.1 200/g) ?? []).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect((received.match(/HTTP\/1\.1 200/g) ?? []).length).toBe(2);
+    expect(received).not.toMatch(/connection: close/i);
+    socket.destroy();
+  });
+});
+
+describe('the default bounds', () => {
+  it('leave room for the largest legitimate body, an 8 MiB contact import at the minimum rate, inside the request bound', () => {
+    const t = DEFAULT_HTTP_TIMEOUTS;
+    expect(bodyDeadlineMs(IMPORT_BODY_LIMIT_BYTES, t)).toBeLessThan(t.requestMs);
+    // Node requires the header bound to be the smaller.
+    expect(t.headersMs).toBeLessThan(t.requestMs);
+    // The balancer closes idle connections first (see api/http/timeouts.ts).
+    expect(t.keepAliveMs).toBeGreaterThan(60_000);
+  });
+});
