@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callEndedPayload } from '../../shared/call-events.js';
+import { claimDeliveries } from '../../api/webhooks/delivery-queue.js';
 import { recordEvent } from '../../shared/events.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
@@ -34,11 +35,86 @@ describe('deleting a contact', () => {
     expect((await api.call(acme, 'GET', `/api/calls/${outbound.callSid}`)).body.data).toMatchObject({ from_number: '+14155550100', to_number: '+*********23', contact_id: null });
     expect((await api.call(acme, 'GET', `/api/calls/${unrelated.callSid}`)).body.data.from_number).toBe('+14155550177');
     const transcript = await api.call(acme, 'GET', `/api/calls/${inbound.callSid}/transcript`);
-    expect(transcript.body.data[0].text).toBe('My name is Ada');
+    expect(transcript.body.data[0].text).toBe('My name is [removed]');
     const event = await api.db.prisma.event.findFirstOrThrow({ where: { organizationId: acme.organizationId, type: 'call.completed' } });
     expect(event.payload).toMatchObject({ call_sid: inbound.callSid, from_number: '+*********23', contact_id: null });
     expect(JSON.stringify(await api.db.prisma.call.findMany())).not.toContain('+14155550123');
     expect((await api.call(acme, 'GET', `/api/contacts/${contact.id}`)).status).toBe(404);
+  });
+
+  it('removes its name, number, email, custom fields and the call variables from transcripts, tool calls, opening line, summary, outcomes and events, keeping the rest of the text', async () => {
+    const contact = (await api.call(acme, 'POST', '/api/contacts', { phone_number: '+14155550166', first_name: 'Carol', last_name: 'Jensen', email: 'carol.jensen@example.com' })).body.data as { id: number };
+    await api.db.prisma.contact.update({ where: { id: contact.id }, data: { customFields: { street: '12 Baker Street', vip: true, tier: 'B' } } });
+    const endpoint = await api.db.prisma.webhookEndpoint.create({ data: { organizationId: acme.organizationId, url: 'https://hooks.example.com/calls', eventTypes: ['*'], secret: 'whsec_test' } });
+    const call = await api.db.prisma.call.create({
+      data: {
+        callSid: 'CAdel00000000000000000000000000005',
+        organizationId: acme.organizationId,
+        contactId: contact.id,
+        direction: 'outbound',
+        status: 'completed',
+        fromNumber: '+14155550100',
+        toNumber: '+14155550166',
+        variables: { order: 'ORD-77812', greeting_name: 'Caro' },
+        welcomeMessage: 'Hello Carol Jensen, this is Acme about order ORD-77812 for 12 Baker Street.',
+        summary: 'Carol confirmed her number (415) 555-0166 and email CAROL.JENSEN@example.com.',
+        outcomes: { goal_achieved: true, fields: { name: 'Carol Jensen', callback: '415-555-0166', note: 'Prefers mornings' } },
+        startedAt: new Date('2026-01-05T10:00:00Z'),
+        endedAt: new Date('2026-01-05T10:01:00Z'),
+        durationMs: 60_000,
+      },
+    });
+    const turns = [
+      { role: 'assistant', text: 'Hello Carol Jensen, this is Acme about order ORD-77812 for 12 Baker Street.' },
+      { role: 'user', text: "Yes, it's carol. Call me back on 4155550166 or +1 415 555 0166, or write to carol.jensen@example.com. Caro is fine too." },
+      { role: 'user', text: 'Is Caroline from your team there? I live in Jensenville, not Canada. Plan B suits me.' },
+    ];
+    for (const [position, turn] of turns.entries()) {
+      await api.db.prisma.callTurn.create({
+        data: {
+          callId: call.id,
+          position,
+          role: turn.role,
+          text: turn.text,
+          startMs: position * 1000,
+          endMs: position * 1000 + 900,
+          ...(position === 0
+            ? { toolCalls: [{ name: 'lookup_customer', arguments: { phone: '+14155550166', email: 'carol.jensen@example.com' }, output: { name: 'Carol Jensen', plan: 'gold' }, is_error: false, at_ms: 10 }] }
+            : {}),
+        },
+      });
+    }
+    const stored = await api.db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
+    const transcript = stored.turns.map((t) => ({ role: t.role as 'user', text: t.text, start_ms: t.startMs, end_ms: t.endMs, interrupted: false, ...(t.toolCalls ? { tool_calls: t.toolCalls as never } : {}) }));
+    await recordEvent(api.db.prisma, acme.organizationId, 'call.completed', { ...callEndedPayload(stored, transcript, []) });
+    expect(await api.db.prisma.webhookDelivery.count({ where: { endpointId: endpoint.id } })).toBe(1);
+
+    expect((await api.call(acme, 'DELETE', `/api/contacts/${contact.id}`)).status).toBe(204);
+
+    const after = await api.db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
+    const events = await api.db.prisma.$queryRaw<Array<{ payload: unknown }>>`SELECT payload FROM events WHERE payload->>'call_sid' = ${call.callSid}`;
+    // What a redelivery would send: deliveries read the event's payload when they are claimed.
+    const redelivered = await claimDeliveries(api.db.prisma, 10, 60_000);
+    expect(redelivered.map((d) => (d.payload as { call_sid: string }).call_sid)).toEqual([call.callSid]);
+    const everything = JSON.stringify([after, events, redelivered.map((d) => d.payload)]);
+    // As words anywhere in the call's rows, turns, events and what a delivery sends ("Caroline" is another word).
+    for (const detail of ['Carol', 'Jensen', '0166', '555', 'carol.jensen@example.com', 'Baker Street', 'ORD-77812', 'Caro']) {
+      expect(everything).not.toMatch(new RegExp(`(?<![\\p{L}\\p{N}])${detail.replace(/[.]/g, '\\.')}(?![\\p{L}\\p{N}])`, 'iu'));
+    }
+    expect(after.welcomeMessage).toBe('Hello [removed], this is Acme about order [removed] for [removed].');
+    expect(after.summary).toBe('[removed] confirmed her number [removed] and email [removed].');
+    expect(after.outcomes).toEqual({ goal_achieved: true, fields: { name: '[removed]', callback: '[removed]', note: 'Prefers mornings' } });
+    expect(after.turns.map((t) => t.text)).toEqual([
+      'Hello [removed], this is Acme about order [removed] for [removed].',
+      "Yes, it's [removed]. Call me back on [removed] or [removed], or write to [removed]. [removed] is fine too.",
+      // Other words that contain a value stay; so does a one-letter custom field ("B").
+      'Is Caroline from your team there? I live in Jensenville, not Canada. Plan B suits me.',
+    ]);
+    expect(after.turns[0]!.toolCalls).toEqual([{ name: 'lookup_customer', arguments: { phone: '[removed]', email: '[removed]' }, output: { name: '[removed]', plan: 'gold' }, is_error: false, at_ms: 10 }]);
+    expect(after).toMatchObject({ fromNumber: '+14155550100', toNumber: '+*********66', contactId: null, variables: {}, durationMs: 60_000 });
+    const payload = events[0]!.payload as { transcript: Array<{ text: string }>; to_number: string; from_number: string; summary: string; contact_id: null };
+    expect(payload).toMatchObject({ to_number: '+*********66', from_number: '+14155550100', contact_id: null, summary: after.summary });
+    expect(payload.transcript.map((t) => t.text)).toEqual(after.turns.map((t) => t.text));
   });
 
   it("answers 404 for another organisation's contact and leaves its calls untouched", async () => {
