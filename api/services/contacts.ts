@@ -252,8 +252,9 @@ const DELETE_TIMEOUT_MS = 60_000;
  */
 export async function deleteContact(prisma: PrismaClient, organizationId: number, id: number): Promise<void> {
   await prisma.$transaction(async (tx) => {
-    const found = await tx.contact.findFirst({ where: { id, organizationId }, select: { id: true } });
-    if (!found) throw notFound('Contact');
+    // Row lock: of two concurrent deletes, the second waits for the first and then finds nothing (404), not a row gone under it.
+    const found = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM contacts WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
+    if (found.length === 0) throw notFound('Contact');
     await scrubContactCalls(tx, organizationId, id);
     await tx.contact.delete({ where: { id } });
   }, { timeout: DELETE_TIMEOUT_MS, maxWait: 10_000 });
