@@ -5,8 +5,9 @@ import { declareAuth, registerAuth } from './auth/plugin.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { DEFAULT_HTTP_TIMEOUTS, registerBodyTimeouts, serverTimeoutOptions, type HttpTimeouts } from './http/timeouts.js';
 import { UpgradeRoutes } from './http/upgrades.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { frameworkErrors, registerErrorHandler } from './http/error-handler.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
+import { registerStorableTextCheck } from './http/storable-text.js';
 import { registerRateLimit, type RateLimitOptions } from './http/rate-limit.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './http/validator.js';
 import { registerOpenApi } from './openapi.js';
@@ -76,6 +77,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ...serverTimeoutOptions(httpTimeouts),
     clientErrorHandler,
+    frameworkErrors,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(zodValidatorCompiler);
@@ -83,6 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerJsonBodyParser(app);
   registerErrorHandler(app);
   registerBodyTimeouts(app, httpTimeouts);
+  registerStorableTextCheck(app);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime) },

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, ValidationFailed } from './errors.js';
 
 export interface ErrorBody {
@@ -20,8 +20,20 @@ const FASTIFY_ERRORS: Record<string, [status: number, code: string, message: str
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'bad_request', 'Content-Length does not match the body'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [422, 'validation_error', 'Body is empty'],
   FST_ERR_BAD_URL: [400, 'bad_request', 'Malformed URL'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long', 'A path segment is longer than 200 characters'],
   FST_ERR_ASYNC_CONSTRAINT: [400, 'bad_request', 'Malformed request'],
 };
+
+/**
+ * Errors the router raises before a request reaches a route (a path that does not decode, a path segment over the
+ * router's limit): Fastify answers them in its own shape unless given this, the `frameworkErrors` option.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const known = FASTIFY_ERRORS[error.code];
+  if (known) return send(reply, known[0], known[1], known[2]);
+  request.log.error({ err: error }, 'unhandled framework error');
+  return send(reply, 500, 'internal_error', 'Internal server error');
+}
 
 /** The one place where errors become HTTP responses. Nothing a client sends can make this answer 500. */
 export function registerErrorHandler(app: FastifyInstance): void {

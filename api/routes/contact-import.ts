@@ -2,6 +2,7 @@ import { CsvError, parse } from 'csv-parse/sync';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import { ValidationFailed } from '../http/errors.js';
+import { findUnstorableText } from '../http/storable-text.js';
 import { commonErrors, envelope, ErrorResponse } from '../schemas/common.js';
 import { ContactImportBody, IMPORT_BODY_LIMIT_BYTES, ImportReport, MAX_IMPORT_ROWS } from '../schemas/contact.js';
 import { importContacts } from '../services/contact-import.js';
@@ -24,6 +25,9 @@ function parseCsv(text: string): { contacts: Record<string, string>[] } {
         const repeated = names.find((n, i) => names.indexOf(n) !== i);
         if (repeated !== undefined) throw csvInvalid(`column "${repeated}" appears twice in the header`, 1);
         if (names.some((n) => n === '')) throw csvInvalid('a header column has no name', 1);
+        // Named like the header check of the import itself: `["body", "header", <column>]`.
+        const unstorable = findUnstorableText(Object.fromEntries(names.map((n) => [n, ''])), ['body', 'header']);
+        if (unstorable.length > 0) throw new ValidationFailed(unstorable);
         return names;
       },
       skip_empty_lines: true,
@@ -35,6 +39,10 @@ function parseCsv(text: string): { contacts: Record<string, string>[] } {
     if (error instanceof CsvError) throw csvInvalid(error.message.replace(/^Invalid Record Length: /, ''), (error as { lines?: number }).lines);
     throw csvInvalid('unreadable file');
   }
+  // Checked here rather than by the request-wide check so that `loc` names the data line and column, `["body", 0, "email"]`,
+  // as the import's own row errors do, not the `contacts` array the file is turned into.
+  const unstorable = findUnstorableText(records, ['body']);
+  if (unstorable.length > 0) throw new ValidationFailed(unstorable);
   return { contacts: records };
 }
 

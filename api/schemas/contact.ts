@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { int } from '../../shared/zod-int.js';
+import { UNSTORABLE_TEXT_TYPE, unstorableTextMessage } from '../http/storable-text.js';
 import { normaliseEmail } from '../services/email.js';
 import { canonicalTimeZone } from '../services/timezone.js';
 import { idParam, MAX_ID, textInt } from './common.js';
@@ -8,12 +9,19 @@ import { repeated, textBool, textInstant } from './query.js';
 // Contact fields as the spec lists them. Phone numbers and custom fields need the organisation (its default region,
 // its properties), so they are normalised and coerced in the service; everything else is settled here.
 
-/** Text Postgres can store: it refuses the NUL character in text and JSON, so a NUL is a 422 here, not a 500 later. */
+/**
+ * Text Postgres can store. Requests are checked as a whole before validation (api/http/storable-text.ts); the schema
+ * says it too, so that rows validated outside a request (an import's rows) are held to the same rule, with the same
+ * message and type.
+ */
 export function storableText(max: number) {
   return z
     .string()
     .max(max)
-    .refine((s) => !s.includes('\u0000'), { message: 'String should not contain NUL characters', params: { type: 'string_pattern_mismatch' } });
+    .superRefine((s, ctx) => {
+      const message = unstorableTextMessage(s);
+      if (message) ctx.addIssue({ code: 'custom', message, params: { type: UNSTORABLE_TEXT_TYPE } });
+    });
 }
 
 /** Names are trimmed; an empty name is no name. 200 characters holds any real name with room to spare. */

@@ -138,10 +138,141 @@ describe('malformed requests get a clear 4xx, never a 500', () => {
     expect(res.body.success).toBe(false);
   });
 
+  it('answers a path that does not decode with 400 in the error shape', async () => {
+    const res = await ctx.call(tenant, 'GET', '/api/assistants/%ud800');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, code: 'bad_request', message: 'Malformed URL' });
+  });
+
+  it('answers a path segment over 200 characters with 414 in the error shape', async () => {
+    const res = await ctx.call(tenant, 'GET', `/api/assistants/${'x'.repeat(201)}`);
+    expect(res.status).toBe(414);
+    expect(res.body).toMatchObject({ success: false, code: 'uri_too_long' });
+  });
+
   it('changes nothing when a request is rejected', async () => {
     const before = await ctx.db.prisma.assistant.count();
     await ctx.call(tenant, 'POST', '/api/assistants', { name: 'A', stt_settings: { endpoint_sensitivity: 5 } });
     await send('{"name": "B",');
     expect(await ctx.db.prisma.assistant.count()).toBe(before);
+  });
+});
+
+describe('text Postgres cannot store (NUL, unpaired surrogates) is a 422 in every request part, never a 500', () => {
+  let ctx: ApiContext;
+  let tenant: Tenant;
+  const NUL = { msg: 'String should not contain NUL characters', type: 'string_pattern_mismatch' };
+  const LONE = { msg: 'String should not contain unpaired surrogate characters', type: 'string_pattern_mismatch' };
+  const NUL_KEY = { msg: 'Key should not contain NUL characters', type: 'string_pattern_mismatch' };
+  const LONE_KEY = { msg: 'Key should not contain unpaired surrogate characters', type: 'string_pattern_mismatch' };
+  // JSON.stringify writes an unpaired surrogate as its escape (`"\ud800"`), exactly as a hostile client would.
+  const post = (url: string, body: unknown, contentType = 'application/json', headers: Record<string, string> = {}) =>
+    ctx.app.inject({
+      method: 'POST',
+      url,
+      payload: typeof body === 'string' ? body : JSON.stringify(body),
+      headers: { authorization: `Bearer ${tenant.key}`, 'content-type': contentType, ...headers },
+    });
+
+  beforeAll(async () => {
+    ctx = await createApiContext();
+    tenant = await ctx.tenant();
+  });
+  afterAll(async () => ctx.close());
+
+  it('reports every NUL and unpaired surrogate in body values, nested and in arrays, at its loc, and writes nothing', async () => {
+    const res = await post('/api/assistants', {
+      name: 'A\u0000',
+      llm_settings: { system_prompt: 'Be brief \ud800', stop_sequences: ['ok', 'x\udc00'] },
+      custom_settings: { plan: { tier: 'g\u0000old' } },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toEqual([
+      { loc: ['body', 'name'], ...NUL },
+      { loc: ['body', 'llm_settings', 'system_prompt'], ...LONE },
+      { loc: ['body', 'llm_settings', 'stop_sequences', 1], ...LONE },
+      { loc: ['body', 'custom_settings', 'plan', 'tier'], ...NUL },
+    ]);
+    expect(await ctx.db.prisma.assistant.count()).toBe(0);
+  });
+
+  it('accepts a surrogate pair (an emoji) as the text it is', async () => {
+    const res = await post('/api/assistants', { name: 'Smile \u{1F600}', custom_settings: { mood: '\u{1F600}' } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().custom_settings).toEqual({ mood: '\u{1F600}' });
+  });
+
+  it('reports a NUL or unpaired surrogate in an object key at the path the key names', async () => {
+    const res = await post('/api/telephony/calls/initiate', { to_phone_number: '+14155550100', variables: { 'na\u0000me': 'Ada', '\ud800': 'x' } });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toEqual([
+      { loc: ['body', 'variables', 'na\u0000me'], ...NUL_KEY },
+      { loc: ['body', 'variables', '\ud800'], ...LONE_KEY },
+    ]);
+  });
+
+  it('reports a NUL in a query value, a repeated value and a parameter name at ["query", ...]', async () => {
+    const res = await ctx.call(tenant, 'GET', '/api/contacts?q=ok&q=a%00b&cf.pl%00an=gold');
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      { loc: ['query', 'q', 1], ...NUL },
+      { loc: ['query', 'cf.pl\u0000an'], ...NUL_KEY },
+    ]);
+  });
+
+  it('reports a NUL in a path parameter at ["path", name]', async () => {
+    const res = await ctx.call(tenant, 'GET', '/api/calls/CA%00x');
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([{ loc: ['path', 'call_sid'], ...NUL }]);
+  });
+
+  it('reports a NUL in the Idempotency-Key header at ["header", "idempotency-key"]', async () => {
+    const res = await post('/api/telephony/calls/initiate', { to_phone_number: '+14155550100' }, 'application/json', { 'idempotency-key': 'k\u0000' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toEqual([{ loc: ['header', 'idempotency-key'], ...NUL }]);
+  });
+
+  it('keeps the contact answer for a NUL exactly as it was', async () => {
+    const res = await post('/api/contacts', { email: 'nul@example.com', external_id: 'a\u0000' });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toEqual([{ loc: ['body', 'external_id'], ...NUL }]);
+  });
+
+  it('refuses a JSON import whose rows carry NUL or unpaired surrogates, at the row and field, importing nothing', async () => {
+    const res = await post('/api/contacts/import', {
+      contacts: [{ email: 'fine@example.com' }, { email: 'a@example.com', first_name: 'A\u0000' }, { email: 'b@example.com', custom_fields: { '\udc00': 1 } }],
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toEqual([
+      { loc: ['body', 'contacts', 1, 'first_name'], ...NUL },
+      { loc: ['body', 'contacts', 2, 'custom_fields', '\udc00'], ...LONE_KEY },
+    ]);
+    expect(await ctx.db.prisma.contact.count({ where: { organizationId: tenant.organizationId } })).toBe(0);
+  });
+
+  it('refuses a CSV import with a NUL in any cell, at its data line and column, importing nothing', async () => {
+    const res = await post('/api/contacts/import', 'email,first_name\nfine@example.com,Ada\nb@example.com,B\u0000b\n', 'text/csv');
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toEqual([{ loc: ['body', 1, 'first_name'], ...NUL }]);
+    expect(await ctx.db.prisma.contact.count({ where: { organizationId: tenant.organizationId } })).toBe(0);
+  });
+
+  it('refuses a CSV import with a NUL in a header name at ["body", "header", name]', async () => {
+    const res = await post('/api/contacts/import', 'email,first\u0000name\nfine@example.com,Ada\n', 'text/csv');
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toEqual([{ loc: ['body', 'header', 'first\u0000name'], ...NUL_KEY }]);
+  });
+
+  it('reports at most 100 problems, however many a broken file has', async () => {
+    const rows = Array.from({ length: 500 }, (_, i) => `u${i}@example.com,\u0000`).join('\n');
+    const res = await post('/api/contacts/import', `email,first_name\n${rows}\n`, 'text/csv');
+    expect(res.statusCode).toBe(422);
+    expect(res.json().detail).toHaveLength(100);
+  });
+
+  it('answers concurrent deletes of one contact with one 204 and 404s, never a 500', async () => {
+    const created = await ctx.call(tenant, 'POST', '/api/contacts', { email: 'gone@example.com' });
+    const results = await Promise.all(Array.from({ length: 4 }, () => ctx.call(tenant, 'DELETE', `/api/contacts/${created.body.data.id}`)));
+    expect(results.map((r) => r.status).sort()).toEqual([204, 404, 404, 404]);
   });
 });

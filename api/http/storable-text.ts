@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import { ValidationFailed, type ValidationDetail } from './errors.js';
+
+// Postgres cannot store two kinds of text that a request can carry: the NUL character (refused in text and jsonb
+// alike) and a UTF-16 surrogate without its pair (JSON's "\ud800" escape: jsonb refuses it, and a text column would
+// silently receive U+FFFD instead of what was sent). Either would surface as a database error, a 500, deep inside a
+// service; refusing them for every request part, before validation, makes them a 422 on every endpoint at once.
+
+/** One stable `type` for "text Postgres cannot store", the word contacts have always answered with. */
+export const UNSTORABLE_TEXT_TYPE = 'string_pattern_mismatch';
+
+/**
+ * A file in the wrong encoding (UTF-16 read as UTF-8) has a NUL in every cell: 25,000 rows would be 250,000 entries.
+ * 100 locate the problem; the rest add nothing but size.
+ */
+export const MAX_UNSTORABLE_REPORTED = 100;
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why Postgres cannot store `text`, as a message about a value (`String`) or an object key (`Key`); undefined if it can. */
+export function unstorableTextMessage(text: string, what: 'String' | 'Key' = 'String'): string | undefined {
+  if (text.includes('\u0000')) return `${what} should not contain NUL characters`;
+  if (LONE_SURROGATE.test(text)) return `${what} should not contain unpaired surrogate characters`;
+  return undefined;
+}
+
+type Loc = (string | number)[];
+
+/**
+ * Every string and object key inside `value` that Postgres cannot store, in document order, each at its `loc` (a key
+ * at the path it names). Iterative: parsed JSON is already depth-limited, and a walk without recursion cannot overflow
+ * the stack whatever parser produced the value.
+ */
+export function findUnstorableText(value: unknown, loc: Loc, limit = MAX_UNSTORABLE_REPORTED): ValidationDetail[] {
+  const found: ValidationDetail[] = [];
+  const report = (path: Loc, msg: string | undefined) => {
+    if (msg && found.length < limit) found.push({ loc: path, msg, type: UNSTORABLE_TEXT_TYPE });
+  };
+  // Each entry carries its own key's problem, reported as the entry is reached, so that keys and values come out in
+  // the order they appear in the request.
+  const stack: [node: unknown, path: Loc, keyProblem: string | undefined][] = [[value, loc, undefined]];
+  while (stack.length > 0 && found.length < limit) {
+    const [node, path, keyProblem] = stack.pop()!;
+    report(path, keyProblem);
+    if (typeof node === 'string') {
+      report(path, unstorableTextMessage(node));
+      continue;
+    }
+    if (node === null || typeof node !== 'object') continue;
+    const children: [unknown, Loc, string | undefined][] = Array.isArray(node)
+      ? node.map((child, i) => [child, [...path, i], undefined])
+      : Object.entries(node).map(([key, child]) => [child, [...path, key], unstorableTextMessage(key, 'Key')]);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  }
+  return found;
+}
+
+/**
+ * Refuses, on every route, text Postgres cannot store in the path parameters, the query string, the headers and the
+ * parsed body: 422 with each offending value or key at its `loc`, before any schema or service sees it.
+ */
+export function registerStorableTextCheck(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const parts: [unknown, string][] = [
+      [request.params, 'path'],
+      [request.query, 'query'],
+      [request.headers, 'header'],
+      [request.body, 'body'],
+    ];
+    const detail: ValidationDetail[] = [];
+    for (const [value, location] of parts) {
+      if (value === undefined || value === null) continue;
+      detail.push(...findUnstorableText(value, [location], MAX_UNSTORABLE_REPORTED - detail.length));
+      if (detail.length >= MAX_UNSTORABLE_REPORTED) break;
+    }
+    if (detail.length > 0) throw new ValidationFailed(detail);
+  });
+}
