@@ -1,26 +1,49 @@
+import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { audioRunnerOf } from './agent/audio-link.js';
-import { startAgentWorker } from './agent/worker.js';
+import { startAgentWorker, type AgentWorker } from './agent/worker.js';
 import { startApi } from './api/server.js';
 import { openDatabase } from './prisma/database.js';
-import { readConfig } from './shared/config.js';
 import { onShutdown, survivePromiseLeaks } from './shared/process.js';
+import { ensurePortFree, exitOnStartupFailure, listenProblem, readConfigOrExit } from './shared/startup.js';
 
 // `npm start`: the whole service in one process on one database (embedded Postgres under DATA_DIR when DATABASE_URL is
 // unset): the API and an agent worker. Production runs `npm run api` and `npm run agent` as separate processes on a
 // shared Postgres, as many of each as load needs.
-const config = readConfig();
-const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, dataDir: config.dataDir, logLevel: config.logLevel });
-// The built-in transports hand their calls to this process's worker (when it runs calls locally, without LiveKit).
-const app = await startApi(config, db, { callAudioRunner: worker.runner ? audioRunnerOf(worker.runner) : undefined });
-const { port } = app.server.address() as AddressInfo;
-app.log.info({ url: `http://${config.host}:${port}`, embeddedDatabase: db.embedded, agentMode: worker.mode }, 'service started');
-survivePromiseLeaks();
-onShutdown(async () => {
-  // Order matters: stop taking requests, let running calls finish, then close the database they write to.
-  await app.close();
-  await worker.stop();
+const config = readConfigOrExit();
+// A port in use stops the start before a database or worker exists that would have to be stopped again.
+await ensurePortFree(config.host, config.port).catch(exitOnStartupFailure);
+const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+let worker: AgentWorker | undefined;
+let app: FastifyInstance | undefined;
+// Handlers from the first moment a database may be running, so that no signal leaves it behind.
+onShutdown(
+  async () => {
+    // Order matters: stop taking requests, let running calls finish, then close the database they write to.
+    await app?.close();
+    await worker?.stop();
+    await opening.then((db) => db.close(), () => {});
+    (app?.log.info.bind(app.log) ?? console.error)('service stopped');
+  },
+  { force: () => opening.then((db) => db.closeNow?.(), () => {}) },
+);
+const db = await opening.catch(exitOnStartupFailure);
+try {
+  worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, dataDir: config.dataDir, logLevel: config.logLevel });
+  // The built-in transports hand their calls to this process's worker (when it runs calls locally, without LiveKit).
+  app = await startApi(config, db, { callAudioRunner: worker.runner ? audioRunnerOf(worker.runner) : undefined });
+} catch (error) {
+  // Nothing has run yet: leave no worker or database behind (the database keeps running for other processes using it).
+  await worker?.stop({ drainTimeoutMs: 0 });
   await db.close();
-  app.log.info('service stopped');
-});
+  exitOnStartupFailure(listenProblem(error, config.host, config.port) ?? error);
+}
+const { port } = app.server.address() as AddressInfo;
+app.log.info(
+  { url: `http://${config.host}:${port}`, embeddedDatabase: db.embedded, databaseFiles: db.cluster?.directory, agentMode: worker.mode },
+  'service started',
+);
+if (db.cluster?.origin === 'adopted') {
+  app.log.warn({ databaseFiles: db.cluster.directory }, 'took over an embedded database a process that ended left running; it stops with this one');
+}
+survivePromiseLeaks();

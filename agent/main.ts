@@ -1,15 +1,33 @@
 import { openDatabase } from '../prisma/database.js';
-import { readConfig } from '../shared/config.js';
 import { onShutdown, survivePromiseLeaks } from '../shared/process.js';
-import { startAgentWorker } from './worker.js';
+import { exitOnStartupFailure, readConfigOrExit, StartupError } from '../shared/startup.js';
+import { startAgentWorker, type AgentWorker } from './worker.js';
 
-// `npm run agent`: an agent worker on its own, for scaling calls apart from the API.
-const config = readConfig();
-const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, dataDir: config.dataDir, logLevel: config.logLevel });
+// `npm run agent`: an agent worker on its own, for scaling calls apart from the API. It takes its calls from LiveKit;
+// without LiveKit, calls reach a worker only inside `npm start`, through the built-in transports of the same process.
+const config = readConfigOrExit();
+if (!config.livekit) {
+  exitOnStartupFailure(
+    new StartupError(
+      'npm run agent takes its calls from a LiveKit server: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET, or run `npm start`, whose worker runs calls from the built-in transports',
+    ),
+  );
+}
+const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+let worker: AgentWorker | undefined;
+onShutdown(
+  async () => {
+    await worker?.stop();
+    await opening.then((db) => db.close(), () => {});
+  },
+  { force: () => opening.then((db) => db.closeNow?.(), () => {}) },
+);
+const db = await opening.catch(exitOnStartupFailure);
+try {
+  worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, dataDir: config.dataDir, logLevel: config.logLevel });
+} catch (error) {
+  await db.close();
+  exitOnStartupFailure(error);
+}
 console.error(JSON.stringify({ msg: 'agent worker started', mode: worker.mode }));
 survivePromiseLeaks();
-onShutdown(async () => {
-  await worker.stop();
-  await db.close();
-});

@@ -6,6 +6,7 @@ import { clientErrorHandler } from './http/client-errors.js';
 import { DEFAULT_HTTP_TIMEOUTS, registerBodyTimeouts, serverTimeoutOptions, type HttpTimeouts } from './http/timeouts.js';
 import { UpgradeRoutes } from './http/upgrades.js';
 import { frameworkErrors, registerErrorHandler } from './http/error-handler.js';
+import { registerHealthCheck } from './http/health.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { registerStorableTextCheck } from './http/storable-text.js';
 import { registerRateLimit, type RateLimitOptions } from './http/rate-limit.js';
@@ -142,7 +143,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: app.log.child({ component: 'media-streams' }),
   });
 
-  app.get('/healthz', { schema: { hide: true }, config: { auth: 'public' } }, async () => ({ ok: true }));
+  registerHealthCheck(app, options.prisma);
   await app.register(
     async (api) => {
       declareAuth(api, 'api_key');

@@ -1,13 +1,26 @@
+import type { FastifyInstance } from 'fastify';
 import { openDatabase } from '../prisma/database.js';
-import { readConfig } from '../shared/config.js';
 import { onShutdown } from '../shared/process.js';
+import { ensurePortFree, exitOnStartupFailure, listenProblem, readConfigOrExit } from '../shared/startup.js';
 import { startApi } from './server.js';
 
 // The API alone (`npm run api`). `npm start` runs it together with the agent worker (main.ts).
-const config = readConfig();
-const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-const app = await startApi(config, db);
-onShutdown(async () => {
-  await app.close();
+const config = readConfigOrExit();
+// A port in use stops the start before a database exists that would have to be stopped again.
+await ensurePortFree(config.host, config.port).catch(exitOnStartupFailure);
+const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+let app: FastifyInstance | undefined;
+onShutdown(
+  async () => {
+    await app?.close();
+    await opening.then((db) => db.close(), () => {});
+  },
+  { force: () => opening.then((db) => db.closeNow?.(), () => {}) },
+);
+const db = await opening.catch(exitOnStartupFailure);
+try {
+  app = await startApi(config, db);
+} catch (error) {
   await db.close();
-});
+  exitOnStartupFailure(listenProblem(error, config.host, config.port) ?? error);
+}

@@ -1,5 +1,5 @@
 import { createPrismaClient, type PrismaClient } from './client.js';
-import { startEmbeddedPostgres } from './embedded-postgres.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './embedded-postgres.js';
 import { migrate } from './migrate.js';
 
 export interface Database {
@@ -7,7 +7,11 @@ export interface Database {
   prisma: PrismaClient;
   /** Whether the database is the embedded cluster under DATA_DIR. */
   embedded: boolean;
+  /** The embedded cluster's files and how this process came to use it (started, joined, adopted); unset otherwise. */
+  cluster?: Pick<EmbeddedDatabase, 'directory' | 'origin'> | undefined;
   close(): Promise<void>;
+  /** For a process that exits at once (a repeated Ctrl-C): leaves the embedded cluster, stopping it if last. */
+  closeNow?(): Promise<void>;
 }
 
 /**
@@ -29,11 +33,15 @@ export async function openDatabase(options: { databaseUrl?: string | undefined; 
     url,
     prisma,
     embedded: embedded !== undefined,
+    cluster: embedded && { directory: embedded.directory, origin: embedded.origin },
     close: async () => {
       if (closed) return;
       closed = true;
       await prisma.$disconnect();
       await embedded?.stop();
+    },
+    closeNow: async () => {
+      await embedded?.stopNow();
     },
   };
 }

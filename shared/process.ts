@@ -5,16 +5,48 @@
 const SIGNAL_ECHO_WINDOW_MS = 2_000;
 
 /**
- * Runs `stop` once on SIGINT or SIGTERM, then exits. A repeated signal after the echo window exits at once, for an
- * operator who does not want to wait for running calls to finish.
+ * Bounds the cleanup of a repeated signal: the embedded database's forced stop takes up to 12 s (2 s for another
+ * process's start or stop, 5 s in fast mode, 5 s in immediate mode).
  */
-export function onShutdown(stop: (signal: string) => Promise<void>, log: (message: string) => void = console.error): void {
+const FORCED_STOP_TIMEOUT_MS = 15_000;
+
+export interface ShutdownOptions {
+  /**
+   * Runs on a repeated signal before the process exits at once: what must not outlive the process (the embedded
+   * database it started) and cannot wait for running calls.
+   */
+  force?: () => Promise<void>;
+  log?: (message: string) => void;
+}
+
+/**
+ * Runs `stop` once on SIGINT or SIGTERM, then exits. A repeated signal after the echo window runs `force` and exits,
+ * for an operator who does not want to wait for running calls to finish; one more exits at once.
+ */
+export function onShutdown(stop: (signal: string) => Promise<void>, optionsOrLog: ShutdownOptions | ((message: string) => void) = {}): void {
+  const options = typeof optionsOrLog === 'function' ? { log: optionsOrLog } : optionsOrLog;
+  const log = options.log ?? console.error;
   let firstSignalAt: number | undefined;
+  let forcedAt: number | undefined;
   const handler = (signal: NodeJS.Signals) => {
     if (firstSignalAt !== undefined) {
-      if (Date.now() - firstSignalAt < SIGNAL_ECHO_WINDOW_MS) return;
-      log(`received ${signal} again, exiting without waiting`);
-      process.exit(1);
+      if (Date.now() - (forcedAt ?? firstSignalAt) < SIGNAL_ECHO_WINDOW_MS) return;
+      if (forcedAt !== undefined || !options.force) {
+        log(`received ${signal} again, exiting at once`);
+        process.exit(1);
+      }
+      forcedAt = Date.now();
+      log(`received ${signal} again, stopping the database and exiting without waiting for calls`);
+      const timer = setTimeout(() => process.exit(1), FORCED_STOP_TIMEOUT_MS);
+      options.force().then(
+        () => process.exit(1),
+        (error: unknown) => {
+          clearTimeout(timer);
+          log(`forced stop failed: ${error instanceof Error ? error.message : String(error)}`);
+          process.exit(1);
+        },
+      );
+      return;
     }
     firstSignalAt = Date.now();
     log(`received ${signal}, shutting down`);

@@ -1,0 +1,53 @@
+import net from 'node:net';
+import { readConfig, type Config } from './config.js';
+
+// Start-up failures an operator can fix are one sentence on stderr and exit code 1, not a stack trace.
+
+/** A start-up failure whose message says, in one sentence, what is wrong and what to do. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+/** Prints why the process cannot start and exits with code 1. */
+export function exitOnStartupFailure(error: unknown): never {
+  if (error instanceof StartupError) console.error(`cannot start: ${error.message}`);
+  else console.error('cannot start:', error);
+  process.exit(1);
+}
+
+/** The environment's configuration, or the process stops with the offending variable's name. */
+export function readConfigOrExit(): Config {
+  try {
+    return readConfig();
+  } catch (error) {
+    exitOnStartupFailure(new StartupError(error instanceof Error ? error.message : String(error)));
+  }
+}
+
+/** What an operator should read when HOST:PORT cannot be listened on; undefined for other errors. */
+export function listenProblem(error: unknown, host: string, port: number): StartupError | undefined {
+  switch ((error as NodeJS.ErrnoException | undefined)?.code) {
+    case 'EADDRINUSE':
+      return new StartupError(`port ${port} on ${host} is already in use (is the service already running?): stop that process or set PORT to a free port`);
+    case 'EACCES':
+      return new StartupError(`port ${port} on ${host} needs privileges this process does not have: set PORT to 1024 or above`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new StartupError(`HOST ${host} is not an address of this machine: set HOST to one (127.0.0.1, or 0.0.0.0 for every interface)`);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Fails at once when HOST:PORT is taken, before the process starts a database or a worker it would then have to stop.
+ * Port 0 (any free port) cannot be taken.
+ */
+export async function ensurePortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (error) => reject(listenProblem(error, host, port) ?? error));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
