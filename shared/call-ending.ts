@@ -2,8 +2,8 @@ import type { Prisma, PrismaClient } from '../prisma/client.js';
 import { callEndedPayload } from './call-events.js';
 import { recordEvent } from './events.js';
 
-// Ends a call whose conversation never started: the callee was busy or did not answer, dialling failed, or the
-// dial was lost with its process. Every call placed through the API ends with `call.completed` (and `call.failed` for
+// Ends a call whose conversation never started: the callee was busy or did not answer, dialling failed, the dial was
+// lost with its process, or nothing ever connected to the call (agent/unstarted-calls.ts). Every call placed through the API ends with `call.completed` (and `call.failed` for
 // a failure), the same events a finished conversation writes, in the same transaction as the state change.
 
 /** Statuses of a call before its conversation starts. */
