@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { deletedIdentityError, isDeletedIdentityError } from './deleted-identity.js';
 import { HttpError, ValidationFailed } from './errors.js';
 
 export interface ErrorBody {
@@ -38,6 +39,8 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
 /** The one place where errors become HTTP responses. Nothing a client sends can make this answer 500. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    // A write by a key whose organisation was deleted while the key was cached: 401 like a revoked key (deleted-identity.ts).
+    if (isDeletedIdentityError(error)) error = deletedIdentityError(request);
     if (error instanceof ValidationFailed) {
       return reply.status(422).send({ detail: error.detail });
     }

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiContext, type ApiContext } from '../helpers/api.js';
+
+// An operator deletes an organisation in SQL (there is no endpoint for it); the cascade removes its keys, but a process
+// that had one cached keeps accepting it for the key cache's TTL.
+
+describe("a key whose organisation was deleted while the key was cached", () => {
+  let ctx: ApiContext;
+  beforeAll(async () => {
+    // A long TTL, so that the key is certainly still cached when the organisation goes.
+    ctx = await createApiContext({ keyCacheTtlMs: 60_000 });
+  });
+  afterAll(async () => ctx.close());
+
+  const unauthorized = {
+    status: 401,
+    body: { success: false, code: 'unauthorized', message: 'Invalid or revoked API key' },
+    challenge: 'Bearer realm="api", error="invalid_token"',
+  };
+  const outcome = (res: { status: number; body: unknown; headers: Record<string, unknown> }) => ({ status: res.status, body: res.body, challenge: res.headers['www-authenticate'] });
+
+  it.each([
+    ['POST', '/api/assistants', { name: 'After the end' }],
+    ['POST', '/api/contacts', { phone_number: '+14155550100' }],
+    ['POST', '/api/phone-connections', { name: 'C', sip_address: 'sip.example.net' }],
+  ] as const)('answers %s %s with 401, then a read with 401 too, never 500', async (method, url, body) => {
+    const tenant = await ctx.tenant();
+    expect((await ctx.call(tenant, 'GET', '/api/assistants')).status).toBe(200);
+    await ctx.db.prisma.$executeRaw`DELETE FROM organizations WHERE id = ${tenant.organizationId}`;
+
+    expect(outcome(await ctx.call(tenant, method, url, body))).toEqual(unauthorized);
+    expect(outcome(await ctx.call(tenant, 'GET', '/api/assistants'))).toEqual(unauthorized);
+    expect(outcome(await ctx.call(tenant, method, url, body))).toEqual(unauthorized);
+  });
+
+  it("leaves other organisations' keys working", async () => {
+    const gone = await ctx.tenant();
+    const staying = await ctx.tenant();
+    expect((await ctx.call(staying, 'GET', '/api/assistants')).status).toBe(200);
+    await ctx.db.prisma.$executeRaw`DELETE FROM organizations WHERE id = ${gone.organizationId}`;
+    expect((await ctx.call(gone, 'POST', '/api/assistants', { name: 'x' })).status).toBe(401);
+    expect((await ctx.call(staying, 'POST', '/api/assistants', { name: 'Still here' })).status).toBe(201);
+  });
+});
