@@ -22,6 +22,7 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     publicUrl: config.publicUrl,
     streamTokenSecret: config.mediaStreamSecret,
     rateLimit: config.rateLimit,
+    httpTimeouts: config.httpKeepAliveTimeoutMs === undefined ? undefined : { keepAliveMs: config.httpKeepAliveTimeoutMs },
   });
   // Every API process also delivers webhooks; deliveries are leased rows, so processes share the work.
   const webhooks = startWebhookDelivery(db.prisma, {

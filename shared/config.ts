@@ -37,6 +37,8 @@ const Env = z.object({
   RATE_LIMIT_KEY_PER_SECOND: z.coerce.number().int().min(0).default(50),
   /** Requests of one organisation answered at once per process: 5 is half the process's 10 database connections. */
   RATE_LIMIT_ORG_IN_FLIGHT: z.coerce.number().int().min(0).default(5),
+  /** Seconds an idle keep-alive connection is kept (default 72); above the load balancer's own idle timeout. */
+  HTTP_KEEP_ALIVE_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).optional(),
 });
 
 export interface Config {
@@ -52,6 +54,7 @@ export interface Config {
   publicUrl?: string | undefined;
   mediaStreamSecret?: string | undefined;
   rateLimit: { orgPerSecond: number; keyPerSecond: number; orgInFlight: number };
+  httpKeepAliveTimeoutMs?: number | undefined;
 }
 
 /** The agent name of workers and dispatches when LIVEKIT_AGENT_NAME is unset. */
@@ -83,5 +86,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.PUBLIC_URL,
     mediaStreamSecret: e.MEDIA_STREAM_SECRET,
     rateLimit: { orgPerSecond: e.RATE_LIMIT_ORG_PER_SECOND, keyPerSecond: e.RATE_LIMIT_KEY_PER_SECOND, orgInFlight: e.RATE_LIMIT_ORG_IN_FLIGHT },
+    httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_S === undefined ? undefined : e.HTTP_KEEP_ALIVE_TIMEOUT_S * 1000,
   };
 }

@@ -38,6 +38,7 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   idleMs: 60_000,
   // Above the 60 s idle timeout of common load balancers (AWS ALB), so the balancer, not the service, closes an idle
   // connection: the other order races a request sent on a connection the service is closing (a 502 at the balancer).
+  // HTTP_KEEP_ALIVE_TIMEOUT_S raises it for balancers that keep connections longer (Google Cloud: 600 s).
   keepAliveMs: 72_000,
   // Spreads long-lived clients over processes added later; 1,000 requests make the reconnect cost negligible.
   maxRequestsPerSocket: 1_000,

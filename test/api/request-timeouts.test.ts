@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMPORT_BODY_LIMIT_BYTES } from '../../api/schemas/contact.js';
 import { bodyDeadlineMs, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../../api/http/timeouts.js';
+import { readConfig } from '../../shared/config.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 // Slow clients over a real socket, with the bounds shrunk so that each case takes about a second: a body trickled a
@@ -161,5 +162,19 @@ describe('the default bounds', () => {
     expect(t.headersMs).toBeLessThan(t.requestMs);
     // The balancer closes idle connections first (see api/http/timeouts.ts).
     expect(t.keepAliveMs).toBeGreaterThan(60_000);
+  });
+
+  it('take the keep-alive bound from HTTP_KEEP_ALIVE_TIMEOUT_S, for a balancer that keeps idle connections longer', async () => {
+    expect(readConfig({ HTTP_KEEP_ALIVE_TIMEOUT_S: '620' }).httpKeepAliveTimeoutMs).toBe(620_000);
+    expect(readConfig({}).httpKeepAliveTimeoutMs).toBeUndefined();
+    expect(() => readConfig({ HTTP_KEEP_ALIVE_TIMEOUT_S: '0' })).toThrow(/HTTP_KEEP_ALIVE_TIMEOUT_S/);
+    const ctx = await createApiContext({ httpTimeouts: { keepAliveMs: 620_000 } });
+    try {
+      expect(ctx.app.server.keepAliveTimeout).toBe(620_000);
+      expect(ctx.app.server.headersTimeout).toBe(DEFAULT_HTTP_TIMEOUTS.headersMs);
+      expect(ctx.app.server.requestTimeout).toBe(DEFAULT_HTTP_TIMEOUTS.requestMs);
+    } finally {
+      await ctx.close();
+    }
   });
 });
