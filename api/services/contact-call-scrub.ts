@@ -29,49 +29,64 @@ export async function scrubContactCalls(tx: Db, organizationId: number, contactI
     const calls = await tx.call.findMany({ where: { organizationId, contactId }, orderBy: { id: 'asc' }, take: CALLS_PER_BATCH });
     if (calls.length === 0) return scrubbed;
     const scrubbers = new Map<number, ReturnType<typeof scrubberOf>>();
-    const masked = new Map<string, { from: string | null; to: string | null }>();
-    for (const call of calls) {
+    const masked = new Map<string, { callId: number; from: string | null; to: string | null }>();
+    const callRows = calls.map((call) => {
       const far = call.direction === 'inbound' ? call.fromNumber : call.toNumber;
       const scrub = scrubberOf({ texts: [...base.texts, ...valuesOf(call.variables)], phones: [...base.phones, ...(far ? [far] : [])] }, region);
       scrubbers.set(call.id, scrub);
       const numbers = {
+        callId: call.id,
         from: call.direction === 'inbound' ? maskNumber(call.fromNumber) : call.fromNumber,
         to: call.direction === 'outbound' ? maskNumber(call.toNumber) : call.toNumber,
       };
       masked.set(call.callSid, numbers);
-      await tx.call.update({
-        where: { id: call.id },
-        data: {
-          fromNumber: numbers.from,
-          toNumber: numbers.to,
-          variables: {},
-          contactId: null,
-          welcomeMessage: call.welcomeMessage === null ? null : scrub(call.welcomeMessage),
-          summary: call.summary === null ? null : scrub(call.summary),
-          analysisError: call.analysisError === null ? null : scrub(call.analysisError),
-          ...(call.outcomes === null ? {} : { outcomes: scrubJson(call.outcomes, scrub) as object }),
-        },
-      });
-    }
+      return {
+        id: call.id,
+        from_number: numbers.from,
+        to_number: numbers.to,
+        welcome_message: call.welcomeMessage === null ? null : scrub(call.welcomeMessage),
+        summary: call.summary === null ? null : scrub(call.summary),
+        analysis_error: call.analysisError === null ? null : scrub(call.analysisError),
+        outcomes: call.outcomes === null ? null : scrubJson(call.outcomes, scrub),
+      };
+    });
+    // One statement per batch and table: row by row, a thousand calls took 19 s on a loaded machine.
+    await tx.$executeRaw`
+      UPDATE calls c SET from_number = u.from_number, to_number = u.to_number, variables = '{}'::jsonb, contact_id = NULL,
+        welcome_message = u.welcome_message, summary = u.summary, analysis_error = u.analysis_error, outcomes = u.outcomes,
+        updated_at = now()
+      FROM jsonb_to_recordset(${JSON.stringify(callRows)}::jsonb)
+        AS u(id int, from_number text, to_number text, welcome_message text, summary text, analysis_error text, outcomes jsonb)
+      WHERE c.id = u.id`;
 
-    const turns = await tx.callTurn.findMany({ where: { callId: { in: calls.map((c) => c.id) } } });
+    const turns = await tx.callTurn.findMany({ where: { callId: { in: calls.map((c) => c.id) } }, select: { id: true, callId: true, text: true, toolCalls: true } });
+    const turnRows = [];
     for (const turn of turns) {
       const scrub = scrubbers.get(turn.callId)!;
       const text = scrub(turn.text);
       const toolCalls = turn.toolCalls === null ? null : scrubJson(turn.toolCalls, scrub);
-      if (text === turn.text && JSON.stringify(toolCalls) === JSON.stringify(turn.toolCalls)) continue;
-      await tx.callTurn.update({ where: { id: turn.id }, data: { text, ...(toolCalls === null ? {} : { toolCalls: toolCalls as object }) } });
+      if (text !== turn.text || JSON.stringify(toolCalls) !== JSON.stringify(turn.toolCalls)) turnRows.push({ id: turn.id, text, tool_calls: toolCalls });
+    }
+    if (turnRows.length > 0) {
+      await tx.$executeRaw`
+        UPDATE call_turns t SET text = u.text, tool_calls = u.tool_calls
+        FROM jsonb_to_recordset(${JSON.stringify(turnRows)}::jsonb) AS u(id int, text text, tool_calls jsonb)
+        WHERE t.id = u.id`;
     }
 
     const sids = calls.map((c) => c.callSid);
     const events = await tx.$queryRaw<Array<{ id: string; payload: Record<string, unknown> }>>`
       SELECT id, payload FROM events WHERE organization_id = ${organizationId} AND payload->>'call_sid' = ANY(${sids}::text[])`;
-    for (const event of events) {
-      const callSid = String(event.payload.call_sid);
-      const call = calls.find((c) => c.callSid === callSid)!;
-      const numbers = masked.get(callSid)!;
-      const payload = { ...(scrubJson(event.payload, scrubbers.get(call.id)!) as Record<string, unknown>), from_number: numbers.from, to_number: numbers.to, contact_id: null };
-      await tx.event.update({ where: { id: event.id }, data: { payload } });
+    const eventRows = events.map((event) => {
+      const numbers = masked.get(String(event.payload.call_sid))!;
+      const payload = { ...(scrubJson(event.payload, scrubbers.get(numbers.callId)!) as Record<string, unknown>), from_number: numbers.from, to_number: numbers.to, contact_id: null };
+      return { id: event.id, payload };
+    });
+    if (eventRows.length > 0) {
+      await tx.$executeRaw`
+        UPDATE events e SET payload = u.payload
+        FROM jsonb_to_recordset(${JSON.stringify(eventRows)}::jsonb) AS u(id text, payload jsonb)
+        WHERE e.id = u.id`;
     }
     scrubbed += calls.length;
   }
