@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
 import { HttpError, ValidationFailed, type ValidationDetail } from '../http/errors.js';
+import { findUnstorableText } from '../http/storable-text.js';
 import { zodIssuesToDetail } from '../http/zod-detail.js';
 import { ContactCreate, contactFields, type ImportReportOut } from '../schemas/contact.js';
 import { loadPropertyDefs } from './contact-properties.js';
@@ -70,6 +71,14 @@ function validateRows(
   const valid: ValidRow[] = [];
   records.forEach((record, index) => {
     const input = format === 'csv' ? csvRowToInput(record) : record;
+    // Requests are refused whole for such text before they get here; rows from anywhere else are held to the same
+    // rule one by one, as the rows are written as JSON, which Postgres refuses outright for a NUL or a lone surrogate.
+    const unstorable = findUnstorableText(input, []);
+    if (unstorable.length > 0) {
+      const errors = unstorable.map((d) => ({ ...d, loc: rowLoc(format, index, d.loc) }));
+      report[index] = { index, status: 'invalid', contact_id: null, errors };
+      return;
+    }
     const parsed = ContactCreate.safeParse(input);
     if (!parsed.success) {
       const errors = zodIssuesToDetail(parsed.error.issues, 'row', input, false).map((d) => ({ ...d, loc: rowLoc(format, index, d.loc.slice(1)) }));

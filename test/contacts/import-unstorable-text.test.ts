@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importContacts } from '../../api/services/contact-import.js';
+import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+
+// Requests carrying such text are refused whole before the import runs (test/api/request-errors.test.ts); rows given to
+// the import by other code are checked one by one, in the import's own per-row report.
+describe('an import row with text Postgres cannot store', () => {
+  let ctx: ApiContext;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    ctx = await createApiContext();
+    tenant = await ctx.tenant();
+    const property = await ctx.call(tenant, 'POST', '/api/contact-properties', { key: 'note', label: 'Note', type: 'text' });
+    expect(property.status).toBe(201);
+  });
+  afterAll(async () => ctx.close());
+
+  it('is reported invalid at its field while the other rows import', async () => {
+    const report = await importContacts(ctx.db.prisma, tenant.organizationId, 'json', [
+      { email: 'fine@example.com', custom_fields: { note: 'ok' } },
+      { email: 'lone@example.com', custom_fields: { note: 'a\ud800' } },
+    ]);
+    expect(report).toMatchObject({ total: 2, created: 1, invalid: 1 });
+    expect(report.rows[1]).toEqual({
+      index: 1,
+      status: 'invalid',
+      contact_id: null,
+      errors: [{ loc: ['body', 'contacts', 1, 'custom_fields', 'note'], msg: 'String should not contain unpaired surrogate characters', type: 'string_pattern_mismatch' }],
+    });
+  });
+
+  it('names the data line and column of a CSV row', async () => {
+    const report = await importContacts(ctx.db.prisma, tenant.organizationId, 'csv', [{ email: 'csv@example.com', note: 'x\u0000' }]);
+    expect(report.rows[0]).toMatchObject({
+      status: 'invalid',
+      errors: [{ loc: ['body', 0, 'note'], msg: 'String should not contain NUL characters', type: 'string_pattern_mismatch' }],
+    });
+  });
+});
