@@ -135,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerMediaStreams(app, {
     upgrades,
+    startTimeoutMs: httpTimeouts.socketAuthMs,
     prisma: options.prisma,
     runner: options.callAudioRunner,
     tokens: new StreamTokens(options.streamTokenSecret ? Buffer.from(options.streamTokenSecret) : crypto.randomBytes(32)),

@@ -23,6 +23,8 @@ export interface HttpTimeouts {
   maxRequestsPerSocket: number;
   /** How often Node checks the header and request timeouts (it checks on an interval, not per request). */
   checkIntervalMs: number;
+  /** A WebSocket that authenticates by its first message (Media Streams' `start`) must send it within this. */
+  socketAuthMs: number;
 }
 
 export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
@@ -44,6 +46,8 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   maxRequestsPerSocket: 1_000,
   // Bounds how late the header and request timeouts fire; a pass over the connection list every second is cheap.
   checkIntervalMs: 1_000,
+  // Twilio sends `connected` and `start` within milliseconds of the handshake; 10 s covers a slow carrier link.
+  socketAuthMs: 10_000,
 };
 
 /** The Fastify construction options for these bounds. */

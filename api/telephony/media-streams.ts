@@ -20,8 +20,6 @@ const CARRIER_RATE = 8000;
 /** 20 ms at 8 kHz, one byte per sample: the frame carriers send and expect. */
 const FRAME_BYTES = 160;
 const PIPELINE_RATE = 16_000;
-/** Twilio sends `connected` and `start` within milliseconds of the handshake; 10 s covers a slow carrier link. */
-const START_TIMEOUT_MS = 10_000;
 
 export interface MediaStreamOptions {
   prisma: PrismaClient;
@@ -33,6 +31,8 @@ export interface MediaStreamOptions {
   publicUrl: string | undefined;
   logger: FastifyBaseLogger;
   upgrades: UpgradeRoutes;
+  /** How long a socket may stay open before its `start` message proves its token (HttpTimeouts.socketAuthMs). */
+  startTimeoutMs: number;
 }
 
 const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -84,10 +84,10 @@ export function registerMediaStreams(app: FastifyInstance, options: MediaStreamO
   function serveStream(ws: WebSocket): void {
     let link: CallAudioLink | undefined;
     // The socket is anonymous until its `start` message proves its token; a carrier sends `start` right after the
-    // handshake, so a socket still anonymous after START_TIMEOUT_MS is not a carrier and is not kept.
+    // handshake, so a socket still anonymous after `startTimeoutMs` is not a carrier and is not kept.
     const anonymous = setTimeout(() => {
       if (!link) ws.close(1008, 'no start message');
-    }, START_TIMEOUT_MS);
+    }, options.startTimeoutMs);
     ws.once('close', () => clearTimeout(anonymous));
     let streamSid = '';
     let pending = new Uint8Array(0);

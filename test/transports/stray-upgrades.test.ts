@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { createApiContext } from '../helpers/api.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 // Upgrade requests the service has no socket route for, sent to a real listening API in its own process: every one is
@@ -112,4 +113,22 @@ describe('upgrade requests the service has no socket for', () => {
     expect(output).toMatch(/stopped/);
     await closed;
   }, 15_000);
+});
+
+describe('a Media Streams socket that never says which call it carries', () => {
+  it('is closed (1008) once its start message is overdue', async () => {
+    const ctx = await createApiContext({ httpTimeouts: { socketAuthMs: 300 } });
+    try {
+      await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port: apiPort } = ctx.app.server.address() as net.AddressInfo;
+      const ws = new WebSocket(`ws://127.0.0.1:${apiPort}/telephony/media-stream`);
+      const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
+      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+      ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
+      const code = await Promise.race([closed, new Promise<'open'>((r) => setTimeout(() => r('open'), 5_000))]);
+      expect(code).toBe(1008);
+    } finally {
+      await ctx.close();
+    }
+  });
 });
