@@ -70,13 +70,27 @@ export function registerRateLimit(api: FastifyInstance, options: RateLimitOption
     else inFlight.set(organizationId, n);
   }
 
+  // A flood is answered thousands of times a second, and building an Error (its stack trace) was the largest cost of a
+  // refusal of our own making: the few distinct refusals are built once and thrown again. A refusal's headers follow
+  // from its limit and its Retry-After (nothing remains of a spent limit), so those two name it.
+  const refusals = new Map<string, HttpError>();
+  function refusal(message: string, retryAfterS: number, headers?: Record<string, string>): HttpError {
+    const cacheKey = `${retryAfterS} ${message}`;
+    let error = refusals.get(cacheKey);
+    if (!error) {
+      error = rateLimited(message, retryAfterS, headers);
+      refusals.set(cacheKey, error);
+    }
+    return error;
+  }
+
   async function consume(limit: Limit, id: number): Promise<RateLimiterRes | HttpError> {
     try {
       return await limit.limiter.consume(id);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       const message = `Too many requests for ${limit.subject}: at most ${limit.points} per second`;
-      return rateLimited(message, resetSeconds(rejection), rateLimitHeaders(limit, rejection, policy));
+      return refusal(message, resetSeconds(rejection), rateLimitHeaders(limit, rejection, policy));
     }
   }
 
@@ -104,7 +118,8 @@ export function registerRateLimit(api: FastifyInstance, options: RateLimitOption
       const running = inFlight.get(organizationId) ?? 0;
       if (running >= inFlightCap) {
         // The organisation's own answers free slots within milliseconds; a second is Retry-After's smallest unit.
-        throw rateLimited(`Too many requests in progress for this organisation: at most ${inFlightCap} at a time`, 1, headers);
+        if (headers) reply.headers(headers);
+        throw refusal(`Too many requests in progress for this organisation: at most ${inFlightCap} at a time`, 1);
       }
       inFlight.set(organizationId, running + 1);
       // 'close' follows every response, and also a client that went away before its answer: released exactly once.
