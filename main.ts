@@ -1,9 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { audioRunnerOf } from './agent/audio-link.js';
-import { startAgentWorker, type AgentWorker } from './agent/worker.js';
-import { startApi } from './api/server.js';
-import { openDatabase } from './prisma/database.js';
+import type { AgentWorker } from './agent/worker.js';
 import { onShutdown, survivePromiseLeaks } from './shared/process.js';
 import { ensurePortFree, exitOnStartupFailure, listenProblem, readConfigOrExit } from './shared/startup.js';
 
@@ -13,6 +10,13 @@ import { ensurePortFree, exitOnStartupFailure, listenProblem, readConfigOrExit }
 const config = readConfigOrExit();
 // A port in use stops the start before a database or worker exists that would have to be stopped again.
 await ensurePortFree(config.host, config.port).catch(exitOnStartupFailure);
+// Loaded after the checks: the API and the speech framework take seconds to load, and a refusal should not wait.
+const [{ audioRunnerOf }, { startAgentWorker }, { startApi }, { openDatabase }] = await Promise.all([
+  import('./agent/audio-link.js'),
+  import('./agent/worker.js'),
+  import('./api/server.js'),
+  import('./prisma/database.js'),
+]);
 const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 let worker: AgentWorker | undefined;
 let app: FastifyInstance | undefined;

@@ -1,7 +1,6 @@
-import { openDatabase } from '../prisma/database.js';
 import { onShutdown, survivePromiseLeaks } from '../shared/process.js';
 import { exitOnStartupFailure, readConfigOrExit, StartupError } from '../shared/startup.js';
-import { startAgentWorker, type AgentWorker } from './worker.js';
+import type { AgentWorker } from './worker.js';
 
 // `npm run agent`: an agent worker on its own, for scaling calls apart from the API. It takes its calls from LiveKit;
 // without LiveKit, calls reach a worker only inside `npm start`, through the built-in transports of the same process.
@@ -13,6 +12,8 @@ if (!config.livekit) {
     ),
   );
 }
+// Loaded after the check: the speech framework takes seconds to load, and a refusal should not wait for it.
+const [{ openDatabase }, { startAgentWorker }] = await Promise.all([import('../prisma/database.js'), import('./worker.js')]);
 const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 let worker: AgentWorker | undefined;
 onShutdown(

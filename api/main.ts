@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { openDatabase } from '../prisma/database.js';
 import { onShutdown } from '../shared/process.js';
 import { ensurePortFree, exitOnStartupFailure, listenProblem, readConfigOrExit } from '../shared/startup.js';
-import { startApi } from './server.js';
 
 // The API alone (`npm run api`). `npm start` runs it together with the agent worker (main.ts).
 const config = readConfigOrExit();
 // A port in use stops the start before a database exists that would have to be stopped again.
 await ensurePortFree(config.host, config.port).catch(exitOnStartupFailure);
+// Loaded after the checks: the API takes seconds to load, and a refusal should not wait for it.
+const [{ openDatabase }, { startApi }] = await Promise.all([import('../prisma/database.js'), import('./server.js')]);
 const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 let app: FastifyInstance | undefined;
 onShutdown(

@@ -42,8 +42,10 @@ export async function clusterDirectory(dataDir: string, user: RunAs, stateRoot =
   const stat = await fs.lstat(link).catch(() => undefined);
   if (stat?.isSymbolicLink()) {
     const target = path.resolve(dataDir, await fs.readlink(link));
-    if (!(await exists(target))) {
-      throw new StartupError(`${link} links to ${target}, which does not exist: restore that folder, or remove the link to start with an empty database`);
+    // A missing cluster in a folder that exists is one a first start failed to create: it is created again. A missing
+    // folder is data lost or moved, and a new empty database would hide that.
+    if (!(await exists(path.dirname(target)))) {
+      throw new StartupError(`${link} links to ${target}, whose folder does not exist: restore it, or remove the link to start with an empty database`);
     }
     return target;
   }
