@@ -36,8 +36,10 @@ async function exists(file: string): Promise<boolean> {
  * The folder of the cluster of `dataDir`: `dataDir/postgres`, or, when the postgres user cannot enter `dataDir`, a
  * folder under `stateRoot` that `dataDir/postgres` links to. The same `dataDir` finds the same cluster on every start.
  */
-export async function clusterDirectory(dataDir: string, user: RunAs, stateRoot = STATE_ROOT): Promise<string> {
-  await fs.mkdir(dataDir, { recursive: true });
+export async function clusterDirectory(givenDataDir: string, user: RunAs, stateRoot = STATE_ROOT): Promise<string> {
+  await fs.mkdir(givenDataDir, { recursive: true });
+  // The real path: processes that name one folder by two paths (a symbolic link) share one cluster, lock and users.
+  const dataDir = await fs.realpath(givenDataDir);
   const link = path.join(dataDir, 'postgres');
   const stat = await fs.lstat(link).catch(() => undefined);
   if (stat?.isSymbolicLink()) {
@@ -57,10 +59,10 @@ export async function clusterDirectory(dataDir: string, user: RunAs, stateRoot =
     );
   }
   if (stat) await fs.rm(link, { recursive: true, force: true }); // an empty cluster folder from a start that failed
-  const home = path.join(stateRoot, crypto.createHash('sha256').update(await fs.realpath(dataDir)).digest('hex').slice(0, 16));
+  const home = path.join(stateRoot, crypto.createHash('sha256').update(dataDir).digest('hex').slice(0, 16));
   await makeReachableFolder(home, user);
   // For an operator who finds this folder: whose database it is.
-  await fs.writeFile(path.join(home, 'DATA_DIR'), `${await fs.realpath(dataDir)}\n`);
+  await fs.writeFile(path.join(home, 'DATA_DIR'), `${dataDir}\n`);
   const target = path.join(home, 'postgres');
   await fs.symlink(target, link);
   return target;
