@@ -57,10 +57,8 @@ export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = asy
       response: { 201: envelope(WebCall), 503: ErrorResponse.describe('No LiveKit server is configured'), ...commonErrors },
     },
     handler: async (request, reply) => {
-      if (!telephony) {
-        throw new HttpError(503, 'telephony_unavailable', 'Web calls through LiveKit need LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET; without LiveKit, use POST /api/web-calls/browser');
-      }
-      const data = await createLiveKitWebCall(prisma, telephony, request.identity.organizationId, request.body);
+      const unavailable = new HttpError(503, 'telephony_unavailable', 'Web calls through LiveKit need LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET; without LiveKit, use POST /api/web-calls/browser');
+      const data = await createLiveKitWebCall(prisma, telephony, unavailable, request.identity.organizationId, request.body);
       return reply.status(201).send({ success: true as const, message: 'Web call started', data });
     },
   });

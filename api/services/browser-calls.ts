@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../../prisma/client.js';
 import { newCallSid } from '../../shared/call-sid.js';
-import { HttpError, ValidationFailed } from '../http/errors.js';
+import type { HttpError } from '../http/errors.js';
+import { requireActiveAssistant } from './active-assistant.js';
 import type { StreamTokens } from '../telephony/stream-token.js';
 
 // A browser call without LiveKit: the call row, and a page link carrying a token that lets exactly that browser send
@@ -12,10 +13,12 @@ export async function createBrowserCall(
   baseUrl: string,
   organizationId: number,
   input: { assistant_id: number; welcome_message?: string | undefined; variables?: Record<string, string> | undefined },
+  /** The 503 to answer once the request is known good, when no worker in this process can run the call. */
+  unavailable?: HttpError,
 ) {
-  const assistant = await prisma.assistant.findFirst({ where: { id: input.assistant_id, organizationId }, select: { id: true, isActive: true } });
-  if (!assistant) throw new ValidationFailed([{ loc: ['body', 'assistant_id'], msg: 'No such assistant', type: 'not_found' }]);
-  if (assistant.isActive === false) throw new HttpError(400, 'assistant_inactive', `Assistant ${assistant.id} is not active`);
+  const assistant = await requireActiveAssistant(prisma, organizationId, input.assistant_id);
+  // Without a worker in this process the request is still checked in full; only a call that would be created gets the 503.
+  if (unavailable) throw unavailable;
   const callSid = newCallSid();
   await prisma.call.create({
     data: {

@@ -1,7 +1,8 @@
 import type { PrismaClient } from '../../prisma/client.js';
 import { endUnstartedCall } from '../../shared/call-ending.js';
 import { newCallSid } from '../../shared/call-sid.js';
-import { HttpError, ValidationFailed } from '../http/errors.js';
+import { HttpError } from '../http/errors.js';
+import { requireActiveAssistant } from './active-assistant.js';
 import { roomOfCall } from '../telephony/dialler.js';
 import type { LiveKitTelephony } from '../telephony/livekit.js';
 
@@ -12,13 +13,14 @@ const TOKEN_TTL_S = 10 * 60;
 
 export async function createLiveKitWebCall(
   prisma: PrismaClient,
-  telephony: LiveKitTelephony,
+  telephony: LiveKitTelephony | undefined,
+  unavailable: HttpError,
   organizationId: number,
   input: { assistant_id: number; welcome_message?: string | undefined; variables?: Record<string, string> | undefined },
 ) {
-  const assistant = await prisma.assistant.findFirst({ where: { id: input.assistant_id, organizationId }, select: { id: true, isActive: true } });
-  if (!assistant) throw new ValidationFailed([{ loc: ['body', 'assistant_id'], msg: 'No such assistant', type: 'not_found' }]);
-  if (assistant.isActive === false) throw new HttpError(400, 'assistant_inactive', `Assistant ${assistant.id} is not active`);
+  const assistant = await requireActiveAssistant(prisma, organizationId, input.assistant_id);
+  // Without LiveKit the request is still checked in full; only a call that would be created gets the 503.
+  if (!telephony) throw unavailable;
 
   const callSid = newCallSid();
   const room = roomOfCall(callSid);

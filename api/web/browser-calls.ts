@@ -50,10 +50,10 @@ export function registerBrowserCalls(app: FastifyInstance, options: BrowserCallO
       response: { 201: envelope(BrowserCall), 503: ErrorResponse.describe('No agent worker runs calls in this process'), ...commonErrors },
     },
     handler: async (request, reply) => {
-      if (!runner) throw new HttpError(503, 'transport_unavailable', 'Browser calls on the built-in transport need the agent worker in this process (npm start)');
+      const unavailable = runner ? undefined : new HttpError(503, 'transport_unavailable', 'Browser calls on the built-in transport need the agent worker in this process (npm start)');
       const proto = String(request.headers['x-forwarded-proto'] ?? request.protocol).split(',')[0]!.trim();
       const base = options.publicUrl?.replace(/\/$/, '') ?? `${proto}://${request.headers.host}`;
-      const data = await createBrowserCall(prisma, tokens, base, request.identity.organizationId, request.body as z.infer<typeof WebCallCreate>);
+      const data = await createBrowserCall(prisma, tokens, base, request.identity.organizationId, request.body as z.infer<typeof WebCallCreate>, unavailable);
       return reply.status(201).send({ success: true as const, message: 'Browser call created', data });
     },
   });

@@ -241,4 +241,28 @@ describe('without a LiveKit server', () => {
       await bare.close();
     }
   });
+  it('checks a web call request first on both transports, and 503 only for a call it would create', async () => {
+    const bare = await createApiContext();
+    try {
+      const tenant = await bare.tenant();
+      const other = await bare.tenant();
+      const inactive = await bare.call(tenant, 'POST', '/api/assistants', { name: 'Off', is_active: false });
+      const foreign = await bare.call(other, 'POST', '/api/assistants', { name: 'Theirs' });
+      const active = await bare.call(tenant, 'POST', '/api/assistants', { name: 'On' });
+      // LiveKit web calls without LiveKit, and built-in browser calls without a worker in this process.
+      for (const path of ['/api/web-calls', '/api/web-calls/browser']) {
+        for (const id of [2_147_483_646, foreign.body.id]) {
+          const res = await bare.call(tenant, 'POST', path, { assistant_id: id });
+          expect(res.status, `${path} ${id}`).toBe(422);
+          expect(res.body.detail).toEqual([{ loc: ['body', 'assistant_id'], msg: 'No such assistant', type: 'not_found' }]);
+        }
+        expect((await bare.call(tenant, 'POST', path, { assistant_id: inactive.body.id })).body.code).toBe('assistant_inactive');
+        const good = await bare.call(tenant, 'POST', path, { assistant_id: active.body.id });
+        expect(good.status, path).toBe(503);
+      }
+      expect(await bare.db.prisma.call.count()).toBe(0);
+    } finally {
+      await bare.close();
+    }
+  });
 });
