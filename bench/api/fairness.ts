@@ -48,7 +48,11 @@ async function flood(url: string, key: string, seconds: number, connections: num
   const result = await autocannon({ url, headers: { authorization: `Bearer ${key}` }, connections, duration: seconds, pipelining: 1 });
   const answered = result['2xx'];
   const limited = result.statusCodeStats?.['429']?.count ?? 0;
-  process.send!({ answeredPerS: answered / seconds, limitedPerS: limited / seconds, errors: result.errors, other: result.non2xx - limited });
+  const other = Object.entries(result.statusCodeStats ?? {})
+    .filter(([code]) => code !== '429' && !code.startsWith('2'))
+    .map(([code, { count }]) => `${code} x ${count}`)
+    .join(', ');
+  process.send!({ answeredPerS: answered / seconds, limitedPerS: limited / seconds, errors: result.errors, other: other || 'none' });
 }
 
 function spawnSelf(args: string[]): ChildProcess {
@@ -167,7 +171,7 @@ async function main(): Promise<void> {
       const idle = await victim(`${url}${listPath}`, b.api_key, seconds, victimRate);
       const flooder = spawnSelf(['flood', `${url}${listPath}`, a.api_key, String(seconds + 2), String(floodConnections)]);
       children.push(flooder);
-      const floodResult = firstMessage<{ answeredPerS: number; limitedPerS: number; errors: number; other: number }>(flooder, (seconds + 60) * 1000);
+      const floodResult = firstMessage<{ answeredPerS: number; limitedPerS: number; errors: number; other: string }>(flooder, (seconds + 60) * 1000);
       await delay(1000); // the flood reaches full speed before B is measured
       const flooded = await victim(`${url}${listPath}`, b.api_key, seconds, victimRate);
       const aResult = await floodResult;
