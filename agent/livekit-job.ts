@@ -9,6 +9,7 @@ import { isSipParticipant, sipCallInfo, waitUntilAnswered } from './sip-particip
 import { openInboundCall } from '../shared/inbound-call.js';
 import { survivePromiseLeaks } from '../shared/process.js';
 import { loadVad } from './vad.js';
+import { JOIN_GRACE_MS, WEB_JOIN_WINDOW_MS } from './unstarted-calls.js';
 
 // One LiveKit job is one call. The dispatch carries the call in its metadata (`{"call_id": 12}` or
 // `{"call_sid": "CA..."}`); the caller's audio track feeds the call's input and the call's paced output feeds a
@@ -35,6 +36,18 @@ export function callKeyFromMetadata(metadata: string): { callId?: number; callSi
   return null;
 }
 
+/**
+ * The longest a job waits for its participant: a web call's token lets its browser join for 10 minutes, a dialled
+ * callee joins while the phone rings; past the sweep's own limit for a web call, nobody is coming.
+ */
+const PARTICIPANT_WAIT_MS = WEB_JOIN_WINDOW_MS + JOIN_GRACE_MS;
+
+function withinJoinWindow<T>(waiting: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), PARTICIPANT_WAIT_MS)));
+  return Promise.race([waiting, expired]).finally(() => clearTimeout(timer));
+}
+
 export default defineAgent({
   prewarm: async (_proc: JobProcess) => {
     survivePromiseLeaks();
@@ -47,7 +60,13 @@ export default defineAgent({
     // The parent worker exports the database URL it opened (embedded or not) before spawning job processes.
     const prisma = createPrismaClient(config.databaseUrl ?? process.env.DATABASE_URL ?? '', { maxConnections: 2 });
     await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);
-    const participant = await ctx.waitForParticipant();
+    const participant = await withinJoinWindow(ctx.waitForParticipant());
+    if (!participant) {
+      // Nobody came: the room goes, and the call's row is ended by the workers' sweep with the reason that fits it.
+      await prisma.$disconnect();
+      await ctx.deleteRoom().catch(() => {});
+      return ctx.shutdown('nobody joined');
+    }
     const leave = async (reason: string, hangUp: boolean) => {
       await prisma.$disconnect();
       // Deleting the room hangs up a caller nobody will answer; otherwise the dialler has already dealt with it.
