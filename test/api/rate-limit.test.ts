@@ -44,6 +44,19 @@ describe('rate limits per organisation and per key', () => {
     expect(other.status).toBe(200);
   });
 
+  it('answers a refusal only when its window reopens, so a client retrying at once cannot flood with refusals', async () => {
+    const a = await ctx.tenant();
+    // The window opens at the burst's first request, after this moment: it closes more than 1 s after it.
+    const burstAt = Date.now();
+    await burst(a, 3);
+    const refused = await ctx.call(a, 'GET', '/api/assistants');
+    expect(refused.status).toBe(429);
+    // Timers may fire a millisecond early against Date.now().
+    expect(Date.now() - burstAt).toBeGreaterThanOrEqual(995);
+    // Its window has reopened by the time the refusal arrives: the next request is answered.
+    expect((await ctx.call(a, 'GET', '/api/assistants')).status).toBe(200);
+  });
+
   it('reports the limit, what remains of it and when it resets on every answer', async () => {
     const a = await ctx.tenant();
     const first = await ctx.call(a, 'GET', '/api/assistants');
