@@ -122,6 +122,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.addHook('onClose', async () => running.stop());
   }
 
+  // On the root: every key-authenticated route is counted, the browser-call route outside the `/api` scope included.
+  if (options.rateLimit) registerRateLimit(app, options.rateLimit);
   await registerOpenApi(app);
   const upgrades = new UpgradeRoutes(app, app.log.child({ component: 'upgrades' }));
   registerBrowserCalls(app, {
@@ -148,7 +150,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       declareAuth(api, 'api_key');
-      if (options.rateLimit) registerRateLimit(api, options.rateLimit);
       await api.register(assistantRoutes, { prisma: options.prisma, cache: assistantCache });
       await api.register(contactRoutes, { prisma: options.prisma });
       await api.register(contactImportRoutes, { prisma: options.prisma });

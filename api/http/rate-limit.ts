@@ -26,6 +26,11 @@ const WINDOW_S = 1;
  * request's objects: bounded by the connections a client holds open.
  */
 const MAX_REFUSAL_HOLD_MS = WINDOW_S * 1000;
+/**
+ * Refusals held to the same reopening would all come back at its first millisecond, with the requests the window lets
+ * in, and queue everyone else's behind them: each is held a random part of a further window, so retries spread out.
+ */
+const REFUSAL_JITTER_MS = WINDOW_S * 1000;
 /** An organisation's own answers free an in-flight slot within tens of milliseconds: a refusal waits that long. */
 const IN_FLIGHT_REFUSAL_HOLD_MS = 100;
 
@@ -101,7 +106,7 @@ export function registerRateLimit(api: FastifyInstance, options: RateLimitOption
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       const message = `Too many requests for ${limit.subject}: at most ${limit.points} per second`;
-      await delay(Math.min(rejection.msBeforeNext, MAX_REFUSAL_HOLD_MS));
+      await delay(Math.min(rejection.msBeforeNext, MAX_REFUSAL_HOLD_MS) + Math.random() * REFUSAL_JITTER_MS);
       return refusal(message, resetSeconds(rejection), rateLimitHeaders(limit, rejection, policy));
     }
   }

@@ -109,6 +109,13 @@ describe('rate limits per organisation and per key', () => {
     expect(statuses(await burst(a, 3))).toEqual([200, 200, 200]);
   });
 
+  it('counts every key-authenticated route, the browser-call route outside the /api scope included', async () => {
+    const a = await ctx.tenant();
+    const answers = await Promise.all(Array.from({ length: 4 }, () => ctx.call(a, 'POST', '/api/web-calls/browser', { assistant_id: 1 })));
+    // Three are checked (and refused for their unknown assistant); the fourth is over the key's limit.
+    expect(statuses(answers)).toEqual([422, 422, 422, 429]);
+  });
+
   it('leaves the public OpenAPI document unlimited', async () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => ctx.app.inject({ method: 'GET', url: '/api/openapi.json' })));
     expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
