@@ -151,8 +151,8 @@ export interface SpoolReader {
   close(): Promise<void>;
 }
 
-/** Opens a spool to render it; null when there is none (the call recorded nothing here, or on another host's disk). */
-export async function openSpool(dir: string): Promise<SpoolReader | null> {
+/** A spool's description; null when there is none. */
+async function readSpoolMeta(dir: string): Promise<SpoolMeta | null> {
   let meta: SpoolMeta;
   try {
     meta = JSON.parse(await readFile(path.join(dir, META_FILE), 'utf8')) as SpoolMeta;
@@ -161,6 +161,13 @@ export async function openSpool(dir: string): Promise<SpoolReader | null> {
     throw error;
   }
   if (meta.version !== 1 || meta.encoding !== 's16le' || meta.channels !== 1) throw new Error('recording spool in an unknown format');
+  return meta;
+}
+
+/** Opens a spool to render it; null when there is none (the call recorded nothing here, or on another host's disk). */
+export async function openSpool(dir: string): Promise<SpoolReader | null> {
+  const meta = await readSpoolMeta(dir);
+  if (!meta) return null;
   const files = new Map<SpoolTrack, FileHandle>();
   const samples = { user: 0, assistant: 0 };
   try {
@@ -199,14 +206,8 @@ export async function openSpool(dir: string): Promise<SpoolReader | null> {
  * there is no spool. Reads only the description and the files' sizes.
  */
 export async function spoolEndOf(dir: string): Promise<number | null> {
-  let meta: SpoolMeta;
-  try {
-    meta = JSON.parse(await readFile(path.join(dir, META_FILE), 'utf8')) as SpoolMeta;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-  if (meta.version !== 1 || meta.encoding !== 's16le' || meta.channels !== 1) throw new Error('recording spool in an unknown format');
+  const meta = await readSpoolMeta(dir);
+  if (!meta) return null;
   let samples = 0;
   for (const track of TRACKS) {
     const size = await stat(path.join(dir, `${track}.pcm`)).then((info) => info.size, () => 0);
