@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiContext, type ApiContext } from '../helpers/api.js';
+import { until } from '../helpers/until.js';
 
 // An operator deletes an organisation in SQL (there is no endpoint for it); the cascade removes its keys, but a process
 // that had one cached keeps accepting it for the key cache's TTL.
@@ -7,8 +8,9 @@ import { createApiContext, type ApiContext } from '../helpers/api.js';
 describe("a key whose organisation was deleted while the key was cached", () => {
   let ctx: ApiContext;
   beforeAll(async () => {
-    // A long TTL, so that the key is certainly still cached when the organisation goes.
-    ctx = await createApiContext({ keyCacheTtlMs: 60_000 });
+    // A long TTL, so that the key is certainly still cached when the organisation goes; and no change listener, as on a
+    // process whose notification was lost, so the write meets the missing organisation in the database.
+    ctx = await createApiContext({ keyCacheTtlMs: 60_000, databaseUrl: undefined });
   });
   afterAll(async () => ctx.close());
 
@@ -40,5 +42,35 @@ describe("a key whose organisation was deleted while the key was cached", () => 
     await ctx.db.prisma.$executeRaw`DELETE FROM organizations WHERE id = ${gone.organizationId}`;
     expect((await ctx.call(gone, 'POST', '/api/assistants', { name: 'x' })).status).toBe(401);
     expect((await ctx.call(staying, 'POST', '/api/assistants', { name: 'Still here' })).status).toBe(201);
+  });
+});
+
+describe('key changes heard from the database', () => {
+  let ctx: ApiContext;
+  beforeAll(async () => {
+    ctx = await createApiContext({ keyCacheTtlMs: 60_000 });
+  });
+  afterAll(async () => ctx.close());
+
+  async function refusedSoon(tenant: Awaited<ReturnType<ApiContext['tenant']>>): Promise<boolean> {
+    // The notification arrives at commit; 5 s is far below the 60 s the cache would otherwise keep the key.
+    return until(async () => (await ctx.call(tenant, 'GET', '/api/assistants')).status === 401, 5_000, 20).then(() => true);
+  }
+
+  it('refuses a key revoked in the database at once on a process that had it cached, not after the cache TTL', async () => {
+    const tenant = await ctx.tenant();
+    expect((await ctx.call(tenant, 'GET', '/api/assistants')).status).toBe(200);
+    await ctx.db.prisma.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE organization_id = ${tenant.organizationId}`;
+    expect(await refusedSoon(tenant)).toBe(true);
+  });
+
+  it('refuses reads with a key whose organisation was deleted, not only writes', async () => {
+    const tenant = await ctx.tenant();
+    const other = await ctx.tenant();
+    expect((await ctx.call(tenant, 'GET', '/api/assistants')).status).toBe(200);
+    expect((await ctx.call(other, 'GET', '/api/assistants')).status).toBe(200);
+    await ctx.db.prisma.$executeRaw`DELETE FROM organizations WHERE id = ${tenant.organizationId}`;
+    expect(await refusedSoon(tenant)).toBe(true);
+    expect((await ctx.call(other, 'GET', '/api/assistants')).status).toBe(200);
   });
 });
