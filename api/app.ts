@@ -103,20 +103,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   let assistantCache: AssistantReadCache | undefined;
   if (options.databaseUrl) {
-    // A key created, revoked or deleted (with its user or organisation) anywhere drops every process's key lookups: a
-    // revocation takes effect at once, and the cache's TTL is only the bound should a notification be lost.
-    const keys = listenForChanges(options.databaseUrl, 'api_key_changed', {
-      onNotify: () => auth.cache.clear(),
-      onReset: () => auth.cache.clear(),
-      onError: (err) => app.log.warn({ err }, 'api key change notifications interrupted'),
-    });
-    app.addHook('onClose', async () => keys.close());
     const cache = new AssistantReadCache(options.assistantCacheTtlMs ?? 60_000);
-    const listener = listenForChanges(options.databaseUrl, 'assistant_changed', {
-      onNotify: (payload) => cache.invalidate(Number(payload)),
-      onReset: () => cache.clear(),
-      onError: (err) => app.log.warn({ err }, 'assistant change notifications interrupted'),
-    });
+    const listener = listenForChanges(
+      options.databaseUrl,
+      {
+        assistant_changed: { onNotify: (payload) => cache.invalidate(Number(payload)), onReset: () => cache.clear() },
+        // A key created, revoked or deleted (with its user or organisation) anywhere drops every process's key lookups:
+        // a revocation takes effect at once, and the cache's TTL is only the bound should a notification be lost.
+        api_key_changed: { onNotify: () => auth.cache.clear(), onReset: () => auth.cache.clear() },
+      },
+      (err) => app.log.warn({ err }, 'change notifications interrupted'),
+    );
     app.addHook('onClose', async () => listener.close());
     assistantCache = cache;
   }

@@ -7,16 +7,28 @@ export interface ChangeListener {
 /** Reconnect delays after the LISTEN connection drops: quick at first, then every 5 s until the database is back. */
 const RECONNECT_DELAYS_MS = [100, 500, 1_000, 5_000];
 
+export interface ChannelHandlers {
+  onNotify: (payload: string) => void;
+  /** The connection was (re)made: notifications sent while it was down are lost, so drop what was cached. */
+  onReset: () => void;
+}
+
 /**
- * Holds one connection that LISTENs on `channel` and hands each notification's payload to `onNotify`. When the
- * connection drops, notifications sent meanwhile are lost, so `onReset` is called once the connection is back (and
- * right after the first connect): the caller drops whatever it cached.
+ * Holds ONE connection that LISTENs on every channel of `channels` and hands each notification's payload to its
+ * channel's `onNotify`. When the connection drops, notifications sent meanwhile are lost, so every `onReset` is called
+ * once the connection is back (and right after the first connect): each caller drops whatever it cached.
  */
 export function listenForChanges(
   databaseUrl: string,
-  channel: string,
-  handlers: { onNotify: (payload: string) => void; onReset: () => void; onError?: (error: unknown) => void },
+  channels: Record<string, ChannelHandlers>,
+  onError?: (error: unknown) => void,
 ): ChangeListener {
+  const handlers = {
+    onReset: () => {
+      for (const channel of Object.values(channels)) channel.onReset();
+    },
+    onError,
+  };
   let closed = false;
   let client: pg.Client | undefined;
   let attempt = 0;
@@ -26,7 +38,7 @@ export function listenForChanges(
     if (closed) return;
     const next = new pg.Client({ connectionString: databaseUrl });
     next.on('notification', (message) => {
-      if (message.channel === channel && message.payload) handlers.onNotify(message.payload);
+      if (message.payload) channels[message.channel]?.onNotify(message.payload);
     });
     next.on('error', (error) => {
       handlers.onError?.(error);
@@ -35,7 +47,7 @@ export function listenForChanges(
     next.on('end', () => retry(next));
     try {
       await next.connect();
-      await next.query(`LISTEN "${channel}"`);
+      for (const channel of Object.keys(channels)) await next.query(`LISTEN "${channel}"`);
       if (closed) {
         await next.end().catch(() => {});
         return;
