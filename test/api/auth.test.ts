@@ -41,11 +41,17 @@ describe('API key authentication', () => {
   });
 
   it('serves a repeated key from the cache without reading the database again', async () => {
-    const own = await ctx.tenant();
-    expect((await ctx.call(own, 'GET', '/api/assistants')).status).toBe(200);
-    // Revoked behind the cache's back (as another process would): this process keeps trusting its cached lookup.
-    await ctx.db.prisma.apiKey.updateMany({ where: { organizationId: own.organizationId }, data: { revokedAt: new Date() } });
-    expect((await ctx.call(own, 'GET', '/api/assistants')).status).toBe(200);
+    // No change listener: as a process whose notification of the revocation was lost.
+    const deaf = await createApiContext({ keyCacheTtlMs: 60_000, databaseUrl: undefined });
+    try {
+      const own = await deaf.tenant();
+      expect((await deaf.call(own, 'GET', '/api/assistants')).status).toBe(200);
+      // Revoked behind the cache's back: this process keeps trusting its cached lookup until the TTL.
+      await deaf.db.prisma.apiKey.updateMany({ where: { organizationId: own.organizationId }, data: { revokedAt: new Date() } });
+      expect((await deaf.call(own, 'GET', '/api/assistants')).status).toBe(200);
+    } finally {
+      await deaf.close();
+    }
   });
 
   it('records last_used_at for a key that was used', async () => {
