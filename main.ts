@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import type { AgentWorker } from './agent/worker.js';
-import { onShutdown, survivePromiseLeaks } from './shared/process.js';
-import { ensurePortFree, exitOnStartupFailure, listenProblem, readConfigOrExit } from './shared/startup.js';
+import { onShutdown, survivePromiseLeaks } from './lib/process.js';
+import { ensurePortFree, exitOnStartupFailure, listenProblem, readConfigOrExit } from './lib/startup.js';
 
 // `npm start`: the whole service in one process on one database (embedded Postgres under DATA_DIR when DATABASE_URL is
 // unset): the API and an agent worker. Production runs `npm run api` and `npm run agent` as separate processes on a

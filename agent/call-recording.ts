@@ -5,7 +5,7 @@ import { storeSpooledTracks } from '../media/recording-render.js';
 import { openSpool, spoolDirOf } from '../media/recording-spool.js';
 import { LocalFileStorage, type RecordingStorage } from '../media/recording-storage.js';
 import type { AssistantSettings } from '../shared/assistant-settings.js';
-import { DEFAULT_DATA_DIR } from '../shared/config.js';
+import { DEFAULT_DATA_DIR } from '../lib/config.js';
 import type { StoredRecording } from './call-store.js';
 
 // The call's recording as the assistant's `recording_settings` ask for it: which tracks, in which format, stored where.

@@ -5,7 +5,7 @@ import type { RecordingStorage } from '../media/recording-storage.js';
 import type { PrismaClient } from '../prisma/client.js';
 import { loadAssistantSettings } from '../api/services/assistants.js';
 import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../shared/assistant-settings.js';
-import { DEFAULT_DATA_DIR } from '../shared/config.js';
+import { DEFAULT_DATA_DIR } from '../lib/config.js';
 import { renderPrompt } from '../shared/template-variables.js';
 import type { ToolCallEntry } from '../shared/call-events.js';
 import { recordingStorageOf, storeOrphanRecording } from './call-recording.js';

@@ -1,13 +1,13 @@
 import { AutoSubscribe, defineAgent, log, type JobContext, type JobProcess } from '@livekit/agents';
 import { AudioSource, AudioStream, LocalAudioTrack, RoomEvent, TrackKind, TrackPublishOptions, TrackSource, type RemoteTrack } from '@livekit/rtc-node';
 import { createPrismaClient } from '../prisma/client.js';
-import { readConfig } from '../shared/config.js';
+import { readConfig } from '../lib/config.js';
 import { PacedAudioOutput } from './io/paced-audio-output.js';
 import { PushAudioInput } from './io/push-audio-input.js';
 import { runCall } from './run-call.js';
 import { isSipParticipant, sipCallInfo, waitUntilAnswered } from './sip-participant.js';
 import { openInboundCall } from '../shared/inbound-call.js';
-import { survivePromiseLeaks } from '../shared/process.js';
+import { survivePromiseLeaks } from '../lib/process.js';
 import { loadVad } from './vad.js';
 import { JOIN_GRACE_MS, WEB_JOIN_WINDOW_MS } from './unstarted-calls.js';
 

@@ -1,5 +1,5 @@
-import { onShutdown, survivePromiseLeaks } from '../shared/process.js';
-import { exitOnStartupFailure, readConfigOrExit, StartupError } from '../shared/startup.js';
+import { onShutdown, survivePromiseLeaks } from '../lib/process.js';
+import { exitOnStartupFailure, readConfigOrExit, StartupError } from '../lib/startup.js';
 import type { AgentWorker } from './worker.js';
 
 // `npm run agent`: an agent worker on its own, for scaling calls apart from the API. It takes its calls from LiveKit;

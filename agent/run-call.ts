@@ -6,7 +6,7 @@ import type { RecordingStorage } from '../media/recording-storage.js';
 import type { PrismaClient } from '../prisma/client.js';
 import { loadAssistantSettings } from '../api/services/assistants.js';
 import { AssistantSettings, DEFAULT_IDLE_MESSAGE, DEFAULT_SYSTEM_PROMPT } from '../shared/assistant-settings.js';
-import { DEFAULT_DATA_DIR } from '../shared/config.js';
+import { DEFAULT_DATA_DIR } from '../lib/config.js';
 import type { ToolCallEntry, TranscriptEntry } from '../shared/call-events.js';
 import { renderPrompt, renderTemplate, type TemplateValues } from '../shared/template-variables.js';
 import { appendCallTurn, CallNotRunnableError, findCall, finishCall, loadContactFields, markCallStarted, touchCallHeartbeat, type StoredRecording, type StoredTurn } from './call-store.js';

@@ -2,7 +2,7 @@ import { AgentServer, log, ServerOptions } from '@livekit/agents';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { PrismaClient } from '../prisma/client.js';
-import { DEFAULT_AGENT_NAME } from '../shared/config.js';
+import { DEFAULT_AGENT_NAME } from '../lib/config.js';
 import { startCallRecovery } from './call-recovery.js';
 import { LocalCallRunner } from './local-runner.js';
 import { initializeAgentLogger } from './logging.js';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { openDatabase } from '../prisma/database.js';
-import { readConfig } from '../shared/config.js';
+import { readConfig } from '../lib/config.js';
 import { listApiKeys, revokeApiKey } from './services/api-keys.js';
 import { bootstrap } from './services/bootstrap.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { onShutdown } from '../shared/process.js';
-import { ensurePortFree, exitOnStartupFailure, listenProblem, readConfigOrExit } from '../shared/startup.js';
+import { onShutdown } from '../lib/process.js';
+import { ensurePortFree, exitOnStartupFailure, listenProblem, readConfigOrExit } from '../lib/startup.js';
 
 // The API alone (`npm run api`). `npm start` runs it together with the agent worker (main.ts).
 const config = readConfigOrExit();

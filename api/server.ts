@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../prisma/database.js';
 import type { CallAudioRunner } from '../shared/call-audio-runner.js';
-import type { Config } from '../shared/config.js';
+import type { Config } from '../lib/config.js';
 import { buildApp } from './app.js';
 import { hasAnyApiKey } from './services/bootstrap.js';
 import { startWebhookDelivery } from './webhooks/delivery-worker.js';

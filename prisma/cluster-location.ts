@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { StartupError } from '../shared/startup.js';
+import { StartupError } from '../lib/startup.js';
 
 // Postgres refuses to run as root, so as root the embedded cluster runs as the `postgres` system user, which must be
 // able to enter the folders that hold its programs and its data. A project cloned under /root (mode 0700), or a

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { StartupError } from '../shared/startup.js';
+import { StartupError } from '../lib/startup.js';
 
 // The processes using one embedded cluster: every process that opens it (services, the CLI, the test suite) writes a
 // record here, and the one that leaves last stops the cluster. A record names its process by pid AND the process's

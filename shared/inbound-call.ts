@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../prisma/client.js';
 import { newCallSid } from './call-sid.js';
-import { normalisePhone } from './phone.js';
+import { normalisePhone } from '../lib/phone.js';
 
 // An inbound call, whatever carried it (LiveKit SIP, a carrier's Media Streams): the managed number it arrived on names
 // the organisation and the assistant; the caller becomes a contact if the organisation has none with that number

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-// Checked at start-up (shared/config.ts); an empty value means the default, as everywhere else.
+// Checked at start-up (lib/config.ts); an empty value means the default, as everywhere else.
 const NICE = process.env.EOT_PROCESS_NICE ? Number(process.env.EOT_PROCESS_NICE) : 15;
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { INT_MESSAGE } from '../../shared/zod-int.js';
+import { INT_MESSAGE } from '../../lib/zod/int.js';
 import type { ValidationDetail } from './errors.js';
 
 // Zod issues rendered the way the spec's validation errors read (FastAPI/pydantic style): `type` is a stable machine

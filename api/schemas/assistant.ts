@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { assistantFields } from '../../shared/assistant-settings.js';
-import { deepPartial } from '../../shared/zod-walk.js';
+import { deepPartial } from '../../lib/zod/walk.js';
 import { idParam } from './common.js';
 
 export const AssistantCreate = z.strictObject(assistantFields).meta({ id: 'AssistantCreate' });

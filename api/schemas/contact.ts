@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int } from '../../shared/zod-int.js';
+import { int } from '../../lib/zod/int.js';
 import { UNSTORABLE_TEXT_TYPE, unstorableTextMessage } from '../http/storable-text.js';
 import { normaliseEmail } from '../services/email.js';
 import { canonicalTimeZone } from '../services/timezone.js';

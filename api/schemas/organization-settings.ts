@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isPhoneRegion } from '../../shared/phone.js';
+import { isPhoneRegion } from '../../lib/phone.js';
 
 const region = z
   .string()

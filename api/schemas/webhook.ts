@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../../shared/events.js';
-import { int } from '../../shared/zod-int.js';
+import { int } from '../../lib/zod/int.js';
 import { idParam, textInt } from './common.js';
 
 // Webhook endpoints and their delivery log. Times are ISO 8601; durations carry their unit in the field name.

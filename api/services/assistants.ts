@@ -14,7 +14,7 @@ import {
   TTSSettings,
 } from '../../shared/assistant-settings.js';
 import { missingCredentials, vendorCredentialsFromEnv } from '../../shared/vendor-credentials.js';
-import { conformer, mergeBySchema } from '../../shared/zod-walk.js';
+import { conformer, mergeBySchema } from '../../lib/zod/walk.js';
 import { notFound, ValidationFailed, type ValidationDetail } from '../http/errors.js';
 import { zodIssuesToDetail } from '../http/zod-detail.js';
 import type { AssistantOut } from '../schemas/assistant.js';

@@ -12,7 +12,7 @@ import {
 import { loadPropertyDefs } from './contact-properties.js';
 import { coerceCustomFields, coerceValue, type FieldValue, type PropertyDef } from './custom-field-values.js';
 import { scrubContactCalls } from './contact-call-scrub.js';
-import { normalisePhone, phoneDigitsOf } from '../../shared/phone.js';
+import { normalisePhone, phoneDigitsOf } from '../../lib/phone.js';
 
 export type ContactSource = (typeof CONTACT_SOURCES)[number];
 type Identifier = (typeof IDENTIFIERS)[number];

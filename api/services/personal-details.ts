@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { normalisePhone, phoneDigitsOf } from '../../shared/phone.js';
+import { normalisePhone, phoneDigitsOf } from '../../lib/phone.js';
 import { sanitizeValue } from '../../shared/template-variables.js';
 
 // Finding a deleted contact's personal details in what was kept about its calls (transcripts, tool calls, opening

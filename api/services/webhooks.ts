@@ -13,7 +13,7 @@ import type {
 import { paginationOf } from '../schemas/common.js';
 import { pauseDeliveries } from '../webhooks/delivery-queue.js';
 import { generateSecret, secretHint } from '../webhooks/signing.js';
-import { hostOf, isPublicAddress } from '../webhooks/target-guard.js';
+import { hostOf, isPublicAddress } from '../../lib/net/target-guard.js';
 
 export interface WebhookPolicy {
   /** Accept endpoints on loopback, private and other non-public addresses (operator setting). */

@@ -2,7 +2,7 @@ import pg from 'pg';
 import type { PrismaClient } from '../../prisma/client.js';
 import { WEBHOOK_NOTIFY_CHANNEL } from '../../shared/events.js';
 import { claimDeliveries, recordOutcomes, type ClaimedDelivery, type Outcome } from './delivery-queue.js';
-import { ABANDONED_ERROR, createSender, DELIVERY_TIMEOUT_MS, type Sender } from './http-sender.js';
+import { ABANDONED_ERROR, createSender, DELIVERY_TIMEOUT_MS, type Sender } from '../../lib/net/http-sender.js';
 import { DEFAULT_JITTER_RATIO, DEFAULT_RETRY_SCHEDULE_MS, maxAttempts, retryDelayMs } from './retry-schedule.js';
 import { signedHeaders } from './signing.js';
 

@@ -12,7 +12,7 @@ import { bootstrap } from '../../api/services/bootstrap.js';
 import { createPrismaClient } from '../../prisma/client.js';
 import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
 import { migrate } from '../../prisma/migrate.js';
-import { readConfig } from '../../shared/config.js';
+import { readConfig } from '../../lib/config.js';
 
 // Fairness between organisations on one API process: organisation B reads a list endpoint at a steady, modest rate
 // while organisation A floods the same endpoint with many connections. B's latency is measured idle, then under the

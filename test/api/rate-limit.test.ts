@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../api/services/api-keys.js';
-import { readConfig } from '../../shared/config.js';
+import { readConfig } from '../../lib/config.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 // Limits count in windows of 1 s that open at a bucket's first request. Each burst below is sent at once

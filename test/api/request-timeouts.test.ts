@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMPORT_BODY_LIMIT_BYTES } from '../../api/schemas/contact.js';
 import { bodyDeadlineMs, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../../api/http/timeouts.js';
-import { readConfig } from '../../shared/config.js';
+import { readConfig } from '../../lib/config.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 // Slow clients over a real socket, with the bounds shrunk so that each case takes about a second: a body trickled a

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../api/app.js';
 import { createPrismaClient } from '../../prisma/client.js';
-import { onShutdown } from '../../shared/process.js';
+import { onShutdown } from '../../lib/process.js';
 
 // The API alone in its own process, for tests that count its file descriptors and signal it: it prints its port once
 // listening, and "stopped" once closed on SIGTERM.

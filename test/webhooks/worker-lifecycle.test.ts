@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi } from '../../api/server.js';
 import { startWebhookDelivery } from '../../api/webhooks/delivery-worker.js';
 import { recordEvent } from '../../shared/events.js';
-import { readConfig } from '../../shared/config.js';
+import { readConfig } from '../../lib/config.js';
 import { createApiContext, type ApiContext } from '../helpers/api.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { eventually, startReceiver } from './receiver.js';
