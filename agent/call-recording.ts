@@ -4,7 +4,7 @@ import type { StoredTrack, Track } from '../media/call-recorder.js';
 import { storeSpooledTracks } from '../media/recording-render.js';
 import { openSpool, spoolDirOf } from '../media/recording-spool.js';
 import { LocalFileStorage, type RecordingStorage } from '../media/recording-storage.js';
-import type { AssistantSettings } from '../shared/assistant-settings.js';
+import type { AssistantSettings } from '../modules/assistants/settings.js';
 import { DEFAULT_DATA_DIR } from '../lib/config.js';
 import type { StoredRecording } from './call-store.js';
 

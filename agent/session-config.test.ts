@@ -1,6 +1,6 @@
 import { inference, initializeLogger, llm, type VAD } from '@livekit/agents';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AssistantSettings } from '../shared/assistant-settings.js';
+import { AssistantSettings } from '../modules/assistants/settings.js';
 import type { VendorAccess } from './providers/speech-providers.js';
 import { loadVad } from './vad.js';
 import { buildLlm, buildSessionOptions, llmEndpoints } from './session-config.js';

@@ -1,6 +1,6 @@
 import { llm, log, voice, type VAD } from '@livekit/agents';
-import type { AssistantSettings } from '../shared/assistant-settings.js';
-import { missingCredentials, unusableStages, type CallStage, type MissingCredential } from '../shared/vendor-credentials.js';
+import type { AssistantSettings } from '../modules/assistants/settings.js';
+import { missingCredentials, unusableStages, type CallStage, type MissingCredential } from '../modules/assistants/credentials.js';
 import { createLlm, type LlmEndpoint } from './providers/llm-providers.js';
 import { createStt, createTts, type VendorAccess } from './providers/speech-providers.js';
 import { createAudioTurnDetector } from './turn/audio-turn-detector.js';

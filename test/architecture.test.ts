@@ -35,6 +35,14 @@ describe('import rules', () => {
     expect(violations('lib', (target) => topFolder(target) !== 'lib')).toEqual([]);
   });
 
+  it('keeps capabilities free of both processes: modules/ imports only modules/, lib/, prisma/, media/ and packages', () => {
+    expect(violations('modules', (target) => !['modules', 'lib', 'prisma', 'media'].includes(topFolder(target)))).toEqual([]);
+  });
+
+  it('keeps the call runtime free of the HTTP layer: agent/ never imports api/', () => {
+    expect(violations('agent', (target) => topFolder(target) === 'api')).toEqual([]);
+  });
+
   it('keeps the API process from loading the call runtime', () => {
     expect(violations('api', (target) => topFolder(target) === 'agent')).toEqual([]);
   });
@@ -47,5 +55,6 @@ describe('import rules', () => {
     // A rule over no imports would pass whatever the code did.
     expect(importsOf('api').length).toBeGreaterThan(100);
     expect(importsOf('lib').some(({ target }) => target.startsWith('lib'))).toBe(true);
+    expect(importsOf('modules').some(({ target }) => target.startsWith('lib'))).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import * as google from '@livekit/agents-plugin-google';
 import * as mistral from '@livekit/agents-plugin-mistralai';
 import * as openai from '@livekit/agents-plugin-openai';
 import { Mistral } from '@mistralai/mistralai';
-import type { LlmProvider } from '../../shared/vendors.js';
+import type { LlmProvider } from '../../modules/assistants/vendors.js';
 import { AnthropicLLM } from './anthropic-llm.js';
 
 /** What one LLM endpoint needs, whatever the vendor: the runtime builds this from the assistant's settings. */

@@ -2,9 +2,9 @@ import type { stt, tts } from '@livekit/agents';
 import * as cartesia from '@livekit/agents-plugin-cartesia';
 import * as deepgram from '@livekit/agents-plugin-deepgram';
 import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
-import type { AssistantSettings } from '../../shared/assistant-settings.js';
-import { vendorCredentialsFromEnv, type VendorCredentials } from '../../shared/vendor-credentials.js';
-import { DEFAULT_STT_MODEL, type SttProvider, type TtsProvider } from '../../shared/vendors.js';
+import type { AssistantSettings } from '../../modules/assistants/settings.js';
+import { vendorCredentialsFromEnv, type VendorCredentials } from '../../modules/assistants/credentials.js';
+import { DEFAULT_STT_MODEL, type SttProvider, type TtsProvider } from '../../modules/assistants/vendors.js';
 import { DeepgramSTT } from './deepgram-stt.js';
 import { AssemblyAISTT, endOfTurnConfidenceFromSensitivity } from './assemblyai-stt.js';
 import { LocalSTT } from './local/local-stt.js';
@@ -17,7 +17,7 @@ type TTSSettings = AssistantSettings['tts_settings'];
 
 /**
  * Keys and endpoint overrides per vendor, read once from the environment (`DEEPGRAM_API_KEY`, `DEEPGRAM_BASE_URL`, ...);
- * the same names the API checks when it warns about an assistant (shared/vendor-credentials.ts).
+ * the same names the API checks when it warns about an assistant (modules/assistants/credentials.ts).
  */
 export type VendorAccess = VendorCredentials;
 

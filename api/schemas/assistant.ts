@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { assistantFields } from '../../shared/assistant-settings.js';
+import { assistantFields } from '../../modules/assistants/settings.js';
 import { deepPartial } from '../../lib/zod/walk.js';
 import { idParam } from './common.js';
 

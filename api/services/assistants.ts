@@ -1,20 +1,8 @@
-import { z } from 'zod';
 import type { Db, PrismaClient } from '../../prisma/client.js';
-import { Prisma } from '../../prisma/generated/client.js';
-import {
-  AssistantSettings,
-  assistantFields,
-  InterruptionSettings,
-  LLMFallbackSettings,
-  LLMProviderConfig,
-  LLMSettings,
-  RAGSettings,
-  RecordingSettings,
-  STTSettings,
-  TTSSettings,
-} from '../../shared/assistant-settings.js';
-import { missingCredentials, vendorCredentialsFromEnv } from '../../shared/vendor-credentials.js';
-import { conformer, mergeBySchema } from '../../lib/zod/walk.js';
+import { missingCredentials, vendorCredentialsFromEnv } from '../../modules/assistants/credentials.js';
+import { AssistantSettings, assistantFields } from '../../modules/assistants/settings.js';
+import { columnsOf, readAssistantRow, settingsOf, withAssignments, type AssistantRow, type Settings } from '../../modules/assistants/store.js';
+import { mergeBySchema } from '../../lib/zod/walk.js';
 import { notFound, ValidationFailed, type ValidationDetail } from '../http/errors.js';
 import { zodIssuesToDetail } from '../http/zod-detail.js';
 import type { AssistantOut } from '../schemas/assistant.js';
@@ -22,16 +10,7 @@ import { paginationOf } from '../schemas/common.js';
 import type { AssistantReadCache } from './assistant-cache.js';
 import { isMaskOf, maskSecret } from './secrets.js';
 
-type Settings = z.output<typeof AssistantSettings>;
 type FallbackSettings = Settings['llm_fallback_providers'];
-
-const withAssignments = {
-  tools: { select: { toolId: true, tool: { select: { enabled: true } } }, orderBy: { position: 'asc' } },
-  documents: { select: { documentId: true }, orderBy: { position: 'asc' } },
-  playbooks: { select: { playbookId: true }, orderBy: { position: 'asc' } },
-} satisfies Prisma.AssistantInclude;
-
-type AssistantRow = Prisma.AssistantGetPayload<{ include: typeof withAssignments }>;
 
 function maskFallbacks(settings: FallbackSettings): FallbackSettings {
   return {
@@ -51,43 +30,6 @@ function unmaskFallbacks(next: FallbackSettings, stored: FallbackSettings | unde
       }
       return f;
     }),
-  };
-}
-
-const conform = {
-  llmProviderConfig: conformer(LLMProviderConfig),
-  llmSettings: conformer(LLMSettings),
-  llmFallbackProviders: conformer(LLMFallbackSettings),
-  sttSettings: conformer(STTSettings),
-  ttsSettings: conformer(TTSSettings),
-  ragSettings: conformer(RAGSettings),
-  recordingSettings: conformer(RecordingSettings),
-  interruptionSettings: conformer(InterruptionSettings),
-};
-
-/** The stored settings of a row, in the API's field names, completed with defaults of fields added since it was written. */
-function settingsOf(row: AssistantRow): Settings {
-  return {
-    name: row.name,
-    description: row.description,
-    is_active: row.isActive,
-    llm_provider: row.llmProvider as Settings['llm_provider'],
-    llm_provider_config: conform.llmProviderConfig(row.llmProviderConfig) as Settings['llm_provider_config'],
-    llm_settings: conform.llmSettings(row.llmSettings) as Settings['llm_settings'],
-    llm_fallback_providers: conform.llmFallbackProviders(row.llmFallbackProviders) as FallbackSettings,
-    stt_settings: conform.sttSettings(row.sttSettings) as Settings['stt_settings'],
-    tts_settings: conform.ttsSettings(row.ttsSettings) as Settings['tts_settings'],
-    rag_settings: conform.ragSettings(row.ragSettings) as Settings['rag_settings'],
-    recording_settings: conform.recordingSettings(row.recordingSettings) as Settings['recording_settings'],
-    interruption_settings: conform.interruptionSettings(row.interruptionSettings) as Settings['interruption_settings'],
-    idle_message: row.idleMessage,
-    idle_timeout: row.idleTimeout,
-    max_idle_messages: row.maxIdleMessages,
-    custom_settings: row.customSettings as Settings['custom_settings'],
-    playbook_ids: row.hasPlaybookIds ? row.playbooks.map((p) => p.playbookId) : null,
-    assigned_documents: row.documents.map((d) => d.documentId),
-    // Only enabled tools reach a call, so only those are listed (spec: "IDs of assigned tools that are enabled").
-    assigned_tools: row.tools.filter((t) => t.tool.enabled).map((t) => t.toolId),
   };
 }
 
@@ -112,29 +54,6 @@ function toApi(row: AssistantRow): AssistantOut {
     ...settings,
     llm_fallback_providers: maskFallbacks(settings.llm_fallback_providers),
     warnings: warningsOf(all),
-  };
-}
-
-function columnsOf(settings: Settings) {
-  const json = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
-  return {
-    name: settings.name,
-    description: settings.description,
-    isActive: settings.is_active,
-    llmProvider: settings.llm_provider,
-    llmProviderConfig: settings.llm_provider_config as Prisma.InputJsonValue,
-    llmSettings: settings.llm_settings as Prisma.InputJsonValue,
-    llmFallbackProviders: settings.llm_fallback_providers as Prisma.InputJsonValue,
-    sttSettings: settings.stt_settings as Prisma.InputJsonValue,
-    ttsSettings: settings.tts_settings as Prisma.InputJsonValue,
-    ragSettings: settings.rag_settings as Prisma.InputJsonValue,
-    recordingSettings: settings.recording_settings as Prisma.InputJsonValue,
-    interruptionSettings: settings.interruption_settings as Prisma.InputJsonValue,
-    idleMessage: settings.idle_message,
-    idleTimeout: settings.idle_timeout,
-    maxIdleMessages: settings.max_idle_messages,
-    customSettings: json(settings.custom_settings),
-    hasPlaybookIds: settings.playbook_ids !== null,
   };
 }
 
@@ -201,15 +120,11 @@ export async function readAssistantJson(db: Db, cache: AssistantReadCache | unde
   const hit = cache?.get(organizationId, id);
   if (hit !== undefined) return hit;
   const ticket = cache?.ticket(id);
-  const row = await readRow(db, organizationId, id);
+  const row = await readAssistantRow(db, organizationId, id);
   if (!row) throw notFound('Assistant');
   const json = JSON.stringify(toApi(row));
   if (cache && ticket !== undefined) cache.set(id, row.organizationId, json, ticket);
   return json;
-}
-
-async function readRow(db: Db, organizationId: number, id: number): Promise<AssistantRow | null> {
-  return db.assistant.findFirst({ where: { id, organizationId }, include: withAssignments, relationLoadStrategy: 'join' });
 }
 
 export async function createAssistant(
@@ -225,20 +140,14 @@ export async function createAssistant(
       data: { ...columnsOf(settings.data), organizationId: identity.organizationId, userId: identity.userId },
     });
     await writeAssignments(tx, row.id, settings.data);
-    return toApi((await readRow(tx, identity.organizationId, row.id))!);
+    return toApi((await readAssistantRow(tx, identity.organizationId, row.id))!);
   });
 }
 
 export async function getAssistant(db: Db, organizationId: number, id: number): Promise<AssistantOut> {
-  const row = await readRow(db, organizationId, id);
+  const row = await readAssistantRow(db, organizationId, id);
   if (!row) throw notFound('Assistant');
   return toApi(row);
-}
-
-/** The stored settings, unmasked, for the call runtime. */
-export async function loadAssistantSettings(db: Db, organizationId: number, id: number): Promise<Settings | null> {
-  const row = await readRow(db, organizationId, id);
-  return row ? settingsOf(row) : null;
 }
 
 export async function listAssistants(db: Db, organizationId: number, page: number, perPage: number) {
@@ -266,7 +175,7 @@ export async function updateAssistant(
     // Row lock: two concurrent partial updates of different fields both survive.
     const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM assistants WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
     if (locked.length === 0) throw notFound('Assistant');
-    const row = (await readRow(tx, organizationId, id))!;
+    const row = (await readAssistantRow(tx, organizationId, id))!;
     const stored = settingsOf(row);
     // Hidden assignments of tools that were disabled later stay assigned unless the client replaces the list.
     const storedToolIds = row.tools.map((t) => t.toolId);
@@ -288,7 +197,7 @@ export async function updateAssistant(
       await writeAssignments(tx, id, next, changedLists);
     }
     await tx.assistant.update({ where: { id }, data: columnsOf(next) });
-    return toApi((await readRow(tx, organizationId, id))!);
+    return toApi((await readAssistantRow(tx, organizationId, id))!);
   });
 }
 

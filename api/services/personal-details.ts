@@ -1,11 +1,11 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { normalisePhone, phoneDigitsOf } from '../../lib/phone.js';
-import { sanitizeValue } from '../../shared/template-variables.js';
+import { sanitizeValue } from '../../modules/assistants/templates.js';
 
 // Finding a deleted contact's personal details in what was kept about its calls (transcripts, tool calls, opening
 // lines, summaries, event payloads) and replacing each occurrence with a placeholder. The values are known: the
 // contact's fields and custom fields, the call's variables, the numbers. A value is matched as it was stored and as
-// the template renderer inserted it into speech and prompts (shared/template-variables.ts), in any case, as whole
+// the template renderer inserted it into speech and prompts (modules/assistants/templates.ts), in any case, as whole
 // words; a phone number in its common spellings.
 
 export const REMOVED = '[removed]';

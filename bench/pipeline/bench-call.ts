@@ -5,7 +5,7 @@ import { PushAudioInput } from '../../agent/io/push-audio-input.js';
 import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { buildSessionOptions } from '../../agent/session-config.js';
 import { CallRecorder } from '../../media/call-recorder.js';
-import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../shared/assistant-settings.js';
+import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/settings.js';
 import { BenchCaller } from './caller.js';
 import { InstantSTT, InstantTTS } from './instant-providers.js';
 

@@ -1,6 +1,6 @@
 import { APIStatusError, initializeLogger, stt } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import { STTSettings } from '../../shared/assistant-settings.js';
+import { STTSettings } from '../../modules/assistants/settings.js';
 import { ENDPOINTING_MS_BY_LEVEL, sttFactories, vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { ASSEMBLYAI_ENGLISH_MODEL } from '../../agent/providers/assemblyai-stt.js';
 import { startAssemblyAIServer, type AssemblyAIScript } from './fakes/assemblyai-server.js';

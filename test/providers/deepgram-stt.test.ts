@@ -1,7 +1,7 @@
 import { initializeLogger, stt } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sttFactories, vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
-import { AssistantSettings } from '../../shared/assistant-settings.js';
+import { AssistantSettings } from '../../modules/assistants/settings.js';
 import { collect, feedUntil, TEST_CONN_OPTIONS } from './fakes/speech-stream.js';
 import { startWsServer, type FakeWsServer } from './fakes/ws-server.js';
 

@@ -1,6 +1,6 @@
 import { APIStatusError, initializeLogger, stt } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
-import { STTSettings } from '../../shared/assistant-settings.js';
+import { STTSettings } from '../../modules/assistants/settings.js';
 import { sttFactories, vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { SONIOX_DEFAULT_MODEL } from '../../agent/providers/soniox-stt.js';
 import { startAssemblyAIServer } from './fakes/assemblyai-server.js';

@@ -3,7 +3,7 @@ import type { AudioFrame } from '@livekit/rtc-node';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ttsFactories, vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
-import { AssistantSettings } from '../../shared/assistant-settings.js';
+import { AssistantSettings } from '../../modules/assistants/settings.js';
 import { startHttpServer, type FakeServer } from '../runtime/fakes/http-server.js';
 import { startWsServer, type FakeWsServer } from './fakes/ws-server.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int } from '../lib/zod/int.js';
+import { int } from '../../lib/zod/int.js';
 import {
   DEFAULT_EMBEDDING_MODEL,
   DEFAULT_LLM_MODEL,

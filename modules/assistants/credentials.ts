@@ -1,4 +1,4 @@
-import type { AssistantSettings } from './assistant-settings.js';
+import type { AssistantSettings } from './settings.js';
 
 // Which vendor credentials an assistant's settings need and this process does not have. One function for both
 // processes: the API shows it as `warnings` on the assistant, so a user learns it before a caller does, and the call

@@ -1,0 +1,101 @@
+import type { z } from 'zod';
+import type { Db } from '../../prisma/client.js';
+import { Prisma } from '../../prisma/generated/client.js';
+import { conformer } from '../../lib/zod/walk.js';
+import {
+  AssistantSettings,
+  InterruptionSettings,
+  LLMFallbackSettings,
+  LLMProviderConfig,
+  LLMSettings,
+  RAGSettings,
+  RecordingSettings,
+  STTSettings,
+  TTSSettings,
+} from './settings.js';
+
+// An assistant's row and its settings, both ways: what the API writes and reads, and what a call loads. Nothing here
+// knows of HTTP; the API masks secrets and shapes responses on top of it.
+
+export type Settings = z.output<typeof AssistantSettings>;
+type FallbackSettings = Settings['llm_fallback_providers'];
+
+export const withAssignments = {
+  tools: { select: { toolId: true, tool: { select: { enabled: true } } }, orderBy: { position: 'asc' } },
+  documents: { select: { documentId: true }, orderBy: { position: 'asc' } },
+  playbooks: { select: { playbookId: true }, orderBy: { position: 'asc' } },
+} satisfies Prisma.AssistantInclude;
+
+export type AssistantRow = Prisma.AssistantGetPayload<{ include: typeof withAssignments }>;
+
+const conform = {
+  llmProviderConfig: conformer(LLMProviderConfig),
+  llmSettings: conformer(LLMSettings),
+  llmFallbackProviders: conformer(LLMFallbackSettings),
+  sttSettings: conformer(STTSettings),
+  ttsSettings: conformer(TTSSettings),
+  ragSettings: conformer(RAGSettings),
+  recordingSettings: conformer(RecordingSettings),
+  interruptionSettings: conformer(InterruptionSettings),
+};
+
+/** The stored settings of a row, in the API's field names, completed with defaults of fields added since it was written. */
+export function settingsOf(row: AssistantRow): Settings {
+  return {
+    name: row.name,
+    description: row.description,
+    is_active: row.isActive,
+    llm_provider: row.llmProvider as Settings['llm_provider'],
+    llm_provider_config: conform.llmProviderConfig(row.llmProviderConfig) as Settings['llm_provider_config'],
+    llm_settings: conform.llmSettings(row.llmSettings) as Settings['llm_settings'],
+    llm_fallback_providers: conform.llmFallbackProviders(row.llmFallbackProviders) as FallbackSettings,
+    stt_settings: conform.sttSettings(row.sttSettings) as Settings['stt_settings'],
+    tts_settings: conform.ttsSettings(row.ttsSettings) as Settings['tts_settings'],
+    rag_settings: conform.ragSettings(row.ragSettings) as Settings['rag_settings'],
+    recording_settings: conform.recordingSettings(row.recordingSettings) as Settings['recording_settings'],
+    interruption_settings: conform.interruptionSettings(row.interruptionSettings) as Settings['interruption_settings'],
+    idle_message: row.idleMessage,
+    idle_timeout: row.idleTimeout,
+    max_idle_messages: row.maxIdleMessages,
+    custom_settings: row.customSettings as Settings['custom_settings'],
+    playbook_ids: row.hasPlaybookIds ? row.playbooks.map((p) => p.playbookId) : null,
+    assigned_documents: row.documents.map((d) => d.documentId),
+    // Only enabled tools reach a call, so only those are listed (spec: "IDs of assigned tools that are enabled").
+    assigned_tools: row.tools.filter((t) => t.tool.enabled).map((t) => t.toolId),
+  };
+}
+
+/** The row's columns for `settings` (assignments are written apart). */
+export function columnsOf(settings: Settings) {
+  const json = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+  return {
+    name: settings.name,
+    description: settings.description,
+    isActive: settings.is_active,
+    llmProvider: settings.llm_provider,
+    llmProviderConfig: settings.llm_provider_config as Prisma.InputJsonValue,
+    llmSettings: settings.llm_settings as Prisma.InputJsonValue,
+    llmFallbackProviders: settings.llm_fallback_providers as Prisma.InputJsonValue,
+    sttSettings: settings.stt_settings as Prisma.InputJsonValue,
+    ttsSettings: settings.tts_settings as Prisma.InputJsonValue,
+    ragSettings: settings.rag_settings as Prisma.InputJsonValue,
+    recordingSettings: settings.recording_settings as Prisma.InputJsonValue,
+    interruptionSettings: settings.interruption_settings as Prisma.InputJsonValue,
+    idleMessage: settings.idle_message,
+    idleTimeout: settings.idle_timeout,
+    maxIdleMessages: settings.max_idle_messages,
+    customSettings: json(settings.custom_settings),
+    hasPlaybookIds: settings.playbook_ids !== null,
+  };
+}
+
+/** An assistant of the organisation with its assignments; null for a missing id and another organisation's alike. */
+export async function readAssistantRow(db: Db, organizationId: number, id: number): Promise<AssistantRow | null> {
+  return db.assistant.findFirst({ where: { id, organizationId }, include: withAssignments, relationLoadStrategy: 'join' });
+}
+
+/** The stored settings, unmasked, for the call runtime. */
+export async function loadAssistantSettings(db: Db, organizationId: number, id: number): Promise<Settings | null> {
+  const row = await readAssistantRow(db, organizationId, id);
+  return row ? settingsOf(row) : null;
+}
