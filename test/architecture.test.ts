@@ -43,6 +43,10 @@ describe('import rules', () => {
     expect(violations('agent', (target) => topFolder(target) === 'api')).toEqual([]);
   });
 
+  it('keeps services free of HTTP errors: they raise the registry codes of lib/errors.ts, the API maps them', () => {
+    expect(violations('api/services', (target) => target === path.join('api', 'http', 'errors.js'))).toEqual([]);
+  });
+
   it('keeps the API process from loading the call runtime', () => {
     expect(violations('api', (target) => topFolder(target) === 'agent')).toEqual([]);
   });

@@ -42,7 +42,7 @@ export function declareAuth(scope: FastifyInstance, mode: AuthMode): void {
 
 function unauthorized(message: string, error: 'invalid_request' | 'invalid_token' | null): HttpError {
   const challenge = error ? `Bearer realm="api", error="${error}"` : 'Bearer realm="api"';
-  return new HttpError(401, 'unauthorized', message, undefined, { 'WWW-Authenticate': challenge });
+  return new HttpError('unauthorized', message, undefined, { 'WWW-Authenticate': challenge });
 }
 
 /** How many `Authorization` headers arrived; Node keeps only the first in `request.headers`. */
@@ -57,7 +57,7 @@ function authorizationHeaderCount(request: FastifyRequest): number {
 function bearerToken(request: FastifyRequest): string {
   if (authorizationHeaderCount(request) > 1) {
     // A proxy and a client disagreeing about who is calling: refuse rather than pick one (RFC 6750 section 3.1).
-    throw new HttpError(400, 'bad_request', 'Send exactly one Authorization header', undefined, { 'WWW-Authenticate': 'Bearer realm="api", error="invalid_request"' });
+    throw new HttpError('bad_request', 'Send exactly one Authorization header', undefined, { 'WWW-Authenticate': 'Bearer realm="api", error="invalid_request"' });
   }
   const header = request.headers.authorization;
   if (header === undefined || header === '') throw unauthorized('Missing API key: send Authorization: Bearer <API_KEY>', null);

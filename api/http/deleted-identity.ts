@@ -32,5 +32,5 @@ export function isDeletedIdentityError(error: unknown): boolean {
  */
 export function deletedIdentityError(request: FastifyRequest): HttpError {
   (request.server as { keyCache?: { clear(): void } }).keyCache?.clear();
-  return new HttpError(401, 'unauthorized', 'Invalid or revoked API key', undefined, { 'WWW-Authenticate': 'Bearer realm="api", error="invalid_token"' });
+  return new HttpError('unauthorized', 'Invalid or revoked API key', undefined, { 'WWW-Authenticate': 'Bearer realm="api", error="invalid_token"' });
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { deletedIdentityError, isDeletedIdentityError } from './deleted-identity.js';
-import { HttpError, ValidationFailed } from './errors.js';
+import { HttpError } from './errors.js';
+import { AppError, ValidationFailed, type ErrorCode, type ErrorKind } from '../../lib/errors.js';
 
 export interface ErrorBody {
   success: false;
@@ -9,13 +10,33 @@ export interface ErrorBody {
   [key: string]: unknown;
 }
 
-function send(reply: FastifyReply, status: number, code: string, message: string, extra?: Record<string, unknown>) {
+/** The one mapping of error kinds (lib/errors.ts) to HTTP statuses. */
+export const STATUS_OF: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  timeout: 408,
+  conflict: 409,
+  too_large: 413,
+  uri_too_long: 414,
+  unsupported: 415,
+  range: 416,
+  headers_too_large: 431,
+  invalid_input: 422,
+  rate_limited: 429,
+  internal: 500,
+  upstream: 502,
+  unavailable: 503,
+};
+
+function send(reply: FastifyReply, status: number, code: ErrorCode, message: string, extra?: Record<string, unknown>) {
   const body: ErrorBody = { success: false, message, code, ...extra };
   return reply.status(status).send(body);
 }
 
 // Fastify's own 4xx errors, renamed to stable codes and plain sentences.
-const FASTIFY_ERRORS: Record<string, [status: number, code: string, message: string]> = {
+const FASTIFY_ERRORS: Record<string, [status: number, code: ErrorCode, message: string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'Request body is larger than 1 MiB'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'Content-Type must be application/json'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'bad_request', 'Content-Length does not match the body'],
@@ -44,9 +65,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (error instanceof ValidationFailed) {
       return reply.status(422).send({ detail: error.detail });
     }
-    if (error instanceof HttpError) {
-      if (error.headers) reply.headers(error.headers);
-      return send(reply, error.statusCode, error.code, error.message, error.data);
+    if (error instanceof AppError) {
+      if (error instanceof HttpError && error.headers) reply.headers(error.headers);
+      return send(reply, STATUS_OF[error.kind], error.code, error.message, error.data);
     }
     const fastifyError = error as FastifyError;
     const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;

@@ -1,34 +1,16 @@
-// Errors carry their HTTP status and a stable machine code; api/http/error-handler.ts turns them into responses.
+import { AppError, type ErrorCode } from '../../lib/errors.js';
 
-export interface ValidationDetail {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
+// Refusals of the HTTP layer itself (authentication, rate limits, timeouts) that must also set response headers.
 
-export class HttpError extends Error {
+export class HttpError extends AppError {
   constructor(
-    readonly statusCode: number,
-    readonly code: string,
+    code: ErrorCode,
     message: string,
-    /** Extra fields for the response body, e.g. which field conflicted. */
-    readonly data?: Record<string, unknown>,
+    data?: Record<string, unknown>,
+    /** Response headers: a Bearer challenge, Retry-After. */
     readonly headers?: Record<string, string>,
   ) {
-    super(message);
+    super(code, message, data);
     this.name = 'HttpError';
   }
-}
-
-/** A 422 in the spec's shape: `{ detail: [{ loc, msg, type }] }`. */
-export class ValidationFailed extends Error {
-  readonly statusCode = 422;
-  constructor(readonly detail: ValidationDetail[]) {
-    super(detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
-    this.name = 'ValidationFailed';
-  }
-}
-
-export function notFound(resource: string): HttpError {
-  return new HttpError(404, 'not_found', `${resource} not found`);
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { ValidationFailed } from './errors.js';
+import { ValidationFailed } from '../../lib/errors.js';
 
 /** 1 MiB: an assistant with a long prompt is ~100 KiB; anything bigger is a mistake or an attack. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;

@@ -61,7 +61,7 @@ function rateLimitHeaders(limit: Limit, res: RateLimiterRes, policy: string): Re
 }
 
 function rateLimited(message: string, retryAfterS: number, headers: Record<string, string> = {}): HttpError {
-  return new HttpError(429, 'rate_limited', message, undefined, { ...headers, 'Retry-After': String(retryAfterS) });
+  return new HttpError('rate_limited', message, undefined, { ...headers, 'Retry-After': String(retryAfterS) });
 }
 
 /**

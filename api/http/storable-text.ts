@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ValidationFailed, type ValidationDetail } from './errors.js';
+import { ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
 
 // Postgres cannot store two kinds of text that a request can carry: the NUL character (refused in text and jsonb
 // alike) and a UTF-16 surrogate without its pair (JSON's "\ud800" escape: jsonb refuses it, and a text column would

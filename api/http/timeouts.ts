@@ -85,7 +85,7 @@ export function registerBodyTimeouts(app: FastifyInstance, t: HttpTimeouts): voi
   // An unmatched request is answered at once: no route reads its body, and reading it would only let a client hold
   // the connection for as long as it trickles.
   app.addHook('onRequest', async (request) => {
-    if (request.is404 && bodyUnread(request.raw)) throw new HttpError(404, 'not_found', 'Not found');
+    if (request.is404 && bodyUnread(request.raw)) throw new HttpError('not_found', 'Not found');
   });
   app.addHook('onSend', async (request, reply) => {
     if (bodyUnread(request.raw)) reply.header('connection', 'close');
@@ -105,7 +105,7 @@ export function registerBodyTimeouts(app: FastifyInstance, t: HttpTimeouts): voi
     payload.once('error', (err) => body.destroy(err));
     const timer = setTimeout(() => {
       payload.unpipe(body);
-      body.destroy(new HttpError(408, 'request_timeout', `Request body not received within ${Math.round(deadlineMs / 1000)} s`));
+      body.destroy(new HttpError('request_timeout', `Request body not received within ${Math.round(deadlineMs / 1000)} s`));
     }, deadlineMs);
     const stop = () => clearTimeout(timer);
     body.once('end', stop);

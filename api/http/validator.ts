@@ -1,6 +1,6 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
-import { ValidationFailed } from './errors.js';
+import { ValidationFailed } from '../../lib/errors.js';
 import { zodIssuesToDetail } from './zod-detail.js';
 
 const LOCATION: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { INT_MESSAGE } from '../../lib/zod/int.js';
-import type { ValidationDetail } from './errors.js';
+import type { ValidationDetail } from '../../lib/errors.js';
 
 // Zod issues rendered the way the spec's validation errors read (FastAPI/pydantic style): `type` is a stable machine
 // word such as `missing`, `int_parsing` or `less_than_equal`, `msg` a sentence for people.

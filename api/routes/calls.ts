@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { RecordingStorage } from '../../media/recording-storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
+import { AppError } from '../../lib/errors.js';
 import { HttpError } from '../http/errors.js';
 import { Call, CallExportQuery, CallListQuery, CallParams, RecordingParams, TranscriptTurn } from '../schemas/call.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope, paginationOf } from '../schemas/common.js';
@@ -100,10 +101,10 @@ export const callRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; storage: 
     handler: async (request, reply) => {
       const recording = await findRecording(prisma, request.identity.organizationId, request.params.call_sid, request.params.track);
       const size = await storage.size(recording.storageKey);
-      if (size === null) throw new HttpError(404, 'not_found', 'Recording file not found');
+      if (size === null) throw new AppError('not_found', 'Recording file not found');
       const range = parseRange(request.headers.range, size);
       if (range === null) {
-        throw new HttpError(416, 'range_not_satisfiable', `The recording has ${size} bytes`, undefined, { 'content-range': `bytes */${size}` });
+        throw new HttpError('range_not_satisfiable', `The recording has ${size} bytes`, undefined, { 'content-range': `bytes */${size}` });
       }
       reply.type(CONTENT_TYPES[recording.format] ?? 'application/octet-stream').header('accept-ranges', 'bytes');
       reply.header('content-disposition', `inline; filename="${request.params.call_sid}-${recording.track}.${recording.format}"`);

@@ -1,7 +1,7 @@
 import { CsvError, parse } from 'csv-parse/sync';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../../prisma/client.js';
-import { ValidationFailed } from '../http/errors.js';
+import { ValidationFailed } from '../../lib/errors.js';
 import { findUnstorableText } from '../http/storable-text.js';
 import { commonErrors, envelope, ErrorResponse } from '../schemas/common.js';
 import { ContactImportBody, IMPORT_BODY_LIMIT_BYTES, ImportReport, MAX_IMPORT_ROWS } from '../schemas/contact.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { HttpError } from '../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { commonErrors, ErrorResponse } from '../schemas/common.js';
 
 // Functions the spec reserves for a signed-in dashboard session (behaviour 2, Authentication 4). They exist so that
@@ -16,7 +16,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 export const sessionOnlyRoutes: FastifyPluginAsyncZod = async (app) => {
   for (const { prefix, what } of SESSION_ONLY) {
     const handler = async () => {
-      throw new HttpError(403, 'session_only', `${what} is available only in a dashboard session, not with an API key`);
+      throw new AppError('session_only', `${what} is available only in a dashboard session, not with an API key`);
     };
     const schema = {
       tags: ['Session-only'],

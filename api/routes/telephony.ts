@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import { HttpError } from '../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { commonErrors, envelope, ErrorResponse } from '../schemas/common.js';
 import { IdempotencyHeaders, InitiateCall, InitiateCallResponse, WebCall, WebCallCreate } from '../schemas/telephony.js';
 import { initiateCall } from '../services/outbound-calls.js';
@@ -16,7 +17,7 @@ export interface TelephonyRouteOptions {
 }
 
 function liveKitRequired(what: string): HttpError {
-  return new HttpError(503, 'telephony_unavailable', `${what} need a LiveKit server: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET`);
+  return new AppError('telephony_unavailable', `${what} need a LiveKit server: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET`);
 }
 
 export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = async (app, { prisma, telephony, dialler }) => {
@@ -57,7 +58,7 @@ export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = asy
       response: { 201: envelope(WebCall), 503: ErrorResponse.describe('No LiveKit server is configured'), ...commonErrors },
     },
     handler: async (request, reply) => {
-      const unavailable = new HttpError(503, 'telephony_unavailable', 'Web calls through LiveKit need LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET; without LiveKit, use POST /api/web-calls/browser');
+      const unavailable = new AppError('telephony_unavailable', 'Web calls through LiveKit need LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET; without LiveKit, use POST /api/web-calls/browser');
       const data = await createLiveKitWebCall(prisma, telephony, unavailable, request.identity.organizationId, request.body);
       return reply.status(201).send({ success: true as const, message: 'Web call started', data });
     },

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../prisma/client.js';
-import { HttpError, ValidationFailed } from '../http/errors.js';
+import { AppError, ValidationFailed } from '../../lib/errors.js';
 
 /**
  * The assistant a new call is to talk to, in the caller's organisation and active; a 422 at `body.assistant_id` for an
@@ -8,6 +8,6 @@ import { HttpError, ValidationFailed } from '../http/errors.js';
 export async function requireActiveAssistant(prisma: PrismaClient, organizationId: number, assistantId: number): Promise<{ id: number }> {
   const assistant = await prisma.assistant.findFirst({ where: { id: assistantId, organizationId }, select: { id: true, isActive: true } });
   if (!assistant) throw new ValidationFailed([{ loc: ['body', 'assistant_id'], msg: 'No such assistant', type: 'not_found' }]);
-  if (assistant.isActive === false) throw new HttpError(400, 'assistant_inactive', `Assistant ${assistant.id} is not active`);
+  if (assistant.isActive === false) throw new AppError('assistant_inactive', `Assistant ${assistant.id} is not active`);
   return { id: assistant.id };
 }

@@ -3,7 +3,7 @@ import { missingCredentials, vendorCredentialsFromEnv } from '../../modules/assi
 import { AssistantSettings, assistantFields } from '../../modules/assistants/settings.js';
 import { columnsOf, readAssistantRow, settingsOf, withAssignments, type AssistantRow, type Settings } from '../../modules/assistants/store.js';
 import { mergeBySchema } from '../../lib/zod/walk.js';
-import { notFound, ValidationFailed, type ValidationDetail } from '../http/errors.js';
+import { notFound, ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
 import { zodIssuesToDetail } from '../http/zod-detail.js';
 import type { AssistantOut } from '../schemas/assistant.js';
 import { paginationOf } from '../schemas/common.js';

@@ -1,6 +1,6 @@
+import { AppError } from '../../lib/errors.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { newCallSid } from '../../shared/call-sid.js';
-import type { HttpError } from '../http/errors.js';
 import { requireActiveAssistant } from './active-assistant.js';
 import type { StreamTokens } from '../telephony/stream-token.js';
 
@@ -14,7 +14,7 @@ export async function createBrowserCall(
   organizationId: number,
   input: { assistant_id: number; welcome_message?: string | undefined; variables?: Record<string, string> | undefined },
   /** The 503 to answer once the request is known good, when no worker in this process can run the call. */
-  unavailable?: HttpError,
+  unavailable?: AppError,
 ) {
   const assistant = await requireActiveAssistant(prisma, organizationId, input.assistant_id);
   // Without a worker in this process the request is still checked in full; only a call that would be created gets the 503.

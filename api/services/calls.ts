@@ -1,6 +1,6 @@
 import type { Db } from '../../prisma/client.js';
 import type { Prisma } from '../../prisma/client.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import type { CallFilters } from '../schemas/call.js';
 
 // Reading calls back. Every query is filtered by the organisation: another organisation's call is "not found".

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
-import { HttpError, ValidationFailed, type ValidationDetail } from '../http/errors.js';
+import { AppError, ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
 import { findUnstorableText } from '../http/storable-text.js';
 import { zodIssuesToDetail } from '../http/zod-detail.js';
 import { ContactCreate, contactFields, type ImportReportOut } from '../schemas/contact.js';
@@ -280,7 +280,7 @@ export async function importContacts(
     }
   }
   if (result === undefined) {
-    throw new HttpError(409, 'import_conflict', 'Contacts in this import kept changing concurrently; nothing was imported, retry the import');
+    throw new AppError('import_conflict', 'Contacts in this import kept changing concurrently; nothing was imported, retry the import');
   }
 
   const { targets, conflicts, idOf } = result;

@@ -1,6 +1,6 @@
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
-import { HttpError, notFound } from '../http/errors.js';
+import { AppError, notFound } from '../../lib/errors.js';
 import type {
   ContactPropertyCreateIn,
   ContactPropertyOut,
@@ -39,11 +39,11 @@ function isUniqueViolation(error: unknown): boolean {
 export async function createContactProperty(prisma: PrismaClient, organizationId: number, input: ContactPropertyCreateIn): Promise<ContactPropertyOut> {
   const existing = await prisma.contactProperty.findFirst({ where: { organizationId, key: input.key }, select: { id: true } });
   const duplicate = (id: number) =>
-    new HttpError(409, 'conflict', 'A custom property with this key already exists', { field: 'key', existing_property_id: id });
+    new AppError('conflict', 'A custom property with this key already exists', { field: 'key', existing_property_id: id });
   if (existing) throw duplicate(existing.id);
   const count = await prisma.contactProperty.count({ where: { organizationId } });
   if (count >= MAX_PROPERTIES) {
-    throw new HttpError(409, 'limit_reached', `An organisation can define at most ${MAX_PROPERTIES} custom properties`);
+    throw new AppError('limit_reached', `An organisation can define at most ${MAX_PROPERTIES} custom properties`);
   }
   try {
     const row = await prisma.contactProperty.create({
@@ -88,7 +88,7 @@ export async function updateContactProperty(
     const row = (await tx.contactProperty.findUnique({ where: { id } }))!;
     if (patch.options !== undefined) {
       if (row.type !== 'select') {
-        throw new HttpError(409, 'not_a_select', 'Only a select property has options');
+        throw new AppError('not_a_select', 'Only a select property has options');
       }
       const kept = new Set(patch.options);
       const removed = ((row.options as string[] | null) ?? []).filter((o) => !kept.has(o));
@@ -99,7 +99,7 @@ export async function updateContactProperty(
           WHERE organization_id = ${organizationId} AND custom_fields ->> ${row.key} = ANY(${removed}::text[])
           GROUP BY 1 ORDER BY 1`;
         if (inUse.length > 0) {
-          throw new HttpError(409, 'option_in_use', 'Options still held by contacts cannot be removed', {
+          throw new AppError('option_in_use', 'Options still held by contacts cannot be removed', {
             options_in_use: inUse.map((r) => ({ option: r.value, contacts: Number(r.contacts) })),
           });
         }

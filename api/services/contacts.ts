@@ -1,6 +1,6 @@
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
-import { HttpError, notFound, ValidationFailed, type ValidationDetail } from '../http/errors.js';
+import { AppError, notFound, ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
 import {
   IDENTIFIERS,
   NEEDS_IDENTIFIER,
@@ -140,9 +140,9 @@ export async function findConflicts(
 }
 
 /** The 409 body names the first conflicting field and the contact holding it, then lists every conflict. */
-export function conflictError(conflicts: Conflict[]): HttpError {
+export function conflictError(conflicts: Conflict[]): AppError {
   const first = conflicts[0]!;
-  return new HttpError(409, 'conflict', `A contact with this ${first.field} already exists`, {
+  return new AppError('conflict', `A contact with this ${first.field} already exists`, {
     field: first.field,
     existing_contact_id: first.contact_id,
     conflicts,

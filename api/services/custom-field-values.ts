@@ -1,4 +1,4 @@
-import type { ValidationDetail } from '../http/errors.js';
+import type { ValidationDetail } from '../../lib/errors.js';
 import type { PropertyType } from '../schemas/contact-property.js';
 
 // Coercion of custom field values to their property's type (spec behaviour 7). Values arrive as JSON from the API and

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { PrismaClient } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
 import { newCallSid } from '../../shared/call-sid.js';
-import { HttpError, ValidationFailed } from '../http/errors.js';
+import { AppError, ValidationFailed } from '../../lib/errors.js';
 
 // `POST /api/telephony/calls/initiate`: checks the request against the organisation's numbers and assistants,
 // then queues the call and returns. Dialling happens after the response, from the durable queue (api/telephony/
@@ -51,7 +51,7 @@ export interface InitiateOptions {
    * Thrown instead of queueing a call that passed every check (503 without a LiveKit server): the request is validated
    * first, so a client learns of a wrong number or a missing assistant whether or not calls can be placed right now.
    */
-  cannotQueue?: HttpError | undefined;
+  cannotQueue?: AppError | undefined;
 }
 
 export async function initiateCall(
@@ -75,19 +75,19 @@ export async function initiateCall(
       // Another organisation's number reads exactly like a number nobody has.
       throw new ValidationFailed([{ loc: ['body', 'from_phone_number'], msg: "Value is not one of the organisation's managed numbers", type: 'not_managed_number' }]);
     }
-    throw new HttpError(400, 'phone_number_required', 'Outbound calls need a phone connection with a number: create them with POST /api/phone-connections and POST /api/phone-numbers');
+    throw new AppError('phone_number_required', 'Outbound calls need a phone connection with a number: create them with POST /api/phone-connections and POST /api/phone-numbers');
   }
 
   const assistantId = input.assistant_id ?? from.assistantId;
   if (assistantId === null) {
-    throw new HttpError(400, 'assistant_required', `No assistant to talk: give assistant_id, or assign one to ${from.number} with PATCH /api/phone-numbers/${from.id}`);
+    throw new AppError('assistant_required', `No assistant to talk: give assistant_id, or assign one to ${from.number} with PATCH /api/phone-numbers/${from.id}`);
   }
   const assistant = await prisma.assistant.findFirst({ where: { id: assistantId, organizationId }, select: { id: true, isActive: true } });
   if (!assistant) {
     if (input.assistant_id !== undefined) throw new ValidationFailed([{ loc: ['body', 'assistant_id'], msg: 'No such assistant', type: 'not_found' }]);
-    throw new HttpError(400, 'assistant_required', `The assistant of ${from.number} no longer exists: assign another`);
+    throw new AppError('assistant_required', `The assistant of ${from.number} no longer exists: assign another`);
   }
-  if (assistant.isActive === false) throw new HttpError(400, 'assistant_inactive', `Assistant ${assistant.id} is not active`);
+  if (assistant.isActive === false) throw new AppError('assistant_inactive', `Assistant ${assistant.id} is not active`);
   if (options.cannotQueue) throw options.cannotQueue;
 
   const contact = await prisma.contact.findFirst({ where: { organizationId, phoneNumber: input.to_phone_number }, select: { id: true } });

@@ -1,5 +1,5 @@
 import type { Db } from '../../prisma/client.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 import { maskSecret } from './secrets.js';
 
 // An organisation's SIP trunks. The password is write-only: responses show its mask.

@@ -1,6 +1,6 @@
 import type { Db } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
-import { HttpError, notFound, ValidationFailed } from '../http/errors.js';
+import { AppError, notFound, ValidationFailed } from '../../lib/errors.js';
 
 // The organisation's managed numbers. A number is unique on the whole platform, since an inbound call must find
 // exactly one organisation by the number it arrived on.
@@ -43,7 +43,7 @@ export async function createPhoneNumber(db: Db, organizationId: number, input: {
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
       // The same answer whether this organisation or another holds it: the number is taken, nothing more is said.
-      throw new HttpError(409, 'conflict', 'This number is already registered');
+      throw new AppError('conflict', 'This number is already registered');
     }
     throw error;
   }

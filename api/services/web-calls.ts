@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../../prisma/client.js';
 import { endUnstartedCall } from '../../shared/call-ending.js';
 import { newCallSid } from '../../shared/call-sid.js';
-import { HttpError } from '../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { requireActiveAssistant } from './active-assistant.js';
 import { roomOfCall } from '../telephony/dialler.js';
 import type { LiveKitTelephony } from '../telephony/livekit.js';
@@ -14,7 +14,7 @@ const TOKEN_TTL_S = 10 * 60;
 export async function createLiveKitWebCall(
   prisma: PrismaClient,
   telephony: LiveKitTelephony | undefined,
-  unavailable: HttpError,
+  unavailable: AppError,
   organizationId: number,
   input: { assistant_id: number; welcome_message?: string | undefined; variables?: Record<string, string> | undefined },
 ) {
@@ -42,7 +42,7 @@ export async function createLiveKitWebCall(
   } catch (error) {
     // The call was accepted, so it ends like any other: failed, with its events.
     await endUnstartedCall(prisma, call.id, 'failed', 'livekit_unavailable');
-    throw new HttpError(502, 'livekit_unavailable', `The LiveKit server did not create the room: ${(error as Error).message}`);
+    throw new AppError('livekit_unavailable', `The LiveKit server did not create the room: ${(error as Error).message}`);
   }
   const expiresAt = new Date(Date.now() + TOKEN_TTL_S * 1000);
   return {

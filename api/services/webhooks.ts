@@ -2,7 +2,7 @@ import net from 'node:net';
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import type { WebhookEndpoint as EndpointRow } from '../../prisma/generated/client.js';
 import { WEBHOOK_NOTIFY_CHANNEL } from '../../shared/events.js';
-import { HttpError, notFound, ValidationFailed } from '../http/errors.js';
+import { AppError, notFound, ValidationFailed } from '../../lib/errors.js';
 import type {
   WebhookDeliveryAttemptOut,
   WebhookDeliveryOut,
@@ -73,7 +73,7 @@ export async function createWebhookEndpoint(
   const url = checkedUrl(input.url, policy);
   const count = await db.webhookEndpoint.count({ where: { organizationId } });
   if (count >= MAX_ENDPOINTS_PER_ORGANIZATION) {
-    throw new HttpError(409, 'limit_exceeded', `An organisation can have at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints`);
+    throw new AppError('limit_reached', `An organisation can have at most ${MAX_ENDPOINTS_PER_ORGANIZATION} webhook endpoints`);
   }
   const secret = generateSecret();
   const row = await db.webhookEndpoint.create({
@@ -235,8 +235,8 @@ export async function redeliverWebhook(
       await findEndpoint(tx, organizationId, endpointId);
       throw notFound('Webhook delivery');
     }
-    if (!row.enabled) throw new HttpError(409, 'endpoint_disabled', 'The webhook endpoint is disabled: enable it before redelivering');
-    if (row.in_flight) throw new HttpError(409, 'delivery_in_progress', 'An attempt of this delivery is in progress');
+    if (!row.enabled) throw new AppError('endpoint_disabled', 'The webhook endpoint is disabled: enable it before redelivering');
+    if (row.in_flight) throw new AppError('delivery_in_progress', 'An attempt of this delivery is in progress');
     const updated = await tx.$queryRaw<{ id: number; event_id: string; event_type: string; status: string; attempts: number; next_attempt_at: Date }[]>`
       UPDATE webhook_deliveries d
       SET status = 'pending', attempts_since_queued = 0, next_attempt_at = now(), updated_at = now()

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { resampleLinear } from '../../media/pcm.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { CallAudioLink, CallAudioRunner } from '../../shared/call-audio-runner.js';
-import { HttpError } from '../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { refuseUpgrade, type UpgradeRoutes } from '../http/upgrades.js';
 import { commonErrors, envelope, ErrorResponse } from '../schemas/common.js';
 import { WebCallCreate } from '../schemas/telephony.js';
@@ -50,7 +50,7 @@ export function registerBrowserCalls(app: FastifyInstance, options: BrowserCallO
       response: { 201: envelope(BrowserCall), 503: ErrorResponse.describe('No agent worker runs calls in this process'), ...commonErrors },
     },
     handler: async (request, reply) => {
-      const unavailable = runner ? undefined : new HttpError(503, 'transport_unavailable', 'Browser calls on the built-in transport need the agent worker in this process (npm start)');
+      const unavailable = runner ? undefined : new AppError('transport_unavailable', 'Browser calls on the built-in transport need the agent worker in this process (npm start)');
       const proto = String(request.headers['x-forwarded-proto'] ?? request.protocol).split(',')[0]!.trim();
       const base = options.publicUrl?.replace(/\/$/, '') ?? `${proto}://${request.headers.host}`;
       const data = await createBrowserCall(prisma, tokens, base, request.identity.organizationId, request.body as z.infer<typeof WebCallCreate>, unavailable);

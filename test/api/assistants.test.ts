@@ -558,7 +558,7 @@ describe('the assistant read cache', () => {
       const before = queries;
       const result = await readAssistantJson(counted, cache, organizationId, assistantId).then(
         (json) => ({ json }),
-        (error: { statusCode: number; code: string; message: string }) => ({ status: error.statusCode, code: error.code, message: error.message }),
+        (error: { kind: string; code: string; message: string }) => ({ kind: error.kind, code: error.code, message: error.message }),
       );
       return { result, queries: queries - before };
     };
@@ -568,7 +568,7 @@ describe('the assistant read cache', () => {
     expect(await outcome(tenant.organizationId, id)).toEqual({ result: { json: expect.any(String) }, queries: 0 });
     const theirs = await outcome(stranger.organizationId, id);
     const missing = await outcome(stranger.organizationId, 2_147_483_646);
-    expect(theirs).toEqual({ result: { status: 404, code: 'not_found', message: 'Assistant not found' }, queries: 1 });
+    expect(theirs).toEqual({ result: { kind: 'not_found', code: 'not_found', message: 'Assistant not found' }, queries: 1 });
     expect(missing).toEqual(theirs);
     // And the owner's entry is still served from the cache.
     expect((await outcome(tenant.organizationId, id)).queries).toBe(0);
