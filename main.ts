@@ -12,7 +12,7 @@ const config = readConfigOrExit();
 await ensurePortFree(config.host, config.port).catch(exitOnStartupFailure);
 // Loaded after the checks: the API and the speech framework take seconds to load, and a refusal should not wait.
 const [{ audioRunnerOf }, { startAgentWorker }, { startApi }, { openDatabase }] = await Promise.all([
-  import('./agent/audio-link.js'),
+  import('./agent/io/audio-link.js'),
   import('./agent/worker.js'),
   import('./api/server.js'),
   import('./prisma/database.js'),

@@ -4,12 +4,12 @@ import { createPrismaClient } from '../prisma/client.js';
 import { readConfig } from '../lib/config.js';
 import { PacedAudioOutput } from './io/paced-audio-output.js';
 import { PushAudioInput } from './io/push-audio-input.js';
-import { runCall } from './run-call.js';
-import { isSipParticipant, sipCallInfo, waitUntilAnswered } from './sip-participant.js';
-import { openInboundCall } from '../shared/inbound-call.js';
+import { runCall } from './call/run-call.js';
+import { isSipParticipant, sipCallInfo, waitUntilAnswered } from './io/sip-participant.js';
+import { openInboundCall } from '../modules/calls/inbound.js';
 import { survivePromiseLeaks } from '../lib/process.js';
-import { loadVad } from './vad.js';
-import { JOIN_GRACE_MS, WEB_JOIN_WINDOW_MS } from './unstarted-calls.js';
+import { loadVad } from './turn/vad.js';
+import { JOIN_GRACE_MS, WEB_JOIN_WINDOW_MS } from '../modules/calls/unstarted.js';
 
 // One LiveKit job is one call. The dispatch carries the call in its metadata (`{"call_id": 12}` or
 // `{"call_sid": "CA..."}`); the caller's audio track feeds the call's input and the call's paced output feeds a

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../prisma/client.js';
-import { runCall, type CallResult, type RunCallOptions } from './run-call.js';
-import { loadVad } from './vad.js';
+import { runCall, type CallResult, type RunCallOptions } from './call/run-call.js';
+import { loadVad } from './turn/vad.js';
 
 // The worker without a LiveKit server: calls arrive through the built-in transports, which hand an audio pair to
 // `start`. It shares the process's VAD models, counts its calls for load reporting, and drains on shutdown.

@@ -3,10 +3,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { PrismaClient } from '../prisma/client.js';
 import { DEFAULT_AGENT_NAME } from '../lib/config.js';
-import { startCallRecovery } from './call-recovery.js';
+import { startCallRecovery } from './call/recovery.js';
 import { LocalCallRunner } from './local-runner.js';
 import { initializeAgentLogger } from './logging.js';
-import type { UnstartedCallLimits } from './unstarted-calls.js';
+import type { UnstartedCallLimits } from '../modules/calls/unstarted.js';
 
 // The agent worker in one of two modes. With LIVEKIT_URL (and LIVEKIT_API_KEY / LIVEKIT_API_SECRET) it registers with
 // LiveKit, takes dispatched jobs (one job = one call, in its own process), reports load, and drains on shutdown.
@@ -49,8 +49,8 @@ export interface AgentWorkerOptions {
   env?: WorkerEnv;
   logLevel?: string;
   /**
-   * The sweep that ends calls whose process died (agent/call-recovery.ts) and calls that never started and no longer can
-   * (agent/unstarted-calls.ts); on by default. Every worker runs it, LiveKit or local: wherever calls run there is one.
+   * The sweep that ends calls whose process died (agent/call/recovery.ts) and calls that never started and no longer can
+   * (modules/calls/unstarted.ts); on by default. Every worker runs it, LiveKit or local: wherever calls run there is one.
    */
   callRecovery?: { intervalMs?: number; staleAfterMs?: number; unstartedLimits?: Partial<UnstartedCallLimits> } | false;
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../prisma/database.js';
-import type { CallAudioRunner } from '../shared/call-audio-runner.js';
+import type { CallAudioRunner } from '../modules/calls/audio-runner.js';
 import type { Config } from '../lib/config.js';
 import { buildApp } from './app.js';
-import { hasAnyApiKey } from './services/bootstrap.js';
-import { startWebhookDelivery } from './webhooks/delivery-worker.js';
+import { hasAnyApiKey } from '../modules/organizations/bootstrap.js';
+import { startWebhookDelivery } from '../modules/webhooks/delivery-worker.js';
 
 /** Builds the API on an open database and starts listening on HOST:PORT. */
 export async function startApi(config: Config, db: Database, extra: { callAudioRunner?: CallAudioRunner | undefined } = {}): Promise<FastifyInstance> {

@@ -35,16 +35,12 @@ describe('import rules', () => {
     expect(violations('lib', (target) => topFolder(target) !== 'lib')).toEqual([]);
   });
 
-  it('keeps capabilities free of both processes: modules/ imports only modules/, lib/, prisma/, media/ and packages', () => {
+  it('keeps capabilities free of both processes and of HTTP: modules/ imports only modules/, lib/, prisma/, media/ and packages', () => {
     expect(violations('modules', (target) => !['modules', 'lib', 'prisma', 'media'].includes(topFolder(target)))).toEqual([]);
   });
 
   it('keeps the call runtime free of the HTTP layer: agent/ never imports api/', () => {
     expect(violations('agent', (target) => topFolder(target) === 'api')).toEqual([]);
-  });
-
-  it('keeps services free of HTTP errors: they raise the registry codes of lib/errors.ts, the API maps them', () => {
-    expect(violations('api/services', (target) => target === path.join('api', 'http', 'errors.js'))).toEqual([]);
   });
 
   it('keeps the API process from loading the call runtime', () => {

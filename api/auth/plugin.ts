@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { PrismaClient } from '../../prisma/client.js';
 import { HttpError } from '../http/errors.js';
-import { findActiveKey, hashApiKey, touchApiKeys, type KeyIdentity } from '../services/api-keys.js';
+import { findActiveKey, hashApiKey, touchApiKeys, type KeyIdentity } from '../../modules/organizations/api-keys.js';
 import { KeyCache } from './key-cache.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifySchemaCompiler } from 'fastify';
 import type { z } from 'zod';
 import { ValidationFailed } from '../../lib/errors.js';
-import { zodIssuesToDetail } from './zod-detail.js';
+import { zodIssuesToDetail } from '../../lib/zod/detail.js';
 
 const LOCATION: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
-import { Assistant, AssistantCreate, AssistantParams, AssistantUpdate } from '../schemas/assistant.js';
+// Evaluated first so the settings' schemas keep their place at the top of the OpenAPI document's components.
+import '../../modules/assistants/settings.js';
 import { commonErrors, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
-import type { AssistantReadCache } from '../services/assistant-cache.js';
-import { createAssistant, deleteAssistant, listAssistants, readAssistantJson, updateAssistant } from '../services/assistants.js';
+import { Assistant, AssistantCreate, AssistantParams, AssistantUpdate } from '../../modules/assistants/schemas.js';
+import type { AssistantReadCache } from '../../modules/assistants/cache.js';
+import { createAssistant, deleteAssistant, listAssistants, readAssistantJson, updateAssistant } from '../../modules/assistants/service.js';
 
 const tags = ['Assistants'];
 const notFound = { 404: ErrorResponse.describe('No such assistant in this organisation') };

@@ -4,10 +4,11 @@ import type { RecordingStorage } from '../../media/recording-storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { AppError } from '../../lib/errors.js';
 import { HttpError } from '../http/errors.js';
-import { Call, CallExportQuery, CallListQuery, CallParams, RecordingParams, TranscriptTurn } from '../schemas/call.js';
-import { commonErrors, envelope, ErrorResponse, pagedEnvelope, paginationOf } from '../schemas/common.js';
-import { exportCalls } from '../services/call-export.js';
-import { findRecording, getCall, getTranscript, listCalls } from '../services/calls.js';
+import { Call, CallExportQuery, CallListQuery, CallParams, RecordingParams, TranscriptTurn } from '../../modules/calls/schemas.js';
+import { commonErrors, envelope, ErrorResponse, pagedEnvelope } from '../schemas/common.js';
+import { paginationOf } from '../../lib/pagination.js';
+import { exportCalls } from '../../modules/calls/export.js';
+import { findRecording, getCall, getTranscript, listCalls } from '../../modules/calls/read.js';
 
 const tags = ['Calls'];
 const callMissing = { 404: ErrorResponse.describe('No such call in this organisation') };

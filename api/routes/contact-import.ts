@@ -2,10 +2,10 @@ import { CsvError, parse } from 'csv-parse/sync';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import { ValidationFailed } from '../../lib/errors.js';
-import { findUnstorableText } from '../http/storable-text.js';
+import { findUnstorableText } from '../../lib/storable-text.js';
 import { commonErrors, envelope, ErrorResponse } from '../schemas/common.js';
-import { ContactImportBody, IMPORT_BODY_LIMIT_BYTES, ImportReport, MAX_IMPORT_ROWS } from '../schemas/contact.js';
-import { importContacts } from '../services/contact-import.js';
+import { ContactImportBody, IMPORT_BODY_LIMIT_BYTES, ImportReport, MAX_IMPORT_ROWS } from '../../modules/contacts/schemas.js';
+import { importContacts } from '../../modules/contacts/import.js';
 
 const CSV_TYPES = ['text/csv', 'application/csv'];
 const IMPORT_BODY_LIMIT_MIB = IMPORT_BODY_LIMIT_BYTES / (1024 * 1024);

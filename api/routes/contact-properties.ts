@@ -7,14 +7,14 @@ import {
   ContactPropertyCreate,
   ContactPropertyParams,
   ContactPropertyUpdate,
-} from '../schemas/contact-property.js';
+} from '../../modules/contacts/property-schemas.js';
 import {
   createContactProperty,
   deleteContactProperty,
   getContactProperty,
   listContactProperties,
   updateContactProperty,
-} from '../services/contact-properties.js';
+} from '../../modules/contacts/properties.js';
 
 const tags = ['Contact properties'];
 const notFound = { 404: ErrorResponse.describe('No such property in this organisation') };

@@ -10,8 +10,8 @@ import {
   ContactParams,
   ContactUpdate,
   CUSTOM_FILTER_PREFIX,
-} from '../schemas/contact.js';
-import { createContact, deleteContact, getContact, listContacts, updateContact } from '../services/contacts.js';
+} from '../../modules/contacts/schemas.js';
+import { createContact, deleteContact, getContact, listContacts, updateContact } from '../../modules/contacts/service.js';
 
 const tags = ['Contacts'];
 const notFound = { 404: ErrorResponse.describe('No such contact in this organisation') };

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import { commonErrors, envelope } from '../schemas/common.js';
-import { OrganizationSettings, OrganizationSettingsUpdate } from '../schemas/organization-settings.js';
-import { getOrganizationSettings, updateOrganizationSettings } from '../services/organization-settings.js';
+import { OrganizationSettings, OrganizationSettingsUpdate } from '../../modules/organizations/settings-schemas.js';
+import { getOrganizationSettings, updateOrganizationSettings } from '../../modules/organizations/settings.js';
 
 const tags = ['Organization'];
 

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
-import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery, paginationOf } from '../schemas/common.js';
+import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
+import { paginationOf } from '../../lib/pagination.js';
 import {
   PhoneConnection,
   PhoneConnectionCreate,
@@ -11,9 +12,9 @@ import {
   PhoneNumberCreate,
   PhoneNumberParams,
   PhoneNumberUpdate,
-} from '../schemas/telephony.js';
-import { createPhoneConnection, deletePhoneConnection, getPhoneConnection, listPhoneConnections, updatePhoneConnection } from '../services/phone-connections.js';
-import { createPhoneNumber, deletePhoneNumber, getPhoneNumber, listPhoneNumbers, updatePhoneNumber } from '../services/phone-numbers.js';
+} from '../../modules/telephony/schemas.js';
+import { createPhoneConnection, deletePhoneConnection, getPhoneConnection, listPhoneConnections, updatePhoneConnection } from '../../modules/telephony/phone-connections.js';
+import { createPhoneNumber, deletePhoneNumber, getPhoneNumber, listPhoneNumbers, updatePhoneNumber } from '../../modules/telephony/phone-numbers.js';
 
 // Phone connections (SIP trunks) and managed numbers: what outbound calls dial through and inbound calls arrive on.
 

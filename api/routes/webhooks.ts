@@ -13,7 +13,7 @@ import {
   WebhookEndpointCreate,
   WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
-} from '../schemas/webhook.js';
+} from '../../modules/webhooks/schemas.js';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -24,7 +24,7 @@ import {
   rotateWebhookSecret,
   updateWebhookEndpoint,
   type WebhookPolicy,
-} from '../services/webhooks.js';
+} from '../../modules/webhooks/endpoints.js';
 
 const tags = ['Webhooks'];
 const notFound = { 404: ErrorResponse.describe('No such webhook endpoint in this organisation') };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { textInt } from '../../lib/zod/query.js';
 
 // Schemas every route shares: the spec's 422 body, our error body, the envelope and pagination.
 
@@ -21,27 +22,6 @@ export const ErrorResponse = z
   .catchall(z.unknown())
   .meta({ id: 'ErrorResponse' });
 
-/** Largest id Postgres' integer column holds; a bigger id in a path can never name a row. */
-export const MAX_ID = 2_147_483_647;
-/**
- * An integer that arrives as text (path or query). Text that is not an integer is `int_parsing`, as the spec's
- * validation errors name it; range errors then read like any other integer's.
- */
-export function textInt(min: number, max: number) {
-  return z
-    .string()
-    .refine((s) => /^\s*[+-]?\d+\s*$/.test(s), {
-      message: 'Input should be a valid integer, unable to parse string as an integer',
-      params: { type: 'int_parsing' },
-      abort: true,
-    })
-    .transform(Number)
-    .pipe(z.number().min(min).max(max))
-    // Documented as what it means, an integer, rather than the text it arrives as.
-    .meta({ type: 'integer', minimum: min, maximum: max });
-}
-
-export const idParam = textInt(1, MAX_ID);
 
 export const Pagination = z
   .object({
@@ -73,7 +53,3 @@ export const commonErrors = {
   401: ErrorResponse.describe('Missing, malformed, unknown or revoked API key'),
   422: HTTPValidationError.describe('Validation error'),
 } as const;
-
-export function paginationOf(page: number, perPage: number, total: number) {
-  return { page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) };
-}

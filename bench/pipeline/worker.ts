@@ -1,8 +1,8 @@
 import { initializeLogger, type VAD } from '@livekit/agents';
-import { loadVad } from '../../agent/vad.js';
+import { loadVad } from '../../agent/turn/vad.js';
 import { readFile } from 'node:fs/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { secondsToMs } from '../../agent/session-config.js';
+import { secondsToMs } from '../../agent/call/session-config.js';
 import { BenchCall, benchSettings, type Turn } from './bench-call.js';
 import type { Utterance } from './caller.js';
 
@@ -190,7 +190,7 @@ export async function runWorker(job: WorkerJob): Promise<void> {
     process.exit(2);
   }, job.capMs);
   cap.unref();
-  // The same VAD the runtime picks (agent/vad.ts): Silero with its silence window set by the minimum endpointing delay
+  // The same VAD the runtime picks (agent/turn/vad.ts): Silero with its silence window set by the minimum endpointing delay
   // and the turn detection, its end of speech corrected from the audio.
   const vad = await loadVad(job.mode === 'latency' ? job.minDelayS * 1000 : 300, job.turnDetection);
   const result = job.mode === 'latency' ? await latency(job, vad) : await load(job, vad);

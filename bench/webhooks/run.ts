@@ -3,13 +3,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { bootstrap } from '../../api/services/bootstrap.js';
-import { createWebhookEndpoint } from '../../api/services/webhooks.js';
-import { startWebhookDelivery } from '../../api/webhooks/delivery-worker.js';
+import { bootstrap } from '../../modules/organizations/bootstrap.js';
+import { createWebhookEndpoint } from '../../modules/webhooks/endpoints.js';
+import { startWebhookDelivery } from '../../modules/webhooks/delivery-worker.js';
 import { createPrismaClient } from '../../prisma/client.js';
 import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
 import { migrate } from '../../prisma/migrate.js';
-import { recordEvent } from '../../shared/events.js';
+import { recordEvent } from '../../modules/webhooks/events.js';
 
 // Webhook delivery throughput and event-to-delivery delay, on one machine: embedded Postgres, delivery workers in this
 // process, and a receiver on 127.0.0.1 that answers 200 at once. `npm run bench:webhooks`.

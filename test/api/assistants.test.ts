@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Assistant } from '../../api/schemas/assistant.js';
-import { AssistantReadCache } from '../../api/services/assistant-cache.js';
-import { readAssistantJson } from '../../api/services/assistants.js';
+import { Assistant } from '../../modules/assistants/schemas.js';
+import { AssistantReadCache } from '../../modules/assistants/cache.js';
+import { readAssistantJson } from '../../modules/assistants/service.js';
 import type { Db } from '../../prisma/client.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeApiKey } from '../../api/services/api-keys.js';
+import { revokeApiKey } from '../../modules/organizations/api-keys.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 describe('API key authentication', () => {

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../api/services/api-keys.js';
+import { createApiKey } from '../../modules/organizations/api-keys.js';
 import { readConfig } from '../../lib/config.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IMPORT_BODY_LIMIT_BYTES } from '../../api/schemas/contact.js';
+import { IMPORT_BODY_LIMIT_BYTES } from '../../modules/contacts/schemas.js';
 import { bodyDeadlineMs, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../../api/http/timeouts.js';
 import { readConfig } from '../../lib/config.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';

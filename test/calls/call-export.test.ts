@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { neutraliseFormula } from '../../api/services/call-export.js';
+import { neutraliseFormula } from '../../modules/calls/export.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 let api: ApiContext;

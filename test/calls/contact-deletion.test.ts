@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callEndedPayload } from '../../shared/call-events.js';
-import { claimDeliveries } from '../../api/webhooks/delivery-queue.js';
-import { recordEvent } from '../../shared/events.js';
+import { callEndedPayload } from '../../modules/calls/events.js';
+import { claimDeliveries } from '../../modules/webhooks/delivery-queue.js';
+import { recordEvent } from '../../modules/webhooks/events.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 let api: ApiContext;

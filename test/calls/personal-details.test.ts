@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scrubberOf, scrubJson, valuesOf } from '../../api/services/personal-details.js';
+import { scrubberOf, scrubJson, valuesOf } from '../../modules/contacts/personal-details.js';
 
 describe('finding a contact’s details in text', () => {
   it('finds a number in its international, national and digit-only spellings, and nothing longer that contains it', () => {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ImportReport } from '../../api/schemas/contact.js';
+import { ImportReport } from '../../modules/contacts/schemas.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 /** A valid US number per index: 212-2xx-xxxx is an allocated New York range. */

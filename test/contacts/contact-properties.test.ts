@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContactProperty } from '../../api/schemas/contact-property.js';
+import { ContactProperty } from '../../modules/contacts/property-schemas.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 describe('custom contact properties', () => {

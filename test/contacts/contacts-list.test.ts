@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContactList } from '../../api/schemas/contact.js';
+import { ContactList } from '../../modules/contacts/schemas.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 describe('listing contacts', () => {

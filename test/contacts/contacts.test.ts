@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Contact } from '../../api/schemas/contact.js';
-import { recordCaller } from '../../api/services/contacts.js';
+import { Contact } from '../../modules/contacts/schemas.js';
+import { recordCaller } from '../../modules/contacts/service.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 describe('contacts', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importContacts } from '../../api/services/contact-import.js';
+import { importContacts } from '../../modules/contacts/import.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 // Requests carrying such text are refused whole before the import runs (test/api/request-errors.test.ts); rows given to

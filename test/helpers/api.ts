@@ -1,6 +1,6 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp, type AppOptions } from '../../api/app.js';
-import { bootstrap } from '../../api/services/bootstrap.js';
+import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface Tenant {

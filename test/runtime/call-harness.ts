@@ -5,9 +5,9 @@ import path from 'node:path';
 import { PacedAudioOutput } from '../../agent/io/paced-audio-output.js';
 import { PushAudioInput } from '../../agent/io/push-audio-input.js';
 import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
-import { runCall, type CallResult } from '../../agent/run-call.js';
-import { createAssistant } from '../../api/services/assistants.js';
-import { bootstrap } from '../../api/services/bootstrap.js';
+import { runCall, type CallResult } from '../../agent/call/run-call.js';
+import { createAssistant } from '../../modules/assistants/service.js';
+import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { ScriptedCaller, type ScheduledUtterance } from './fakes/scripted-caller.js';
 

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recoverOrphanedCalls, startCallRecovery } from '../../agent/call-recovery.js';
+import { recoverOrphanedCalls, startCallRecovery } from '../../agent/call/recovery.js';
 import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { mp3Info } from '../../media/mp3-duration.js';
 import { rms } from '../../media/pcm.js';

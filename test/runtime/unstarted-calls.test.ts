@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { initializeLogger } from '@livekit/agents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCallRecovery } from '../../agent/call-recovery.js';
-import { BROWSER_JOIN_WINDOW_MS, endStaleUnstartedCalls, JOIN_GRACE_MS } from '../../agent/unstarted-calls.js';
-import { bootstrap } from '../../api/services/bootstrap.js';
-import { endUnstartedCall } from '../../shared/call-ending.js';
+import { startCallRecovery } from '../../agent/call/recovery.js';
+import { BROWSER_JOIN_WINDOW_MS, endStaleUnstartedCalls, JOIN_GRACE_MS } from '../../modules/calls/unstarted.js';
+import { bootstrap } from '../../modules/organizations/bootstrap.js';
+import { endUnstartedCall } from '../../modules/calls/ending.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { until } from '../helpers/until.js';
 

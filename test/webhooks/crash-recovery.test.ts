@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordEvent } from '../../shared/events.js';
+import { recordEvent } from '../../modules/webhooks/events.js';
 import { createApiContext, type ApiContext } from '../helpers/api.js';
 import { eventually, signatureValid, startReceiver, type Receiver } from './receiver.js';
 

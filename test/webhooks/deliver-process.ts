@@ -1,4 +1,4 @@
-import { startWebhookDelivery } from '../../api/webhooks/delivery-worker.js';
+import { startWebhookDelivery } from '../../modules/webhooks/delivery-worker.js';
 import { createPrismaClient } from '../../prisma/client.js';
 
 // A delivering process on its own, for the crash test: it is killed with SIGKILL mid-attempt and another is started.

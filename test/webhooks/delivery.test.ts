@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startWebhookDelivery, type WebhookDeliveryOptions, type WebhookDeliveryWorker } from '../../api/webhooks/delivery-worker.js';
+import { startWebhookDelivery, type WebhookDeliveryOptions, type WebhookDeliveryWorker } from '../../modules/webhooks/delivery-worker.js';
 import { freePort } from '../../prisma/embedded-postgres.js';
-import { recordEvent } from '../../shared/events.js';
+import { recordEvent } from '../../modules/webhooks/events.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { eventually, signatureValid, startReceiver, type Receiver } from './receiver.js';
 

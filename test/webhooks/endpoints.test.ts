@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookDeliveryAttempt, WebhookEndpoint, WebhookEndpointWithSecret } from '../../api/schemas/webhook.js';
-import { recordEvent } from '../../shared/events.js';
+import { WebhookDeliveryAttempt, WebhookEndpoint, WebhookEndpointWithSecret } from '../../modules/webhooks/schemas.js';
+import { recordEvent } from '../../modules/webhooks/events.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 const BASE = '/api/organization/webhooks';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi } from '../../api/server.js';
-import { startWebhookDelivery } from '../../api/webhooks/delivery-worker.js';
-import { recordEvent } from '../../shared/events.js';
+import { startWebhookDelivery } from '../../modules/webhooks/delivery-worker.js';
+import { recordEvent } from '../../modules/webhooks/events.js';
 import { readConfig } from '../../lib/config.js';
 import { createApiContext, type ApiContext } from '../helpers/api.js';
 import { createTestDatabase } from '../helpers/database.js';
@@ -72,7 +72,7 @@ describe('startApi', () => {
     const config = { ...readConfig({ LOG_LEVEL: 'silent', PORT: '0' }), webhookAllowPrivateTargets: true };
     const app = await startApi(config, { url: db.url, prisma: db.prisma, embedded: false, close: async () => {} });
     try {
-      const { bootstrap } = await import('../../api/services/bootstrap.js');
+      const { bootstrap } = await import('../../modules/organizations/bootstrap.js');
       const owner = await bootstrap(db.prisma, { organizationName: 'Wired', email: `wired-${Date.now()}@example.com` });
       const address = app.server.address() as { port: number };
       const res = await fetch(`http://127.0.0.1:${address.port}/api/organization/webhooks`, {

@@ -1,0 +1,139 @@
+import { llm, log, voice, type VAD } from '@livekit/agents';
+import type { AssistantSettings } from '../../modules/assistants/settings.js';
+import { missingCredentials, unusableStages, type CallStage, type MissingCredential } from '../../modules/assistants/credentials.js';
+import { createLlm, type LlmEndpoint } from '../providers/llm-providers.js';
+import { createStt, createTts, type VendorAccess } from '../providers/speech-providers.js';
+import { createAudioTurnDetector } from '../turn/audio-turn-detector.js';
+import { TextTurnDetector } from '../turn/text-turn-detector.js';
+
+// The assistant's settings (seconds, the API's units and names) turned into an AgentSession's options (ms, the
+// framework's names). Everything vendor-specific happens in the provider tables; nothing here names a vendor.
+
+export const secondsToMs = (seconds: number): number => Math.round(seconds * 1000);
+
+/**
+ * One LLM attempt may take this long before the fallback adapter moves on: a first token after 10 s is a dead
+ * vendor on a phone call.
+ */
+export const LLM_ATTEMPT_TIMEOUT_MS = 10_000;
+/** One retry per vendor, half a second apart: a flaky connection gets a second chance without the caller noticing. */
+const VENDOR_CONN_OPTIONS = { maxRetry: 1, retryIntervalMs: 500, timeoutMs: 10_000 };
+
+function stringOf(record: Record<string, unknown> | null, key: string): string | undefined {
+  const value = record?.[key];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+export function llmEndpoints(settings: AssistantSettings, access: VendorAccess): LlmEndpoint[] {
+  const s = settings.llm_settings;
+  const sampling = {
+    temperature: s.temperature,
+    topP: s.top_p,
+    maxTokens: s.max_tokens,
+    frequencyPenalty: s.frequency_penalty,
+    presencePenalty: s.presence_penalty,
+    stopSequences: s.stop_sequences,
+  };
+  const provider = settings.llm_provider ?? 'openai';
+  const config = settings.llm_provider_config;
+  const { api_key: _key, base_url: _url, ...customConfig } = config.custom_config ?? {};
+  const model = config.model ?? 'gpt-4.1-mini';
+  const primary: LlmEndpoint = {
+    provider,
+    model,
+    apiKey: stringOf(config.custom_config, 'api_key') ?? access.apiKey(provider),
+    baseUrl: config.base_url ?? access.baseUrl(provider),
+    sampling,
+    customConfig,
+  };
+  const fallbacks = settings.llm_fallback_providers.enabled
+    ? settings.llm_fallback_providers.fallbacks.map(
+        (f): LlmEndpoint => ({
+          provider: f.provider,
+          model: f.model ?? model,
+          apiKey: f.api_key ?? access.apiKey(f.provider),
+          baseUrl: f.base_url ?? access.baseUrl(f.provider),
+          sampling,
+          customConfig: {},
+        }),
+      )
+    : [];
+  return [primary, ...fallbacks];
+}
+
+/** The assistant's LLM, wrapped with its fallbacks in order when they are enabled. */
+export function buildLlm(settings: AssistantSettings, access: VendorAccess): llm.LLM {
+  const llms = llmEndpoints(settings, access).map(createLlm);
+  if (llms.length === 1) return llms[0]!;
+  return new llm.FallbackAdapter({ llms, attemptTimeout: LLM_ATTEMPT_TIMEOUT_MS, maxRetryPerLLM: 0, retryInterval: 500 });
+}
+
+/** What a call's session carries for code that runs inside it. */
+export interface CallUserData {
+  /** The assistant's `custom_settings`, untouched. */
+  customSettings: Record<string, unknown>;
+}
+
+/**
+ * A call whose settings name a vendor this process has no credential for, at a stage nothing else can fill: found
+ * before anything connects, so the call ends `missing_credentials` and the log names the unset variable, instead of
+ * a vendor refusing an empty key mid-call.
+ */
+export class MissingCredentialsError extends Error {
+  constructor(
+    readonly stages: CallStage[],
+    readonly missing: MissingCredential[],
+  ) {
+    super(`no credentials for ${stages.join(', ')}: ${missing.map((m) => m.variable).join(', ')} not set`);
+    this.name = 'MissingCredentialsError';
+  }
+}
+
+/** Throws MissingCredentialsError when a stage of the call cannot run; warns of credentials only a fallback covers. */
+export function checkCredentials(settings: AssistantSettings, access: VendorAccess): void {
+  const missing = missingCredentials(settings, access);
+  if (missing.length === 0) return;
+  const stages = unusableStages(settings, missing);
+  if (stages.length > 0) throw new MissingCredentialsError(stages, missing);
+  // Variable names and setting paths only: never a value.
+  log().warn({ variables: missing.map((m) => m.variable), fields: missing.map((m) => m.field) }, 'an llm endpoint has no credential: the call relies on the others');
+}
+
+export interface SessionParts {
+  options: voice.AgentSessionOptions;
+  llm: llm.LLM;
+}
+
+export async function buildSessionOptions(settings: AssistantSettings, deps: { vad: VAD; access: VendorAccess }): Promise<SessionParts> {
+  checkCredentials(settings, deps.access);
+  const turn = settings.stt_settings.turn_detection;
+  const interruption = settings.interruption_settings;
+  const turnDetection = turn.mode === 'text_turn_detector' ? new TextTurnDetector() : await createAudioTurnDetector();
+  const chatLlm = buildLlm(settings, deps.access);
+  const options: voice.AgentSessionOptions = {
+    vad: deps.vad,
+    stt: createStt(settings.stt_settings, deps.access),
+    llm: chatLlm,
+    tts: createTts(settings.tts_settings, deps.access),
+    // Read by whatever runs inside the session (tools, handoffs) as `session.userData.customSettings`.
+    userData: { customSettings: settings.custom_settings ?? {} } satisfies CallUserData,
+    // The idle behaviour is the assistant's own (idle_timeout); the framework's "away" state is not used.
+    userAwayTimeout: null,
+    // No echo on our transports' separate tracks, so no warm-up during which the caller could not interrupt.
+    aecWarmupDuration: null,
+    connOptions: { sttConnOptions: VENDOR_CONN_OPTIONS, llmConnOptions: VENDOR_CONN_OPTIONS, ttsConnOptions: VENDOR_CONN_OPTIONS, maxUnrecoverableErrors: 0 },
+    turnHandling: {
+      turnDetection,
+      endpointing: { mode: 'fixed', minDelay: secondsToMs(turn.min_endpointing_delay), maxDelay: secondsToMs(turn.max_endpointing_delay) },
+      interruption: {
+        enabled: interruption.allow_interruptions,
+        mode: 'vad',
+        minDuration: secondsToMs(interruption.min_interruption_duration),
+        minWords: interruption.min_interruption_words,
+        falseInterruptionTimeout: secondsToMs(interruption.false_interruption_timeout),
+        resumeFalseInterruption: interruption.resume_false_interruption,
+      },
+    },
+  };
+  return { options, llm: chatLlm };
+}

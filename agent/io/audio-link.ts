@@ -1,0 +1,45 @@
+import { voice } from '@livekit/agents';
+import { AudioFrame } from '@livekit/rtc-node';
+import { downmix } from '../../media/pcm.js';
+import type { CallAudioLink, CallAudioRunner } from '../../modules/calls/audio-runner.js';
+import { PacedAudioOutput } from './paced-audio-output.js';
+import { PushAudioInput } from './push-audio-input.js';
+import type { LocalCallRunner } from '../local-runner.js';
+
+// The local worker's side of a built-in transport: one call over a push input and a paced output, through the same
+// runCall as every other transport.
+
+export function audioRunnerOf(runner: LocalCallRunner): CallAudioRunner {
+  return {
+    open(callId: number): CallAudioLink {
+      const input = new PushAudioInput();
+      const output = new PacedAudioOutput();
+      const hangup = new AbortController();
+      const transcriptListeners: Array<(entry: { role: 'user' | 'assistant'; text: string }) => void> = [];
+      const ended = runner
+        .start({
+          callId,
+          audioInput: input,
+          audioOutput: output,
+          signal: hangup.signal,
+          onSession: (session) =>
+            session.on(voice.AgentSessionEventTypes.ConversationItemAdded, ({ item }) => {
+              if (item.type !== 'message' || (item.role !== 'user' && item.role !== 'assistant') || !item.textContent) return;
+              for (const l of transcriptListeners) l({ role: item.role, text: item.textContent });
+            }),
+        })
+        .then((r) => ({ status: r.status, endReason: r.endReason }))
+        .finally(() => {
+          input.end();
+          output.close();
+        });
+      return {
+        pushCallerAudio: (samples, sampleRate) => input.push(new AudioFrame(samples, sampleRate, 1, samples.length)),
+        onAssistantAudio: (listener) => void output.onPlayed((frame) => listener(downmix(frame.data, frame.channels), frame.sampleRate)),
+        onTranscript: (listener) => void transcriptListeners.push(listener),
+        hangUp: () => hangup.abort(),
+        ended,
+      };
+    },
+  };
+}

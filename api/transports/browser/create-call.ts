@@ -1,0 +1,44 @@
+import { AppError } from '../../../lib/errors.js';
+import type { PrismaClient } from '../../../prisma/client.js';
+import { newCallSid } from '../../../modules/calls/call-sid.js';
+import { requireActiveAssistant } from '../../../modules/assistants/active.js';
+import type { StreamTokens } from '../stream-token.js';
+
+// A browser call without LiveKit: the call row, and a page link carrying a token that lets exactly that browser send
+// its microphone to this call over the built-in WebSocket.
+
+export async function createBrowserCall(
+  prisma: PrismaClient,
+  tokens: StreamTokens,
+  baseUrl: string,
+  organizationId: number,
+  input: { assistant_id: number; welcome_message?: string | undefined; variables?: Record<string, string> | undefined },
+  /** The 503 to answer once the request is known good, when no worker in this process can run the call. */
+  unavailable?: AppError,
+) {
+  const assistant = await requireActiveAssistant(prisma, organizationId, input.assistant_id);
+  // Without a worker in this process the request is still checked in full; only a call that would be created gets the 503.
+  if (unavailable) throw unavailable;
+  const callSid = newCallSid();
+  await prisma.call.create({
+    data: {
+      callSid,
+      organizationId,
+      assistantId: assistant.id,
+      direction: 'inbound',
+      transport: 'browser',
+      status: 'queued',
+      welcomeMessage: input.welcome_message ?? null,
+      variables: input.variables ?? {},
+    },
+  });
+  const token = tokens.sign(callSid);
+  const query = `token=${encodeURIComponent(token)}`;
+  return {
+    call_sid: callSid,
+    page_url: `${baseUrl}/call/${callSid}?${query}`,
+    websocket_url: `${baseUrl.replace(/^http/, 'ws')}/call/${callSid}/audio?${query}`,
+    token,
+    expires_at: new Date(Date.now() + tokens.ttlSeconds * 1000).toISOString(),
+  };
+}

@@ -1,0 +1,100 @@
+import { settledWithin } from './async.js';
+
+// The one shape of background work in both processes: a loop of passes over durable rows (claim what is due, start
+// it), run at start, then every interval or at once when woken, never two passes at a time. Work a pass starts may
+// outlive it (a dial rings for 30 s, a webhook waits for its receiver); the loop tracks it so that stopping waits for
+// it, within a bound. Rows are claimed in the database (FOR UPDATE SKIP LOCKED or compare-and-set), so any number of
+// processes run the same loop on the same tables and each row is worked once.
+
+export interface JobLoopOptions {
+  /**
+   * One pass. Resolves true when it stopped short of what is due (a batch limit, not an empty queue), so the loop goes
+   * again at once instead of sleeping. A pass that throws is reported to `onError` and tried again at the next interval.
+   */
+  pass: (loop: JobLoop) => Promise<boolean | void>;
+  intervalMs: number;
+  onError: (error: unknown) => void;
+}
+
+export interface JobLoop {
+  /** Runs a pass now, or right after the one under way: new work was just queued in this process. */
+  wake(): void;
+  /** Work a pass started that outlives it. stop() waits for it; it leaves the set when it settles. */
+  track(work: Promise<unknown>): void;
+  /** How much tracked work is still under way. */
+  readonly inFlight: number;
+  readonly stopping: boolean;
+  /**
+   * Runs no further pass, waits for the one under way, then up to `drainMs` (default: without bound) for the tracked
+   * work. Resolves whether all of it settled: the caller decides what becomes of work that did not.
+   */
+  stop(drainMs?: number): Promise<boolean>;
+}
+
+export function startJobLoop(options: JobLoopOptions): JobLoop {
+  const tracked = new Set<Promise<unknown>>();
+  let stopping = false;
+  let woken = false;
+  let wakeSleeper: (() => void) | undefined;
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeSleeper = undefined;
+        resolve();
+      }
+      wakeSleeper = done;
+    });
+
+  const loop: JobLoop = {
+    wake() {
+      woken = true;
+      wakeSleeper?.();
+    },
+    track(work) {
+      const settled = work.then(
+        () => undefined,
+        () => undefined,
+      );
+      tracked.add(settled);
+      void settled.then(() => tracked.delete(settled));
+    },
+    get inFlight() {
+      return tracked.size;
+    },
+    get stopping() {
+      return stopping;
+    },
+    async stop(drainMs) {
+      stopping = true;
+      wakeSleeper?.();
+      await running;
+      const all = Promise.all([...tracked]);
+      if (drainMs === undefined) {
+        await all;
+        return true;
+      }
+      return settledWithin(all, drainMs);
+    },
+  };
+
+  async function run(): Promise<void> {
+    while (!stopping) {
+      woken = false;
+      let again = false;
+      try {
+        again = (await options.pass(loop)) === true;
+      } catch (error) {
+        options.onError(error);
+      }
+      if (stopping) break;
+      // A wake that came during the pass may be for work the pass did not see: look again before sleeping.
+      if (!again && !woken) await sleep(options.intervalMs);
+    }
+  }
+
+  const running = run();
+  return loop;
+}

@@ -1,0 +1,207 @@
+import type { Db, PrismaClient } from '../../prisma/client.js';
+import { missingCredentials, vendorCredentialsFromEnv } from './credentials.js';
+import { AssistantSettings, assistantFields } from './settings.js';
+import { columnsOf, readAssistantRow, settingsOf, withAssignments, type AssistantRow, type Settings } from './store.js';
+import { mergeBySchema } from '../../lib/zod/walk.js';
+import { notFound, ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
+import { zodIssuesToDetail } from '../../lib/zod/detail.js';
+import type { AssistantOut } from './schemas.js';
+import { paginationOf } from '../../lib/pagination.js';
+import type { AssistantReadCache } from './cache.js';
+import { isMaskOf, maskSecret } from '../../lib/secrets.js';
+
+type FallbackSettings = Settings['llm_fallback_providers'];
+
+function maskFallbacks(settings: FallbackSettings): FallbackSettings {
+  return {
+    ...settings,
+    fallbacks: settings.fallbacks.map((f) => ({ ...f, api_key: f.api_key === null ? null : maskSecret(f.api_key) })),
+  };
+}
+
+/** A mask sent back for a fallback keeps the key stored at the same position for the same provider. */
+function unmaskFallbacks(next: FallbackSettings, stored: FallbackSettings | undefined): FallbackSettings {
+  return {
+    ...next,
+    fallbacks: next.fallbacks.map((f, i) => {
+      const previous = stored?.fallbacks[i];
+      if (f.api_key !== null && previous?.api_key && previous.provider === f.provider && isMaskOf(f.api_key, previous.api_key)) {
+        return { ...f, api_key: previous.api_key };
+      }
+      return f;
+    }),
+  };
+}
+
+/**
+ * Vendors the settings name without a key: shown on the assistant so that its author learns it before a caller does.
+ * This is the API process's environment; agent workers may be configured apart, and each call checks its own.
+ */
+function warningsOf(settings: Settings): AssistantOut['warnings'] {
+  return missingCredentials(settings, vendorCredentialsFromEnv()).map((m) => ({ code: 'missing_credentials' as const, field: m.field, message: m.message }));
+}
+
+function toApi(row: AssistantRow): AssistantOut {
+  const all = settingsOf(row);
+  const { name, ...settings } = all;
+  return {
+    id: row.id,
+    name,
+    organization_id: row.organizationId,
+    user_id: row.userId,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    ...settings,
+    llm_fallback_providers: maskFallbacks(settings.llm_fallback_providers),
+    warnings: warningsOf(all),
+  };
+}
+
+function unique(ids: readonly number[]): number[] {
+  return [...new Set(ids)];
+}
+
+/**
+ * Checks that every assigned id names a row of this organisation (a row of another organisation reads exactly like a
+ * missing one) and, for tools, that the tool is enabled.
+ */
+async function checkAssignments(db: Db, organizationId: number, settings: Settings): Promise<void> {
+  const detail: ValidationDetail[] = [];
+  const report = (field: string, ids: readonly number[], found: Set<number>, what: string) => {
+    ids.forEach((id, i) => {
+      if (!found.has(id)) detail.push({ loc: ['body', field, i], msg: `${what} ${id} does not exist`, type: 'value_error' });
+    });
+  };
+  const tools = unique(settings.assigned_tools);
+  const documents = unique(settings.assigned_documents);
+  const playbooks = unique(settings.playbook_ids ?? []);
+  const [toolRows, documentRows, playbookRows] = await Promise.all([
+    tools.length ? db.tool.findMany({ where: { organizationId, id: { in: tools } }, select: { id: true, enabled: true } }) : [],
+    documents.length ? db.document.findMany({ where: { organizationId, id: { in: documents } }, select: { id: true } }) : [],
+    playbooks.length ? db.playbook.findMany({ where: { organizationId, id: { in: playbooks } }, select: { id: true } }) : [],
+  ]);
+  report('assigned_tools', tools, new Set(toolRows.map((t) => t.id)), 'Tool');
+  tools.forEach((id, i) => {
+    if (toolRows.some((t) => t.id === id && !t.enabled)) {
+      detail.push({ loc: ['body', 'assigned_tools', i], msg: `Tool ${id} is disabled`, type: 'value_error' });
+    }
+  });
+  report('assigned_documents', documents, new Set(documentRows.map((d) => d.id)), 'Document');
+  report('playbook_ids', playbooks, new Set(playbookRows.map((p) => p.id)), 'Playbook');
+  if (detail.length > 0) throw new ValidationFailed(detail);
+}
+
+async function writeAssignments(db: Db, assistantId: number, settings: Settings, only?: Set<string>): Promise<void> {
+  const want = (field: string) => !only || only.has(field);
+  if (want('assigned_tools')) {
+    await db.assistantTool.deleteMany({ where: { assistantId } });
+    await db.assistantTool.createMany({ data: unique(settings.assigned_tools).map((toolId, position) => ({ assistantId, toolId, position })) });
+  }
+  if (want('assigned_documents')) {
+    await db.assistantDocument.deleteMany({ where: { assistantId } });
+    await db.assistantDocument.createMany({
+      data: unique(settings.assigned_documents).map((documentId, position) => ({ assistantId, documentId, position })),
+    });
+  }
+  if (want('playbook_ids')) {
+    await db.assistantPlaybook.deleteMany({ where: { assistantId } });
+    await db.assistantPlaybook.createMany({
+      data: unique(settings.playbook_ids ?? []).map((playbookId, position) => ({ assistantId, playbookId, position })),
+    });
+  }
+}
+
+/**
+ * An assistant as its API JSON, from the read cache when possible. Another organisation's assistant takes exactly the
+ * path of a missing one: a cache miss (the cache is looked up by organisation and id), then one query by id and
+ * organisation that finds nothing, then the same 404.
+ */
+export async function readAssistantJson(db: Db, cache: AssistantReadCache | undefined, organizationId: number, id: number): Promise<string> {
+  const hit = cache?.get(organizationId, id);
+  if (hit !== undefined) return hit;
+  const ticket = cache?.ticket(id);
+  const row = await readAssistantRow(db, organizationId, id);
+  if (!row) throw notFound('Assistant');
+  const json = JSON.stringify(toApi(row));
+  if (cache && ticket !== undefined) cache.set(id, row.organizationId, json, ticket);
+  return json;
+}
+
+export async function createAssistant(
+  prisma: PrismaClient,
+  identity: { organizationId: number; userId: number },
+  input: Settings,
+): Promise<AssistantOut> {
+  const settings = AssistantSettings.safeParse(input);
+  if (!settings.success) throw new ValidationFailed(zodIssuesToDetail(settings.error.issues, 'body', input));
+  return prisma.$transaction(async (tx) => {
+    await checkAssignments(tx, identity.organizationId, settings.data);
+    const row = await tx.assistant.create({
+      data: { ...columnsOf(settings.data), organizationId: identity.organizationId, userId: identity.userId },
+    });
+    await writeAssignments(tx, row.id, settings.data);
+    return toApi((await readAssistantRow(tx, identity.organizationId, row.id))!);
+  });
+}
+
+export async function getAssistant(db: Db, organizationId: number, id: number): Promise<AssistantOut> {
+  const row = await readAssistantRow(db, organizationId, id);
+  if (!row) throw notFound('Assistant');
+  return toApi(row);
+}
+
+export async function listAssistants(db: Db, organizationId: number, page: number, perPage: number) {
+  const [rows, total] = await Promise.all([
+    db.assistant.findMany({
+      where: { organizationId },
+      include: withAssignments,
+      relationLoadStrategy: 'join',
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      skip: (page - 1) * perPage,
+      take: perPage,
+    }),
+    db.assistant.count({ where: { organizationId } }),
+  ]);
+  return { data: rows.map(toApi), pagination: paginationOf(page, perPage, total) };
+}
+
+export async function updateAssistant(
+  prisma: PrismaClient,
+  organizationId: number,
+  id: number,
+  patch: Record<string, unknown>,
+): Promise<AssistantOut> {
+  return prisma.$transaction(async (tx) => {
+    // Row lock: two concurrent partial updates of different fields both survive.
+    const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM assistants WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
+    if (locked.length === 0) throw notFound('Assistant');
+    const row = (await readAssistantRow(tx, organizationId, id))!;
+    const stored = settingsOf(row);
+    // Hidden assignments of tools that were disabled later stay assigned unless the client replaces the list.
+    const storedToolIds = row.tools.map((t) => t.toolId);
+    const merged = mergeBySchema(assistantFields, { ...stored, assigned_tools: storedToolIds }, patch);
+    const parsed = AssistantSettings.safeParse(merged);
+    if (!parsed.success) throw new ValidationFailed(zodIssuesToDetail(parsed.error.issues, 'body', merged));
+    const next: Settings = {
+      ...parsed.data,
+      llm_fallback_providers: unmaskFallbacks(parsed.data.llm_fallback_providers, stored.llm_fallback_providers),
+    };
+    const changedLists = new Set(['assigned_tools', 'assigned_documents', 'playbook_ids'].filter((k) => k in patch && patch[k] !== undefined));
+    if (changedLists.size > 0) {
+      await checkAssignments(tx, organizationId, {
+        ...next,
+        assigned_tools: changedLists.has('assigned_tools') ? next.assigned_tools : [],
+        assigned_documents: changedLists.has('assigned_documents') ? next.assigned_documents : [],
+        playbook_ids: changedLists.has('playbook_ids') ? next.playbook_ids : null,
+      });
+      await writeAssignments(tx, id, next, changedLists);
+    }
+    await tx.assistant.update({ where: { id }, data: columnsOf(next) });
+    return toApi((await readAssistantRow(tx, organizationId, id))!);
+  });
+}
+
+export async function deleteAssistant(db: Db, organizationId: number, id: number): Promise<void> {
+  const result = await db.assistant.deleteMany({ where: { id, organizationId } });
+  if (result.count === 0) throw notFound('Assistant');
+}

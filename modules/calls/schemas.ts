@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { MAX_ID, textInt } from '../../lib/zod/query.js';
+import { repeated, textInstant } from '../../lib/zod/query.js';
+import { e164 } from '../telephony/schemas.js';
+
+// Reading calls: the record, its transcript, its recordings, the list and the export.
+
+/** Every status a call can be in; see docs/calls.md for what moves it. */
+export const CALL_STATUSES = ['queued', 'initiated', 'ringing', 'in_progress', 'completed', 'failed', 'busy', 'no_answer', 'voicemail', 'canceled'] as const;
+export const CALL_DIRECTIONS = ['inbound', 'outbound'] as const;
+export const CALL_TRANSPORTS = ['sip', 'web', 'browser', 'media_stream'] as const;
+export const RECORDING_TRACKS = ['user', 'assistant', 'mixed'] as const;
+
+export const CallParams = z.object({
+  call_sid: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'Value is not a call sid'),
+});
+
+export const RecordingParams = CallParams.extend({ track: z.enum(RECORDING_TRACKS) });
+
+const callFilters = {
+  status: repeated(z.enum(CALL_STATUSES)).describe('Repeat to widen'),
+  direction: repeated(z.enum(CALL_DIRECTIONS)).describe('Repeat to widen'),
+  transport: repeated(z.enum(CALL_TRANSPORTS)).describe('Repeat to widen'),
+  assistant_id: repeated(textInt(1, MAX_ID)).describe('Repeat to widen'),
+  contact_id: repeated(textInt(1, MAX_ID)).describe('Repeat to widen'),
+  campaign_id: repeated(textInt(1, MAX_ID)).describe('Repeat to widen'),
+  phone_number: repeated(e164).describe('E.164; matches the number the call came from or went to. Repeat to widen'),
+  created_after: repeated(textInstant).describe('Inclusive; ISO 8601 date-time with offset, or a date (midnight UTC)'),
+  created_before: repeated(textInstant).describe('Exclusive; ISO 8601 date-time with offset, or a date (midnight UTC)'),
+};
+
+export type CallFilters = { [K in keyof typeof callFilters]?: z.output<(typeof callFilters)[K]> };
+
+export const CallListQuery = z.object({
+  page: textInt(1, 1_000_000).default(1),
+  per_page: textInt(1, 100).default(20),
+  ...callFilters,
+});
+
+export const CallExportQuery = z.object({
+  format: z.enum(['csv', 'jsonl']).default('csv').describe('`csv` (with a header row) or `jsonl` (one call record per line)'),
+  ...callFilters,
+});
+
+export const CallRecording = z.object({
+  track: z.enum(RECORDING_TRACKS),
+  format: z.enum(['mp3', 'wav']),
+  duration_seconds: z.number(),
+  size_bytes: z.int(),
+  url: z.string().describe('Download path, with the same API key; supports HTTP Range'),
+});
+
+export const Call = z
+  .object({
+    call_sid: z.string(),
+    status: z.enum(CALL_STATUSES),
+    direction: z.enum(CALL_DIRECTIONS),
+    transport: z.enum(CALL_TRANSPORTS),
+    from_number: z.string().nullable(),
+    to_number: z.string().nullable(),
+    assistant_id: z.int().nullable(),
+    contact_id: z.int().nullable(),
+    phone_number_id: z.int().nullable(),
+    campaign_id: z.int().nullable(),
+    provider_call_sid: z.string().nullable().describe('The carrier-side call id, once the carrier has one'),
+    welcome_message: z.string().nullable(),
+    variables: z.record(z.string(), z.unknown()),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    ended_at: z.string().nullable(),
+    duration_seconds: z.number().nullable(),
+    end_reason: z.string().nullable(),
+    summary: z.string().nullable(),
+    outcomes: z.record(z.string(), z.unknown()).nullable(),
+    analysis_error: z.string().nullable(),
+    missing_variables: z.array(z.string()),
+    latency: z.record(z.string(), z.unknown()).nullable().describe('p50/p95 of each latency stage of the assistant turns, ms'),
+    recordings: z.array(CallRecording),
+    transcript_url: z.string(),
+  })
+  .meta({ id: 'Call' });
+
+export const TranscriptTurn = z
+  .object({
+    role: z.enum(['user', 'assistant']),
+    text: z.string(),
+    start_ms: z.int(),
+    end_ms: z.int(),
+    interrupted: z.boolean(),
+    metrics: z.record(z.string(), z.number()).nullable(),
+    tool_calls: z.array(z.unknown()).nullable(),
+  })
+  .meta({ id: 'TranscriptTurn' });

@@ -1,0 +1,148 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { z } from 'zod';
+import { idParam, MAX_ID } from '../../lib/zod/query.js';
+
+// Phone connections (an organisation's SIP trunk at its carrier), managed numbers, outbound calls and web calls.
+
+/**
+ * A phone number in strict E.164 (`+` and 8 to 15 digits) that is a possible number for its country. No national
+ * formats here: a number that dials a person must not depend on a default region.
+ */
+export const e164 = z
+  .string()
+  .trim()
+  .refine((s) => /^\+[1-9]\d{7,14}$/.test(s) && (parsePhoneNumberFromString(s)?.isPossible() ?? false), {
+    message: 'Value is not a valid E.164 phone number (e.g. +14155550123)',
+    params: { type: 'value_error' },
+  })
+  .meta({ type: 'string', format: 'e164', examples: ['+14155550123'] });
+
+const sipAddress = z
+  .string()
+  .trim()
+  .min(1)
+  .max(253)
+  .regex(/^(?!-)[A-Za-z0-9.-]+(:\d{1,5})?$/, 'Value must be a SIP host name or address, optionally with :port (e.g. sip.carrier.example:5060)')
+  .describe('The carrier\'s SIP server: host or host:port, without the `sip:` scheme');
+
+const livekitTrunkId = z.string().regex(/^ST_[A-Za-z0-9]+$/, 'Value must be a LiveKit SIP trunk id (ST_...)');
+
+const connectionFields = {
+  name: z.string().trim().min(1).max(200),
+  sip_address: sipAddress,
+  sip_transport: z.enum(['udp', 'tcp', 'tls']).default('udp'),
+  username: z.string().min(1).max(200).nullable().default(null),
+  password: z.string().min(1).max(200).nullable().default(null).describe('Write-only: responses show a mask'),
+  livekit_trunk_id: livekitTrunkId
+    .nullable()
+    .default(null)
+    .describe('An outbound trunk already provisioned in LiveKit; calls then use it instead of the address and credentials here'),
+};
+
+export const PhoneConnectionCreate = z.strictObject(connectionFields).meta({ id: 'PhoneConnectionCreate' });
+
+export const PhoneConnectionUpdate = z
+  .strictObject({
+    name: connectionFields.name.optional(),
+    sip_address: sipAddress.optional(),
+    sip_transport: z.enum(['udp', 'tcp', 'tls']).optional(),
+    username: z.string().min(1).max(200).nullable().optional(),
+    password: z.string().min(1).max(200).nullable().optional(),
+    livekit_trunk_id: livekitTrunkId.nullable().optional(),
+  })
+  .meta({ id: 'PhoneConnectionUpdate' });
+
+export const PhoneConnection = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    sip_address: z.string(),
+    sip_transport: z.enum(['udp', 'tcp', 'tls']),
+    username: z.string().nullable(),
+    password: z.string().nullable().describe('`****` and the last characters, or null'),
+    livekit_trunk_id: z.string().nullable(),
+    numbers: z.array(z.string()).describe('The managed numbers on this connection, E.164'),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'PhoneConnection' });
+
+export const PhoneConnectionParams = z.object({ connection_id: idParam });
+
+const assistantRef = z.int().min(1).max(MAX_ID).nullable();
+
+export const PhoneNumberCreate = z
+  .strictObject({
+    number: e164.describe('E.164. A number belongs to one organisation on the whole platform'),
+    phone_connection_id: z.int().min(1).max(MAX_ID),
+    label: z.string().trim().max(200).nullable().default(null),
+    assistant_id: assistantRef.default(null).describe('Answers inbound calls on this number; the default assistant of outbound calls from it'),
+  })
+  .meta({ id: 'PhoneNumberCreate' });
+
+export const PhoneNumberUpdate = z
+  .strictObject({
+    phone_connection_id: z.int().min(1).max(MAX_ID).optional(),
+    label: z.string().trim().max(200).nullable().optional(),
+    assistant_id: assistantRef.optional(),
+  })
+  .meta({ id: 'PhoneNumberUpdate' });
+
+export const PhoneNumber = z
+  .object({
+    id: z.int(),
+    number: z.string(),
+    phone_connection_id: z.int(),
+    label: z.string().nullable(),
+    assistant_id: z.int().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'PhoneNumber' });
+
+export const PhoneNumberParams = z.object({ number_id: idParam });
+
+const variables = z
+  .record(z.string().min(1).max(64).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'Variable names are letters, digits and _'), z.string().max(4000))
+  .refine((v) => Object.keys(v).length <= 50, { message: 'At most 50 variables', params: { type: 'too_big' } });
+
+export const InitiateCall = z
+  .strictObject({
+    to_phone_number: e164.describe('Who to call, E.164'),
+    from_phone_number: e164.optional().describe("One of the organisation's managed numbers; default: its first number"),
+    welcome_message: z.string().max(2000).optional().describe("Overrides the assistant's opening line for this call only"),
+    variables: variables.optional().describe('Readable as `{{var.*}}` in the prompt, the opening line and tools'),
+    assistant_id: z.int().min(1).max(MAX_ID).optional().describe("The assistant to talk; default: the calling number's assistant"),
+  })
+  .meta({ id: 'InitiateCall' });
+
+export const InitiateCallResponse = z
+  .object({
+    success: z.literal(true),
+    message: z.string(),
+    call_sid: z.string().describe('Matches the later `call.completed` event; readable at `GET /api/calls/{call_sid}`'),
+    provider_call_sid: z.string().nullable().describe('Null at response time: the carrier has not been reached yet'),
+  })
+  .meta({ id: 'InitiateCallResponse' });
+
+export const IdempotencyHeaders = z.object({
+  'idempotency-key': z.string().min(1).max(255).optional().describe('A retried request with the same key returns the first call instead of dialling again'),
+});
+
+export const WebCallCreate = z
+  .strictObject({
+    assistant_id: z.int().min(1).max(MAX_ID),
+    welcome_message: z.string().max(2000).optional(),
+    variables: variables.optional(),
+  })
+  .meta({ id: 'WebCallCreate' });
+
+export const WebCall = z
+  .object({
+    call_sid: z.string(),
+    livekit_url: z.string().describe('The LiveKit server the browser connects to'),
+    room: z.string(),
+    participant_token: z.string().describe('A LiveKit access token that joins only this room, valid until expires_at'),
+    expires_at: z.string(),
+  })
+  .meta({ id: 'WebCall' });
