@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isPhoneRegion, normalisePhone, phoneDigitsOf } from './phone.js';
+import { isPhoneRegion, normalizePhone, phoneDigitsOf } from './phone.js';
 
-describe('normalisePhone', () => {
+describe('normalizePhone', () => {
   const cases: [string, string, string | null, string | null][] = [
     ['+16502530000', 'US', '+16502530000', null],
     ['(650) 253-0000', 'US', '+16502530000', null],
@@ -16,19 +16,19 @@ describe('normalisePhone', () => {
   ];
   for (const [input, region, e164, ext] of cases) {
     it(`reads ${JSON.stringify(input)} in ${region}`, () => {
-      expect(normalisePhone(input, region)).toEqual({ e164, extension: ext });
+      expect(normalizePhone(input, region)).toEqual({ e164, extension: ext });
     });
   }
 
   it('returns null for text, short, unallocated and absurdly long input', () => {
     for (const input of ['', 'hello', '12', '+1 111 111 1111', '0'.repeat(65), '020 7946 0958']) {
-      expect(normalisePhone(input, 'US'), input).toBeNull();
+      expect(normalizePhone(input, 'US'), input).toBeNull();
     }
   });
 
   it('still reads international numbers when the region is unknown', () => {
-    expect(normalisePhone('+442079460958', 'XX')).toEqual({ e164: '+442079460958', extension: null });
-    expect(normalisePhone('2079460958', 'XX')).toBeNull();
+    expect(normalizePhone('+442079460958', 'XX')).toEqual({ e164: '+442079460958', extension: null });
+    expect(normalizePhone('2079460958', 'XX')).toBeNull();
   });
 });
 

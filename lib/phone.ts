@@ -2,7 +2,7 @@
 // region's allocated ranges, so a typo such as a missing digit is caught at the door instead of at dialling time.
 import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 
-export interface NormalisedPhone {
+export interface NormalizedPhone {
   /** E.164, e.g. `+16502530000`. */
   e164: string;
   /** Digits after "ext.", "x" or ";ext=", kept apart because they are dialled after the call connects. */
@@ -20,7 +20,7 @@ export function isPhoneRegion(code: string): code is CountryCode {
  * international prefix of most of the world, so it is read as `+` whatever the region, which lets a US-based
  * organisation accept `0044 20 ...` written by a European colleague.
  */
-export function normalisePhone(text: string, defaultRegion: string): NormalisedPhone | null {
+export function normalizePhone(text: string, defaultRegion: string): NormalizedPhone | null {
   const trimmed = text.trim();
   // 3 digits is the shortest anything callable gets; 64 characters is far beyond any number with an extension.
   if (trimmed.length < 3 || trimmed.length > 64) return null;

@@ -1,6 +1,7 @@
 import { llm, log, voice, type VAD } from '@livekit/agents';
 import type { AssistantSettings } from '../../modules/assistants/settings.js';
 import { missingCredentials, unusableStages, type CallStage, type MissingCredential } from '../../modules/assistants/credentials.js';
+import { DEFAULT_LLM_MODEL } from '../../modules/assistants/vendors.js';
 import { createLlm, type LlmEndpoint } from '../providers/llm-providers.js';
 import { createStt, createTts, type VendorAccess } from '../providers/speech-providers.js';
 import { createAudioTurnDetector } from '../turn/audio-turn-detector.js';
@@ -37,7 +38,7 @@ export function llmEndpoints(settings: AssistantSettings, access: VendorAccess):
   const provider = settings.llm_provider ?? 'openai';
   const config = settings.llm_provider_config;
   const { api_key: _key, base_url: _url, ...customConfig } = config.custom_config ?? {};
-  const model = config.model ?? 'gpt-4.1-mini';
+  const model = config.model ?? DEFAULT_LLM_MODEL;
   const primary: LlmEndpoint = {
     provider,
     model,

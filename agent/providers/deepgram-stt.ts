@@ -8,6 +8,7 @@ import {
   type APIError,
 } from '@livekit/agents';
 import { SocketSpeechStream, socketUrl, streamingOnly, type SocketRequest } from './stt-socket.js';
+import { DEFAULT_STT_MODEL } from '../../modules/assistants/vendors.js';
 
 // Deepgram live transcription: wss://api.deepgram.com/v1/listen with the options as query parameters and
 // `Authorization: Token <key>`; binary linear16 audio in; `Results` (interim, then `is_final`, with `speech_final` at an
@@ -48,7 +49,7 @@ export class DeepgramSTT extends stt.STT {
     this.#opts = {
       apiKey: options.apiKey,
       baseUrl: options.baseUrl ?? DEEPGRAM_BASE_URL,
-      model: options.model ?? 'nova-3',
+      model: options.model ?? DEFAULT_STT_MODEL,
       language: options.language ?? 'en-US',
       detectLanguage: options.detectLanguage ?? false,
       punctuate: options.punctuate ?? true,

@@ -57,7 +57,7 @@ export const sttFactories: Partial<Record<SttProvider, SttFactory>> = {
     new DeepgramSTT({
       apiKey: access.apiKey('deepgram') ?? 'unset',
       ...(access.baseUrl('deepgram') ? { baseUrl: access.baseUrl('deepgram') } : {}),
-      model: s.model ?? 'nova-3',
+      model: s.model ?? DEFAULT_STT_MODEL,
       language: s.language,
       detectLanguage: s.language_hints.length > 1,
       punctuate: s.punctuate,

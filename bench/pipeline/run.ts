@@ -64,7 +64,7 @@ function table(headers: string[], rows: string[][]): string {
   return [line(headers), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.map(line)].join('\n');
 }
 
-async function synthesisePhrases(dir: string): Promise<string> {
+async function synthesizePhrases(dir: string): Promise<string> {
   const stored = [];
   for (const text of PHRASES) {
     const audio = await espeakSynthesize(text, { voice: 'en-us', wordsPerMinute: 175, pitch: 50 });
@@ -205,7 +205,7 @@ async function main(): Promise<void> {
   }, OVERALL_CAP_MS);
 
   try {
-    const phrasesFile = await synthesisePhrases(dir);
+    const phrasesFile = await synthesizePhrases(dir);
     const llmUrl = `${llm.url}/v1`;
     for (const { turnDetection, minDelayS } of latencyRuns) {
       const capMs = STEP_OVERHEAD_MS + (turns + 1) * TURN_BUDGET_MS;

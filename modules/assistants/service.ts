@@ -144,12 +144,6 @@ export async function createAssistant(
   });
 }
 
-export async function getAssistant(db: Db, organizationId: number, id: number): Promise<AssistantOut> {
-  const row = await readAssistantRow(db, organizationId, id);
-  if (!row) throw notFound('Assistant');
-  return toApi(row);
-}
-
 export async function listAssistants(db: Db, organizationId: number, page: number, perPage: number) {
   const [rows, total] = await Promise.all([
     db.assistant.findMany({

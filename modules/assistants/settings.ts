@@ -186,8 +186,3 @@ export type AssistantSettingsInput = z.output<typeof assistantObject>;
 /** A whole assistant as created: every omitted field takes its default. */
 export const AssistantSettings = assistantObject.superRefine(crossFieldRules);
 export type AssistantSettings = z.output<typeof AssistantSettings>;
-
-/** Defaults of every field but `name`, as a minimal create would store them. */
-export function defaultAssistantSettings(name: string): AssistantSettings {
-  return AssistantSettings.parse({ name });
-}

@@ -56,15 +56,15 @@ async function* records(db: Db, organizationId: number, filters: CallFilters): A
  * A cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, carriage return first) is prefixed with a
  * quote, as OWASP recommends for CSV exports. Numbers such as `+14155550123` or `-3` are left as they are.
  */
-export function neutraliseFormula(value: string): string {
+export function neutralizeFormula(value: string): string {
   if (/^[=+\-@\t\r]/.test(value) && !/^[+-]?\d[\d.]*$/.test(value)) return `'${value}`;
   return value;
 }
 
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'object') return neutraliseFormula(JSON.stringify(value));
-  return neutraliseFormula(String(value));
+  if (typeof value === 'object') return neutralizeFormula(JSON.stringify(value));
+  return neutralizeFormula(String(value));
 }
 
 export function exportCalls(db: Db, organizationId: number, filters: CallFilters, format: 'csv' | 'jsonl'): Readable {

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../../prisma/client.js';
 import { newCallSid } from './call-sid.js';
-import { normalisePhone } from '../../lib/phone.js';
+import { normalizePhone } from '../../lib/phone.js';
 
 // An inbound call, whatever carried it (LiveKit SIP, a carrier's Media Streams): the managed number it arrived on names
 // the organisation and the assistant; the caller becomes a contact if the organisation has none with that number
@@ -32,13 +32,13 @@ async function contactFor(prisma: PrismaClient, organizationId: number, phone: s
 }
 
 export async function openInboundCall(prisma: PrismaClient, request: InboundCallRequest): Promise<InboundCallResult> {
-  const to = normalisePhone(request.toNumber, 'US')?.e164 ?? request.toNumber;
+  const to = normalizePhone(request.toNumber, 'US')?.e164 ?? request.toNumber;
   const number = await prisma.phoneNumber.findUnique({ where: { number: to }, include: { organization: { select: { defaultRegion: true } } } });
   if (!number) return { rejected: 'unknown_number' };
   if (number.assistantId === null) return { rejected: 'no_assistant' };
 
   // A national-format caller id is read in the organisation's region, as its contacts are.
-  const from = request.fromNumber ? normalisePhone(request.fromNumber, number.organization.defaultRegion)?.e164 ?? null : null;
+  const from = request.fromNumber ? normalizePhone(request.fromNumber, number.organization.defaultRegion)?.e164 ?? null : null;
   const contactId = from ? await contactFor(prisma, number.organizationId, from) : null;
   const call = await prisma.call.create({
     data: {

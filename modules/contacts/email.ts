@@ -4,6 +4,6 @@
  * capitalises differently must find the same contact rather than create a second one. Dots and `+tags` are kept:
  * removing them is one provider's rule and would merge distinct people at every other provider.
  */
-export function normaliseEmail(text: string): string {
+export function normalizeEmail(text: string): string {
   return text.trim().normalize('NFC').toLowerCase();
 }

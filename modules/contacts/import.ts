@@ -5,7 +5,7 @@ import { findUnstorableText } from '../../lib/storable-text.js';
 import { zodIssuesToDetail } from '../../lib/zod/detail.js';
 import { ContactCreate, contactFields, type ImportReportOut } from './schemas.js';
 import { loadPropertyDefs } from './properties.js';
-import { organisationRegion, prepareContact, type ContactColumns } from './service.js';
+import { organizationRegion, prepareContact, type ContactColumns } from './service.js';
 import type { FieldValue, PropertyDef } from './custom-field-values.js';
 
 // Bulk sync (spec: "a client that syncs in bulk treats a conflict as already existing and updates instead").
@@ -266,7 +266,7 @@ export async function importContacts(
   format: ImportFormat,
   records: Record<string, unknown>[],
 ): Promise<ImportReportOut> {
-  const [region, properties] = await Promise.all([organisationRegion(prisma, organizationId), loadPropertyDefs(prisma, organizationId)]);
+  const [region, properties] = await Promise.all([organizationRegion(prisma, organizationId), loadPropertyDefs(prisma, organizationId)]);
   if (format === 'csv') checkCsvHeader(records, properties);
   const report: Row[] = new Array(records.length);
   const valid = validateRows(format, records, region, properties, report);

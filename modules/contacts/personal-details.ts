@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import { normalisePhone, phoneDigitsOf } from '../../lib/phone.js';
+import { normalizePhone, phoneDigitsOf } from '../../lib/phone.js';
 import { sanitizeValue } from '../assistants/templates.js';
 
 // Finding a deleted contact's personal details in what was kept about its calls (transcripts, tool calls, opening
@@ -40,7 +40,7 @@ export function valuesOf(value: unknown, into: string[] = []): string[] {
 }
 
 function phonePattern(phone: string, region: string): string | null {
-  const e164 = normalisePhone(phone, region)?.e164;
+  const e164 = normalizePhone(phone, region)?.e164;
   const parsed = e164 ? parsePhoneNumberFromString(e164) : undefined;
   const spaced = (digits: string) => digits.split('').join(SEPARATORS);
   if (!parsed) {
@@ -81,7 +81,7 @@ export function scrubberOf(values: PersonalValues, region: string): Scrubber {
   }
   for (const text of values.texts) {
     // A field that holds a phone number is found in its other spellings too.
-    if (phoneDigitsOf(text) && normalisePhone(text, region)) {
+    if (phoneDigitsOf(text) && normalizePhone(text, region)) {
       const pattern = phonePattern(text, region);
       if (pattern) weighted.push({ pattern, weight: text.length });
     }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { int } from '../../lib/zod/int.js';
 import { UNSTORABLE_TEXT_TYPE, unstorableTextMessage } from '../../lib/storable-text.js';
-import { normaliseEmail } from './email.js';
+import { normalizeEmail } from './email.js';
 import { canonicalTimeZone } from './timezone.js';
 import { idParam, MAX_ID, textInt } from '../../lib/zod/query.js';
 import { repeated, textBool, textInstant } from '../../lib/zod/query.js';
@@ -36,7 +36,7 @@ const email = z
   .string()
   // RFC 5321 caps a forward path at 256 octets including the angle brackets, so 254 for the address itself.
   .max(254)
-  .transform(normaliseEmail)
+  .transform(normalizeEmail)
   .pipe(z.email({ error: 'value is not a valid email address' }))
   .nullable()
   .optional()

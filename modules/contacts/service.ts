@@ -12,7 +12,7 @@ import {
 import { loadPropertyDefs } from './properties.js';
 import { coerceCustomFields, coerceValue, type FieldValue, type PropertyDef } from './custom-field-values.js';
 import { scrubContactCalls } from './call-scrub.js';
-import { normalisePhone, phoneDigitsOf } from '../../lib/phone.js';
+import { normalizePhone, phoneDigitsOf } from '../../lib/phone.js';
 
 export type ContactSource = (typeof CONTACT_SOURCES)[number];
 type Identifier = (typeof IDENTIFIERS)[number];
@@ -86,7 +86,7 @@ export function prepareContact(
     columns.phoneNumber = null;
     columns.phoneExtension = null;
   } else if (input.phone_number !== undefined) {
-    const phone = normalisePhone(input.phone_number, region);
+    const phone = normalizePhone(input.phone_number, region);
     if (phone) {
       columns.phoneNumber = phone.e164;
       columns.phoneExtension = phone.extension;
@@ -103,7 +103,7 @@ export function prepareContact(
   return { columns, custom, errors };
 }
 
-export async function organisationRegion(db: Db, organizationId: number): Promise<string> {
+export async function organizationRegion(db: Db, organizationId: number): Promise<string> {
   const org = await db.organization.findUnique({ where: { id: organizationId }, select: { defaultRegion: true } });
   return org?.defaultRegion ?? 'US';
 }
@@ -168,7 +168,7 @@ export async function createContact(
   source: ContactSource = 'api',
 ): Promise<ContactOut> {
   const [region, properties] = await Promise.all([
-    organisationRegion(prisma, organizationId),
+    organizationRegion(prisma, organizationId),
     input.custom_fields && Object.keys(input.custom_fields).length > 0 ? loadPropertyDefs(prisma, organizationId) : new Map<string, PropertyDef>(),
   ]);
   const prepared = prepareContact(input, region, properties, ['body'], { allowNull: false });
@@ -206,7 +206,7 @@ export async function updateContact(prisma: PrismaClient, organizationId: number
       if (locked.length === 0) throw notFound('Contact');
       // One after another: a transaction is one connection, which runs one statement at a time anyway.
       const row = await tx.contact.findUniqueOrThrow({ where: { id } });
-      const region = await organisationRegion(tx, organizationId);
+      const region = await organizationRegion(tx, organizationId);
       const properties =
         patch.custom_fields && Object.keys(patch.custom_fields).length > 0 ? await loadPropertyDefs(tx, organizationId) : new Map<string, PropertyDef>();
       const prepared = prepareContact(patch, region, properties, ['body'], { allowNull: true });
@@ -372,7 +372,7 @@ export async function listContacts(db: Db, organizationId: number, filters: Cont
  * number still make one contact.
  */
 export async function recordCaller(db: Db, organizationId: number, callerNumber: string, seenAt: Date = new Date()): Promise<{ id: number; created: boolean } | null> {
-  const phone = normalisePhone(callerNumber, await organisationRegion(db, organizationId));
+  const phone = normalizePhone(callerNumber, await organizationRegion(db, organizationId));
   if (!phone) return null;
   const rows = await db.$queryRaw<{ id: number; created: boolean }[]>`
     INSERT INTO contacts (organization_id, phone_number, source, last_seen_at, created_at, updated_at)

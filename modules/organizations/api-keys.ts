@@ -5,7 +5,6 @@ import type { Db } from '../../prisma/client.js';
 // lookup is one indexed equality. The first 12 characters are kept as a visible prefix to recognise a key by.
 const KEY_PREFIX = 'vak_';
 const PREFIX_LENGTH = 12;
-export const API_KEY_PATTERN = /^vak_[A-Za-z0-9_-]{43}$/;
 
 export interface KeyIdentity {
   apiKeyId: number;

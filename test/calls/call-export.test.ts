@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { neutraliseFormula } from '../../modules/calls/export.js';
+import { neutralizeFormula } from '../../modules/calls/export.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 let api: ApiContext;
@@ -53,10 +53,10 @@ describe('GET /api/calls/export', () => {
   });
 
   it('leaves numbers alone and prefixes what a spreadsheet would run', () => {
-    expect(neutraliseFormula('+14155550123')).toBe('+14155550123');
-    expect(neutraliseFormula('-3.5')).toBe('-3.5');
-    expect(neutraliseFormula('@SUM(A1)')).toBe("'@SUM(A1)");
-    expect(neutraliseFormula('+cmd|calc')).toBe("'+cmd|calc");
+    expect(neutralizeFormula('+14155550123')).toBe('+14155550123');
+    expect(neutralizeFormula('-3.5')).toBe('-3.5');
+    expect(neutralizeFormula('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(neutralizeFormula('+cmd|calc')).toBe("'+cmd|calc");
   });
 });
 
