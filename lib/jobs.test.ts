@@ -112,4 +112,93 @@ describe('the background job loop', () => {
     expect(await loop.stop(30)).toBe(false);
     expect(Date.now() - started).toBeLessThan(1_000);
   });
+
+  it('bounds the wait for a pass under way too, so a hung database cannot hang a stop', async () => {
+    const loop = startJobLoop({ intervalMs: 60_000, onError: () => {}, pass: () => new Promise(() => {}) });
+    await delay(5);
+    const started = Date.now();
+    expect(await loop.stop(30)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('pauses for errorPauseMs after a failed pass, and a wake cuts the pause short', async () => {
+    let passes = 0;
+    const loop = startJobLoop({
+      intervalMs: 10,
+      errorPauseMs: 60_000,
+      onError: () => {},
+      pass: async () => {
+        passes += 1;
+        if (passes === 1) throw new Error('database away');
+      },
+    });
+    await delay(60);
+    expect(passes).toBe(1);
+    loop.wake();
+    await delay(100);
+    expect(passes).toBeGreaterThanOrEqual(3); // after the wake, back to the 10 ms interval
+    await loop.stop();
+  });
+
+  it('hands the loop to onError, which can tell a failure while stopping from one in service', async () => {
+    let release: (() => void) | undefined;
+    const seen: boolean[] = [];
+    const loop = startJobLoop({
+      intervalMs: 60_000,
+      onError: (_error, l) => seen.push(l.stopping),
+      pass: () => new Promise((_resolve, reject) => (release = () => reject(new Error('connection closed')))),
+    });
+    await delay(5);
+    const stopped = loop.stop();
+    release!();
+    expect(await stopped).toBe(true);
+    expect(seen).toEqual([true]);
+  });
+
+  it('calls onSettled as each tracked piece of work settles, once it has left inFlight', async () => {
+    const seen: number[] = [];
+    const loop = startJobLoop({
+      intervalMs: 60_000,
+      onError: () => {},
+      onSettled: (l) => seen.push(l.inFlight),
+      pass: async (l) => {
+        l.track(delay(10));
+        l.track(delay(20).then(() => Promise.reject(new Error('failed work settles too'))));
+      },
+    });
+    await delay(40);
+    expect(seen).toEqual([1, 0]);
+    await loop.stop();
+  });
+
+  it('lets onSettled refill: a pass limited to two in flight is woken as soon as a slot frees', async () => {
+    let started = 0;
+    const loop = startJobLoop({
+      intervalMs: 60_000,
+      onError: () => {},
+      onSettled: (l) => l.wake(),
+      pass: async (l) => {
+        while (l.inFlight < 2 && started < 6) {
+          started += 1;
+          l.track(delay(5));
+        }
+      },
+    });
+    await delay(80);
+    expect(started).toBe(6);
+    await loop.stop();
+  });
+
+  it('keeps the process alive between passes unless told not to', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const held = startJobLoop({ intervalMs: 60_000, onError: () => {}, pass: async () => {} });
+    await delay(5);
+    expect(timers()).toBe(before + 1);
+    await held.stop();
+    const unref = startJobLoop({ intervalMs: 60_000, unref: true, onError: () => {}, pass: async () => {} });
+    await delay(5);
+    expect(timers()).toBe(before);
+    await unref.stop();
+  });
 });

@@ -9,11 +9,23 @@ import { settledWithin } from './async.js';
 export interface JobLoopOptions {
   /**
    * One pass. Resolves true when it stopped short of what is due (a batch limit, not an empty queue), so the loop goes
-   * again at once instead of sleeping. A pass that throws is reported to `onError` and tried again at the next interval.
+   * again at once instead of sleeping. A pass that throws is reported to `onError` and tried again after `errorPauseMs`.
    */
   pass: (loop: JobLoop) => Promise<boolean | void>;
   intervalMs: number;
-  onError: (error: unknown) => void;
+  onError: (error: unknown, loop: JobLoop) => void;
+  /**
+   * The wait after a pass that threw (default `intervalMs`), so that a database that is down is not hammered. A wake
+   * still cuts it short: news of work is also a sign the database is back.
+   */
+  errorPauseMs?: number;
+  /**
+   * Called each time tracked work settles, once it has left `inFlight`: a pass that stopped at a limit on work in
+   * flight can `wake()` the loop when enough of it is free again.
+   */
+  onSettled?: (loop: JobLoop) => void;
+  /** The waits between passes do not keep the process alive: for a sweep that matters only while something else runs. */
+  unref?: boolean;
 }
 
 export interface JobLoop {
@@ -25,8 +37,9 @@ export interface JobLoop {
   readonly inFlight: number;
   readonly stopping: boolean;
   /**
-   * Runs no further pass, waits for the one under way, then up to `drainMs` (default: without bound) for the tracked
-   * work. Resolves whether all of it settled: the caller decides what becomes of work that did not.
+   * Runs no further pass and waits, up to `drainMs` (default: without bound), for the pass under way and then for the
+   * tracked work. Resolves whether all of it settled: the caller decides what becomes of work that did not. Calling it
+   * again waits again, with its own bound.
    */
   stop(drainMs?: number): Promise<boolean>;
 }
@@ -40,6 +53,7 @@ export function startJobLoop(options: JobLoopOptions): JobLoop {
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
+      if (options.unref) timer.unref();
       function done() {
         clearTimeout(timer);
         wakeSleeper = undefined;
@@ -54,12 +68,16 @@ export function startJobLoop(options: JobLoopOptions): JobLoop {
       wakeSleeper?.();
     },
     track(work) {
-      const settled = work.then(
-        () => undefined,
-        () => undefined,
-      );
+      const settled: Promise<void> = work.then(left, left);
+      function left() {
+        tracked.delete(settled);
+        try {
+          options.onSettled?.(loop);
+        } catch (error) {
+          options.onError(error, loop);
+        }
+      }
       tracked.add(settled);
-      void settled.then(() => tracked.delete(settled));
     },
     get inFlight() {
       return tracked.size;
@@ -70,8 +88,8 @@ export function startJobLoop(options: JobLoopOptions): JobLoop {
     async stop(drainMs) {
       stopping = true;
       wakeSleeper?.();
-      await running;
-      const all = Promise.all([...tracked]);
+      // Work the pass under way starts is tracked before the pass ends, so it is in the set read after it.
+      const all = running.then(() => Promise.all([...tracked]));
       if (drainMs === undefined) {
         await all;
         return true;
@@ -84,14 +102,16 @@ export function startJobLoop(options: JobLoopOptions): JobLoop {
     while (!stopping) {
       woken = false;
       let again = false;
+      let failed = false;
       try {
         again = (await options.pass(loop)) === true;
       } catch (error) {
-        options.onError(error);
+        failed = true;
+        options.onError(error, loop);
       }
       if (stopping) break;
       // A wake that came during the pass may be for work the pass did not see: look again before sleeping.
-      if (!again && !woken) await sleep(options.intervalMs);
+      if (!again && !woken) await sleep(failed ? (options.errorPauseMs ?? options.intervalMs) : options.intervalMs);
     }
   }
 
