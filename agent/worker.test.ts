@@ -5,8 +5,8 @@ import { vendorAccessFromEnv } from './providers/speech-providers.js';
 import { startAgentWorker } from './worker.js';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/database.js';
 import { createCall, localSettings } from '../test/runtime/call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../test/runtime/fakes/openai-server.js';
-import { ScriptedCaller } from '../test/runtime/fakes/scripted-caller.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../test/fakes/vendors/openai.js';
+import { ScriptedCaller } from '../test/fakes/scripted-caller.js';
 import os from 'node:os';
 
 let db: TestDatabase;

@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { espeakSynthesize } from '../../agent/providers/local/espeak.js';
 import { resampleLinear } from '../../media/pcm.js';
-import { startFakeOpenAI } from '../../test/runtime/fakes/openai-server.js';
+import { startFakeOpenAI } from '../../test/fakes/vendors/openai.js';
 import { CALLER_RATE, trimSilence } from './caller.js';
 import type { LatencyResult, LoadResult, TurnDetectionMode, TurnSample, WorkerJob } from './worker.js';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
-import { startFakeLiveKit, type FakeLiveKit } from '../telephony/fake-livekit.js';
+import { startFakeLiveKit, type FakeLiveKit } from '../fakes/livekit.js';
 
 // Hostile requests generated from the OpenAPI document: every operation it lists, present and future, is sent broken
 // bodies, query strings, path parameters and headers, and must answer in the documented error shapes, never 5xx.

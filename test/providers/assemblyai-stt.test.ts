@@ -3,10 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { STTSettings } from '../../modules/assistants/settings.js';
 import { ENDPOINTING_MS_BY_LEVEL, sttFactories, vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { ASSEMBLYAI_ENGLISH_MODEL } from '../../agent/providers/assemblyai-stt.js';
-import { startAssemblyAIServer, type AssemblyAIScript } from './fakes/assemblyai-server.js';
-import { startSonioxServer } from './fakes/soniox-server.js';
-import type { FakeWsServer } from './fakes/ws-server.js';
-import { collect, feedUntil, pcmBytes, TEST_CONN_OPTIONS, waitFor } from './fakes/speech-stream.js';
+import { startAssemblyAIServer, type AssemblyAIScript } from '../fakes/vendors/assemblyai.js';
+import { startSonioxServer } from '../fakes/vendors/soniox.js';
+import type { FakeWsServer } from '../fakes/ws-server.js';
+import { collect, feedUntil, pcmBytes, TEST_CONN_OPTIONS, waitFor } from '../helpers/speech-stream.js';
 
 initializeLogger({ pretty: false, level: 'silent' });
 

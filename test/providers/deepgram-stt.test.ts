@@ -2,8 +2,8 @@ import { initializeLogger, stt } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sttFactories, vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { AssistantSettings } from '../../modules/assistants/settings.js';
-import { collect, feedUntil, TEST_CONN_OPTIONS } from './fakes/speech-stream.js';
-import { startWsServer, type FakeWsServer } from './fakes/ws-server.js';
+import { collect, feedUntil, TEST_CONN_OPTIONS } from '../helpers/speech-stream.js';
+import { startWsServer, type FakeWsServer } from '../fakes/ws-server.js';
 
 // Deepgram's live transcription as it speaks on the wire: a WebSocket at /v1/listen with the options as query
 // parameters and `Authorization: Token <key>`, binary linear16 audio in, JSON `Results` (interim, then `is_final`,

@@ -2,7 +2,7 @@ import { APIConnectionError, APIStatusError, initializeLogger, llm } from '@live
 import type http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLlm, type LlmEndpoint } from '../../agent/providers/llm-providers.js';
-import { startHttpServer, type FakeServer, type RecordedRequest } from '../runtime/fakes/http-server.js';
+import { startHttpServer, type FakeServer, type RecordedRequest } from '../fakes/http-server.js';
 
 // Each LLM vendor's wire format against a fake on 127.0.0.1 that speaks it: the request the vendor documents (path,
 // auth header, model, sampling, messages), its streamed answer, and its error bodies.

@@ -3,9 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { STTSettings } from '../../modules/assistants/settings.js';
 import { sttFactories, vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { SONIOX_DEFAULT_MODEL } from '../../agent/providers/soniox-stt.js';
-import { startAssemblyAIServer } from './fakes/assemblyai-server.js';
-import { startSonioxServer, type FakeSoniox, type SonioxScript } from './fakes/soniox-server.js';
-import { collect, feedUntil, pcmBytes, TEST_CONN_OPTIONS, waitFor } from './fakes/speech-stream.js';
+import { startAssemblyAIServer } from '../fakes/vendors/assemblyai.js';
+import { startSonioxServer, type FakeSoniox, type SonioxScript } from '../fakes/vendors/soniox.js';
+import { collect, feedUntil, pcmBytes, TEST_CONN_OPTIONS, waitFor } from '../helpers/speech-stream.js';
 
 initializeLogger({ pretty: false, level: 'silent' });
 

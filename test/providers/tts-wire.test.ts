@@ -4,8 +4,8 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ttsFactories, vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { AssistantSettings } from '../../modules/assistants/settings.js';
-import { startHttpServer, type FakeServer } from '../runtime/fakes/http-server.js';
-import { startWsServer, type FakeWsServer } from './fakes/ws-server.js';
+import { startHttpServer, type FakeServer } from '../fakes/http-server.js';
+import { startWsServer, type FakeWsServer } from '../fakes/ws-server.js';
 
 // Each voice vendor's wire format against a fake on 127.0.0.1: the request it documents (path, auth, voice, model,
 // audio format) and its audio answer, decoded into the frames the session plays.

@@ -9,7 +9,7 @@ import { runCall, type CallResult } from '../../agent/call/run-call.js';
 import { createAssistant } from '../../modules/assistants/service.js';
 import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import type { PrismaClient } from '../../prisma/client.js';
-import { ScriptedCaller, type ScheduledUtterance } from './fakes/scripted-caller.js';
+import { ScriptedCaller, type ScheduledUtterance } from '../fakes/scripted-caller.js';
 
 // Runs a whole call through the runtime against a real database: a scripted caller speaks at given times into the
 // call's audio input, the assistant's replies play out in real time, vendors are fake servers on 127.0.0.1.

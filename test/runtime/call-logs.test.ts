@@ -2,7 +2,7 @@ import { initializeLogger } from '@livekit/agents';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createCall, localSettings, runTimeline } from './call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
 
 // What a call writes to the log: the framework's logger at debug level, its JSON lines on stdout captured.
 

@@ -5,7 +5,7 @@ import { rms } from '../../media/pcm.js';
 import { decodeWav } from '../../media/wav.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createCall, localSettings, runTimeline } from './call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
 
 let db: TestDatabase;
 let llm: FakeOpenAI;

@@ -13,8 +13,8 @@ import { openSpool, SpoolWriter, spoolDirOf } from '../../media/recording-spool.
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { decodeMp3 } from '../helpers/decode-mp3.js';
 import { createCall, localSettings } from './call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai-server.js';
-import { CALLER_RATE } from './fakes/scripted-caller.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
+import { CALLER_RATE } from '../fakes/scripted-caller.js';
 import { until } from '../helpers/until.js';
 
 const CALL_PROCESS = fileURLToPath(new URL('./call-process.ts', import.meta.url));

@@ -3,7 +3,7 @@ import { llm as agentsLlm, voice } from '@livekit/agents';
 import { z } from 'zod';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createCall, localSettings, runTimeline } from './call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from './fakes/openai-server.js';
+import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
 
 let db: TestDatabase;
 let llm: FakeOpenAI;

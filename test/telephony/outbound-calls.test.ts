@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
-import { startFakeLiveKit, type FakeLiveKit } from './fake-livekit.js';
+import { startFakeLiveKit, type FakeLiveKit } from '../fakes/livekit.js';
 import { until } from '../helpers/until.js';
 
 let livekit: FakeLiveKit;

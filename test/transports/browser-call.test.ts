@@ -12,8 +12,8 @@ import type { CallAudioRunner } from '../../modules/calls/audio-runner.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { until } from '../helpers/until.js';
 import { localSettings } from '../runtime/call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../runtime/fakes/openai-server.js';
-import { speechSamples } from '../runtime/fakes/scripted-caller.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
+import { speechSamples } from '../fakes/scripted-caller.js';
 
 // A real browser call: Debian's Chromium opens the web-call page with a fake microphone playing a WAV of the caller's
 // question, the assistant answers audibly, and the call ends with its transcript, recording and call.completed row.

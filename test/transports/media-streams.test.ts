@@ -13,8 +13,8 @@ import { resampleLinear, rms } from '../../media/pcm.js';
 import type { CallAudioRunner } from '../../modules/calls/audio-runner.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { localSettings } from '../runtime/call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../runtime/fakes/openai-server.js';
-import { speechSamples } from '../runtime/fakes/scripted-caller.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
+import { speechSamples } from '../fakes/scripted-caller.js';
 import { until } from '../helpers/until.js';
 
 // The test plays the carrier: it POSTs the signed voice webhook for a managed number, connects the Media Streams socket

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../modules/webhooks/events.js';
 import { createApiContext, type ApiContext } from '../helpers/api.js';
-import { eventually, signatureValid, startReceiver, type Receiver } from './receiver.js';
+import { eventually, signatureValid, startReceiver, type Receiver } from '../fakes/webhook-receiver.js';
 
 const SCRIPT = path.join(import.meta.dirname, 'deliver-process.ts');
 /** Longer than the test's whole wait for the held request, so the first attempt can only end by the kill. */

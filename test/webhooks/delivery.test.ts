@@ -3,7 +3,7 @@ import { startWebhookDelivery, type WebhookDeliveryOptions, type WebhookDelivery
 import { freePort } from '../../prisma/embedded-postgres.js';
 import { recordEvent } from '../../modules/webhooks/events.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
-import { eventually, signatureValid, startReceiver, type Receiver } from './receiver.js';
+import { eventually, signatureValid, startReceiver, type Receiver } from '../fakes/webhook-receiver.js';
 
 const BASE = '/api/organization/webhooks';
 

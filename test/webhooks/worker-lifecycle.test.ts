@@ -5,7 +5,7 @@ import { recordEvent } from '../../modules/webhooks/events.js';
 import { readConfig } from '../../lib/config.js';
 import { createApiContext, type ApiContext } from '../helpers/api.js';
 import { createTestDatabase } from '../helpers/database.js';
-import { eventually, startReceiver } from './receiver.js';
+import { eventually, startReceiver } from '../fakes/webhook-receiver.js';
 
 describe('the delivery worker lifecycle', () => {
   let ctx: ApiContext;

@@ -1,7 +1,7 @@
 import { AudioFrame } from '@livekit/rtc-node';
-import { espeakSynthesize } from '../../../agent/providers/local/espeak.js';
-import type { PushAudioInput } from '../../../agent/io/push-audio-input.js';
-import { resampleLinear } from '../../../media/pcm.js';
+import { espeakSynthesize } from '../../agent/providers/local/espeak.js';
+import type { PushAudioInput } from '../../agent/io/push-audio-input.js';
+import { resampleLinear } from '../../media/pcm.js';
 
 // A caller that speaks into a call on a schedule: a telephone-like stream of 20 ms frames at 16 kHz, silence except
 // where an utterance was scheduled. Speech is espeak-ng's, which Silero hears as speech and pocketsphinx decodes

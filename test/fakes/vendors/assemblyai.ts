@@ -1,5 +1,5 @@
 import type { WebSocket } from 'ws';
-import { startWsServer, type FakeWsServer } from './ws-server.js';
+import { startWsServer, type FakeWsServer } from '../ws-server.js';
 
 // AssemblyAI Universal Streaming v3 as documented: settings in the query string, the key in the Authorization header;
 // `Begin`, then `Turn` messages (with `format_turns`, an end of turn is followed by its formatted copy), `Termination`

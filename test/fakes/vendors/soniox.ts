@@ -1,5 +1,5 @@
 import type { WebSocket } from 'ws';
-import { startWsServer, type FakeWsServer } from './ws-server.js';
+import { startWsServer, type FakeWsServer } from '../ws-server.js';
 
 // Soniox's real-time WebSocket API as documented: a JSON start request first (key in the Authorization header or the
 // start request's `api_key`), then binary audio; answers are `{tokens, final_audio_proc_ms, total_audio_proc_ms}`,

@@ -1,4 +1,4 @@
-import { sleep, startHttpServer, type FakeServer, type RecordedRequest } from './http-server.js';
+import { sleep, startHttpServer, type FakeServer, type RecordedRequest } from '../http-server.js';
 
 // OpenAI's Chat Completions API as its SDK speaks it: POST /chat/completions with `stream: true` answered by
 // server-sent events of `chat.completion.chunk` objects and a final `data: [DONE]`; errors as a JSON `error` object
