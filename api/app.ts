@@ -26,9 +26,12 @@ import { callRoutes } from './routes/calls.js';
 import crypto from 'node:crypto';
 import { DEFAULT_DATA_DIR } from '../lib/config.js';
 import type { CallAudioRunner } from '../modules/calls/audio-runner.js';
-import { registerMediaStreams } from './transports/media-streams/socket.js';
+import { mediaStreamRoutes } from './transports/media-streams/routes.js';
+import { registerMediaStreamSocket } from './transports/media-streams/socket.js';
 import { StreamTokens } from './transports/stream-token.js';
-import { registerBrowserCalls } from './transports/browser/socket.js';
+import { builtInBrowserCallRoutes } from './transports/browser/routes.js';
+import { registerBuiltInBrowserCallSocket } from './transports/browser/socket.js';
+import { registerCallPage } from './transports/browser/call-page.js';
 import { LocalFileStorage, type RecordingStorage } from '../media/recording-storage.js';
 import { telephonyRoutes } from './routes/telephony.js';
 import { startDialler, type Dialler } from '../modules/telephony/dialler.js';
@@ -127,34 +130,44 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.addHook('onClose', async () => running.stop());
   }
 
-  // On the root: every key-authenticated route is counted, the browser-call route outside the `/api` scope included.
+  // On the root: every key-authenticated route is counted, whichever scope registered it.
   if (options.rateLimit) registerRateLimit(app, options.rateLimit);
   await registerOpenApi(app);
   const upgrades = new UpgradeRoutes(app, app.log.child({ component: 'upgrades' }));
-  registerBrowserCalls(app, {
+  // A page may sit open a while before its user presses Start.
+  const browserCallTokens = new StreamTokens(options.streamTokenSecret ? Buffer.from(options.streamTokenSecret) : crypto.randomBytes(32), 600);
+  registerCallPage(app);
+  registerBuiltInBrowserCallSocket(app, {
     upgrades,
     prisma: options.prisma,
     runner: options.callAudioRunner,
-    // A page may sit open a while before its user presses Start.
-    tokens: new StreamTokens(options.streamTokenSecret ? Buffer.from(options.streamTokenSecret) : crypto.randomBytes(32), 600),
-    publicUrl: options.publicUrl,
+    tokens: browserCallTokens,
     logger: app.log.child({ component: 'browser-calls' }),
   });
-  registerMediaStreams(app, {
+  const mediaStreamTokens = new StreamTokens(options.streamTokenSecret ? Buffer.from(options.streamTokenSecret) : crypto.randomBytes(32));
+  const mediaStreamLogger = app.log.child({ component: 'media-streams' });
+  await app.register(mediaStreamRoutes, {
+    prisma: options.prisma,
+    runner: options.callAudioRunner,
+    tokens: mediaStreamTokens,
+    authToken: options.twilioAuthToken,
+    publicUrl: options.publicUrl,
+    logger: mediaStreamLogger,
+  });
+  registerMediaStreamSocket(app, {
     upgrades,
     startTimeoutMs: httpTimeouts.socketAuthMs,
     prisma: options.prisma,
     runner: options.callAudioRunner,
-    tokens: new StreamTokens(options.streamTokenSecret ? Buffer.from(options.streamTokenSecret) : crypto.randomBytes(32)),
-    authToken: options.twilioAuthToken,
-    publicUrl: options.publicUrl,
-    logger: app.log.child({ component: 'media-streams' }),
+    tokens: mediaStreamTokens,
+    logger: mediaStreamLogger,
   });
 
   registerHealthCheck(app, options.prisma);
   await app.register(
     async (api) => {
       declareAuth(api, 'api_key');
+      await api.register(builtInBrowserCallRoutes, { prisma: options.prisma, runner: options.callAudioRunner, tokens: browserCallTokens, publicUrl: options.publicUrl });
       await api.register(assistantRoutes, { prisma: options.prisma, cache: assistantCache });
       await api.register(contactRoutes, { prisma: options.prisma });
       await api.register(contactImportRoutes, { prisma: options.prisma });

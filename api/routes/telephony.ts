@@ -47,6 +47,8 @@ export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = asy
     },
   });
 
+  // The LiveKit web call (transport `web`): a room and a token for LiveKit's client SDKs. Without LiveKit, the built-in
+  // browser call (transport `browser`, api/transports/browser/routes.ts) serves browsers instead.
   app.post('/web-calls', {
     schema: {
       tags: ['Calls'],

@@ -1,7 +1,8 @@
-// The browser web-call page: microphone in, the assistant's audio out, a live transcript and a hang-up button. Plain
-// HTML and JavaScript with no build step and nothing loaded from elsewhere; the page reads its call and token from its
-// own URL. Protocol (docs/transports.md): binary frames are 16 kHz mono 16-bit PCM both ways; text frames are JSON
-// (`transcript`, `ended` from the server; `hangup` from the page).
+import type { FastifyInstance } from 'fastify';
+
+// The built-in browser call's page: microphone in, the assistant's audio out, a live transcript and a hang-up button.
+// Plain HTML and JavaScript with no build step and nothing loaded from elsewhere; the page reads its call and token from
+// its own URL, and speaks the socket protocol of serializer.ts (docs/transports.md).
 
 export const CALL_PAGE = `<!doctype html>
 <html lang="en">
@@ -93,3 +94,14 @@ export const CALL_PAGE = `<!doctype html>
 </body>
 </html>
 `;
+
+/** Serves the page at `/call/<call_sid>`. The page itself is public; what it opens, the audio socket, needs the call's token. */
+export function registerCallPage(app: FastifyInstance): void {
+  app.get('/call/:call_sid', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', "default-src 'self'; script-src 'unsafe-inline' blob:; style-src 'unsafe-inline'; connect-src 'self'")
+      .header('cache-control', 'no-store')
+      .send(CALL_PAGE),
+  );
+}

@@ -1,0 +1,19 @@
+// The TwiML documents the voice webhook answers with: connect the call's audio to our Media Streams socket, or refuse it.
+
+const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const twiml = (body: string) => `<?xml version="1.0" encoding="UTF-8"?><Response>${body}</Response>`;
+
+/** Streams the call's audio both ways over the socket at `url`, which receives `parameters` in its `start` message. */
+export function connectStreamTwiml(url: string, parameters: Record<string, string>): string {
+  const params = Object.entries(parameters)
+    .map(([name, value]) => `<Parameter name="${xml(name)}" value="${xml(value)}"/>`)
+    .join('');
+  return twiml(`<Connect><Stream url="${xml(url)}">${params}</Stream></Connect>`);
+}
+
+/** For a number nobody manages, or one without an assistant. */
+export const NOT_TAKEN_TWIML = twiml('<Say>Sorry, this number cannot take your call.</Say><Hangup/>');
+/** While this process cannot take calls: no carrier auth token configured, or no agent worker. */
+export const UNAVAILABLE_TWIML = twiml('<Say>Sorry, calls cannot be taken right now.</Say><Hangup/>');
+/** A request whose signature does not match: not the carrier. */
+export const REJECT_TWIML = twiml('<Reject/>');
