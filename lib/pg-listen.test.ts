@@ -1,0 +1,133 @@
+import crypto from 'node:crypto';
+import net from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { delay } from './async.js';
+import { listenForChanges, type ChangeListener } from './pg-listen.js';
+
+// Against the test run's own Postgres. LISTEN/NOTIFY needs no schema, so the cluster's default database serves, and
+// each test listens on channels of its own.
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await delay(20);
+  }
+}
+
+const channelName = () => `test_${crypto.randomBytes(6).toString('hex')}`;
+
+describe('the LISTEN client', () => {
+  let url: string;
+  let admin: pg.Client;
+  const listeners: ChangeListener[] = [];
+  beforeAll(async () => {
+    url = inject('postgresUrl');
+    admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await Promise.all(listeners.map((l) => l.close()));
+    await admin.end();
+  });
+
+  const notify = (channel: string, payload: string) => admin.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  const backendsListeningOn = async (channel: string) =>
+    (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE query = $1', [`LISTEN "${channel}"`])).rows.map((r) => r.pid);
+
+  function listen(channels: string[], onError: (error: unknown) => void = () => {}) {
+    const heard: Record<string, string[]> = {};
+    const resets: Record<string, number> = {};
+    const handlers = Object.fromEntries(
+      channels.map((channel) => {
+        heard[channel] = [];
+        resets[channel] = 0;
+        return [channel, { onNotify: (payload: string) => heard[channel]!.push(payload), onReset: () => (resets[channel]! += 1) }];
+      }),
+    );
+    const listener = listenForChanges(url, handlers, onError);
+    listeners.push(listener);
+    return { listener, heard, resets };
+  }
+
+  it('hands each channel its own notifications, an empty payload included, and resets once at the first connect', async () => {
+    const [a, b] = [channelName(), channelName()];
+    const { heard, resets } = listen([a, b]);
+    await until(() => resets[a] === 1 && resets[b] === 1);
+    await notify(a, '7');
+    await notify(b, '');
+    await until(() => heard[a]!.length === 1 && heard[b]!.length === 1);
+    expect(heard).toEqual({ [a]: ['7'], [b]: [''] });
+    expect(resets).toEqual({ [a]: 1, [b]: 1 });
+  });
+
+  it('reconnects when its connection is killed, reports the loss, and resets when it drops and when it is back', async () => {
+    const channel = channelName();
+    const errors: unknown[] = [];
+    const { heard, resets } = listen([channel], (error) => errors.push(error));
+    await until(() => resets[channel] === 1);
+    const [pid] = await backendsListeningOn(channel);
+    const killed = await admin.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [pid]);
+    expect(killed.rows[0]!.ok).toBe(true);
+    // One reset as the connection drops, one once it LISTENs again.
+    await until(() => resets[channel] === 3);
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as Error).message).toMatch(/terminating connection/);
+    const [again] = await backendsListeningOn(channel);
+    expect(again).toBeDefined();
+    expect(again).not.toBe(pid);
+    // The reset after the reconnect comes once the LISTEN is in place: what is sent from then on is heard.
+    await notify(channel, 'after');
+    await until(() => heard[channel]!.includes('after'));
+    expect(resets[channel]).toBe(3);
+  });
+
+  it('stops listening at close, and reconnects no more', async () => {
+    const channel = channelName();
+    const { listener, resets } = listen([channel]);
+    await until(() => resets[channel] === 1);
+    await listener.close();
+    await until(async () => (await backendsListeningOn(channel)).length === 0);
+    await delay(300); // longer than the first reconnect delay
+    expect(await backendsListeningOn(channel)).toHaveLength(0);
+    expect(resets[channel]).toBe(1);
+  });
+
+  it('gives up on a database that accepts the connection and never answers, tries again, and closes at once', async () => {
+    // A hung database: the TCP connection opens, and nothing more ever comes.
+    const sockets: net.Socket[] = [];
+    const server = net.createServer((socket) => {
+      sockets.push(socket);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const errors: unknown[] = [];
+    let resets = 0;
+    const listener = listenForChanges(
+      `postgres://nobody:secret@127.0.0.1:${port}/none`,
+      { [channelName()]: { onNotify: () => {}, onReset: () => (resets += 1) } },
+      (error) => errors.push(error),
+      { connectTimeoutMs: 200 },
+    );
+    try {
+      // Connect (200 ms), give up, wait 100 ms, connect again.
+      await until(() => sockets.length === 2, 5_000);
+      expect((errors[0] as Error).message).toMatch(/timeout/);
+      expect(resets).toBe(1);
+      const started = Date.now();
+      await listener.close();
+      expect(Date.now() - started).toBeLessThan(100);
+      // The attempt under way at close ends within the connect timeout, and none follows it.
+      await until(() => sockets.every((s) => s.destroyed || s.readableEnded), 2_000);
+      await delay(700);
+      expect(sockets).toHaveLength(2);
+      expect(errors).toHaveLength(1);
+    } finally {
+      await listener.close();
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
