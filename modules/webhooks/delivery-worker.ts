@@ -1,17 +1,14 @@
-import pg from 'pg';
 import type { PrismaClient } from '../../prisma/client.js';
+import { startJobLoop, type JobLoop } from '../../lib/jobs.js';
+import { createSender, DELIVERY_TIMEOUT_MS, type Sender } from '../../lib/net/http-sender.js';
+import { listenForChanges, type ChangeListener } from '../../lib/pg-listen.js';
 import { WEBHOOK_NOTIFY_CHANNEL } from './events.js';
-import { claimDeliveries, recordOutcomes, type ClaimedDelivery, type Outcome } from './delivery-queue.js';
-import { ABANDONED_ERROR, createSender, DELIVERY_TIMEOUT_MS, type Sender } from '../../lib/net/http-sender.js';
-import { DEFAULT_JITTER_RATIO, DEFAULT_RETRY_SCHEDULE_MS, maxAttempts, retryDelayMs } from './retry-schedule.js';
-import { signedHeaders } from './signing.js';
+import { claimDeliveries, type ClaimedDelivery } from './delivery-queue.js';
+import { createAttempt, silentLogger, type WebhookLogger } from './delivery-attempt.js';
+import { createOutcomeWriter } from './outcome-writer.js';
+import { DEFAULT_JITTER_RATIO, DEFAULT_RETRY_SCHEDULE_MS } from './retry-schedule.js';
 
-/** What the worker logs through: pino's (object, message) signature. */
-export interface WebhookLogger {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
-}
+export type { WebhookLogger } from './delivery-attempt.js';
 
 export interface WebhookDeliveryOptions {
   /** Connection string for LISTEN, so a new event wakes the worker at once; without it the worker only polls. */
@@ -51,40 +48,13 @@ const DEFAULT_POLL_INTERVAL_MS = 1_000;
  * that died mid-attempt delays its deliveries by at most this long.
  */
 const LEASE_MARGIN_MS = 15_000;
-/** 5 s between attempts to re-open a lost LISTEN connection; polling carries delivery in the meantime. */
-const LISTEN_RECONNECT_MS = 5_000;
-/** 5 s to open the LISTEN connection: a local or same-region Postgres answers in milliseconds. */
-const LISTEN_CONNECT_TIMEOUT_MS = 5_000;
 /** 5 s pause after a failed claim (database unreachable) so a down database is not hammered. */
 const CLAIM_ERROR_PAUSE_MS = 5_000;
-
 /**
- * 2 s for what is left after the stop deadline: abandoned attempts writing nothing more, the LISTEN connection saying
- * goodbye. Both take milliseconds on a healthy database; on a hung one, shutdown must not hang with it.
+ * 2 s for what is left after the stop deadline: abandoned attempts writing nothing more. It takes milliseconds on a
+ * healthy database; on a hung one, shutdown must not hang with it.
  */
 const ABANDON_GRACE_MS = 2_000;
-
-/** Whether `promise` settled within `ms`. */
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), Math.max(0, ms));
-  });
-  const result = await Promise.race([promise.then(() => true as const, () => true as const), timedOut]);
-  clearTimeout(timer);
-  return result;
-}
-
-const silentLogger: WebhookLogger = { info() {}, warn() {}, error() {} };
-
-function bodyOf(job: ClaimedDelivery): string {
-  return JSON.stringify({ id: job.eventId, type: job.eventType, timestamp: job.eventCreatedAt.toISOString(), data: job.payload });
-}
-
-function secretsOf(job: ClaimedDelivery, nowMs: number): string[] {
-  const previousValid = job.previousSecret !== null && job.previousSecretExpiresAt !== null && job.previousSecretExpiresAt.getTime() > nowMs;
-  return previousValid ? [job.secret, job.previousSecret!] : [job.secret];
-}
 
 /**
  * Starts delivering queued webhook deliveries from this process. Any number of processes may run it on the same
@@ -92,200 +62,83 @@ function secretsOf(job: ClaimedDelivery, nowMs: number): string[] {
  */
 export function startWebhookDelivery(prisma: PrismaClient, options: WebhookDeliveryOptions = {}): WebhookDeliveryWorker {
   const log = options.logger ?? silentLogger;
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   const requestTimeoutMs = options.requestTimeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const leaseMs = options.leaseMs ?? requestTimeoutMs + LEASE_MARGIN_MS;
-  const schedule = options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
-  const jitterRatio = options.jitterRatio ?? DEFAULT_JITTER_RATIO;
-  const stopTimeoutMs = options.stopTimeoutMs ?? requestTimeoutMs + 5_000;
-  const attemptLimit = maxAttempts(schedule);
-  // Under a backlog, slots are refilled a quarter at a time: one claim query per 8 attempts (at 32 slots) instead of
-  // one per attempt, which halves the database round trips per delivery.
+  const sender = createSender({ timeoutMs: requestTimeoutMs, allowPrivateTargets: options.allowPrivateTargets ?? false });
+  const attempt = createAttempt({
+    sender,
+    writer: createOutcomeWriter(prisma),
+    log,
+    retryScheduleMs: options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS,
+    jitterRatio: options.jitterRatio ?? DEFAULT_JITTER_RATIO,
+  });
+  const slots = claimingSlots(prisma, {
+    concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+    leaseMs: options.leaseMs ?? requestTimeoutMs + LEASE_MARGIN_MS,
+    attempt,
+  });
+  const loop = startJobLoop({
+    intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    errorPauseMs: CLAIM_ERROR_PAUSE_MS,
+    pass: slots.fill,
+    onSettled: slots.freed,
+    onError: (err, l) => {
+      // A claim cut short by the stop (its connection closing) is no news.
+      if (!l.stopping) log.error({ err }, 'webhook deliveries not claimed');
+    },
+  });
+  // LISTEN on a connection of its own: NOTIFY arrives when an event that queued deliveries commits, and when the
+  // connection is back deliveries queued while it was down are looked for at once.
+  const listener = options.databaseUrl
+    ? listenForChanges(options.databaseUrl, { [WEBHOOK_NOTIFY_CHANNEL]: { onNotify: () => loop.wake(), onReset: () => loop.wake() } }, (err) =>
+        log.warn({ err }, 'webhook notifications interrupted; polling carries delivery until they are back'),
+      )
+    : undefined;
+  let stopped: Promise<void> | undefined;
+  return {
+    wake: () => loop.wake(),
+    stop: () => (stopped ??= stopDelivery({ loop, sender, listener, log, stopTimeoutMs: options.stopTimeoutMs ?? requestTimeoutMs + 5_000 })),
+  };
+}
+
+/**
+ * The claiming side: each pass claims as many due deliveries as there are free slots and starts an attempt for each.
+ * Under a backlog (a claim filled every free slot, or none was free), slots are refilled a quarter at a time: one claim
+ * query per 8 attempts (at 32 slots) instead of one per attempt, which halves the database round trips per delivery.
+ */
+function claimingSlots(prisma: PrismaClient, settings: { concurrency: number; leaseMs: number; attempt: (job: ClaimedDelivery) => Promise<void> }) {
+  const { concurrency, leaseMs, attempt } = settings;
   const refillBatch = Math.max(1, Math.floor(concurrency / 4));
-  const sender: Sender = createSender({ timeoutMs: requestTimeoutMs, allowPrivateTargets: options.allowPrivateTargets ?? false });
-  const inFlight = new Set<Promise<void>>();
-
-  let stopping = false;
-  let wakeUp: (() => void) | null = null;
-  let pendingWake = false;
   let saturated = false;
-
-  function wake(): void {
-    pendingWake = true;
-    wakeUp?.();
-  }
-
-  function sleep(ms: number): Promise<void> {
-    if (pendingWake || stopping) {
-      pendingWake = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = null;
-        pendingWake = false;
-        resolve();
-      }
-      wakeUp = done;
-    });
-  }
-
-  function outcomeOf(job: ClaimedDelivery, status: number | null, error: string | null, durationMs: number): Outcome {
-    if (status !== null && status >= 200 && status < 300) return { kind: 'succeeded', status, durationMs };
-    if (status === 410) return { kind: 'gone', status, durationMs };
-    const retryInMs = job.attemptsSinceQueued >= attemptLimit ? null : retryDelayMs(job.attemptsSinceQueued, schedule, jitterRatio);
-    return { kind: 'failed', status, error: error ?? `unexpected response status ${status}`, durationMs, retryInMs };
-  }
-
-  async function attempt(job: ClaimedDelivery): Promise<void> {
-    const body = bodyOf(job);
-    const nowMs = Date.now();
-    const headers = signedHeaders(secretsOf(job, nowMs), job.eventId, Math.floor(nowMs / 1000), body);
-    const result = await sender.send(job.url, { ...headers }, body);
-    if (result.error === ABANDONED_ERROR) return; // the lease expires and another process retries it
-    const outcome = outcomeOf(job, result.status, result.error, result.durationMs);
-    const fields = { deliveryId: job.id, endpointId: job.endpointId, eventId: job.eventId, attempt: job.attempt, status: result.status, durationMs: result.durationMs };
-    try {
-      const kept = await record(job, outcome);
-      if (!kept) log.warn(fields, 'webhook attempt outcome discarded: the lease passed to another worker or the endpoint was deleted');
-      else if (outcome.kind === 'gone') log.warn(fields, 'webhook endpoint disabled: receiver answered 410');
-      else if (outcome.kind === 'failed' && outcome.retryInMs === null) log.warn({ ...fields, error: outcome.error }, 'webhook delivery gave up');
-      else if (outcome.kind === 'failed') log.info({ ...fields, error: outcome.error, retryInMs: outcome.retryInMs }, 'webhook attempt failed');
-    } catch (err) {
-      // The lease expires and the delivery is attempted again: at least once.
-      log.error({ ...fields, err }, 'webhook attempt outcome not recorded');
-    }
-  }
-
-  // Outcomes finishing while a write is under way wait for the next write, which takes them all in one statement.
-  let batch: { job: ClaimedDelivery; outcome: Outcome; resolve: (kept: boolean) => void; reject: (err: unknown) => void }[] = [];
-  let writing = false;
-  function record(job: ClaimedDelivery, outcome: Outcome): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      batch.push({ job, outcome, resolve, reject });
-      if (!writing) void flush();
-    });
-  }
-  async function flush(): Promise<void> {
-    writing = true;
-    while (batch.length > 0) {
-      const items = batch;
-      batch = [];
-      try {
-        const kept = await recordOutcomes(prisma, items);
-        for (const item of items) item.resolve(kept.has(item.job.id));
-      } catch (err) {
-        for (const item of items) item.reject(err);
-      }
-    }
-    writing = false;
-  }
-
-  function launch(job: ClaimedDelivery): void {
-    const running = attempt(job)
-      .catch((err: unknown) => log.error({ deliveryId: job.id, err }, 'webhook attempt crashed'))
-      .finally(() => {
-        inFlight.delete(running);
-        if (saturated && concurrency - inFlight.size >= refillBatch) wake();
-      });
-    inFlight.add(running);
-  }
-
-  async function loop(): Promise<void> {
-    while (!stopping) {
-      const free = concurrency - inFlight.size;
+  return {
+    async fill(loop: JobLoop): Promise<void> {
+      const free = concurrency - loop.inFlight;
       if (free <= 0 || (saturated && free < refillBatch)) {
         saturated = true;
-        await sleep(pollIntervalMs);
-        continue;
-      }
-      let claimed: ClaimedDelivery[];
-      try {
-        claimed = await claimDeliveries(prisma, free, leaseMs);
-      } catch (err) {
-        if (stopping) break;
-        log.error({ err }, 'webhook deliveries not claimed');
-        await sleep(CLAIM_ERROR_PAUSE_MS);
-        continue;
-      }
-      for (const job of claimed) launch(job);
-      saturated = claimed.length === free;
-      // A full batch means more may be due: look again as soon as a slot frees; otherwise wait for news or the poll.
-      await sleep(pollIntervalMs);
-    }
-  }
-
-  // LISTEN on a dedicated connection: NOTIFY arrives when an event that queued deliveries commits.
-  let listener: pg.Client | null = null;
-  let reconnectTimer: NodeJS.Timeout | null = null;
-  async function listen(): Promise<void> {
-    if (!options.databaseUrl || stopping) return;
-    const client = new pg.Client({ connectionString: options.databaseUrl, connectionTimeoutMillis: LISTEN_CONNECT_TIMEOUT_MS });
-    let lost = false;
-    const retry = () => {
-      if (lost) return;
-      lost = true;
-      if (listener === client) listener = null;
-      client.end().catch(() => {});
-      if (!stopping && !reconnectTimer) {
-        reconnectTimer = setTimeout(() => {
-          reconnectTimer = null;
-          void listen();
-        }, LISTEN_RECONNECT_MS);
-        reconnectTimer.unref();
-      }
-    };
-    client.on('error', (err) => {
-      log.warn({ err }, 'webhook notification connection lost');
-      retry();
-    });
-    client.on('end', () => {
-      if (!stopping) retry();
-    });
-    client.on('notification', () => wake());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${WEBHOOK_NOTIFY_CHANNEL}`);
-      if (stopping) {
-        await client.end();
         return;
       }
-      listener = client;
-      wake(); // anything queued while not listening
-    } catch (err) {
-      log.warn({ err }, 'webhook notification connection not opened');
-      retry();
-    }
-  }
-
-  const listening = listen();
-  const running = loop();
-  let stopped: Promise<void> | null = null;
-
-  return {
-    wake,
-    stop() {
-      stopped ??= (async () => {
-        stopping = true;
-        wakeUp?.();
-        if (reconnectTimer) clearTimeout(reconnectTimer);
-        // One deadline for the whole stop: the loop's last claim, the LISTEN connection and the attempts in flight.
-        const deadline = Date.now() + stopTimeoutMs;
-        const settled = await within(Promise.all([running, listening]).then(() => Promise.allSettled([...inFlight])), deadline - Date.now());
-        if (!settled) {
-          log.warn({ inFlight: inFlight.size }, 'webhook attempts abandoned at shutdown; their leases will expire and they will be retried');
-          sender.abandonAll();
-          await within(Promise.allSettled([...inFlight]), ABANDON_GRACE_MS);
-        }
-        sender.close();
-        const closing = listener;
-        listener = null;
-        if (closing) await within(closing.end().catch(() => {}), ABANDON_GRACE_MS);
-      })();
-      return stopped;
+      const claimed = await claimDeliveries(prisma, free, leaseMs);
+      for (const job of claimed) loop.track(attempt(job));
+      // A full batch means more may be due: look again as soon as a refill's worth of slots is free.
+      saturated = claimed.length === free;
+    },
+    freed(loop: JobLoop): void {
+      if (saturated && concurrency - loop.inFlight >= refillBatch) loop.wake();
     },
   };
+}
+
+/**
+ * Stops claiming and waits for the claim under way and the attempts in flight, all within one deadline; attempts still
+ * running then are abandoned through the sender (their leases expire and another process retries them). Then the
+ * sender's connections and the LISTEN connection are released.
+ */
+async function stopDelivery(parts: { loop: JobLoop; sender: Sender; listener: ChangeListener | undefined; log: WebhookLogger; stopTimeoutMs: number }): Promise<void> {
+  const { loop, sender, listener, log } = parts;
+  if (!(await loop.stop(parts.stopTimeoutMs))) {
+    log.warn({ inFlight: loop.inFlight }, 'webhook attempts abandoned at shutdown; their leases will expire and they will be retried');
+    sender.abandonAll();
+    await loop.stop(ABANDON_GRACE_MS);
+  }
+  sender.close();
+  await listener?.close();
 }
