@@ -33,7 +33,7 @@ onShutdown(
 );
 const db = await opening.catch(exitOnStartupFailure);
 try {
-  worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, dataDir: config.dataDir, logLevel: config.logLevel });
+  worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, config });
   // The built-in transports hand their calls to this process's worker (when it runs calls locally, without LiveKit).
   app = await startApi(config, db, { callAudioRunner: worker.runner ? audioRunnerOf(worker.runner) : undefined });
 } catch (error) {

@@ -1,12 +1,16 @@
 import { JobType, ServerMessage, WorkerMessage, WorkerStatus } from '@livekit/protocol';
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/database.js';
 import { callKeyFromMetadata } from './livekit-job.js';
 import { LOAD_THRESHOLD, startAgentWorker } from './worker.js';
+import { readConfig } from '../lib/config.js';
 
 // LiveKit's agent protocol as the server speaks it: a WebSocket at /agent authorised by a JWT carrying the agent
 // grant, protobuf WorkerMessage up and ServerMessage down. No LiveKit server can run here, so this fake plays the
@@ -36,6 +40,13 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** What `script` prints, run as a module in a child process started the way the framework starts job processes. */
+async function inAChildProcess(script: string): Promise<string> {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root });
+  return stdout;
+}
+
 describe('the agent worker with a LiveKit server', () => {
   it('registers with its key, reports load, accepts a dispatched call and reports itself full when draining', async () => {
     const http_ = http.createServer();
@@ -63,12 +74,22 @@ describe('the agent worker with a LiveKit server', () => {
     const worker = await startAgentWorker({
       prisma: db.prisma,
       databaseUrl: db.url,
-      dataDir: os.tmpdir(),
-      logLevel: process.env.TEST_WORKER_LOG ?? 'silent',
-      env: { LIVEKIT_URL: url, LIVEKIT_API_KEY: 'devkey', LIVEKIT_API_SECRET: 'secret-secret-secret-secret-secret', LIVEKIT_AGENT_NAME: 'voice', LIVEKIT_IDLE_PROCESSES: '0', AGENT_HEALTH_PORT: String(healthPort) },
+      config: readConfig({
+        DATA_DIR: os.tmpdir(),
+        LOG_LEVEL: process.env.TEST_WORKER_LOG ?? 'silent',
+        LIVEKIT_URL: url,
+        LIVEKIT_API_KEY: 'devkey',
+        LIVEKIT_API_SECRET: 'secret-secret-secret-secret-secret',
+        LIVEKIT_AGENT_NAME: 'voice',
+        LIVEKIT_IDLE_PROCESSES: '0',
+        AGENT_HEALTH_PORT: String(healthPort),
+      }),
     });
     try {
       expect(worker.mode).toBe('livekit');
+      // A job process is forked by the framework with no options of ours: what it inherits is all it gets.
+      const handover = JSON.parse(await inAChildProcess(`console.log(JSON.stringify((await import('./agent/livekit-job-handover.ts')).handedOverByWorker()))`));
+      expect(handover).toMatchObject({ databaseUrl: db.url, dataDir: os.tmpdir(), agent: { pocketsphinxBin: 'pocketsphinx_continuous' } });
       await until(() => received.some((m) => m.message.case === 'register'), 20_000);
       expect(path).toBe('/agent');
       const claims = JSON.parse(Buffer.from(authorization.replace('Bearer ', '').split('.')[1]!, 'base64url').toString()) as Record<string, any>;

@@ -1,5 +1,7 @@
 import type { PrismaClient } from '../prisma/client.js';
+import { settledWithin } from '../lib/async.js';
 import { runCall, type CallResult, type RunCallOptions } from './call/run-call.js';
+import type { VendorAccess } from './providers/speech-providers.js';
 import { loadVad } from './turn/vad.js';
 
 // The worker without a LiveKit server: calls arrive through the built-in transports, which hand an audio pair to
@@ -7,17 +9,25 @@ import { loadVad } from './turn/vad.js';
 
 export type LocalCallRequest = Omit<RunCallOptions, 'prisma' | 'vad' | 'dataDir'>;
 
+export interface LocalCallRunnerOptions {
+  /** How the calls reach their vendors (the process's configuration); a request may bring its own. */
+  access?: VendorAccess;
+}
+
 export class LocalCallRunner {
   readonly #active = new Map<Promise<CallResult>, AbortController>();
+  readonly #access: VendorAccess | undefined;
+  // The VAD of the default endpointing delay (0.3 s), loaded ahead of the first call; a failure surfaces on that call
+  // (which loads it again), never as an unhandled rejection.
+  readonly #warm: Promise<unknown> = loadVad(300).catch(() => {});
   #draining = false;
 
   constructor(
     private readonly prisma: PrismaClient,
     private readonly dataDir: string,
-    // The VAD of the default endpointing delay (0.3 s), loaded ahead of the first call; a failure surfaces on that call
-    // (which loads it again), never as an unhandled rejection.
-    private readonly warm: Promise<unknown> = loadVad(300).catch(() => {}),
+    options: LocalCallRunnerOptions = {},
   ) {
+    this.#access = options.access;
   }
 
   get activeCalls(): number {
@@ -33,7 +43,8 @@ export class LocalCallRunner {
     if (this.#draining) throw new Error('the agent worker is shutting down');
     const stop = new AbortController();
     request.signal?.addEventListener('abort', () => stop.abort(request.signal?.reason), { once: true });
-    const running = this.warm.then(() => runCall({ ...request, signal: stop.signal, prisma: this.prisma, dataDir: this.dataDir }));
+    const access = request.access ?? this.#access;
+    const running = this.#warm.then(() => runCall({ ...request, ...(access ? { access } : {}), signal: stop.signal, prisma: this.prisma, dataDir: this.dataDir }));
     this.#active.set(running, stop);
     try {
       return await running;
@@ -48,9 +59,8 @@ export class LocalCallRunner {
    */
   async drain(timeoutMs: number): Promise<void> {
     this.#draining = true;
-    const all = Promise.allSettled([...this.#active.keys()]);
-    const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), timeoutMs).unref())]);
-    if (timedOut) {
+    const ended = await settledWithin(Promise.allSettled([...this.#active.keys()]), timeoutMs);
+    if (!ended) {
       for (const stop of this.#active.values()) stop.abort('worker_shutdown');
       await Promise.allSettled([...this.#active.keys()]);
     }

@@ -13,7 +13,7 @@ if (!config.livekit) {
   );
 }
 // Loaded after the check: the speech framework takes seconds to load, and a refusal should not wait for it.
-const [{ openDatabase }, { startAgentWorker }] = await Promise.all([import('../prisma/database.js'), import('./worker.js')]);
+const [{ log }, { openDatabase }, { startAgentWorker }] = await Promise.all([import('@livekit/agents'), import('../prisma/database.js'), import('./worker.js')]);
 const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 let worker: AgentWorker | undefined;
 onShutdown(
@@ -25,10 +25,10 @@ onShutdown(
 );
 const db = await opening.catch(exitOnStartupFailure);
 try {
-  worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, dataDir: config.dataDir, logLevel: config.logLevel });
+  worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, config });
 } catch (error) {
   await db.close();
   exitOnStartupFailure(error);
 }
-console.error(JSON.stringify({ msg: 'agent worker started', mode: worker.mode }));
+log().info({ mode: worker.mode }, 'agent worker started');
 survivePromiseLeaks();

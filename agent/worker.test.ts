@@ -3,6 +3,7 @@ import { PacedAudioOutput } from './io/paced-audio-output.js';
 import { PushAudioInput } from './io/push-audio-input.js';
 import { vendorAccessFromEnv } from './providers/speech-providers.js';
 import { startAgentWorker } from './worker.js';
+import { readConfig } from '../lib/config.js';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/database.js';
 import { createCall, localSettings } from '../test/runtime/call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../test/fakes/vendors/openai.js';
@@ -32,7 +33,7 @@ function audioPair() {
 
 describe('the agent worker without LiveKit', () => {
   it('runs calls in local mode and, on stop, lets a running call finish before it returns', async () => {
-    const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, dataDir: os.tmpdir(), env: {}, logLevel: 'silent' });
+    const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, config: readConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent' }) });
     expect(worker.mode).toBe('local');
     const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello.' } }));
     const { audioInput, audioOutput, caller } = audioPair();
@@ -54,7 +55,7 @@ describe('the agent worker without LiveKit', () => {
   }, 30_000);
 
   it('ends calls still running at the drain deadline with reason worker_shutdown', async () => {
-    const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, dataDir: os.tmpdir(), env: {}, logLevel: 'silent' });
+    const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, config: readConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent' }) });
     const call = await createCall(db.prisma, localSettings(llm.url));
     const { audioInput, audioOutput, caller } = audioPair();
     const running = worker.runner!.start({ callId: call.id, audioInput, audioOutput, access: vendorAccessFromEnv({}) });

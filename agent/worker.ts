@@ -1,16 +1,19 @@
 import { AgentServer, log, ServerOptions } from '@livekit/agents';
-import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { PrismaClient } from '../prisma/client.js';
-import { DEFAULT_AGENT_NAME } from '../lib/config.js';
+import type { Config } from '../lib/config.js';
+import { withTimeout } from '../lib/async.js';
 import { startCallRecovery } from './call/recovery.js';
+import { handOverToJobProcesses } from './livekit-job-handover.js';
 import { LocalCallRunner } from './local-runner.js';
 import { initializeAgentLogger } from './logging.js';
+import { vendorAccessOf } from './providers/speech-providers.js';
+import { configureEotProcess } from './turn/eot-process.js';
 import type { UnstartedCallLimits } from '../modules/calls/unstarted.js';
 
-// The agent worker in one of two modes. With LIVEKIT_URL (and LIVEKIT_API_KEY / LIVEKIT_API_SECRET) it registers with
-// LiveKit, takes dispatched jobs (one job = one call, in its own process), reports load, and drains on shutdown.
-// Without, it runs calls in this process for the built-in transports.
+// The agent worker in one of two modes. With LiveKit configured (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET) it
+// registers with LiveKit, takes dispatched jobs (one job = one call, in its own process), reports load, and drains on
+// shutdown. Without, it runs calls in this process for the built-in transports.
 
 /** A call is given this long to end by itself when the worker stops; calls average a few minutes. */
 export const DRAIN_TIMEOUT_MS = 10 * 60 * 1000;
@@ -19,21 +22,8 @@ export const CLOSE_TIMEOUT_MS = 5_000;
 /** LiveKit stops sending jobs to a worker above this load (fraction of CPU). */
 export const LOAD_THRESHOLD = 0.75;
 
-export interface WorkerEnv {
-  LIVEKIT_URL?: string | undefined;
-  LIVEKIT_API_KEY?: string | undefined;
-  LIVEKIT_API_SECRET?: string | undefined;
-  LIVEKIT_AGENT_NAME?: string | undefined;
-  /** Job processes kept warm (VAD loaded) ahead of dispatches; each holds ~150 MB. */
-  LIVEKIT_IDLE_PROCESSES?: string | undefined;
-  /** The worker's health server (`/` for probes, `/worker` for its state); the framework's default port is 8081. */
-  AGENT_HEALTH_PORT?: string | undefined;
-  /** Its address; 0.0.0.0 in a container so the orchestrator's probe reaches it. */
-  AGENT_HEALTH_HOST?: string | undefined;
-}
-
-/** The framework's own default in production; set AGENT_HEALTH_PORT to run several workers on one host. */
-export const DEFAULT_HEALTH_PORT = 8081;
+/** What of the process's configuration the worker and its calls use. */
+export type WorkerConfig = Pick<Config, 'dataDir' | 'logLevel' | 'livekit' | 'agent' | 'vendors'>;
 
 export interface AgentWorker {
   mode: 'local' | 'livekit';
@@ -44,10 +34,9 @@ export interface AgentWorker {
 
 export interface AgentWorkerOptions {
   prisma: PrismaClient;
+  /** The database this process opened (the embedded cluster's URL included): LiveKit job processes connect to it. */
   databaseUrl: string;
-  dataDir: string;
-  env?: WorkerEnv;
-  logLevel?: string;
+  config: WorkerConfig;
   /**
    * The sweep that ends calls whose process died (agent/call/recovery.ts) and calls that never started and no longer can
    * (modules/calls/unstarted.ts); on by default. Every worker runs it, LiveKit or local: wherever calls run there is one.
@@ -56,12 +45,16 @@ export interface AgentWorkerOptions {
 }
 
 export async function startAgentWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
-  const env = options.env ?? process.env;
-  initializeAgentLogger(options.logLevel ?? 'info');
-  // It reads the recordings calls spool under the same DATA_DIR, and stores their tracks where calls store theirs.
-  const recovery = options.callRecovery === false ? undefined : startCallRecovery(options.prisma, { dataDir: options.dataDir, ...options.callRecovery });
-  if (!env.LIVEKIT_URL) {
-    const runner = new LocalCallRunner(options.prisma, options.dataDir);
+  const { config } = options;
+  initializeAgentLogger(config.logLevel);
+  configureEotProcess({ nice: config.agent.eotProcessNice, logLevel: config.logLevel });
+  const access = vendorAccessOf(config);
+  // It reads the recordings calls spool under the same DATA_DIR, and stores their tracks where calls store theirs; the
+  // analysis of a recovered call uses the keys calls use.
+  const recovery =
+    options.callRecovery === false ? undefined : startCallRecovery(options.prisma, { dataDir: config.dataDir, access, ...options.callRecovery });
+  if (!config.livekit) {
+    const runner = new LocalCallRunner(options.prisma, config.dataDir, { access });
     return {
       mode: 'local',
       runner,
@@ -71,25 +64,21 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       },
     };
   }
-  // Job processes open their own database connection from this variable (the embedded cluster's URL included).
-  process.env.DATABASE_URL = options.databaseUrl;
-  process.env.DATA_DIR = options.dataDir;
+  handOverToJobProcesses({ databaseUrl: options.databaseUrl, dataDir: config.dataDir, vendors: config.vendors, agent: { pocketsphinxBin: config.agent.pocketsphinxBin } });
   const server = new AgentServer(
     new ServerOptions({
       agent: fileURLToPath(new URL('./livekit-job-entry.mjs', import.meta.url)),
-      wsURL: env.LIVEKIT_URL,
-      apiKey: env.LIVEKIT_API_KEY,
-      apiSecret: env.LIVEKIT_API_SECRET,
+      wsURL: config.livekit.url,
+      apiKey: config.livekit.apiKey,
+      apiSecret: config.livekit.apiSecret,
       // Named, so LiveKit sends a worker only the calls the API dispatches explicitly (and SIP dispatch rules name it).
-      agentName: env.LIVEKIT_AGENT_NAME || DEFAULT_AGENT_NAME,
+      agentName: config.livekit.agentName,
       loadThreshold: LOAD_THRESHOLD,
       drainTimeout: DRAIN_TIMEOUT_MS,
       production: true,
-      numIdleProcesses: Number(env.LIVEKIT_IDLE_PROCESSES ?? 2),
-      // The framework reads 0 as "its default", so an ephemeral port cannot be asked for: each worker on a host needs
-      // its own port.
-      port: Number(env.AGENT_HEALTH_PORT ?? DEFAULT_HEALTH_PORT),
-      host: env.AGENT_HEALTH_HOST ?? '127.0.0.1',
+      numIdleProcesses: config.agent.idleProcesses,
+      port: config.agent.healthPort,
+      host: config.agent.healthHost,
     }),
   );
   const running = server.run();
@@ -100,7 +89,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       await server.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS).catch(() => {});
       // The framework's close waits for every job offer it accepted to be assigned, and an assignment that never comes
       // (LiveKit gave the job to another worker, or lost it) would hold the shutdown for ever: the wait is bounded.
-      const closed = await Promise.race([server.close().then(() => true), delay(CLOSE_TIMEOUT_MS).then(() => false)]);
+      const closed = await withTimeout(server.close().then(() => true), CLOSE_TIMEOUT_MS);
       if (!closed) log().warn({ timeoutMs: CLOSE_TIMEOUT_MS }, 'worker closed with a job offer still unassigned');
       await recovery?.stop();
     },

@@ -7,4 +7,39 @@ describe('configuration from the environment', () => {
     expect(() => readConfig({ EOT_PROCESS_NICE: '-5' })).toThrow(/EOT_PROCESS_NICE/);
     expect(() => readConfig({ EOT_PROCESS_NICE: '19' })).not.toThrow();
   });
+
+  it("gives the agent worker its settings, with each one's default when unset or empty", () => {
+    expect(readConfig({}).agent).toEqual({ idleProcesses: 2, healthPort: 8081, healthHost: '127.0.0.1', pocketsphinxBin: 'pocketsphinx_continuous', eotProcessNice: 15 });
+    expect(
+      readConfig({ LIVEKIT_IDLE_PROCESSES: '0', AGENT_HEALTH_PORT: '9000', AGENT_HEALTH_HOST: '0.0.0.0', POCKETSPHINX_BIN: '/opt/ps/bin/decode', EOT_PROCESS_NICE: '' }).agent,
+    ).toEqual({ idleProcesses: 0, healthPort: 9000, healthHost: '0.0.0.0', pocketsphinxBin: '/opt/ps/bin/decode', eotProcessNice: 15 });
+  });
+
+  it('stops start-up on a worker setting out of range, naming the variable', () => {
+    expect(() => readConfig({ LIVEKIT_IDLE_PROCESSES: 'two' })).toThrow(/^invalid environment: LIVEKIT_IDLE_PROCESSES: /);
+    expect(() => readConfig({ LIVEKIT_IDLE_PROCESSES: '-1' })).toThrow(/LIVEKIT_IDLE_PROCESSES/);
+    // The framework reads 0 as its own default port, so 0 cannot mean "any free port" here.
+    expect(() => readConfig({ AGENT_HEALTH_PORT: '0' })).toThrow(/AGENT_HEALTH_PORT/);
+    expect(() => readConfig({ AGENT_HEALTH_PORT: '70000' })).toThrow(/AGENT_HEALTH_PORT/);
+  });
+
+  it('reads every vendor key and endpoint by its name, an empty one as unset', () => {
+    const { vendors } = readConfig({
+      DEEPGRAM_API_KEY: 'dg',
+      ELEVENLABS_BASE_URL: 'https://eu.elevenlabs.example',
+      OPENAI_API_KEY: '',
+      // Not vendors: a setting of our own, and another program's variable.
+      LIVEKIT_API_KEY: 'devkey',
+      LIVEKIT_URL: 'ws://127.0.0.1:7880',
+      LIVEKIT_API_SECRET: 'secret',
+      NEXT_PUBLIC_BASE_URL: '/app',
+    });
+    expect(vendors).toEqual({ apiKeys: { deepgram: 'dg' }, baseUrls: { elevenlabs: 'https://eu.elevenlabs.example' } });
+  });
+
+  it("stops start-up on a vendor endpoint that is not a URL, in one line naming it with the schema's other problems", () => {
+    const read = () => readConfig({ CUSTOM_BASE_URL: 'localhost:11434/v1', PORT: 'eighty' });
+    expect(read).toThrow(/^invalid environment: PORT: .*; CUSTOM_BASE_URL: /);
+    expect(() => readConfig({ CUSTOM_BASE_URL: 'http://127.0.0.1:11434/v1' })).not.toThrow();
+  });
 });

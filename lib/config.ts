@@ -1,10 +1,18 @@
 import path from 'node:path';
 import { z } from 'zod';
 
-// Process configuration from the environment, checked once at start-up so a typo fails loudly instead of later.
+// Process configuration from the environment: one schema for every process (the API, the agent worker, `npm start`
+// running both, the operator CLI), checked once at start-up so a typo fails loudly instead of later. Nothing below
+// the process's entry point reads the environment: each part gets the piece of Config it needs.
 
 /** Where the embedded database, recordings and their spools live when DATA_DIR is not set. */
 export const DEFAULT_DATA_DIR = './.data';
+/** The agent name of workers and dispatches when LIVEKIT_AGENT_NAME is unset. */
+export const DEFAULT_AGENT_NAME = 'voice-assistant';
+/** The worker's health server port when AGENT_HEALTH_PORT is unset: the framework's own default in production. */
+export const DEFAULT_HEALTH_PORT = 8081;
+/** The end-of-turn model's process runs at this nice value when EOT_PROCESS_NICE is unset: below the calls' 0, so their audio pacing runs first. */
+export const DEFAULT_EOT_PROCESS_NICE = 15;
 
 const Env = z.object({
   DATABASE_URL: z.string().url().optional(),
@@ -21,14 +29,28 @@ const Env = z.object({
   LIVEKIT_API_KEY: z.string().min(1).optional(),
   LIVEKIT_API_SECRET: z.string().min(1).optional(),
   LIVEKIT_AGENT_NAME: z.string().min(1).optional(),
+  /**
+   * Job processes kept warm (VAD loaded) ahead of dispatches; each holds ~150 MB. The framework reads 0 as "its
+   * default" (one per CPU, at most 4).
+   */
+  LIVEKIT_IDLE_PROCESSES: z.coerce.number().int().min(0).default(2),
+  /**
+   * The LiveKit-mode worker's health server (`/` for probes, `/worker` for its state). The framework reads 0 as "its
+   * default", so an ephemeral port cannot be asked for: each worker on a host needs its own.
+   */
+  AGENT_HEALTH_PORT: z.coerce.number().int().min(1).max(65535).default(DEFAULT_HEALTH_PORT),
+  /** Its address; 0.0.0.0 in a container so the orchestrator's probe reaches it. */
+  AGENT_HEALTH_HOST: z.string().min(1).default('127.0.0.1'),
   /** The carrier account's auth token: Media Streams voice webhooks must carry its signature. */
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   /** The public base URL (https://voice.example.com) carriers and browsers reach the service at. */
   PUBLIC_URL: z.string().url().optional(),
   /** Signs media-socket tokens; set it when several API processes sit behind one address. */
   MEDIA_STREAM_SECRET: z.string().min(16).optional(),
-  // Read by the end-of-turn model's own process (agent/turn/eot-process-entry.mjs); checked here so a bad value stops start-up.
-  EOT_PROCESS_NICE: z.coerce.number().int().min(0).max(19).optional(),
+  /** The offline recogniser's program (Debian's `pocketsphinx` package), found on the PATH unless a path is given. */
+  POCKETSPHINX_BIN: z.string().min(1).default('pocketsphinx_continuous'),
+  /** Scheduling priority of the end-of-turn model's own process (agent/turn/eot-process.ts), for calls run without LiveKit. */
+  EOT_PROCESS_NICE: z.coerce.number().int().min(0).max(19).default(DEFAULT_EOT_PROCESS_NICE),
   // Counted per API process (docs/api.md, "Rate limits"); 0 turns a limit off. 100/s per organisation is Stripe's
   // live-mode default; 50/s per key leaves half of it to the organisation's other integrations while one runs a bulk
   // contact sync (180,000 creates an hour; larger syncs use the CSV import). One process answered 74 to 190 contact
@@ -41,6 +63,64 @@ const Env = z.object({
   /** Seconds an idle keep-alive connection is kept (default 72); above the load balancer's own idle timeout. */
   HTTP_KEEP_ALIVE_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).optional(),
 });
+
+// Vendor keys and endpoint overrides follow one naming rule, `<VENDOR>_API_KEY` and `<VENDOR>_BASE_URL`
+// (DEEPGRAM_API_KEY, ELEVENLABS_BASE_URL), so they are recognised by their names: which vendors exist is the
+// assistants' business (modules/assistants/vendors.ts), and a vendor added there needs nothing here.
+
+export const apiKeyVariable = (vendor: string): string => `${vendor.toUpperCase()}_API_KEY`;
+export const baseUrlVariable = (vendor: string): string => `${vendor.toUpperCase()}_BASE_URL`;
+
+/**
+ * A vendor's address: an http(s) or ws(s) URL. `localhost:11434/v1` is a URL whose scheme is `localhost:`, and the
+ * typo would otherwise surface as a failed call.
+ */
+const VendorUrl = z.url({ protocol: /^(https?|wss?)$/ });
+
+/** One word before the suffix: `NEXT_PUBLIC_BASE_URL` is some other program's setting, not a vendor's. */
+const VENDOR_VARIABLE = /^([A-Z][A-Z0-9]*)_(API_KEY|BASE_URL)$/;
+
+/** Every vendor's key and endpoint override this process has, by the vendor's name as the assistants spell it (`deepgram`). */
+export interface VendorSettings {
+  apiKeys: Readonly<Record<string, string>>;
+  baseUrls: Readonly<Record<string, string>>;
+}
+
+function vendorVariables(env: Record<string, string | undefined>): [name: string, vendor: string, kind: 'API_KEY' | 'BASE_URL'][] {
+  const found: [string, string, 'API_KEY' | 'BASE_URL'][] = [];
+  for (const name of Object.keys(env)) {
+    const match = VENDOR_VARIABLE.exec(name);
+    // LIVEKIT_API_KEY and its like are settings of their own, above.
+    if (match && !(name in Env.shape)) found.push([name, match[1]!.toLowerCase(), match[2] as 'API_KEY' | 'BASE_URL']);
+  }
+  return found;
+}
+
+/**
+ * The vendor variables of `env`, unchecked: for a reader that wants the environment as it is now (the API's warnings on
+ * an assistant). A process's own configuration comes from readConfig, which checks them.
+ */
+export function vendorSettingsOf(env: Record<string, string | undefined>): VendorSettings {
+  const apiKeys: Record<string, string> = {};
+  const baseUrls: Record<string, string> = {};
+  for (const [name, vendor, kind] of vendorVariables(env)) {
+    // An empty variable is an unset one: `DEEPGRAM_API_KEY=` in a compose file must not count as a key.
+    const value = env[name];
+    if (!value) continue;
+    if (kind === 'API_KEY') apiKeys[vendor] = value;
+    else baseUrls[vendor] = value;
+  }
+  return { apiKeys, baseUrls };
+}
+
+/** Settings of the agent worker and the calls it runs. */
+export interface AgentConfig {
+  idleProcesses: number;
+  healthPort: number;
+  healthHost: string;
+  pocketsphinxBin: string;
+  eotProcessNice: number;
+}
 
 export interface Config {
   databaseUrl: string | undefined;
@@ -56,16 +136,21 @@ export interface Config {
   mediaStreamSecret?: string | undefined;
   rateLimit: { orgPerSecond: number; keyPerSecond: number; orgInFlight: number };
   httpKeepAliveTimeoutMs?: number | undefined;
+  agent: AgentConfig;
+  vendors: VendorSettings;
 }
 
-/** The agent name of workers and dispatches when LIVEKIT_AGENT_NAME is unset. */
-export const DEFAULT_AGENT_NAME = 'voice-assistant';
-
+/** The environment's configuration; throws `invalid environment: NAME: what is wrong; ...` on any bad variable. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const Vendors = z.object(
+    Object.fromEntries(vendorVariables(cleaned).map(([name, , kind]) => [name, kind === 'BASE_URL' ? VendorUrl : z.string().min(1)])),
+  );
   const result = Env.safeParse(cleaned);
-  if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  const vendors = Vendors.safeParse(cleaned);
+  if (!result.success || !vendors.success) {
+    const issues = [...(result.error?.issues ?? []), ...(vendors.error?.issues ?? [])];
+    const problems = issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`invalid environment: ${problems}`);
   }
   const e = result.data;
@@ -88,5 +173,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaStreamSecret: e.MEDIA_STREAM_SECRET,
     rateLimit: { orgPerSecond: e.RATE_LIMIT_ORG_PER_SECOND, keyPerSecond: e.RATE_LIMIT_KEY_PER_SECOND, orgInFlight: e.RATE_LIMIT_ORG_IN_FLIGHT },
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_S === undefined ? undefined : e.HTTP_KEEP_ALIVE_TIMEOUT_S * 1000,
+    agent: {
+      idleProcesses: e.LIVEKIT_IDLE_PROCESSES,
+      healthPort: e.AGENT_HEALTH_PORT,
+      healthHost: e.AGENT_HEALTH_HOST,
+      pocketsphinxBin: e.POCKETSPHINX_BIN,
+      eotProcessNice: e.EOT_PROCESS_NICE,
+    },
+    vendors: vendorSettingsOf(cleaned),
   };
 }

@@ -1,8 +1,8 @@
 import { llm, log, voice, type VAD } from '@livekit/agents';
 import type { AssistantSettings } from '../../modules/assistants/settings.js';
-import { missingCredentials, unusableStages, type CallStage, type MissingCredential } from '../../modules/assistants/credentials.js';
+import { MissingCredentialsError, missingCredentials, unusableStages } from '../../modules/assistants/credentials.js';
 import { DEFAULT_LLM_MODEL } from '../../modules/assistants/vendors.js';
-import { createLlm, type LlmEndpoint } from '../providers/llm-providers.js';
+import { createLlm, hasCredential, type LlmEndpoint } from '../providers/llm-providers.js';
 import { createStt, createTts, type VendorAccess } from '../providers/speech-providers.js';
 import { createAudioTurnDetector } from '../turn/audio-turn-detector.js';
 import { TextTurnDetector } from '../turn/text-turn-detector.js';
@@ -62,9 +62,14 @@ export function llmEndpoints(settings: AssistantSettings, access: VendorAccess):
   return [primary, ...fallbacks];
 }
 
-/** The assistant's LLM, wrapped with its fallbacks in order when they are enabled. */
+/**
+ * The assistant's LLM, wrapped with its fallbacks in order when they are enabled. An endpoint without its credential
+ * is left out (the others answer); when none has one, building the first raises MissingCredentialsError.
+ */
 export function buildLlm(settings: AssistantSettings, access: VendorAccess): llm.LLM {
-  const llms = llmEndpoints(settings, access).map(createLlm);
+  const endpoints = llmEndpoints(settings, access);
+  const usable = endpoints.filter(hasCredential);
+  const llms = (usable.length > 0 ? usable : endpoints.slice(0, 1)).map(createLlm);
   if (llms.length === 1) return llms[0]!;
   return new llm.FallbackAdapter({ llms, attemptTimeout: LLM_ATTEMPT_TIMEOUT_MS, maxRetryPerLLM: 0, retryInterval: 500 });
 }
@@ -75,20 +80,8 @@ export interface CallUserData {
   customSettings: Record<string, unknown>;
 }
 
-/**
- * A call whose settings name a vendor this process has no credential for, at a stage nothing else can fill: found
- * before anything connects, so the call ends `missing_credentials` and the log names the unset variable, instead of
- * a vendor refusing an empty key mid-call.
- */
-export class MissingCredentialsError extends Error {
-  constructor(
-    readonly stages: CallStage[],
-    readonly missing: MissingCredential[],
-  ) {
-    super(`no credentials for ${stages.join(', ')}: ${missing.map((m) => m.variable).join(', ')} not set`);
-    this.name = 'MissingCredentialsError';
-  }
-}
+// Raised by the check below and by any provider asked for without its key; the call ends `missing_credentials`.
+export { MissingCredentialsError };
 
 /** Throws MissingCredentialsError when a stage of the call cannot run; warns of credentials only a fallback covers. */
 export function checkCredentials(settings: AssistantSettings, access: VendorAccess): void {

@@ -1,5 +1,5 @@
 import { APIConnectionError, APIStatusError, DEFAULT_API_CONNECT_OPTIONS, llm, shortuuid, type APIConnectOptions } from '@livekit/agents';
-import type { LlmEndpoint } from './llm-providers.js';
+import type { KeyedLlmEndpoint, LlmEndpoint } from './llm-providers.js';
 import { readSse } from './sse.js';
 
 // Anthropic's Messages API (no official LiveKit plugin for Node): POST /v1/messages with `stream: true`, answered by
@@ -12,9 +12,9 @@ const ANTHROPIC_VERSION = '2023-06-01';
 type ChatOptions = Parameters<llm.LLM['chat']>[0];
 
 export class AnthropicLLM extends llm.LLM {
-  readonly endpoint: LlmEndpoint;
+  readonly endpoint: KeyedLlmEndpoint;
 
-  constructor(endpoint: LlmEndpoint) {
+  constructor(endpoint: KeyedLlmEndpoint) {
     super();
     this.endpoint = endpoint;
   }
@@ -84,7 +84,7 @@ class AnthropicStream extends llm.LLMStream {
     try {
       response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': endpoint.apiKey ?? '', 'anthropic-version': ANTHROPIC_VERSION },
+        headers: { 'content-type': 'application/json', 'x-api-key': endpoint.apiKey, 'anthropic-version': ANTHROPIC_VERSION },
         body: JSON.stringify(toAnthropicRequest(endpoint, this.chatCtx)),
         signal,
       });

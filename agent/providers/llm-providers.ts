@@ -3,6 +3,7 @@ import * as google from '@livekit/agents-plugin-google';
 import * as mistral from '@livekit/agents-plugin-mistralai';
 import * as openai from '@livekit/agents-plugin-openai';
 import { Mistral } from '@mistralai/mistralai';
+import { credentialOfStage, MissingCredentialsError } from '../../modules/assistants/credentials.js';
 import type { LlmProvider } from '../../modules/assistants/vendors.js';
 import { AnthropicLLM } from './anthropic-llm.js';
 
@@ -16,6 +17,29 @@ export interface LlmEndpoint {
   /** Vendor-specific extras from `llm_provider_config.custom_config`, passed through untouched. */
   customConfig: Record<string, unknown>;
 }
+
+/** An endpoint whose vendor's key is there: what a provider that needs a key is built from. */
+export type KeyedLlmEndpoint = LlmEndpoint & { apiKey: string };
+
+/**
+ * Whether the endpoint has what its vendor needs to be reached: its key, or for `custom` (any OpenAI-compatible
+ * server, many of which take no key) the server's address.
+ */
+export function hasCredential(endpoint: LlmEndpoint): boolean {
+  return endpoint.provider === 'custom' ? Boolean(endpoint.baseUrl) : Boolean(endpoint.apiKey);
+}
+
+/** The endpoint with its key, or the call's missing-credential error: a vendor is never reached without one. */
+function keyed(endpoint: LlmEndpoint): KeyedLlmEndpoint {
+  if (!endpoint.apiKey) throw new MissingCredentialsError(['llm'], [credentialOfStage('llm', endpoint.provider)]);
+  return { ...endpoint, apiKey: endpoint.apiKey };
+}
+
+/**
+ * What OpenAI's client is given for a `custom` server that takes no key: the client refuses to start without one, and
+ * such a server (Ollama, vLLM started without --api-key) ignores it. No other vendor is built without its own key.
+ */
+const KEYLESS_SERVER = 'no-key-needed';
 
 export interface Sampling {
   temperature: number;
@@ -35,11 +59,11 @@ type ChatOptions = Parameters<llm.LLM['chat']>[0];
 class OpenAICompatibleLLM extends openai.LLM {
   readonly #extra: Record<string, unknown>;
 
-  constructor(endpoint: LlmEndpoint, defaultBaseUrl: string | undefined) {
+  constructor(endpoint: LlmEndpoint, apiKey: string, defaultBaseUrl: string | undefined) {
     const s = endpoint.sampling;
     super({
       model: endpoint.model,
-      apiKey: endpoint.apiKey ?? 'unset',
+      apiKey,
       baseURL: endpoint.baseUrl ?? defaultBaseUrl,
       temperature: s.temperature,
       topP: s.topP,
@@ -62,17 +86,17 @@ const GROQ_BASE_URL = 'https://api.groq.com/openai/v1';
 
 /** One factory per vendor name in the assistant schema. The pipeline only ever calls through this table. */
 export const llmFactories: Record<LlmProvider, (endpoint: LlmEndpoint) => llm.LLM> = {
-  openai: (e) => new OpenAICompatibleLLM(e, undefined),
-  groq: (e) => new OpenAICompatibleLLM(e, GROQ_BASE_URL),
+  openai: (e) => new OpenAICompatibleLLM(e, keyed(e).apiKey, undefined),
+  groq: (e) => new OpenAICompatibleLLM(e, keyed(e).apiKey, GROQ_BASE_URL),
   custom: (e) => {
-    if (!e.baseUrl) throw new Error('a custom LLM provider needs llm_provider_config.base_url');
-    return new OpenAICompatibleLLM(e, e.baseUrl);
+    if (!hasCredential(e)) throw new MissingCredentialsError(['llm'], [credentialOfStage('llm', 'custom')]);
+    return new OpenAICompatibleLLM(e, e.apiKey ?? KEYLESS_SERVER, e.baseUrl);
   },
-  anthropic: (e) => new AnthropicLLM(e),
+  anthropic: (e) => new AnthropicLLM(keyed(e)),
   google: (e) =>
     new google.LLM({
       model: e.model,
-      apiKey: e.apiKey,
+      apiKey: keyed(e).apiKey,
       temperature: e.sampling.temperature,
       topP: e.sampling.topP,
       maxOutputTokens: e.sampling.maxTokens,
@@ -88,10 +112,11 @@ export const llmFactories: Record<LlmProvider, (endpoint: LlmEndpoint) => llm.LL
       maxCompletionTokens: e.sampling.maxTokens,
       frequencyPenalty: e.sampling.frequencyPenalty,
       presencePenalty: e.sampling.presencePenalty,
-      client: new Mistral({ apiKey: e.apiKey ?? '', ...(e.baseUrl ? { serverURL: e.baseUrl } : {}) }),
+      client: new Mistral({ apiKey: keyed(e).apiKey, ...(e.baseUrl ? { serverURL: e.baseUrl } : {}) }),
     }),
 };
 
+/** The endpoint's LLM; MissingCredentialsError when its vendor's key (or a custom server's address) is not there. */
 export function createLlm(endpoint: LlmEndpoint): llm.LLM {
   return llmFactories[endpoint.provider](endpoint);
 }

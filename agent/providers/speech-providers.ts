@@ -3,7 +3,14 @@ import * as cartesia from '@livekit/agents-plugin-cartesia';
 import * as deepgram from '@livekit/agents-plugin-deepgram';
 import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
 import type { AssistantSettings } from '../../modules/assistants/settings.js';
-import { vendorCredentialsFromEnv, type VendorCredentials } from '../../modules/assistants/credentials.js';
+import type { AgentConfig, VendorSettings } from '../../lib/config.js';
+import {
+  credentialOfStage,
+  MissingCredentialsError,
+  vendorCredentialsFromEnv,
+  vendorCredentialsOf,
+  type VendorCredentials,
+} from '../../modules/assistants/credentials.js';
 import { DEFAULT_STT_MODEL, type SttProvider, type TtsProvider } from '../../modules/assistants/vendors.js';
 import { DeepgramSTT } from './deepgram-stt.js';
 import { AssemblyAISTT, endOfTurnConfidenceFromSensitivity } from './assemblyai-stt.js';
@@ -16,13 +23,33 @@ type STTSettings = AssistantSettings['stt_settings'];
 type TTSSettings = AssistantSettings['tts_settings'];
 
 /**
- * Keys and endpoint overrides per vendor, read once from the environment (`DEEPGRAM_API_KEY`, `DEEPGRAM_BASE_URL`, ...);
- * the same names the API checks when it warns about an assistant (modules/assistants/credentials.ts).
+ * How this process reaches each vendor: keys and endpoint overrides (`DEEPGRAM_API_KEY`, `DEEPGRAM_BASE_URL`, ...), the
+ * same names the API checks when it warns about an assistant (modules/assistants/credentials.ts), and for `local`
+ * speech the program that decodes it.
  */
-export type VendorAccess = VendorCredentials;
+export interface VendorAccess extends VendorCredentials {
+  /** The offline recogniser's program (POCKETSPHINX_BIN); `pocketsphinx_continuous` on the PATH when absent. */
+  pocketsphinxBin?: string | undefined;
+}
 
+/** The access a process's configuration gives (checked at start-up). */
+export function vendorAccessOf(config: { vendors: VendorSettings; agent: Pick<AgentConfig, 'pocketsphinxBin'> }): VendorAccess {
+  return { ...vendorCredentialsOf(config.vendors), pocketsphinxBin: config.agent.pocketsphinxBin };
+}
+
+/** The keys and endpoints in `env`, unchecked: for tests and tools that build one call's access by hand. */
 export function vendorAccessFromEnv(env: NodeJS.ProcessEnv = process.env): VendorAccess {
   return vendorCredentialsFromEnv(env);
+}
+
+/**
+ * The vendor's key, from the assistant's own settings or this process's access; a vendor is never built without one
+ * (it would be refused mid-call), so its absence is the call's missing-credential error, raised before anything connects.
+ */
+function keyOf(stage: 'stt' | 'tts', vendor: string, access: VendorAccess, own?: string): string {
+  const key = own ?? access.apiKey(vendor);
+  if (!key) throw new MissingCredentialsError([stage], [credentialOfStage(stage, vendor)]);
+  return key;
 }
 
 /**
@@ -55,7 +82,7 @@ export const sttFactories: Partial<Record<SttProvider, SttFactory>> = {
   // Our provider rather than the plugin's: the plugin's stream does not reconnect after a dropped connection.
   deepgram: (s, access) =>
     new DeepgramSTT({
-      apiKey: access.apiKey('deepgram') ?? 'unset',
+      apiKey: keyOf('stt', 'deepgram', access),
       ...(access.baseUrl('deepgram') ? { baseUrl: access.baseUrl('deepgram') } : {}),
       model: s.model ?? DEFAULT_STT_MODEL,
       language: s.language,
@@ -68,7 +95,7 @@ export const sttFactories: Partial<Record<SttProvider, SttFactory>> = {
   // The schema's default model is Deepgram's; with another vendor it means "that vendor's default".
   soniox: (s, access) =>
     new SonioxSTT({
-      apiKey: access.apiKey('soniox') ?? 'unset',
+      apiKey: keyOf('stt', 'soniox', access),
       ...(access.baseUrl('soniox') ? { baseUrl: access.baseUrl('soniox') } : {}),
       ...(s.model && s.model !== DEFAULT_STT_MODEL ? { model: s.model } : {}),
       language: s.language,
@@ -78,7 +105,7 @@ export const sttFactories: Partial<Record<SttProvider, SttFactory>> = {
     }),
   assemblyai: (s, access) =>
     new AssemblyAISTT({
-      apiKey: access.apiKey('assemblyai') ?? 'unset',
+      apiKey: keyOf('stt', 'assemblyai', access),
       ...(access.baseUrl('assemblyai') ? { baseUrl: access.baseUrl('assemblyai') } : {}),
       ...(s.model && s.model !== DEFAULT_STT_MODEL ? { speechModel: s.model } : {}),
       language: s.language,
@@ -90,7 +117,7 @@ export const sttFactories: Partial<Record<SttProvider, SttFactory>> = {
         : {}),
       ...(s.endpoint_sensitivity !== null ? { endOfTurnConfidenceThreshold: endOfTurnConfidenceFromSensitivity(s.endpoint_sensitivity) } : {}),
     }),
-  local: (s) => new LocalSTT({ keyterms: s.keyterms, language: s.language }),
+  local: (s, access) => new LocalSTT({ keyterms: s.keyterms, language: s.language, ...(access.pocketsphinxBin ? { program: access.pocketsphinxBin } : {}) }),
 };
 
 // Each TTS as its vendor's class, but a failed synthesize() cannot leave a rejection nobody handles (the framework's
@@ -103,14 +130,14 @@ const EspeakTTS = withObservedSynthesis(LocalTTS);
 export const ttsFactories: Partial<Record<TtsProvider, TtsFactory>> = {
   elevenlabs: (s, access) =>
     new ElevenLabsTTS({
-      apiKey: text(s.provider_config, 'api_key') ?? access.apiKey('elevenlabs') ?? 'unset',
+      apiKey: keyOf('tts', 'elevenlabs', access, text(s.provider_config, 'api_key')),
       ...(s.voice_id ? { voiceId: s.voice_id } : {}),
       ...(s.model_id ? { model: s.model_id } : {}),
       ...((text(s.provider_config, 'base_url') ?? access.baseUrl('elevenlabs')) ? { baseURL: text(s.provider_config, 'base_url') ?? access.baseUrl('elevenlabs') } : {}),
     }),
   cartesia: (s, access) =>
     new CartesiaTTS({
-      apiKey: text(s.provider_config, 'api_key') ?? access.apiKey('cartesia') ?? 'unset',
+      apiKey: keyOf('tts', 'cartesia', access, text(s.provider_config, 'api_key')),
       ...(s.voice_id ? { voice: s.voice_id } : {}),
       ...(s.model_id ? { model: s.model_id } : {}),
       ...(num(s.provider_config, 'speed') !== undefined ? { speed: num(s.provider_config, 'speed') } : {}),
@@ -118,7 +145,7 @@ export const ttsFactories: Partial<Record<TtsProvider, TtsFactory>> = {
     }),
   deepgram: (s, access) =>
     new DeepgramTTS({
-      apiKey: text(s.provider_config, 'api_key') ?? access.apiKey('deepgram') ?? 'unset',
+      apiKey: keyOf('tts', 'deepgram', access, text(s.provider_config, 'api_key')),
       // Deepgram names a voice by its model ("aura-2-thalia-en").
       ...((s.voice_id ?? s.model_id) ? { model: (s.voice_id ?? s.model_id)! } : {}),
       ...((text(s.provider_config, 'base_url') ?? access.baseUrl('deepgram')) ? { baseUrl: text(s.provider_config, 'base_url') ?? access.baseUrl('deepgram') } : {}),

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-// Checked at start-up (lib/config.ts); an empty value means the default, as everywhere else.
-const NICE = process.env.EOT_PROCESS_NICE ? Number(process.env.EOT_PROCESS_NICE) : 15;
+// Its parent (agent/turn/eot-process.ts) starts it with both set, from the configuration it checked at start-up.
+const NICE = Number(process.env.EOT_PROCESS_NICE);
 
 /**
  * Lowers the priority of every thread of this process. On Linux a priority belongs to a thread, and a new thread takes
@@ -35,7 +35,7 @@ const require = createRequire(import.meta.url);
 const runnerPath = path.join(path.dirname(require.resolve('@livekit/agents')), 'inference/eot/runner.js');
 const { default: EotRunner } = await import(pathToFileURL(runnerPath).href);
 const { initializeLogger } = await import('@livekit/agents');
-initializeLogger({ pretty: false, level: process.env.LOG_LEVEL ?? 'warn' });
+initializeLogger({ pretty: false, level: process.env.LOG_LEVEL });
 
 const runner = new EotRunner();
 await runner.initialize();

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_EOT_PROCESS_NICE } from '../../lib/config.js';
 
 // The audio end-of-turn model in a child process at lower scheduling priority. One inference over its 1.2 s of audio
 // takes 50 to 120 ms of CPU (measured here; more on a slower core), and the calls of a process tend to reach the end of
@@ -18,6 +19,24 @@ const READY_TIMEOUT_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 5_000;
 
 type Pending = { resolve(value: unknown): void; reject(error: Error): void };
+
+/** How the model's process runs: its nice value (EOT_PROCESS_NICE) and the level it logs at. */
+export interface EotProcessSettings {
+  nice: number;
+  logLevel: string;
+}
+
+/** Until the process's configuration says otherwise (a call run without a worker: tests, benchmarks). */
+const DEFAULT_SETTINGS: EotProcessSettings = { nice: DEFAULT_EOT_PROCESS_NICE, logLevel: 'warn' };
+let settings = DEFAULT_SETTINGS;
+
+/**
+ * Sets how the model's process runs, from the configuration checked at start-up. There is one such process per calls'
+ * process, so its settings are the process's; a runner already started keeps the ones it started with.
+ */
+export function configureEotProcess(next: EotProcessSettings): void {
+  settings = next;
+}
 
 export interface InferenceExecutor {
   doInference(method: string, data: unknown): Promise<unknown>;
@@ -39,8 +58,10 @@ class EotProcess implements EotRunnerProcess {
   /** Requests waiting for the runner to start or to answer: while there are any, this process stays up for them. */
   #inFlight = 0;
 
-  constructor(onExit: () => void) {
-    this.#child = fork(ENTRY, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+  constructor(onExit: () => void, { nice, logLevel }: EotProcessSettings) {
+    // The entry reads these two from its environment: checked values, put there by this process.
+    const env = { ...process.env, EOT_PROCESS_NICE: String(nice), LOG_LEVEL: logLevel };
+    this.#child = fork(ENTRY, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [], env });
     this.ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('end-of-turn model process did not start')), READY_TIMEOUT_MS);
       this.#child.once('message', () => {
@@ -112,7 +133,7 @@ export function eotProcess(): EotRunnerProcess {
   if (!shared) {
     const started: EotProcess = new EotProcess(() => {
       if (shared === started) shared = undefined;
-    });
+    }, settings);
     shared = started;
   }
   return shared;

@@ -1,3 +1,4 @@
+import { apiKeyVariable, baseUrlVariable, vendorSettingsOf, type VendorSettings } from '../../lib/config.js';
 import type { AssistantSettings } from './settings.js';
 
 // Which vendor credentials an assistant's settings need and this process does not have. One function for both
@@ -11,12 +12,17 @@ export interface VendorCredentials {
   baseUrl(vendor: string): string | undefined;
 }
 
-export const apiKeyVariable = (vendor: string): string => `${vendor.toUpperCase()}_API_KEY`;
-export const baseUrlVariable = (vendor: string): string => `${vendor.toUpperCase()}_BASE_URL`;
+export { apiKeyVariable, baseUrlVariable };
 
+/** The keys and endpoints of a process's configuration (`Config.vendors`, checked at start-up). */
+export function vendorCredentialsOf(vendors: VendorSettings): VendorCredentials {
+  // Own properties only: a vendor named like an Object method must not find that method.
+  return { apiKey: (v) => (Object.hasOwn(vendors.apiKeys, v) ? vendors.apiKeys[v] : undefined), baseUrl: (v) => (Object.hasOwn(vendors.baseUrls, v) ? vendors.baseUrls[v] : undefined) };
+}
+
+/** The keys and endpoints in `env` as it is now, for a reader that must see a change made after start-up. */
 export function vendorCredentialsFromEnv(env: Record<string, string | undefined> = process.env): VendorCredentials {
-  // An empty variable is an unset one: `DEEPGRAM_API_KEY=` in a compose file must not count as a key.
-  return { apiKey: (v) => env[apiKeyVariable(v)] || undefined, baseUrl: (v) => env[baseUrlVariable(v)] || undefined };
+  return vendorCredentialsOf(vendorSettingsOf(env));
 }
 
 /** The stage of a call a credential belongs to. */
@@ -109,4 +115,27 @@ export function unusableStages(settings: Settings, missing: readonly MissingCred
   const llmEndpoints = 1 + (settings.llm_fallback_providers.enabled ? settings.llm_fallback_providers.fallbacks.length : 0);
   if (missing.filter((m) => m.stage === 'llm').length >= llmEndpoints) stages.push('llm');
   return stages;
+}
+
+/** The credential a provider asked for without it lacks, reported as the setting of its stage that names the vendor. */
+export function credentialOfStage(stage: CallStage, provider: string): MissingCredential {
+  if (stage === 'stt') return needsKey('stt', 'stt_settings.provider', provider, null);
+  if (stage === 'tts') return needsKey('tts', 'tts_settings.provider', provider, 'tts_settings.provider_config.api_key');
+  if (provider === 'custom') return needsBaseUrl('llm_provider_config.base_url', 'llm_provider_config.base_url');
+  return needsKey('llm', 'llm_provider', provider, 'llm_provider_config.custom_config.api_key');
+}
+
+/**
+ * A call whose settings name a vendor this process has no credential for, at a stage nothing else can fill. Raised
+ * before anything connects, by the call's check of its settings and by any provider asked for without its key, so the
+ * call ends `missing_credentials` and the log names the unset variable, instead of a vendor refusing a key mid-call.
+ */
+export class MissingCredentialsError extends Error {
+  constructor(
+    readonly stages: CallStage[],
+    readonly missing: MissingCredential[],
+  ) {
+    super(`no credentials for ${stages.join(', ')}: ${missing.map((m) => m.variable).join(', ')} not set`);
+    this.name = 'MissingCredentialsError';
+  }
 }

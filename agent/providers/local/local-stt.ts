@@ -10,11 +10,14 @@ export class LocalSTT extends stt.STT {
   label = 'local.PocketsphinxSTT';
   #keyterms: string[];
   readonly #language: string;
+  readonly #program: string | undefined;
 
-  constructor(options: { keyterms?: string[]; language?: string } = {}) {
+  /** `program`: the decoder to run (POCKETSPHINX_BIN); `pocketsphinx_continuous` on the PATH when absent. */
+  constructor(options: { keyterms?: string[]; language?: string; program?: string } = {}) {
     super({ streaming: false, interimResults: false, keyterms: true });
     this.#keyterms = options.keyterms ?? [];
     this.#language = options.language ?? 'en';
+    this.#program = options.program;
   }
 
   override get model(): string {
@@ -35,7 +38,7 @@ export class LocalSTT extends stt.STT {
     const samples = resampleLinear(mono, frame.sampleRate, POCKETSPHINX_SAMPLE_RATE);
     let text: string;
     try {
-      text = await pocketsphinxDecode(samples, this.#keyterms, abortSignal);
+      text = await pocketsphinxDecode(samples, this.#keyterms, { signal: abortSignal, program: this.#program });
     } catch (error) {
       // A missing binary or a crashed decoder is a connection-class fault: retryable, and the fallback adapter's cue.
       throw new APIConnectionError({ message: 'local speech recogniser failed', options: { retryable: true } });

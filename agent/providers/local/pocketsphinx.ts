@@ -16,9 +16,8 @@ export const POCKETSPHINX_SAMPLE_RATE = 16_000;
 /** A decode of one utterance takes ~150 ms with a grammar and ~800 ms with the language model; 15 s means it hung. */
 const DECODE_TIMEOUT_MS = 15_000;
 
-export function pocketsphinxBinary(): string {
-  return process.env.POCKETSPHINX_BIN ?? 'pocketsphinx_continuous';
-}
+/** The program on the PATH when the process's configuration names no other (POCKETSPHINX_BIN, lib/config.ts). */
+export const DEFAULT_POCKETSPHINX_PROGRAM = 'pocketsphinx_continuous';
 
 /** Lowercase words the dictionary can spell: what a JSGF grammar may contain. */
 export function grammarPhrase(term: string): string {
@@ -48,8 +47,16 @@ export function withoutFillers(text: string): string {
     .join(' ');
 }
 
-/** Recognises one utterance of 16 kHz mono PCM. With `phrases`, only those phrases can be recognised. */
-export async function pocketsphinxDecode(samples: Int16Array, phrases: string[], signal?: AbortSignal): Promise<string> {
+/**
+ * Recognises one utterance of 16 kHz mono PCM. With `phrases`, only those phrases can be recognised. `program` is the
+ * decoder to run.
+ */
+export async function pocketsphinxDecode(
+  samples: Int16Array,
+  phrases: string[],
+  options: { signal?: AbortSignal | undefined; program?: string | undefined } = {},
+): Promise<string> {
+  const { signal, program = DEFAULT_POCKETSPHINX_PROGRAM } = options;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pocketsphinx-'));
   try {
     const wavPath = path.join(dir, 'utterance.wav');
@@ -65,7 +72,7 @@ export async function pocketsphinxDecode(samples: Int16Array, phrases: string[],
       args.push('-lm', path.join(MODEL_DIR, 'en-us.lm.bin'));
     }
     const stdout = await new Promise<string>((resolve, reject) => {
-      execFile(pocketsphinxBinary(), args, { timeout: DECODE_TIMEOUT_MS, signal, maxBuffer: 1 << 20 }, (error, out) => (error ? reject(error) : resolve(out)));
+      execFile(program, args, { timeout: DECODE_TIMEOUT_MS, signal, maxBuffer: 1 << 20 }, (error, out) => (error ? reject(error) : resolve(out)));
     });
     return withoutFillers(
       stdout
