@@ -1,12 +1,14 @@
 import { AutoSubscribe, defineAgent, log, type JobContext, type JobProcess } from '@livekit/agents';
 import { AudioSource, AudioStream, LocalAudioTrack, RoomEvent, TrackKind, TrackPublishOptions, TrackSource, type RemoteTrack } from '@livekit/rtc-node';
 import { createPrismaClient } from '../prisma/client.js';
-import { readConfig } from '../lib/config.js';
+import { handedOverByWorker } from './livekit-job-handover.js';
+import { vendorAccessOf } from './providers/speech-providers.js';
 import { PacedAudioOutput } from './io/paced-audio-output.js';
 import { PushAudioInput } from './io/push-audio-input.js';
 import { runCall } from './call/run-call.js';
 import { isSipParticipant, sipCallInfo, waitUntilAnswered } from './io/sip-participant.js';
 import { openInboundCall } from '../modules/calls/inbound.js';
+import { withTimeout } from '../lib/async.js';
 import { survivePromiseLeaks } from '../lib/process.js';
 import { loadVad } from './turn/vad.js';
 import { JOIN_GRACE_MS, WEB_JOIN_WINDOW_MS } from '../modules/calls/unstarted.js';
@@ -42,12 +44,6 @@ export function callKeyFromMetadata(metadata: string): { callId?: number; callSi
  */
 const PARTICIPANT_WAIT_MS = WEB_JOIN_WINDOW_MS + JOIN_GRACE_MS;
 
-function withinJoinWindow<T>(waiting: Promise<T>): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), PARTICIPANT_WAIT_MS)));
-  return Promise.race([waiting, expired]).finally(() => clearTimeout(timer));
-}
-
 export default defineAgent({
   prewarm: async (_proc: JobProcess) => {
     survivePromiseLeaks();
@@ -56,11 +52,11 @@ export default defineAgent({
   },
   entry: async (ctx: JobContext) => {
     let key = callKeyFromMetadata(ctx.job.metadata);
-    const config = readConfig();
-    // The parent worker exports the database URL it opened (embedded or not) before spawning job processes.
-    const prisma = createPrismaClient(config.databaseUrl ?? process.env.DATABASE_URL ?? '', { maxConnections: 2 });
+    // The worker's database (embedded or not), data folder and vendor access: this process reads no configuration of its own.
+    const handover = handedOverByWorker();
+    const prisma = createPrismaClient(handover.databaseUrl, { maxConnections: 2 });
     await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);
-    const participant = await withinJoinWindow(ctx.waitForParticipant());
+    const participant = await withTimeout(ctx.waitForParticipant(), PARTICIPANT_WAIT_MS);
     if (!participant) {
       // Nobody came: the room goes, and the call's row is ended by the workers' sweep with the reason that fits it.
       await prisma.$disconnect();
@@ -116,7 +112,7 @@ export default defineAgent({
     });
     ctx.addShutdownCallback(async () => hangup.abort('worker_shutdown'));
     try {
-      await runCall({ prisma, ...key, audioInput: input, audioOutput: output, signal: hangup.signal, dataDir: config.dataDir });
+      await runCall({ prisma, ...key, audioInput: input, audioOutput: output, signal: hangup.signal, dataDir: handover.dataDir, access: vendorAccessOf(handover) });
     } finally {
       input.end();
       output.close();
