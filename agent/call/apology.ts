@@ -1,5 +1,6 @@
 import { AudioFrame } from '@livekit/rtc-node';
 import type { voice } from '@livekit/agents';
+import { settledWithin } from '../../lib/async.js';
 import { espeakSynthesize } from '../providers/local/espeak.js';
 
 // When the call's own vendors have failed, the caller still hears why the line goes quiet: the apology is spoken by
@@ -10,6 +11,7 @@ export const APOLOGY = "I'm sorry, we're having technical difficulties and need 
 let cached: Promise<Int16Array & { rate?: number }> | undefined;
 let cachedRate = 22_050;
 
+/** Plays the apology on `output`; the wait for it to play out is bounded by `timeoutMs`. */
 export async function playApology(output: voice.AudioOutput, timeoutMs: number): Promise<void> {
   cached ??= espeakSynthesize(APOLOGY, { voice: 'en-us', wordsPerMinute: 175, pitch: 50 }).then((a) => {
     cachedRate = a.sampleRate;
@@ -23,5 +25,5 @@ export async function playApology(output: voice.AudioOutput, timeoutMs: number):
     await output.captureFrame(new AudioFrame(chunk, cachedRate, 1, chunk.length));
   }
   output.flush();
-  await Promise.race([output.waitForPlayout(), new Promise((resolve) => setTimeout(resolve, timeoutMs))]);
+  await settledWithin(output.waitForPlayout(), timeoutMs);
 }

@@ -1,6 +1,7 @@
 import { log } from '@livekit/agents';
+import type { AudioFrame } from '@livekit/rtc-node';
 import path from 'node:path';
-import type { StoredTrack, Track } from '../../media/call-recorder.js';
+import { CallRecorder, type StoredTrack, type Track } from '../../media/call-recorder.js';
 import { storeSpooledTracks } from '../../media/recording-render.js';
 import { openSpool, spoolDirOf } from '../../media/recording-spool.js';
 import { LocalFileStorage, type RecordingStorage } from '../../media/recording-storage.js';
@@ -9,8 +10,8 @@ import { DEFAULT_DATA_DIR } from '../../lib/config.js';
 import type { StoredRecording } from '../../modules/calls/store.js';
 
 // The call's recording as the assistant's `recording_settings` ask for it: which tracks, in which format, stored where.
-// Used at the end of a call (agent/call/run-call.ts) and by the sweep that ends a call whose process died
-// (agent/call/recovery.ts), which renders what the dead process had spooled.
+// A running call records its audio as it is heard and played (`startRecording`); the sweep that ends a call whose
+// process died (agent/call/recovery.ts) renders what the dead process had spooled (`storeOrphanRecording`).
 
 export function recordingStorageOf(options: { storage?: RecordingStorage | undefined; dataDir?: string | undefined }): RecordingStorage {
   return options.storage ?? new LocalFileStorage(path.resolve(options.dataDir ?? DEFAULT_DATA_DIR));
@@ -28,6 +29,50 @@ export function recordedTracks(settings: AssistantSettings['recording_settings']
 
 export function storedRecording(t: StoredTrack): StoredRecording {
   return { track: t.track, format: t.format, storageKey: t.storageKey, duration_ms: t.durationMs, size_bytes: t.sizeBytes, ...(t.path ? { path: t.path } : {}) };
+}
+
+/** The call's audio as a transport carries it: every frame the caller sent, and every frame played to the caller. */
+export interface RecordedAudio {
+  audioInput: { onFrame?(listener: (frame: AudioFrame) => void): () => void };
+  audioOutput: { onPlayed?(listener: (frame: AudioFrame, playedAt: number) => void): () => void };
+}
+
+export interface CallRecording {
+  readonly spoolDir: string;
+  /** Stops recording at `at` (epoch ms), the end of the call, and stops listening to the audio. */
+  stop(at: number): void;
+  /** Renders the asked-for tracks into storage, each as long as the call. The spool stays until `discard`. */
+  save(storage: RecordingStorage): Promise<StoredRecording[]>;
+  /** Removes the spool: only once the call's record lists the tracks, so a process that dies before leaves it to the recovery sweep. */
+  discard(): Promise<void>;
+}
+
+/**
+ * Starts recording the call's audio into its spool under `dataDir`, as the settings ask; undefined when they ask for no
+ * track. To be called as the call starts: the caller's track is laid end to end from its first frame, so it lines up
+ * with the assistant's, whose frames are placed by the time they played, only if nothing before it is missed.
+ */
+export function startRecording(
+  settings: AssistantSettings['recording_settings'],
+  audio: RecordedAudio,
+  call: { callSid: string; startedAt: number; dataDir?: string | undefined },
+): CallRecording | undefined {
+  const tracks = recordedTracks(settings);
+  if (tracks.length === 0) return undefined;
+  const recorder = new CallRecorder(call.startedAt, spoolDirOf(call.dataDir ?? DEFAULT_DATA_DIR, call.callSid));
+  const stops = [audio.audioInput.onFrame?.((f) => recorder.addUser(f)), audio.audioOutput.onPlayed?.((f, at) => recorder.addAssistant(f, at))];
+  return {
+    spoolDir: recorder.spoolDir,
+    stop(at) {
+      recorder.stop(at);
+      for (const stop of stops.splice(0)) stop?.();
+    },
+    async save(storage) {
+      const stored = await recorder.save(storage, call.callSid, tracks, settings.recording_format);
+      return stored.map(storedRecording);
+    },
+    discard: () => recorder.discard(),
+  };
 }
 
 /**

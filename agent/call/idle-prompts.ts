@@ -1,0 +1,67 @@
+import { voice } from '@livekit/agents';
+import { settledWithin } from '../../lib/async.js';
+import { DEFAULT_IDLE_MESSAGE, type AssistantSettings } from '../../modules/assistants/settings.js';
+import { FINAL_PLAYOUT_TIMEOUT_MS, type CallEnding } from './ending.js';
+import { listen, type SessionEvents } from './session-events.js';
+import { secondsToMs } from './session-config.js';
+
+// After `idle_timeout` of silence from both sides the assistant asks whether the caller is still there, up to
+// `max_idle_messages` times; when the last prompt goes unanswered it says goodbye and ends the call (`idle_timeout`).
+// The caller speaking again starts the count over.
+
+/** Said before hanging up after the last idle prompt went unanswered. */
+export const IDLE_GOODBYE = "It seems you're no longer there, so I'll end the call now. Goodbye!";
+/** Idle prompts when `idle_timeout` is set and `max_idle_messages` is not. */
+export const DEFAULT_MAX_IDLE_MESSAGES = 1;
+/** How often the silence is measured: a prompt comes at most this late, against an idle_timeout of a second or more. */
+const CHECK_INTERVAL_MS = 100;
+
+export interface IdleSession extends SessionEvents<voice.AgentSessionEventTypes.AgentStateChanged | voice.AgentSessionEventTypes.UserStateChanged> {
+  readonly agentState: voice.AgentState;
+  readonly userState: voice.UserState;
+  say(text: string, options: { allowInterruptions: boolean }): { waitForPlayout(): Promise<void> };
+}
+
+export interface IdlePrompts {
+  idleMs: number;
+  maxPrompts: number;
+  /** The prompt, already rendered. */
+  message: string;
+}
+
+/** What the settings ask for; null when `idle_timeout` is unset, and the call never idles out. */
+export function idlePromptsOf(settings: Pick<AssistantSettings, 'idle_timeout' | 'max_idle_messages'>, message: string): IdlePrompts | null {
+  if (settings.idle_timeout === null) return null;
+  return { idleMs: secondsToMs(settings.idle_timeout), maxPrompts: settings.max_idle_messages ?? DEFAULT_MAX_IDLE_MESSAGES, message: message || DEFAULT_IDLE_MESSAGE };
+}
+
+/** Prompts an idle caller until `stop` is called or the call ends. */
+export function startIdlePrompts(session: IdleSession, ending: Pick<CallEnding, 'end' | 'ended'>, idle: IdlePrompts): () => void {
+  let prompts = 0;
+  let quietSince = Date.now();
+  let saidGoodbye = false;
+  const activity = () => void (quietSince = Date.now());
+  const stops = [
+    listen(session, voice.AgentSessionEventTypes.AgentStateChanged, activity),
+    listen(session, voice.AgentSessionEventTypes.UserStateChanged, (ev) => {
+      activity();
+      if (ev.newState === 'speaking') prompts = 0;
+    }),
+  ];
+  const check = setInterval(() => {
+    if (saidGoodbye || ending.ended || session.agentState !== 'listening' || session.userState === 'speaking' || Date.now() - quietSince < idle.idleMs) return;
+    quietSince = Date.now();
+    if (prompts < idle.maxPrompts) {
+      prompts++;
+      session.say(idle.message, { allowInterruptions: true });
+      return;
+    }
+    saidGoodbye = true;
+    const goodbye = session.say(IDLE_GOODBYE, { allowInterruptions: false });
+    void settledWithin(goodbye.waitForPlayout(), FINAL_PLAYOUT_TIMEOUT_MS).then(() => ending.end({ status: 'completed', reason: 'idle_timeout' }));
+  }, CHECK_INTERVAL_MS);
+  return () => {
+    clearInterval(check);
+    for (const stop of stops) stop();
+  };
+}

@@ -1,0 +1,97 @@
+import { log, voice } from '@livekit/agents';
+import type { ToolCallEntry, TranscriptEntry } from '../../modules/calls/events.js';
+import type { StoredTurn } from '../../modules/calls/store.js';
+import { turnLatency } from '../turn/metrics.js';
+import { listen, type SessionEvents } from './session-events.js';
+
+// The transcript as the call goes: each user and assistant turn with its start and end on the call's clock, whether it
+// was interrupted, an assistant turn's latency, and the tools the assistant called before it. Each turn is stored the
+// moment it is spoken, so a call whose process dies keeps what was said.
+
+export interface TranscriptOptions {
+  /** Epoch ms of the call's start: turn times are ms from it. */
+  startedAt: number;
+  /**
+   * Stores a turn at its position, in the order spoken. A failed write is logged and left to the end of the call,
+   * which writes every turn again.
+   */
+  store: (position: number, turn: StoredTurn) => Promise<void>;
+  /** Fields that name the call in the log. */
+  logFields?: Record<string, unknown>;
+}
+
+export interface Transcript {
+  /** What was said, for the analysis and for whoever ran the call. */
+  spoken: TranscriptEntry[];
+  /** Every turn to store, with latencies; tool calls made after the last reply are on an empty assistant turn of their own. */
+  turns: StoredTurn[];
+}
+
+export interface TranscriptCapture {
+  /** Stops listening, waits for the turns being stored, and answers the transcript of a call that ended at `endedAt`. */
+  close(endedAt: number): Promise<Transcript>;
+}
+
+type TranscriptEvents = voice.AgentSessionEventTypes.ConversationItemAdded | voice.AgentSessionEventTypes.FunctionToolsExecuted;
+
+export function captureTranscript(session: SessionEvents<TranscriptEvents>, options: TranscriptOptions): TranscriptCapture {
+  const turns: StoredTurn[] = [];
+  const pendingToolCalls: ToolCallEntry[] = [];
+  const relMs = (epochMs: number) => Math.max(Math.round(epochMs - options.startedAt), 0);
+  let writes: Promise<void> = Promise.resolve();
+
+  const stops = [
+    listen(session, voice.AgentSessionEventTypes.FunctionToolsExecuted, (ev) => {
+      ev.functionCalls.forEach((fc, i) => {
+        const output = ev.functionCallOutputs[i];
+        pendingToolCalls.push({ name: fc.name, arguments: parseJson(fc.args), output: output ? parseJson(output.output) : null, is_error: output?.isError ?? false, at_ms: relMs(fc.createdAt) });
+      });
+    }),
+    listen(session, voice.AgentSessionEventTypes.ConversationItemAdded, ({ item }) => {
+      if (item.type !== 'message' || (item.role !== 'user' && item.role !== 'assistant')) return;
+      const text = item.textContent ?? '';
+      if (!text.trim()) return;
+      const m = item.metrics;
+      const start = m.startedSpeakingAt !== undefined ? m.startedSpeakingAt * 1000 : item.createdAt;
+      const stop = m.stoppedSpeakingAt !== undefined ? m.stoppedSpeakingAt * 1000 : Date.now();
+      const turn: StoredTurn = {
+        role: item.role,
+        text,
+        start_ms: relMs(start),
+        end_ms: relMs(stop),
+        interrupted: item.interrupted,
+        metrics: item.role === 'assistant' ? turnLatency(m, turns.findLast((t) => t.role === 'user')) : null,
+        // The tools the assistant called before this reply, with what they returned.
+        ...(item.role === 'assistant' && pendingToolCalls.length > 0 ? { tool_calls: pendingToolCalls.splice(0) } : {}),
+      };
+      const position = turns.push(turn) - 1;
+      writes = writes.then(() => options.store(position, turn).catch((error: unknown) => log().warn({ ...options.logFields, err: error }, 'turn not stored yet')));
+    }),
+  ];
+
+  return {
+    async close(endedAt) {
+      for (const stop of stops) stop();
+      await writes;
+      const spoken: TranscriptEntry[] = turns.map(({ metrics: _m, ...t }) => t);
+      // Tool calls after the last reply (the call ended before the assistant spoke again) still belong to the transcript.
+      if (pendingToolCalls.length > 0) {
+        const at = relMs(endedAt);
+        turns.push({ role: 'assistant', text: '', start_ms: at, end_ms: at, interrupted: false, metrics: null, tool_calls: pendingToolCalls.splice(0) });
+      }
+      return { spoken, turns };
+    },
+  };
+}
+
+/**
+ * A tool's arguments or result as a value: the model sends arguments as JSON text (sometimes broken), and the framework
+ * serialises a tool's return value to JSON (a string result arrives quoted), but passes an error's message as it is.
+ */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
