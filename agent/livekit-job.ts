@@ -7,7 +7,7 @@ import { PacedAudioOutput } from './io/paced-audio-output.js';
 import { PushAudioInput } from './io/push-audio-input.js';
 import { runCall } from './call/run-call.js';
 import { isSipParticipant, sipCallInfo, waitUntilAnswered } from './io/sip-participant.js';
-import { openInboundCall } from '../modules/calls/inbound.js';
+import { openInboundCall } from '../modules/calls/lifecycle.js';
 import { withTimeout } from '../lib/async.js';
 import { survivePromiseLeaks } from '../lib/process.js';
 import { loadVad } from './turn/vad.js';

@@ -2,10 +2,10 @@ import type { Db } from '../../prisma/client.js';
 import type { Prisma } from '../../prisma/client.js';
 import { notFound } from '../../lib/errors.js';
 import type { CallFilters } from './schemas.js';
+import type { CallRow } from './lifecycle.js';
 
 // Reading calls back. Every query is filtered by the organisation: another organisation's call is "not found".
 
-type CallRow = NonNullable<Awaited<ReturnType<Db['call']['findFirst']>>>;
 type RecordingRow = { track: string; format: string; durationMs: number; sizeBytes: number };
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;

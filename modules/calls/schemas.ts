@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { MAX_ID, textInt } from '../../lib/zod/query.js';
 import { repeated, textInstant } from '../../lib/zod/query.js';
 import { e164 } from '../telephony/schemas.js';
+import { CALL_STATUSES } from './statuses.js';
 
-// Reading calls: the record, its transcript, its recordings, the list and the export.
+// Reading calls: the record, its transcript, its recordings, the list and the export. What moves a call's status:
+// lifecycle.ts.
 
-/** Every status a call can be in; see docs/calls.md for what moves it. */
-export const CALL_STATUSES = ['queued', 'initiated', 'ringing', 'in_progress', 'completed', 'failed', 'busy', 'no_answer', 'voicemail', 'canceled'] as const;
 export const CALL_DIRECTIONS = ['inbound', 'outbound'] as const;
 export const CALL_TRANSPORTS = ['sip', 'web', 'browser', 'media_stream'] as const;
 export const RECORDING_TRACKS = ['user', 'assistant', 'mixed'] as const;

@@ -1,5 +1,6 @@
 import type { Prisma, PrismaClient } from '../../prisma/client.js';
-import { endUnstartedCall, NOT_STARTED } from './ending.js';
+import { endUnstartedCall } from './lifecycle.js';
+import { DIALLING, NOT_STARTED } from './statuses.js';
 
 // A call can be created and then never connect: the browser never opens the call page's socket, the carrier never
 // opens the media stream, nobody joins the LiveKit room, the process dialling or answering it dies before the
@@ -84,9 +85,9 @@ const RULES: Rule[] = [
   { reason: MEDIA_NEVER_CONNECTED, where: (now, l) => ({ transport: 'media_stream', status: 'ringing', createdAt: before(now, l.inboundRingingMs) }) },
   { reason: RINGING_TIMEOUT, where: (now, l) => ({ transport: 'sip', direction: 'inbound', status: 'ringing', createdAt: before(now, l.inboundRingingMs) }) },
   // The claim and each step of the dial touch `updated_at`, as the dialler's own check reads it.
-  { reason: DIAL_LOST, where: (now, l) => ({ transport: 'sip', direction: 'outbound', status: { in: ['initiated', 'ringing'] }, updatedAt: before(now, l.lostDialMs) }) },
+  { reason: DIAL_LOST, where: (now, l) => ({ transport: 'sip', direction: 'outbound', status: { in: [...DIALLING] }, updatedAt: before(now, l.lostDialMs) }) },
   { reason: NOT_DIALLED, where: (now, l) => ({ transport: 'sip', direction: 'outbound', status: 'queued', createdAt: before(now, l.undialledMs) }) },
-  { reason: NOT_STARTED_REASON, where: (now, l) => ({ status: { in: NOT_STARTED }, createdAt: before(now, l.unstartedMs) }) },
+  { reason: NOT_STARTED_REASON, where: (now, l) => ({ status: { in: [...NOT_STARTED] }, createdAt: before(now, l.unstartedMs) }) },
 ];
 
 export interface UnstartedCallSweepOptions {

@@ -1,14 +1,23 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { SipCallError } from 'livekit-server-sdk';
 import type { PrismaClient } from '../../prisma/client.js';
-import { endUnstartedCall, type UnstartedEnd } from '../calls/ending.js';
+import { startJobLoop } from '../../lib/jobs.js';
+import { claimNextOutboundCall, endUnstartedCall, markCallRinging, roomOfCall } from '../calls/lifecycle.js';
+import { DIALLING, type UnstartedEnd } from '../calls/statuses.js';
+import { LOST_DIAL_AFTER_MS } from '../calls/unstarted.js';
 import type { LiveKitTelephony } from './livekit.js';
 
 // Dials queued outbound calls. A queued call is a durable row: any API process claims it with FOR UPDATE SKIP LOCKED,
 // so each call is dialled once however many processes run, and a call accepted just before a process stopped is
 // dialled by the next. A dial goes: `queued` → `initiated` (claimed; room and agent dispatch created) → `ringing`
 // (the SIP participant is dialling) → `in_progress` when the agent starts the conversation after the callee answers,
-// or `busy` / `no_answer` / `failed` from the carrier's SIP answer.
+// or `busy` / `no_answer` / `failed` from the carrier's SIP answer. Each move is made by modules/calls/lifecycle.ts.
+
+/**
+ * A dial's room, agent dispatch and SIP set-up, besides its ringing: three requests to the LiveKit server, each done in
+ * well under a second; 30 s covers a slow server many times over, and bounds how long a stop waits for a dial.
+ */
+const DIAL_SETUP_MS = 30_000;
 
 export interface DiallerOptions {
   logger: FastifyBaseLogger;
@@ -36,27 +45,10 @@ export function statusOfSipFailure(code: number | undefined): { status: Unstarte
   return { status: 'failed', reason: code ? `sip_${code}` : 'dial_failed' };
 }
 
-export function roomOfCall(callSid: string): string {
-  return `call-${callSid}`;
-}
-
 export function startDialler(prisma: PrismaClient, telephony: LiveKitTelephony, options: DiallerOptions): Dialler {
   const log = options.logger;
   const maxDials = options.maxConcurrentDials ?? 20;
-  const inFlight = new Set<Promise<void>>();
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let pumping = false;
-
-  async function claim(): Promise<number | null> {
-    const rows = await prisma.$queryRaw<{ id: number }[]>`
-      UPDATE calls SET status = 'initiated', livekit_room = 'call-' || call_sid, updated_at = now()
-      WHERE id = (
-        SELECT id FROM calls WHERE status = 'queued' AND transport = 'sip' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED
-      )
-      RETURNING id`;
-    return rows[0]?.id ?? null;
-  }
+  const ringingTimeoutS = options.ringingTimeoutS ?? 30;
 
   async function dial(callId: number): Promise<void> {
     const call = await prisma.call.findUniqueOrThrow({ where: { id: callId }, include: { phoneNumber: { include: { connection: true } } } });
@@ -68,13 +60,13 @@ export function startDialler(prisma: PrismaClient, telephony: LiveKitTelephony, 
     }
     try {
       await telephony.openCallRoom(room, call.id);
-      await prisma.call.updateMany({ where: { id: call.id, status: 'initiated' }, data: { status: 'ringing' } });
+      await markCallRinging(prisma, call.id);
       const participant = await telephony.dial({
         room,
         to: call.toNumber,
         from: call.fromNumber,
         trunk: connection,
-        ringingTimeoutS: options.ringingTimeoutS ?? 30,
+        ringingTimeoutS,
         maxCallDurationS: options.maxCallDurationS ?? 3600,
       });
       await prisma.call.update({ where: { id: call.id }, data: { providerCallSid: participant.sipCallId || null } });
@@ -90,8 +82,8 @@ export function startDialler(prisma: PrismaClient, telephony: LiveKitTelephony, 
   }
 
   async function endLostDials(): Promise<void> {
-    const cutoff = new Date(Date.now() - (options.lostDialAfterMs ?? 180_000));
-    const lost = await prisma.call.findMany({ where: { status: { in: ['initiated', 'ringing'] }, transport: 'sip', updatedAt: { lt: cutoff } }, select: { id: true, livekitRoom: true } });
+    const cutoff = new Date(Date.now() - (options.lostDialAfterMs ?? LOST_DIAL_AFTER_MS));
+    const lost = await prisma.call.findMany({ where: { status: { in: [...DIALLING] }, transport: 'sip', updatedAt: { lt: cutoff } }, select: { id: true, livekitRoom: true } });
     for (const call of lost) {
       if (await endUnstartedCall(prisma, call.id, 'failed', 'dial_lost')) {
         if (call.livekitRoom) await telephony.closeRoom(call.livekitRoom).catch(() => {});
@@ -99,44 +91,28 @@ export function startDialler(prisma: PrismaClient, telephony: LiveKitTelephony, 
     }
   }
 
-  async function pump(): Promise<void> {
-    if (pumping || stopped) return;
-    pumping = true;
-    try {
+  const loop = startJobLoop({
+    intervalMs: options.pollIntervalMs ?? 1000,
+    // The dialler lives as long as the API that started it and never holds a process open by itself.
+    unref: true,
+    onError: (error) => log.warn({ err: (error as Error).message }, 'dial queue not read; retrying'),
+    // A dial ended and its slot is free: there may be more queued.
+    onSettled: (jobs) => jobs.wake(),
+    pass: async (jobs) => {
       await endLostDials();
-      while (!stopped && inFlight.size < maxDials) {
-        const id = await claim();
-        if (id === null) break;
-        const running = dial(id)
-          .catch((error: unknown) => log.error({ callId: id, err: (error as Error).message }, 'dial failed'))
-          .finally(() => {
-            inFlight.delete(running);
-            // A slot freed: there may be more queued.
-            if (!stopped) void pump();
-          });
-        inFlight.add(running);
+      while (!jobs.stopping && jobs.inFlight < maxDials) {
+        const id = await claimNextOutboundCall(prisma);
+        if (id === null) return;
+        jobs.track(dial(id).catch((error: unknown) => log.error({ callId: id, err: (error as Error).message }, 'dial failed')));
       }
-    } catch (error) {
-      log.warn({ err: (error as Error).message }, 'dial queue not read; retrying');
-    } finally {
-      pumping = false;
-    }
-  }
-
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => void pump().finally(schedule), options.pollIntervalMs ?? 1000);
-    timer.unref();
-  };
-  void pump().finally(schedule);
+    },
+  });
 
   return {
-    wake: () => void pump(),
+    wake: () => loop.wake(),
     stop: async () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      // Dials in flight are waited for: each ends within its ringing timeout.
-      await Promise.all([...inFlight]);
+      // Dials in flight are waited for: each ends within its ringing timeout, after the room and the dispatch.
+      if (!(await loop.stop(ringingTimeoutS * 1000 + DIAL_SETUP_MS))) log.warn('dials still under way at stop; the sweep of lost dials ends them');
     },
   };
 }

@@ -1,9 +1,7 @@
 import type { PrismaClient } from '../../prisma/client.js';
-import { endUnstartedCall } from '../calls/ending.js';
-import { newCallSid } from '../calls/call-sid.js';
+import { endUnstartedCall, openWebCall, roomOfCall } from '../calls/lifecycle.js';
 import { AppError } from '../../lib/errors.js';
 import { requireActiveAssistant } from '../assistants/active.js';
-import { roomOfCall } from './dialler.js';
 import type { LiveKitTelephony } from './livekit.js';
 
 // A browser call through LiveKit: the call row, a room with the agent dispatched into it, and a token for the browser.
@@ -22,21 +20,15 @@ export async function createLiveKitWebCall(
   // Without LiveKit the request is still checked in full; only a call that would be created gets the 503.
   if (!telephony) throw unavailable;
 
-  const callSid = newCallSid();
-  const room = roomOfCall(callSid);
-  const call = await prisma.call.create({
-    data: {
-      callSid,
-      organizationId,
-      assistantId: assistant.id,
-      direction: 'inbound',
-      transport: 'web',
-      status: 'queued',
-      livekitRoom: room,
-      welcomeMessage: input.welcome_message ?? null,
-      variables: input.variables ?? {},
-    },
+  const call = await openWebCall(prisma, {
+    organizationId,
+    assistantId: assistant.id,
+    transport: 'web',
+    welcomeMessage: input.welcome_message ?? null,
+    variables: input.variables ?? {},
   });
+  const { callSid } = call;
+  const room = roomOfCall(callSid);
   try {
     await telephony.openCallRoom(room, call.id);
   } catch (error) {

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import type { PrismaClient } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
-import { newCallSid } from '../calls/call-sid.js';
+import { queueOutboundCall } from '../calls/lifecycle.js';
 import { AppError, ValidationFailed } from '../../lib/errors.js';
 
 // `POST /api/telephony/calls/initiate`: checks the request against the organisation's numbers and assistants,
-// then queues the call and returns. Dialling happens after the response, from the durable queue (api/telephony/
+// then queues the call and returns. Dialling happens after the response, from the durable queue (modules/telephony/
 // dialler.ts), so an accepted call is dialled even if this process stops right after answering.
 
 export interface InitiateInput {
@@ -92,23 +92,17 @@ export async function initiateCall(
 
   const contact = await prisma.contact.findFirst({ where: { organizationId, phoneNumber: input.to_phone_number }, select: { id: true } });
   try {
-    const call = await prisma.call.create({
-      data: {
-        callSid: newCallSid(),
-        organizationId,
-        assistantId: assistant.id,
-        contactId: contact?.id ?? null,
-        phoneNumberId: from.id,
-        direction: 'outbound',
-        transport: 'sip',
-        status: 'queued',
-        fromNumber: from.number,
-        toNumber: input.to_phone_number,
-        welcomeMessage: input.welcome_message ?? null,
-        variables: input.variables ?? {},
-        idempotencyKey: idempotencyKey ?? null,
-        idempotencyHash: idempotencyKey ? hash : null,
-      },
+    const call = await queueOutboundCall(prisma, {
+      organizationId,
+      assistantId: assistant.id,
+      contactId: contact?.id ?? null,
+      phoneNumberId: from.id,
+      fromNumber: from.number,
+      toNumber: input.to_phone_number,
+      welcomeMessage: input.welcome_message ?? null,
+      variables: input.variables ?? {},
+      idempotencyKey: idempotencyKey ?? null,
+      idempotencyHash: idempotencyKey ? hash : null,
     });
     return { call_sid: call.callSid, provider_call_sid: null, created: true };
   } catch (error) {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCallRecovery } from '../../agent/call/recovery.js';
 import { BROWSER_JOIN_WINDOW_MS, endStaleUnstartedCalls, JOIN_GRACE_MS } from '../../modules/calls/unstarted.js';
 import { bootstrap } from '../../modules/organizations/bootstrap.js';
-import { endUnstartedCall } from '../../modules/calls/ending.js';
+import { endUnstartedCall } from '../../modules/calls/lifecycle.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { until } from '../helpers/until.js';
 

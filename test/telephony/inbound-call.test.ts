@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openInboundCall } from '../../modules/calls/inbound.js';
+import { openInboundCall } from '../../modules/calls/lifecycle.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 
 let api: ApiContext;

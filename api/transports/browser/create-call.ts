@@ -1,6 +1,6 @@
 import { AppError } from '../../../lib/errors.js';
 import type { PrismaClient } from '../../../prisma/client.js';
-import { newCallSid } from '../../../modules/calls/call-sid.js';
+import { openWebCall } from '../../../modules/calls/lifecycle.js';
 import { requireActiveAssistant } from '../../../modules/assistants/active.js';
 import type { StreamTokens } from '../stream-token.js';
 
@@ -19,18 +19,12 @@ export async function createBrowserCall(
   const assistant = await requireActiveAssistant(prisma, organizationId, input.assistant_id);
   // Without a worker in this process the request is still checked in full; only a call that would be created gets the 503.
   if (unavailable) throw unavailable;
-  const callSid = newCallSid();
-  await prisma.call.create({
-    data: {
-      callSid,
-      organizationId,
-      assistantId: assistant.id,
-      direction: 'inbound',
-      transport: 'browser',
-      status: 'queued',
-      welcomeMessage: input.welcome_message ?? null,
-      variables: input.variables ?? {},
-    },
+  const { callSid } = await openWebCall(prisma, {
+    organizationId,
+    assistantId: assistant.id,
+    transport: 'browser',
+    welcomeMessage: input.welcome_message ?? null,
+    variables: input.variables ?? {},
   });
   const token = tokens.sign(callSid);
   const query = `token=${encodeURIComponent(token)}`;

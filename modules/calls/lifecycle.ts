@@ -1,0 +1,242 @@
+import crypto from 'node:crypto';
+import type { Db, Prisma, PrismaClient } from '../../prisma/client.js';
+import type { Call } from '../../prisma/generated/client.js';
+import { normalizePhone } from '../../lib/phone.js';
+import { recordEvent } from '../webhooks/events.js';
+import { callEndedPayload, callStartedPayload } from './events.js';
+import { IN_PROGRESS, NOT_STARTED, type FinishedEnd, type UnstartedEnd } from './statuses.js';
+import { CallNotRunnableError, turnRow, type StoredRecording, type StoredTurn } from './store.js';
+
+// Where a call changes state. Every call row is created here and every status change is made here, each a
+// compare-and-set on the statuses it moves from: processes racing for one call (two sweeps, a sweep and a dialler, a
+// hang-up and a recovery) move it once, and a call in a terminal status is never moved again. The event that goes with
+// a change (`call.started`, `call.completed`, `call.failed`) is written in the change's transaction.
+//
+//   queueOutboundCall  → queued → claimNextOutboundCall → initiated → markCallRinging → ringing ┐
+//   openWebCall        → queued ─────────────────────────────────────────────────────────────────┤ markCallStarted
+//   openInboundCall    → ringing ────────────────────────────────────────────────────────────────┤
+//                                                                                    in_progress ┘ → finishCall → completed | failed
+//   endUnstartedCall: queued | initiated | ringing → failed | busy | no_answer | voicemail | canceled
+
+export type CallRow = Call;
+
+/** A call's public id: `CA` and 32 hex digits, the shape carriers use for theirs, unguessable. */
+export function newCallSid(): string {
+  return `CA${crypto.randomBytes(16).toString('hex')}`;
+}
+
+/** The LiveKit room a call runs in, named after the call, so the room of any call can be found from its sid. */
+export function roomOfCall(callSid: string): string {
+  return `call-${callSid}`;
+}
+
+export interface OutboundCallRequest {
+  organizationId: number;
+  assistantId: number;
+  contactId: number | null;
+  phoneNumberId: number;
+  fromNumber: string;
+  toNumber: string;
+  welcomeMessage: string | null;
+  variables: Record<string, string>;
+  idempotencyKey: string | null;
+  idempotencyHash: string | null;
+}
+
+/** An outbound call, queued for the dialler of any API process (modules/telephony/dialler.ts). */
+export async function queueOutboundCall(prisma: PrismaClient, request: OutboundCallRequest): Promise<CallRow> {
+  return prisma.call.create({ data: { callSid: newCallSid(), ...request, direction: 'outbound', transport: 'sip', status: 'queued' } });
+}
+
+export interface WebCallRequest {
+  organizationId: number;
+  assistantId: number;
+  /** `web`: a LiveKit room the browser joins with a token; `browser`: the built-in call page. */
+  transport: 'web' | 'browser';
+  welcomeMessage: string | null;
+  variables: Record<string, string>;
+}
+
+/** A call from a browser, queued until the browser joins it; a LiveKit web call is named its room at once. */
+export async function openWebCall(prisma: PrismaClient, request: WebCallRequest): Promise<CallRow> {
+  const callSid = newCallSid();
+  const livekitRoom = request.transport === 'web' ? roomOfCall(callSid) : null;
+  return prisma.call.create({ data: { callSid, ...request, livekitRoom, direction: 'inbound', status: 'queued' } });
+}
+
+export interface InboundCallRequest {
+  /** The managed number called, as the carrier gives it. */
+  toNumber: string;
+  /** The caller's number; withheld numbers arrive empty or as "anonymous". */
+  fromNumber: string | null;
+  transport: 'sip' | 'media_stream';
+  providerCallSid?: string | null;
+  livekitRoom?: string | null;
+}
+
+export type InboundCallResult = { call: CallRow } | { rejected: 'unknown_number' | 'no_assistant' };
+
+/**
+ * An inbound call, whatever carried it (LiveKit SIP, a carrier's Media Streams), ringing until its conversation starts:
+ * the managed number it arrived on names the organisation and the assistant, the caller becomes a contact.
+ */
+export async function openInboundCall(prisma: PrismaClient, request: InboundCallRequest): Promise<InboundCallResult> {
+  const to = normalizePhone(request.toNumber, 'US')?.e164 ?? request.toNumber;
+  const number = await prisma.phoneNumber.findUnique({ where: { number: to }, include: { organization: { select: { defaultRegion: true } } } });
+  if (!number) return { rejected: 'unknown_number' };
+  if (number.assistantId === null) return { rejected: 'no_assistant' };
+
+  const caller = await recordCaller(prisma, number.organizationId, number.organization.defaultRegion, request.fromNumber);
+  const call = await prisma.call.create({
+    data: {
+      callSid: newCallSid(),
+      organizationId: number.organizationId,
+      assistantId: number.assistantId,
+      contactId: caller?.contactId ?? null,
+      phoneNumberId: number.id,
+      direction: 'inbound',
+      transport: request.transport,
+      status: 'ringing',
+      fromNumber: caller?.phone ?? request.fromNumber ?? null,
+      toNumber: number.number,
+      providerCallSid: request.providerCallSid ?? null,
+      livekitRoom: request.livekitRoom ?? null,
+    },
+  });
+  return { call };
+}
+
+/**
+ * The organisation's contact for an inbound caller, created on the number's first call (spec behaviour 4: a call
+ * creates the person, a sync only adds their name) and marked seen on every call; null when the number is withheld or
+ * is no number. A national number is read in `region`, the organisation's, as its contacts are. `seenAt` defaults to
+ * the database's clock.
+ */
+export async function recordCaller(db: Db, organizationId: number, region: string, callerNumber: string | null, seenAt?: Date): Promise<{ contactId: number; phone: string } | null> {
+  const phone = callerNumber ? normalizePhone(callerNumber, region)?.e164 : undefined;
+  if (!phone) return null;
+  // One statement on the (organization_id, phone_number) unique index: calls from a new number at once make one
+  // contact. Racing calls commit in any order, and GREATEST keeps `last_seen_at` from going back to the earlier one.
+  const rows = await db.$queryRaw<{ id: number }[]>`
+    INSERT INTO contacts (organization_id, phone_number, source, custom_fields, last_seen_at, created_at, updated_at)
+    VALUES (${organizationId}, ${phone}, 'inbound_call', '{}'::jsonb, COALESCE(${seenAt ?? null}::timestamptz, now()), now(), now())
+    ON CONFLICT (organization_id, phone_number) DO UPDATE SET last_seen_at = GREATEST(contacts.last_seen_at, EXCLUDED.last_seen_at)
+    RETURNING id`;
+  return { contactId: rows[0]!.id, phone };
+}
+
+/**
+ * Claims the oldest queued outbound call for a dialler (`queued` → `initiated`) and names its room; answers its id, or
+ * null when none is queued. SKIP LOCKED: the diallers of any number of processes each claim a different call.
+ */
+export async function claimNextOutboundCall(prisma: PrismaClient): Promise<number | null> {
+  return prisma.$transaction(async (tx) => {
+    const [next] = await tx.$queryRaw<{ id: number; call_sid: string }[]>`
+      SELECT id, call_sid FROM calls WHERE status = 'queued' AND transport = 'sip' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
+    if (!next) return null;
+    await tx.call.updateMany({ where: { id: next.id, status: 'queued' }, data: { status: 'initiated', livekitRoom: roomOfCall(next.call_sid) } });
+    return next.id;
+  });
+}
+
+/** The dial rings the callee (`initiated` → `ringing`); false when the call had moved on. */
+export async function markCallRinging(prisma: PrismaClient, callId: number): Promise<boolean> {
+  const moved = await prisma.call.updateMany({ where: { id: callId, status: 'initiated' }, data: { status: 'ringing' } });
+  return moved.count > 0;
+}
+
+/** The conversation starts (any status before the start → `in_progress`, `call.started`); throws if it cannot. */
+export async function markCallStarted(prisma: PrismaClient, call: CallRow, startedAt: Date): Promise<CallRow> {
+  return prisma.$transaction(async (tx) => {
+    const claimed = await tx.call.updateMany({ where: { id: call.id, status: { in: [...NOT_STARTED] } }, data: { status: IN_PROGRESS, startedAt, heartbeatAt: startedAt } });
+    if (claimed.count === 0) throw new CallNotRunnableError(`call is ${call.status}`);
+    const updated = await tx.call.findUniqueOrThrow({ where: { id: call.id } });
+    await recordEvent(tx, updated.organizationId, 'call.started', { ...callStartedPayload(updated) });
+    return updated;
+  });
+}
+
+/**
+ * Ends a call whose conversation never started: the callee was busy or did not answer, dialling failed, the dial was
+ * lost with its process, or nothing ever connected to the call (unstarted.ts). It writes `call.completed` (and
+ * `call.failed` for a failure), the events a finished conversation writes. Answers false when the call had already
+ * moved on (it started, or another path ended it): nothing is written. `guard` narrows the compare-and-set further: a
+ * sweep passes the condition that made the call stale, so a call that moved on in between (a dialler claimed it) is
+ * left alone.
+ */
+export async function endUnstartedCall(
+  prisma: PrismaClient,
+  callId: number,
+  status: UnstartedEnd,
+  endReason: string,
+  at = new Date(),
+  guard: Prisma.CallWhereInput = {},
+): Promise<boolean> {
+  return prisma.$transaction(async (tx) => {
+    const ended = await tx.call.updateMany({ where: { AND: [guard, { id: callId, status: { in: [...NOT_STARTED] } }] }, data: { status, endReason, endedAt: at, durationMs: 0 } });
+    if (ended.count === 0) return false;
+    const call = await tx.call.findUniqueOrThrow({ where: { id: callId } });
+    const payload = callEndedPayload(call, [], []);
+    await recordEvent(tx, call.organizationId, 'call.completed', { ...payload });
+    if (status === 'failed') await recordEvent(tx, call.organizationId, 'call.failed', { ...payload });
+    return true;
+  });
+}
+
+export interface CallFinish {
+  status: FinishedEnd;
+  endReason: string;
+  endedAt: Date;
+  summary: string | null;
+  outcomes: Record<string, unknown> | null;
+  analysisError: string | null;
+  missingVariables: string[];
+  metrics: Record<string, unknown> | null;
+  turns: StoredTurn[];
+  recordings: StoredRecording[];
+}
+
+/**
+ * Ends a conversation once (`in_progress` → `completed` or `failed`), with its record, turns, recordings and
+ * `call.completed` (and `call.failed` for a failure). A call no longer `in_progress` (another path finished it) is
+ * left alone and false comes back, so `call.completed` is never written twice.
+ */
+export async function finishCall(prisma: PrismaClient, call: CallRow, finish: CallFinish): Promise<boolean> {
+  const startedAt = call.startedAt ?? finish.endedAt;
+  const durationMs = Math.max(finish.endedAt.getTime() - startedAt.getTime(), 0);
+  return prisma.$transaction(async (tx) => {
+    const ended = await tx.call.updateMany({
+      where: { id: call.id, status: IN_PROGRESS },
+      data: {
+        status: finish.status,
+        endReason: finish.endReason,
+        endedAt: finish.endedAt,
+        durationMs,
+        summary: finish.summary,
+        outcomes: (finish.outcomes ?? undefined) as object | undefined,
+        analysisError: finish.analysisError,
+        missingVariables: finish.missingVariables,
+        metrics: (finish.metrics ?? undefined) as object | undefined,
+      },
+    });
+    if (ended.count === 0) return false;
+    if (finish.turns.length > 0) {
+      // Turns stored while the call ran are already there; the rest (a write that failed mid-call) land now.
+      await tx.callTurn.createMany({ data: finish.turns.map((t, position) => turnRow(call.id, position, t)), skipDuplicates: true });
+    }
+    if (finish.recordings.length > 0) {
+      await tx.callRecording.createMany({
+        data: finish.recordings.map((r) => ({ callId: call.id, track: r.track, format: r.format, storageKey: r.storageKey, durationMs: r.duration_ms, sizeBytes: r.size_bytes })),
+      });
+    }
+    const updated = await tx.call.findUniqueOrThrow({ where: { id: call.id } });
+    const payload = callEndedPayload(
+      updated,
+      finish.turns.map(({ metrics: _m, ...entry }) => entry),
+      finish.recordings.map(({ storageKey: _k, ...entry }) => entry),
+    );
+    await recordEvent(tx, updated.organizationId, 'call.completed', { ...payload });
+    if (finish.status === 'failed') await recordEvent(tx, updated.organizationId, 'call.failed', { ...payload });
+    return true;
+  });
+}
