@@ -1,6 +1,9 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { delay } from './async.js';
+import { delay, settledWithin } from './async.js';
 import { startJobLoop, type JobLoop } from './jobs.js';
+
+const JOBS = new URL('./jobs.ts', import.meta.url).href;
 
 describe('the background job loop', () => {
   it('runs a pass at start and then once per interval', async () => {
@@ -190,15 +193,34 @@ describe('the background job loop', () => {
   });
 
   it('keeps the process alive between passes unless told not to', async () => {
-    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
-    const before = timers();
-    const held = startJobLoop({ intervalMs: 60_000, onError: () => {}, pass: async () => {} });
-    await delay(5);
-    expect(timers()).toBe(before + 1);
-    await held.stop();
-    const unref = startJobLoop({ intervalMs: 60_000, unref: true, onError: () => {}, pass: async () => {} });
-    await delay(5);
-    expect(timers()).toBe(before);
-    await unref.stop();
+    // A process of its own that does nothing but run the loop: it lives on, or it exits after the first pass.
+    const run = (unref: boolean) =>
+      spawn(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', `import { startJobLoop } from ${JSON.stringify(JOBS)};
+          startJobLoop({ intervalMs: 60_000, unref: ${unref}, onError() {}, pass: async () => void process.stdout.write('pass') });`],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+    const firstPass = (child: ChildProcess) => new Promise((resolve) => child.stdout!.once('data', resolve));
+    const exit = (child: ChildProcess) => new Promise((resolve) => child.once('exit', resolve));
+
+    const held = run(false);
+    try {
+      await firstPass(held);
+      await delay(500);
+      expect(held.exitCode).toBeNull();
+    } finally {
+      held.kill();
+    }
+    const free = run(true);
+    try {
+      const exited = exit(free);
+      await firstPass(free);
+      expect(await settledWithin(exited, 10_000)).toBe(true);
+      expect(free.exitCode).toBe(0);
+    } finally {
+      free.kill();
+    }
   });
+
 });
