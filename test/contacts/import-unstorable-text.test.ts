@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { importContacts } from '../../modules/contacts/import.js';
-import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { apiTest as it } from '../helpers/fixtures.js';
 
 // Requests carrying such text are refused whole before the import runs (test/api/request-errors.test.ts); rows given to
 // the import by other code are checked one by one, in the import's own per-row report.
 describe('an import row with text Postgres cannot store', () => {
-  let ctx: ApiContext;
-  let tenant: Tenant;
-
-  beforeAll(async () => {
-    ctx = await createApiContext();
-    tenant = await ctx.tenant();
-    const property = await ctx.call(tenant, 'POST', '/api/contact-properties', { key: 'note', label: 'Note', type: 'text' });
+  it.beforeAll(async ({ api, tenant }) => {
+    const property = await api.call(tenant, 'POST', '/api/contact-properties', { key: 'note', label: 'Note', type: 'text' });
     expect(property.status).toBe(201);
   });
-  afterAll(async () => ctx.close());
 
-  it('is reported invalid at its field while the other rows import', async () => {
-    const report = await importContacts(ctx.db.prisma, tenant.organizationId, 'json', [
+  it('is reported invalid at its field while the other rows import', async ({ api, tenant }) => {
+    const report = await importContacts(api.db.prisma, tenant.organizationId, 'json', [
       { email: 'fine@example.com', custom_fields: { note: 'ok' } },
       { email: 'lone@example.com', custom_fields: { note: 'a\ud800' } },
     ]);
@@ -30,8 +24,8 @@ describe('an import row with text Postgres cannot store', () => {
     });
   });
 
-  it('names the data line and column of a CSV row', async () => {
-    const report = await importContacts(ctx.db.prisma, tenant.organizationId, 'csv', [{ email: 'csv@example.com', note: 'x\u0000' }]);
+  it('names the data line and column of a CSV row', async ({ api, tenant }) => {
+    const report = await importContacts(api.db.prisma, tenant.organizationId, 'csv', [{ email: 'csv@example.com', note: 'x\u0000' }]);
     expect(report.rows[0]).toMatchObject({
       status: 'invalid',
       errors: [{ loc: ['body', 0, 'note'], msg: 'String should not contain NUL characters', type: 'string_pattern_mismatch' }],

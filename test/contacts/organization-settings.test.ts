@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { describe, expect } from 'vitest';
+import { apiTest } from '../helpers/fixtures.js';
+
+const it = apiTest.extend('tenant', { scope: 'file' }, async ({ api }) => api.tenant('Settings Org'));
 
 describe('organisation settings', () => {
-  let ctx: ApiContext;
-  let tenant: Tenant;
-  beforeAll(async () => {
-    ctx = await createApiContext();
-    tenant = await ctx.tenant('Settings Org');
-  });
-  afterAll(async () => ctx.close());
-
-  it('reads the default phone region, US unless set', async () => {
-    const res = await ctx.call(tenant, 'GET', '/api/organization/settings');
+  it('reads the default phone region, US unless set', async ({ api, tenant }) => {
+    const res = await api.call(tenant, 'GET', '/api/organization/settings');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,
@@ -20,29 +14,29 @@ describe('organisation settings', () => {
     });
   });
 
-  it('sets the region, upper-cased, for this organisation only', async () => {
-    const res = await ctx.call(tenant, 'PATCH', '/api/organization/settings', { default_phone_region: ' de ' });
+  it('sets the region, upper-cased, for this organisation only', async ({ api, tenant }) => {
+    const res = await api.call(tenant, 'PATCH', '/api/organization/settings', { default_phone_region: ' de ' });
     expect(res.status).toBe(200);
     expect(res.body.data.default_phone_region).toBe('DE');
-    const other = await ctx.tenant();
-    expect((await ctx.call(other, 'GET', '/api/organization/settings')).body.data.default_phone_region).toBe('US');
-    const contact = await ctx.call(tenant, 'POST', '/api/contacts', { phone_number: '030 901820' });
+    const other = await api.tenant();
+    expect((await api.call(other, 'GET', '/api/organization/settings')).body.data.default_phone_region).toBe('US');
+    const contact = await api.call(tenant, 'POST', '/api/contacts', { phone_number: '030 901820' });
     expect(contact.status).toBe(201);
     expect(contact.body.data.phone_number).toBe('+4930901820');
   });
 
-  it('refuses a code that is not a region with a numbering plan, and unknown fields', async () => {
+  it('refuses a code that is not a region with a numbering plan, and unknown fields', async ({ api, tenant }) => {
     for (const region of ['XX', 'USA', '', 'u1']) {
-      const res = await ctx.call(tenant, 'PATCH', '/api/organization/settings', { default_phone_region: region });
+      const res = await api.call(tenant, 'PATCH', '/api/organization/settings', { default_phone_region: region });
       expect(res.status, region).toBe(422);
       expect(res.body.detail[0].loc).toEqual(['body', 'default_phone_region']);
     }
-    const extra = await ctx.call(tenant, 'PATCH', '/api/organization/settings', { name: 'Renamed' });
+    const extra = await api.call(tenant, 'PATCH', '/api/organization/settings', { name: 'Renamed' });
     expect(extra.body.detail).toEqual([{ loc: ['body', 'name'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }]);
   });
 
-  it('leaves the session-only organisation routes answering 403', async () => {
-    expect((await ctx.call(tenant, 'GET', '/api/organization/api-keys')).status).toBe(403);
-    expect((await ctx.call(tenant, 'GET', '/api/organization/members')).status).toBe(403);
+  it('leaves the session-only organisation routes answering 403', async ({ api, tenant }) => {
+    expect((await api.call(tenant, 'GET', '/api/organization/api-keys')).status).toBe(403);
+    expect((await api.call(tenant, 'GET', '/api/organization/members')).status).toBe(403);
   });
 });

@@ -1,10 +1,28 @@
-/** Polls `read` until it gives a truthy value, which it returns; fails after `timeoutMs`. */
-export async function until<T>(read: () => Promise<T | null | undefined | false>, timeoutMs = 5000, intervalMs = 50): Promise<T> {
+export interface UntilOptions {
+  /** 5 s by default: a database round trip or a worker's next poll takes well under a second even on a loaded machine. */
+  timeoutMs?: number;
+  intervalMs?: number;
+  /** What was awaited, for the failure; a function so that it can show the state at the deadline (a process's output). */
+  message?: string | (() => string);
+}
+
+type Truthy<T> = Exclude<T, null | undefined | false | 0 | ''>;
+
+/**
+ * Polls `read` until it gives a truthy value, which it returns; fails once the timeout has passed. A `read` that
+ * throws ends the wait with its error, which is how a wait gives up early (a process that exited).
+ * `options` may be the timeout alone.
+ */
+export async function until<T>(read: () => T | Promise<T>, options: number | UntilOptions = {}): Promise<Truthy<T>> {
+  const { timeoutMs = 5_000, intervalMs = 50, message } = typeof options === 'number' ? { timeoutMs: options } : options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, intervalMs));
+    if (value) return value as Truthy<T>;
+    if (Date.now() > deadline) {
+      const what = typeof message === 'function' ? message() : message;
+      throw new Error(`condition not met in ${timeoutMs} ms${what ? `: ${what}` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
