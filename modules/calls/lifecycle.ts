@@ -12,11 +12,14 @@ import { CallNotRunnableError, turnRow, type StoredRecording, type StoredTurn } 
 // hang-up and a recovery) move it once, and a call in a terminal status is never moved again. The event that goes with
 // a change (`call.started`, `call.completed`, `call.failed`) is written in the change's transaction.
 //
-//   queueOutboundCall  → queued → claimNextOutboundCall → initiated → markCallRinging → ringing ┐
-//   openWebCall        → queued ─────────────────────────────────────────────────────────────────┤ markCallStarted
-//   openInboundCall    → ringing ────────────────────────────────────────────────────────────────┤
-//                                                                                    in_progress ┘ → finishCall → completed | failed
-//   endUnstartedCall: queued | initiated | ringing → failed | busy | no_answer | voicemail | canceled
+//   queueOutboundCall       new row → queued
+//   openWebCall             new row → queued
+//   openInboundCall         new row → ringing
+//   claimNextOutboundCall   queued → initiated
+//   markCallRinging         initiated → ringing
+//   markCallStarted         queued | initiated | ringing → in_progress
+//   endUnstartedCall        queued | initiated | ringing → failed | busy | no_answer | voicemail | canceled
+//   finishCall              in_progress → completed | failed
 
 export type CallRow = Call;
 
