@@ -1,6 +1,7 @@
 import { AudioFrame } from '@livekit/rtc-node';
 import type { PushAudioInput } from '../../agent/io/push-audio-input.js';
 import { TRANSCRIPT_KEY } from '../pipeline/instant-providers.js';
+import type { Labels } from './corpus/render.js';
 
 // A caller on the wall clock, as in the pipeline benchmark (20 ms frames at 16 kHz, each pushed when complete, silence
 // between clips), playing corpus items whose labels are sample positions. A clip starts on a frame boundary; the item's
@@ -15,6 +16,15 @@ export interface Clip {
   samples: Int16Array;
   /** For each phrase: one past its last voiced sample, within the clip, and its words. */
   marks: Array<{ endSample: number; text: string }>;
+}
+
+/** A corpus rendering as the caller plays it: `offsetMs` of silence, then the audio, each phrase's words at its end. */
+export function clipOf(audio: Int16Array, labels: Labels, offsetMs: number): Clip {
+  if (audio.length !== labels.samples) throw new Error(`${labels.id}: audio does not match its labels`);
+  const lead = Math.round((offsetMs * CALLER_RATE) / 1000);
+  const samples = new Int16Array(lead + audio.length);
+  samples.set(audio, lead);
+  return { samples, marks: labels.phrases.map((p) => ({ endSample: lead + p.endSample, text: p.text })) };
 }
 
 interface Scheduled {

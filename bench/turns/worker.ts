@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { secondsToMs } from '../../agent/call/session-config.js';
 import { loadVad } from '../../agent/turn/vad.js';
 import { benchSettings } from '../pipeline/bench-call.js';
-import { CALLER_RATE, type Clip } from './caller.js';
+import { CALLER_RATE, clipOf, type Clip } from './caller.js';
 import { TurnsCall, type Commit, type Prediction } from './call.js';
 import type { Labels } from './corpus/render.js';
 
@@ -112,14 +112,9 @@ const FRAME_MS = 20;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function clipOf(pcmPath: string, labels: Labels, offsetMs: number): Clip {
+function readClip(pcmPath: string, labels: Labels, offsetMs: number): Clip {
   const bytes = readFileSync(pcmPath);
-  const audio = new Int16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2);
-  if (audio.length !== labels.samples) throw new Error(`${labels.id}: cached audio does not match its labels`);
-  const lead = Math.round((offsetMs * CALLER_RATE) / 1000);
-  const samples = new Int16Array(lead + audio.length);
-  samples.set(audio, lead);
-  return { samples, marks: labels.phrases.map((p) => ({ endSample: lead + p.endSample, text: p.text })) };
+  return clipOf(new Int16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2), labels, offsetMs);
 }
 
 /** Wall-clock time of a labelled sample of a clip played from `startAt` with `offsetMs` of leading silence. */
@@ -178,7 +173,7 @@ class Row {
 
   /** Plays a finished utterance and waits for its commit; notes a commit that came before its end of speech. */
   async #ask(call: TurnsCall, pcmPath: string, labels: Labels, offsetMs: number): Promise<{ end: number; commit: Commit | undefined }> {
-    const startAt = call.caller.play(clipOf(pcmPath, labels, offsetMs), Date.now() + LEAD_MS);
+    const startAt = call.caller.play(readClip(pcmPath, labels, offsetMs), Date.now() + LEAD_MS);
     const end = atSample(startAt, offsetMs, labels.speechEndSample);
     await call.until(() => call.commits.some((c) => c.at >= startAt), end + this.result.maxDelayMs + COMMIT_GRACE_MS);
     const commit = call.commits.find((c) => c.at >= startAt);
@@ -189,7 +184,7 @@ class Row {
 
   async pauses(call: TurnsCall, run: RunSpec): Promise<PauseSample[]> {
     const { labels, offsetMs } = run;
-    const startAt = call.caller.play(clipOf(run.pcmPath, labels, offsetMs), Date.now() + LEAD_MS);
+    const startAt = call.caller.play(readClip(run.pcmPath, labels, offsetMs), Date.now() + LEAD_MS);
     const at = (sample: number) => atSample(startAt, offsetMs, sample);
     await sleep(at(labels.speechEndSample) + PAUSES_TAIL_MS - Date.now());
     return labels.pauses.map((pause, k) => {
@@ -238,7 +233,7 @@ class Row {
     const replyStarted = await call.until(() => call.output.played.some((f) => f.at >= committedAt), Date.now() + COMMIT_GRACE_MS);
     if (!replyStarted) return invalid;
     const first = call.output.played.find((f) => f.at >= committedAt)!;
-    const startAt = call.caller.play(clipOf(run.pcmPath, labels, offsetMs), first.at + OVERLAP_AFTER_REPLY_MS);
+    const startAt = call.caller.play(readClip(run.pcmPath, labels, offsetMs), first.at + OVERLAP_AFTER_REPLY_MS);
     const onset = atSample(startAt, offsetMs, labels.speechStartSample);
     const end = atSample(startAt, offsetMs, labels.speechEndSample);
     // Long enough for a paused reply to resume, and for the caller's words to be committed as a turn of their own.
