@@ -1,9 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
 import { Assistant } from '../../modules/assistants/schemas.js';
 import { AssistantReadCache } from '../../modules/assistants/cache.js';
 import { readAssistantJson } from '../../modules/assistants/service.js';
 import type { Db } from '../../prisma/client.js';
-import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import type { Tenant } from '../helpers/api.js';
+import { apiTest } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
 
 // The spec's table of defaults, written out by hand so that a changed default fails here.
 const SPEC_DEFAULTS = {
@@ -77,20 +79,13 @@ const SPEC_DEFAULTS = {
   assigned_tools: [],
 };
 
+const it = apiTest
+  .extend('create', { scope: 'file' }, async ({ api, tenant }) => (body: Record<string, unknown>) => api.call(tenant, 'POST', '/api/assistants', body))
+  .extend('patch', { scope: 'file' }, async ({ api, tenant }) => (id: number, body: unknown) => api.call(tenant, 'PATCH', `/api/assistants/${id}`, body));
+
 describe('assistants', () => {
-  let ctx: ApiContext;
-  let tenant: Tenant;
-  const create = (body: Record<string, unknown>) => ctx.call(tenant, 'POST', '/api/assistants', body);
-  const patch = (id: number, body: unknown) => ctx.call(tenant, 'PATCH', `/api/assistants/${id}`, body);
-
-  beforeAll(async () => {
-    ctx = await createApiContext();
-    tenant = await ctx.tenant();
-  });
-  afterAll(async () => ctx.close());
-
   describe('create', () => {
-    it('fills every omitted field with the spec default and returns the object without an envelope', async () => {
+    it('fills every omitted field with the spec default and returns the object without an envelope', async ({ tenant, create }) => {
       const res = await create({ name: 'Receptionist' });
       expect(res.status).toBe(201);
       const { id, name, organization_id, user_id, created_at, updated_at, warnings: _warnings, ...rest } = res.body;
@@ -104,13 +99,13 @@ describe('assistants', () => {
       expect(Assistant.safeParse(res.body).success).toBe(true);
     });
 
-    it('returns the spec fields in a stable order, the required ones first', async () => {
+    it('returns the spec fields in a stable order, the required ones first', async ({ create }) => {
       const res = await create({ name: 'Ordered' });
       expect(Object.keys(res.body).slice(0, 6)).toEqual(['id', 'name', 'organization_id', 'user_id', 'created_at', 'updated_at']);
       expect(Object.keys(res.body.stt_settings)).toEqual(Object.keys(SPEC_DEFAULTS.stt_settings));
     });
 
-    it('keeps every given nested value and defaults the rest of that object', async () => {
+    it('keeps every given nested value and defaults the rest of that object', async ({ create }) => {
       const res = await create({ name: 'A', stt_settings: { language: 'de', turn_detection: { mode: 'text_turn_detector' } } });
       expect(res.status).toBe(201);
       expect(res.body.stt_settings).toEqual({
@@ -120,52 +115,52 @@ describe('assistants', () => {
       });
     });
 
-    it('requires a name', async () => {
+    it('requires a name', async ({ create }) => {
       const res = await create({});
       expect(res.status).toBe(422);
       expect(res.body.detail).toEqual([{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }]);
     });
 
-    it('rejects a blank name', async () => {
+    it('rejects a blank name', async ({ create }) => {
       const res = await create({ name: '   ' });
       expect(res.status).toBe(422);
       expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'name'], type: 'string_too_short' });
     });
 
-    it.each([0, 1, 2, 3])('accepts endpoint_latency_adjustment_level %s', async (level) => {
+    it.for([0, 1, 2, 3])('accepts endpoint_latency_adjustment_level %s', async (level, { create }) => {
       const res = await create({ name: 'A', stt_settings: { endpoint_latency_adjustment_level: level } });
       expect(res.status).toBe(201);
       expect(res.body.stt_settings.endpoint_latency_adjustment_level).toBe(level);
     });
 
-    it.each([
+    it.for([
       [-1, 'greater_than_equal'],
       [4, 'less_than_equal'],
       [1.5, 'int_type'],
       ['2', 'int_type'],
-    ])('rejects endpoint_latency_adjustment_level %j with %s', async (level, type) => {
+    ])('rejects endpoint_latency_adjustment_level %j with %s', async ([level, type], { create }) => {
       const res = await create({ name: 'A', stt_settings: { endpoint_latency_adjustment_level: level } });
       expect(res.status).toBe(422);
       expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'stt_settings', 'endpoint_latency_adjustment_level'], type })]);
     });
 
-    it.each([-1, -0.5, 0, 0.25, 1])('accepts endpoint_sensitivity %s', async (value) => {
+    it.for([-1, -0.5, 0, 0.25, 1])('accepts endpoint_sensitivity %s', async (value, { create }) => {
       const res = await create({ name: 'A', stt_settings: { endpoint_sensitivity: value } });
       expect(res.status).toBe(201);
       expect(res.body.stt_settings.endpoint_sensitivity).toBe(value);
     });
 
-    it.each([
+    it.for([
       [-1.01, 'greater_than_equal', 'Input should be greater than or equal to -1'],
       [1.01, 'less_than_equal', 'Input should be less than or equal to 1'],
       ['high', 'float_type', 'Input should be a valid number'],
-    ])('rejects endpoint_sensitivity %j with %s', async (value, type, msg) => {
+    ])('rejects endpoint_sensitivity %j with %s', async ([value, type, msg], { create }) => {
       const res = await create({ name: 'A', stt_settings: { endpoint_sensitivity: value } });
       expect(res.status).toBe(422);
       expect(res.body.detail).toEqual([{ loc: ['body', 'stt_settings', 'endpoint_sensitivity'], msg, type }]);
     });
 
-    it('rejects an unknown turn-detection mode with the allowed values', async () => {
+    it('rejects an unknown turn-detection mode with the allowed values', async ({ create }) => {
       const res = await create({ name: 'A', stt_settings: { turn_detection: { mode: 'vad_only' } } });
       expect(res.status).toBe(422);
       expect(res.body.detail).toEqual([
@@ -173,19 +168,19 @@ describe('assistants', () => {
       ]);
     });
 
-    it('rejects a min endpointing delay above the max', async () => {
+    it('rejects a min endpointing delay above the max', async ({ create }) => {
       const res = await create({ name: 'A', stt_settings: { turn_detection: { min_endpointing_delay: 3, max_endpointing_delay: 1 } } });
       expect(res.status).toBe(422);
       expect(res.body.detail[0]).toMatchObject({ loc: ['body', 'stt_settings', 'turn_detection', 'max_endpointing_delay'], type: 'greater_than_equal' });
     });
 
-    it.each(['openai', 'anthropic', 'google', 'groq', 'mistral', 'custom'])('accepts llm_provider %s', async (provider) => {
+    it.for(['openai', 'anthropic', 'google', 'groq', 'mistral', 'custom'])('accepts llm_provider %s', async (provider, { create }) => {
       const res = await create({ name: 'A', llm_provider: provider });
       expect(res.status).toBe(201);
       expect(res.body.llm_provider).toBe(provider);
     });
 
-    it.each([
+    it.for([
       [{ llm_provider: 'OpenAI' }, ['body', 'llm_provider'], 'enum'],
       [{ stt_settings: { provider: 'whisper' } }, ['body', 'stt_settings', 'provider'], 'enum'],
       [{ tts_settings: { provider: 'polly' } }, ['body', 'tts_settings', 'provider'], 'enum'],
@@ -208,7 +203,7 @@ describe('assistants', () => {
       [{ tts_settings: { provider_config: null } }, ['body', 'tts_settings', 'provider_config'], 'dict_type'],
       [{ is_active: 'true' }, ['body', 'is_active'], 'bool_type'],
       [{ playbook_ids: ['1'] }, ['body', 'playbook_ids', 0], 'int_type'],
-    ])('rejects %j at its location', async (body, loc, type) => {
+    ] as const)('rejects %j at its location', async ([body, loc, type], { create }) => {
       const res = await create({ name: 'A', ...body });
       expect(res.status).toBe(422);
       expect(res.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc, type })]));
@@ -217,7 +212,7 @@ describe('assistants', () => {
       }
     });
 
-    it('reports every problem of a request at once', async () => {
+    it('reports every problem of a request at once', async ({ create }) => {
       const res = await create({ stt_settings: { endpoint_sensitivity: 3, endpoint_latency_adjustment_level: 9 } });
       expect(res.status).toBe(422);
       expect(res.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual([
@@ -229,56 +224,56 @@ describe('assistants', () => {
   });
 
   describe('read', () => {
-    it('returns the same object as the create did', async () => {
+    it('returns the same object as the create did', async ({ api, tenant, create }) => {
       const created = await create({ name: 'Read me', description: 'd', idle_timeout: 10, max_idle_messages: 2 });
-      const res = await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
+      const res = await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual(created.body);
     });
 
-    it('answers 404 for an id that does not exist', async () => {
-      const res = await ctx.call(tenant, 'GET', '/api/assistants/2147483647');
+    it('answers 404 for an id that does not exist', async ({ api, tenant }) => {
+      const res = await api.call(tenant, 'GET', '/api/assistants/2147483647');
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ success: false, message: 'Assistant not found', code: 'not_found' });
     });
 
-    it('fills a settings field that a stored row predates with its default', async () => {
+    it('fills a settings field that a stored row predates with its default', async ({ api, tenant, create }) => {
       const created = await create({ name: 'Old row' });
-      await ctx.db.prisma.$executeRaw`UPDATE assistants SET stt_settings = stt_settings - 'keyterms' - 'turn_detection' WHERE id = ${created.body.id}`;
-      const res = await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
+      await api.db.prisma.$executeRaw`UPDATE assistants SET stt_settings = stt_settings - 'keyterms' - 'turn_detection' WHERE id = ${created.body.id}`;
+      const res = await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
       expect(res.body.stt_settings).toEqual(SPEC_DEFAULTS.stt_settings);
     });
   });
 
   describe('list', () => {
-    it('pages newest first with page and per_page, in the envelope', async () => {
-      const own = await ctx.tenant();
+    it('pages newest first with page and per_page, in the envelope', async ({ api }) => {
+      const own = await api.tenant();
       const ids: number[] = [];
-      for (let i = 0; i < 5; i++) ids.push((await ctx.call(own, 'POST', '/api/assistants', { name: `L${i}` })).body.id);
-      const first = await ctx.call(own, 'GET', '/api/assistants?per_page=2');
+      for (let i = 0; i < 5; i++) ids.push((await api.call(own, 'POST', '/api/assistants', { name: `L${i}` })).body.id);
+      const first = await api.call(own, 'GET', '/api/assistants?per_page=2');
       expect(first.status).toBe(200);
       expect(first.body.success).toBe(true);
       expect(typeof first.body.message).toBe('string');
       expect(first.body.data.map((a: { id: number }) => a.id)).toEqual([ids[4], ids[3]]);
       expect(first.body.pagination).toEqual({ page: 1, per_page: 2, total: 5, total_pages: 3 });
-      const last = await ctx.call(own, 'GET', '/api/assistants?per_page=2&page=3');
+      const last = await api.call(own, 'GET', '/api/assistants?per_page=2&page=3');
       expect(last.body.data.map((a: { id: number }) => a.id)).toEqual([ids[0]]);
-      const beyond = await ctx.call(own, 'GET', '/api/assistants?per_page=2&page=4');
+      const beyond = await api.call(own, 'GET', '/api/assistants?per_page=2&page=4');
       expect(beyond.body.data).toEqual([]);
       expect(beyond.body.pagination.total).toBe(5);
     });
 
-    it('defaults to 20 per page and allows at most 100', async () => {
-      const own = await ctx.tenant();
-      const res = await ctx.call(own, 'GET', '/api/assistants');
+    it('defaults to 20 per page and allows at most 100', async ({ api }) => {
+      const own = await api.tenant();
+      const res = await api.call(own, 'GET', '/api/assistants');
       expect(res.body.pagination).toEqual({ page: 1, per_page: 20, total: 0, total_pages: 0 });
-      expect((await ctx.call(own, 'GET', '/api/assistants?per_page=100')).status).toBe(200);
-      expect((await ctx.call(own, 'GET', '/api/assistants?per_page=101')).status).toBe(422);
+      expect((await api.call(own, 'GET', '/api/assistants?per_page=100')).status).toBe(200);
+      expect((await api.call(own, 'GET', '/api/assistants?per_page=101')).status).toBe(422);
     });
   });
 
   describe('partial update', () => {
-    it('merges nested settings field by field and keeps everything else', async () => {
+    it('merges nested settings field by field and keeps everything else', async ({ create, patch }) => {
       const created = await create({ name: 'P', stt_settings: { language: 'fr', keyterms: ['Acme'] } });
       const res = await patch(created.body.id, { stt_settings: { punctuate: false, turn_detection: { max_endpointing_delay: 4 } } });
       expect(res.status).toBe(200);
@@ -293,14 +288,14 @@ describe('assistants', () => {
       expect(new Date(res.body.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(created.body.updated_at).getTime());
     });
 
-    it('replaces arrays and free-form objects whole', async () => {
+    it('replaces arrays and free-form objects whole', async ({ create, patch }) => {
       const created = await create({ name: 'P', stt_settings: { keyterms: ['a', 'b'] }, custom_settings: { x: 1, y: 2 } });
       const res = await patch(created.body.id, { stt_settings: { keyterms: ['c'] }, custom_settings: { z: 3 } });
       expect(res.body.stt_settings.keyterms).toEqual(['c']);
       expect(res.body.custom_settings).toEqual({ z: 3 });
     });
 
-    it('sets a nullable field to null when null is sent', async () => {
+    it('sets a nullable field to null when null is sent', async ({ create, patch }) => {
       const created = await create({ name: 'P', description: 'x', idle_timeout: 30, llm_settings: { welcome_message: 'Hi' } });
       const res = await patch(created.body.id, { description: null, idle_timeout: null, idle_message: null, llm_settings: { welcome_message: null } });
       expect(res.status).toBe(200);
@@ -308,47 +303,47 @@ describe('assistants', () => {
       expect(res.body.llm_settings.welcome_message).toBeNull();
     });
 
-    it('rejects null for a field that is not nullable, and changes nothing', async () => {
+    it('rejects null for a field that is not nullable, and changes nothing', async ({ api, tenant, create, patch }) => {
       const created = await create({ name: 'P' });
       const res = await patch(created.body.id, { name: null, stt_settings: { language: null } });
       expect(res.status).toBe(422);
       expect(res.body.detail.map((d: { loc: string[] }) => d.loc.join('.')).sort()).toEqual(['body.name', 'body.stt_settings.language']);
-      expect((await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body).toEqual(created.body);
+      expect((await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body).toEqual(created.body);
     });
 
-    it('checks cross-field rules against the merged result', async () => {
+    it('checks cross-field rules against the merged result', async ({ create, patch }) => {
       const created = await create({ name: 'P' });
       const res = await patch(created.body.id, { stt_settings: { turn_detection: { min_endpointing_delay: 3 } } });
       expect(res.status).toBe(422);
       expect(res.body.detail[0].loc).toEqual(['body', 'stt_settings', 'turn_detection', 'max_endpointing_delay']);
     });
 
-    it('rejects unknown fields in a patch', async () => {
+    it('rejects unknown fields in a patch', async ({ create, patch }) => {
       const created = await create({ name: 'P' });
       const res = await patch(created.body.id, { llm_settings: { temp: 1 } });
       expect(res.status).toBe(422);
       expect(res.body.detail).toEqual([{ loc: ['body', 'llm_settings', 'temp'], msg: 'Extra inputs are not permitted', type: 'extra_forbidden' }]);
     });
 
-    it('keeps both of two concurrent patches to different fields', async () => {
+    it('keeps both of two concurrent patches to different fields', async ({ api, tenant, create, patch }) => {
       const created = await create({ name: 'P' });
       await Promise.all([
         patch(created.body.id, { llm_settings: { temperature: 0.9 } }),
         patch(created.body.id, { llm_settings: { top_p: 0.5 } }),
         patch(created.body.id, { stt_settings: { language: 'es' } }),
       ]);
-      const res = await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
+      const res = await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
       expect(res.body.llm_settings).toMatchObject({ temperature: 0.9, top_p: 0.5 });
       expect(res.body.stt_settings.language).toBe('es');
     });
 
-    it('answers 404 for an id that does not exist', async () => {
+    it('answers 404 for an id that does not exist', async ({ patch }) => {
       expect((await patch(2147483647, { name: 'x' })).status).toBe(404);
     });
   });
 
   describe('fallback provider keys', () => {
-    it('are never returned, and a mask sent back keeps the stored key', async () => {
+    it('are never returned, and a mask sent back keeps the stored key', async ({ api, create, patch }) => {
       const secret = 'sk-live-abcdefghijklmnop1234';
       const created = await create({ name: 'F', llm_fallback_providers: { enabled: true, fallbacks: [{ provider: 'anthropic', api_key: secret, model: 'claude' }] } });
       expect(created.status).toBe(201);
@@ -359,14 +354,14 @@ describe('assistants', () => {
       const fallbacks = created.body.llm_fallback_providers.fallbacks.map((f: object) => ({ ...f, model: 'claude-2' }));
       const res = await patch(created.body.id, { llm_fallback_providers: { fallbacks } });
       expect(res.body.llm_fallback_providers.fallbacks[0]).toEqual({ provider: 'anthropic', api_key: '****1234', base_url: null, model: 'claude-2' });
-      const row = await ctx.db.prisma.assistant.findUniqueOrThrow({ where: { id: created.body.id } });
+      const row = await api.db.prisma.assistant.findUniqueOrThrow({ where: { id: created.body.id } });
       expect((row.llmFallbackProviders as { fallbacks: { api_key: string }[] }).fallbacks[0]!.api_key).toBe(secret);
     });
 
-    it('are replaced when a new key is sent', async () => {
+    it('are replaced when a new key is sent', async ({ api, create, patch }) => {
       const created = await create({ name: 'F', llm_fallback_providers: { fallbacks: [{ provider: 'groq', api_key: 'gsk_old_key_1234567890' }] } });
       await patch(created.body.id, { llm_fallback_providers: { fallbacks: [{ provider: 'groq', api_key: 'gsk_new_key_0987654321' }] } });
-      const row = await ctx.db.prisma.assistant.findUniqueOrThrow({ where: { id: created.body.id } });
+      const row = await api.db.prisma.assistant.findUniqueOrThrow({ where: { id: created.body.id } });
       expect((row.llmFallbackProviders as { fallbacks: { api_key: string }[] }).fallbacks[0]!.api_key).toBe('gsk_new_key_0987654321');
     });
   });
@@ -378,9 +373,9 @@ describe('assistants', () => {
     let document: number;
     let playbooks: number[];
     let foreignTool: number;
-    beforeAll(async () => {
-      other = await ctx.tenant();
-      const p = ctx.db.prisma;
+    it.beforeAll(async ({ api, tenant }) => {
+      other = await api.tenant();
+      const p = api.db.prisma;
       tool = (await p.tool.create({ data: { organizationId: tenant.organizationId, name: 'lookup' } })).id;
       disabledTool = (await p.tool.create({ data: { organizationId: tenant.organizationId, name: 'off', enabled: false } })).id;
       document = (await p.document.create({ data: { organizationId: tenant.organizationId, name: 'faq.md' } })).id;
@@ -391,20 +386,20 @@ describe('assistants', () => {
       foreignTool = (await p.tool.create({ data: { organizationId: other.organizationId, name: 'theirs' } })).id;
     });
 
-    it('stores the lists in the order given, without duplicates', async () => {
+    it('stores the lists in the order given, without duplicates', async ({ create }) => {
       const res = await create({ name: 'T', assigned_tools: [tool, tool], assigned_documents: [document], playbook_ids: [playbooks[1], playbooks[0]] });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ assigned_tools: [tool], assigned_documents: [document], playbook_ids: [playbooks[1], playbooks[0]] });
     });
 
-    it('tells null playbook_ids from an empty list', async () => {
+    it('tells null playbook_ids from an empty list', async ({ create, patch }) => {
       const empty = await create({ name: 'T', playbook_ids: [] });
       expect(empty.body.playbook_ids).toEqual([]);
       const cleared = await patch(empty.body.id, { playbook_ids: null });
       expect(cleared.body.playbook_ids).toBeNull();
     });
 
-    it("rejects another organisation's tool exactly like a missing one", async () => {
+    it("rejects another organisation's tool exactly like a missing one", async ({ create }) => {
       const foreign = await create({ name: 'T', assigned_tools: [foreignTool] });
       const missing = await create({ name: 'T', assigned_tools: [2147483000] });
       expect(foreign.status).toBe(422);
@@ -412,7 +407,7 @@ describe('assistants', () => {
       expect(missing.body.detail[0].msg).toBe('Tool 2147483000 does not exist');
     });
 
-    it('rejects a disabled tool, a missing document and a missing playbook at their positions', async () => {
+    it('rejects a disabled tool, a missing document and a missing playbook at their positions', async ({ create }) => {
       const res = await create({ name: 'T', assigned_tools: [tool, disabledTool], assigned_documents: [999999], playbook_ids: [playbooks[0], 999998] });
       expect(res.status).toBe(422);
       expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([
@@ -422,17 +417,17 @@ describe('assistants', () => {
       ]);
     });
 
-    it('lists only enabled tools, and keeps a tool disabled later assigned for when it is enabled again', async () => {
-      const extra = (await ctx.db.prisma.tool.create({ data: { organizationId: tenant.organizationId, name: 'later' } })).id;
+    it('lists only enabled tools, and keeps a tool disabled later assigned for when it is enabled again', async ({ api, tenant, create, patch }) => {
+      const extra = (await api.db.prisma.tool.create({ data: { organizationId: tenant.organizationId, name: 'later' } })).id;
       const created = await create({ name: 'T', assigned_tools: [tool, extra] });
-      await ctx.db.prisma.tool.update({ where: { id: extra }, data: { enabled: false } });
-      expect((await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.assigned_tools).toEqual([tool]);
+      await api.db.prisma.tool.update({ where: { id: extra }, data: { enabled: false } });
+      expect((await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.assigned_tools).toEqual([tool]);
       await patch(created.body.id, { description: 'unrelated change' });
-      await ctx.db.prisma.tool.update({ where: { id: extra }, data: { enabled: true } });
-      expect((await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.assigned_tools).toEqual([tool, extra]);
+      await api.db.prisma.tool.update({ where: { id: extra }, data: { enabled: true } });
+      expect((await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.assigned_tools).toEqual([tool, extra]);
     });
 
-    it('replaces a list on patch and leaves the others alone', async () => {
+    it('replaces a list on patch and leaves the others alone', async ({ create, patch }) => {
       const created = await create({ name: 'T', assigned_tools: [tool], assigned_documents: [document] });
       const res = await patch(created.body.id, { assigned_tools: [] });
       expect(res.body).toMatchObject({ assigned_tools: [], assigned_documents: [document] });
@@ -440,38 +435,35 @@ describe('assistants', () => {
   });
 
   describe('delete', () => {
-    it('answers 204, then the assistant is gone', async () => {
+    it('answers 204, then the assistant is gone', async ({ api, tenant, create }) => {
       const created = await create({ name: 'D' });
-      const res = await ctx.call(tenant, 'DELETE', `/api/assistants/${created.body.id}`);
+      const res = await api.call(tenant, 'DELETE', `/api/assistants/${created.body.id}`);
       expect(res.status).toBe(204);
       expect(res.body).toBeUndefined();
-      expect((await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).status).toBe(404);
-      expect((await ctx.call(tenant, 'DELETE', `/api/assistants/${created.body.id}`)).status).toBe(404);
+      expect((await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).status).toBe(404);
+      expect((await api.call(tenant, 'DELETE', `/api/assistants/${created.body.id}`)).status).toBe(404);
     });
   });
 });
 
 describe("another organisation's assistant", () => {
-  let ctx: ApiContext;
   let owner: Tenant;
   let stranger: Tenant;
   let id: number;
-  beforeAll(async () => {
-    ctx = await createApiContext();
-    owner = await ctx.tenant();
-    stranger = await ctx.tenant();
-    id = (await ctx.call(owner, 'POST', '/api/assistants', { name: 'Private' })).body.id;
+  it.beforeAll(async ({ api }) => {
+    owner = await api.tenant();
+    stranger = await api.tenant();
+    id = (await api.call(owner, 'POST', '/api/assistants', { name: 'Private' })).body.id;
   });
-  afterAll(async () => ctx.close());
 
-  it.each([
+  it.for([
     ['GET', undefined],
     ['PATCH', { name: 'Hijacked' }],
     ['PATCH', { stt_settings: { endpoint_sensitivity: 9 } }],
     ['DELETE', undefined],
-  ] as const)('answers %s exactly as for a missing id (404) and changes nothing', async (method, body) => {
-    const theirs = await ctx.call(stranger, method, `/api/assistants/${id}`, body);
-    const missing = await ctx.call(stranger, method, '/api/assistants/2147483646', body);
+  ] as const)('answers %s exactly as for a missing id (404) and changes nothing', async ([method, body], { api }) => {
+    const theirs = await api.call(stranger, method, `/api/assistants/${id}`, body);
+    const missing = await api.call(stranger, method, '/api/assistants/2147483646', body);
     expect({ status: theirs.status, body: theirs.body }).toEqual({ status: missing.status, body: missing.body });
     if (method === 'PATCH' && body && 'stt_settings' in body) {
       // Validation runs before the lookup for everyone, so a 422 reveals nothing about the id.
@@ -479,69 +471,61 @@ describe("another organisation's assistant", () => {
     } else {
       expect(theirs.status).toBe(404);
     }
-    const mine = await ctx.call(owner, 'GET', `/api/assistants/${id}`);
+    const mine = await api.call(owner, 'GET', `/api/assistants/${id}`);
     expect(mine.status).toBe(200);
     expect(mine.body.name).toBe('Private');
   });
 
-  it('never appears in the other organisation\'s list', async () => {
-    const res = await ctx.call(stranger, 'GET', '/api/assistants?per_page=100');
+  it('never appears in the other organisation\'s list', async ({ api }) => {
+    const res = await api.call(stranger, 'GET', '/api/assistants?per_page=100');
     expect(res.body.data).toEqual([]);
     expect(res.body.pagination.total).toBe(0);
   });
 });
 
 describe('the assistant read cache', () => {
-  let ctx: ApiContext;
-  let tenant: Tenant;
-  beforeAll(async () => {
-    ctx = await createApiContext();
-    tenant = await ctx.tenant();
-  });
-  afterAll(async () => ctx.close());
-
-  it('serves a write by this process on the very next read', async () => {
-    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'Before' });
-    await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
-    await ctx.call(tenant, 'PATCH', `/api/assistants/${created.body.id}`, { name: 'After' });
-    expect((await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.name).toBe('After');
-    await ctx.call(tenant, 'DELETE', `/api/assistants/${created.body.id}`);
-    expect((await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).status).toBe(404);
+  it('serves a write by this process on the very next read', async ({ api, tenant }) => {
+    const created = await api.call(tenant, 'POST', '/api/assistants', { name: 'Before' });
+    await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
+    await api.call(tenant, 'PATCH', `/api/assistants/${created.body.id}`, { name: 'After' });
+    expect((await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.name).toBe('After');
+    await api.call(tenant, 'DELETE', `/api/assistants/${created.body.id}`);
+    expect((await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).status).toBe(404);
   });
 
-  it('drops an entry when another process changes the assistant in the database', async () => {
-    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'Cached' });
+  it('drops an entry when another process changes the assistant in the database', async ({ api, tenant }) => {
+    const created = await api.call(tenant, 'POST', '/api/assistants', { name: 'Cached' });
     const id = created.body.id;
-    expect((await ctx.call(tenant, 'GET', `/api/assistants/${id}`)).body.name).toBe('Cached');
+    expect((await api.call(tenant, 'GET', `/api/assistants/${id}`)).body.name).toBe('Cached');
     // Written straight to the database, as another API process or an operator would.
-    await ctx.db.prisma.$executeRaw`UPDATE assistants SET name = 'Changed elsewhere' WHERE id = ${id}`;
-    await expect.poll(async () => (await ctx.call(tenant, 'GET', `/api/assistants/${id}`)).body.name, { timeout: 5_000 }).toBe('Changed elsewhere');
+    await api.db.prisma.$executeRaw`UPDATE assistants SET name = 'Changed elsewhere' WHERE id = ${id}`;
+    await until(async () => (await api.call(tenant, 'GET', `/api/assistants/${id}`)).body.name === 'Changed elsewhere');
   });
 
-  it('drops an entry when an assigned tool is disabled', async () => {
-    const tool = await ctx.db.prisma.tool.create({ data: { organizationId: tenant.organizationId, name: 'cached-tool' } });
-    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'T', assigned_tools: [tool.id] });
-    expect((await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.assigned_tools).toEqual([tool.id]);
-    await ctx.db.prisma.tool.update({ where: { id: tool.id }, data: { enabled: false } });
-    await expect.poll(async () => (await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.assigned_tools, { timeout: 5_000 }).toEqual([]);
+  it('drops an entry when an assigned tool is disabled', async ({ api, tenant }) => {
+    const tool = await api.db.prisma.tool.create({ data: { organizationId: tenant.organizationId, name: 'cached-tool' } });
+    const created = await api.call(tenant, 'POST', '/api/assistants', { name: 'T', assigned_tools: [tool.id] });
+    expect((await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.assigned_tools).toEqual([tool.id]);
+    await api.db.prisma.tool.update({ where: { id: tool.id }, data: { enabled: false } });
+    await until(async () => (await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.assigned_tools.length === 0);
   });
 
-  it("answers another organisation's key with 404 from a cached entry too", async () => {
-    const stranger = await ctx.tenant();
-    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'Mine' });
-    await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
-    const res = await ctx.call(stranger, 'GET', `/api/assistants/${created.body.id}`);
+  it("answers another organisation's key with 404 from a cached entry too", async ({ api, tenant }) => {
+    const stranger = await api.tenant();
+    const created = await api.call(tenant, 'POST', '/api/assistants', { name: 'Mine' });
+    await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
+    const res = await api.call(stranger, 'GET', `/api/assistants/${created.body.id}`);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ success: false, message: 'Assistant not found', code: 'not_found' });
   });
 
-  it("takes the same path for another organisation's cached assistant as for a missing id: one database miss, the same 404", async () => {
-    const stranger = await ctx.tenant();
-    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'Cached for its owner' });
+  it("takes the same path for another organisation's cached assistant as for a missing id: one database miss, the same 404", async ({ api, tenant }) => {
+    const stranger = await api.tenant();
+    const created = await api.call(tenant, 'POST', '/api/assistants', { name: 'Cached for its owner' });
     const id = created.body.id as number;
     // Counts every query on the assistants table made through this client.
     let queries = 0;
-    const counted = new Proxy(ctx.db.prisma, {
+    const counted = new Proxy(api.db.prisma, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
         if (prop !== 'assistant') return value;
@@ -576,21 +560,14 @@ describe('the assistant read cache', () => {
 });
 
 describe('warnings about vendor keys', () => {
-  let ctx: ApiContext;
-  let tenant: Tenant;
   const VENDOR_KEYS = ['DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'CUSTOM_BASE_URL'];
-  beforeAll(async () => {
-    ctx = await createApiContext();
-    tenant = await ctx.tenant();
-  });
-  afterAll(async () => ctx.close());
   afterEach(() => vi.unstubAllEnvs());
   // An empty variable is an unset one.
   const withoutKeys = () => VENDOR_KEYS.forEach((k) => vi.stubEnv(k, ''));
 
-  it('names every default vendor whose key this service lacks, on create, read and list', async () => {
+  it('names every default vendor whose key this service lacks, on create, read and list', async ({ api, tenant }) => {
     withoutKeys();
-    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'Front desk' });
+    const created = await api.call(tenant, 'POST', '/api/assistants', { name: 'Front desk' });
     expect(created.status).toBe(201);
     expect(created.body.warnings).toEqual([
       { code: 'missing_credentials', field: 'stt_settings.provider', message: 'STT provider deepgram needs DEEPGRAM_API_KEY, which is not set on this service' },
@@ -605,26 +582,26 @@ describe('warnings about vendor keys', () => {
         message: 'LLM provider openai needs OPENAI_API_KEY, which is not set on this service (or set llm_provider_config.custom_config.api_key on the assistant)',
       },
     ]);
-    const read = await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
+    const read = await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
     expect(read.body.warnings).toEqual(created.body.warnings);
     expect(Assistant.safeParse(read.body).success).toBe(true);
-    const listed = await ctx.call(tenant, 'GET', '/api/assistants?per_page=100');
+    const listed = await api.call(tenant, 'GET', '/api/assistants?per_page=100');
     expect(listed.body.data.find((a: { id: number }) => a.id === created.body.id).warnings).toEqual(created.body.warnings);
   });
 
-  it('has none when the keys are set on the service', async () => {
+  it('has none when the keys are set on the service', async ({ api, tenant }) => {
     withoutKeys();
     vi.stubEnv('DEEPGRAM_API_KEY', 'dg');
     vi.stubEnv('ELEVENLABS_API_KEY', 'xi');
     vi.stubEnv('OPENAI_API_KEY', 'sk');
-    const created = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'Keyed' });
+    const created = await api.call(tenant, 'POST', '/api/assistants', { name: 'Keyed' });
     expect(created.body.warnings).toEqual([]);
-    expect((await ctx.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.warnings).toEqual([]);
+    expect((await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`)).body.warnings).toEqual([]);
   });
 
-  it('has none for local speech and a custom LLM with its address, and none for keys the assistant carries', async () => {
+  it('has none for local speech and a custom LLM with its address, and none for keys the assistant carries', async ({ api, tenant }) => {
     withoutKeys();
-    const local = await ctx.call(tenant, 'POST', '/api/assistants', {
+    const local = await api.call(tenant, 'POST', '/api/assistants', {
       name: 'Offline',
       stt_settings: { provider: 'local' },
       tts_settings: { provider: 'local' },
@@ -633,7 +610,7 @@ describe('warnings about vendor keys', () => {
     });
     expect(local.body.warnings).toEqual([]);
     vi.stubEnv('DEEPGRAM_API_KEY', 'dg');
-    const carried = await ctx.call(tenant, 'POST', '/api/assistants', {
+    const carried = await api.call(tenant, 'POST', '/api/assistants', {
       name: 'Own keys',
       tts_settings: { provider: 'elevenlabs', provider_config: { api_key: 'xi-own' } },
       llm_provider_config: { custom_config: { api_key: 'sk-own' } },
@@ -641,9 +618,9 @@ describe('warnings about vendor keys', () => {
     expect(carried.body.warnings).toEqual([]);
   });
 
-  it('asks a custom LLM for its address, and an enabled fallback for its key', async () => {
+  it('asks a custom LLM for its address, and an enabled fallback for its key', async ({ api, tenant }) => {
     withoutKeys();
-    const res = await ctx.call(tenant, 'POST', '/api/assistants', {
+    const res = await api.call(tenant, 'POST', '/api/assistants', {
       name: 'Gaps',
       stt_settings: { provider: 'local' },
       tts_settings: { provider: 'local' },

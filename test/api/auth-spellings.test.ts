@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../api/app.js';
-import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { createApiContext } from '../helpers/api.js';
+import { apiTest } from '../helpers/fixtures.js';
 import { httpRequest, rawRequest } from '../helpers/raw-http.js';
 
 // Authentication belongs to the route the router matched, so no spelling of a path that reaches a protected handler
@@ -72,34 +73,30 @@ function operationsOf(doc: { paths: Record<string, Record<string, { parameters?:
 const withBody = (method: string) => method === 'POST' || method === 'PUT' || method === 'PATCH';
 
 describe('authentication is a property of the matched route', () => {
-  let ctx: ApiContext;
-  let tenant: Tenant;
+  const it = apiTest;
   let operations: Operation[];
   let port: number;
-  beforeAll(async () => {
-    ctx = await createApiContext();
-    tenant = await ctx.tenant();
-    operations = operationsOf(ctx.app.swagger() as never);
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    port = (ctx.app.server.address() as AddressInfo).port;
+  it.beforeAll(async ({ api }) => {
+    operations = operationsOf(api.app.swagger() as never);
+    await api.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (api.app.server.address() as AddressInfo).port;
   });
-  afterAll(async () => ctx.close());
 
-  it('covers every operation of the OpenAPI document, each refusing a request without a key as written', async () => {
+  it('covers every operation of the OpenAPI document, each refusing a request without a key as written', async ({ api }) => {
     expect(operations.length).toBeGreaterThanOrEqual(40);
     expect(operations).toContainEqual({ method: 'POST', path: '/api/telephony/calls/initiate' });
     expect(operations).toContainEqual({ method: 'POST', path: '/api/web-calls/browser' });
     for (const { method, path } of operations) {
-      const res = await ctx.app.inject({ method: method as 'GET', url: path, ...(withBody(method) ? { payload: {} } : {}) });
+      const res = await api.app.inject({ method: method as 'GET', url: path, ...(withBody(method) ? { payload: {} } : {}) });
       expect(res.statusCode, `${method} ${path}`).toBe(401);
     }
   });
 
-  it('answers 401 or 404, never a handler, a 5xx or a validation answer, to any spelling of any operation without a key', async () => {
+  it('answers 401 or 404, never a handler, a 5xx or a validation answer, to any spelling of any operation without a key', async ({ api }) => {
     const seen = new Map<number, number>();
     for (const { method, path } of operations) {
       for (const url of spellings(path)) {
-        const res = await ctx.app.inject({ method: method as 'GET', url, ...(withBody(method) ? { payload: {} } : {}) });
+        const res = await api.app.inject({ method: method as 'GET', url, ...(withBody(method) ? { payload: {} } : {}) });
         seen.set(res.statusCode, (seen.get(res.statusCode) ?? 0) + 1);
         expect([401, 404], `${method} ${url}: ${res.statusCode} ${res.body.slice(0, 120)}`).toContain(res.statusCode);
         expect(res.json().success, `${method} ${url}`).toBe(false);
@@ -123,21 +120,21 @@ describe('authentication is a property of the matched route', () => {
     }
   });
 
-  it('still serves every spelling to a request with a key (the check is on the route, not a refusal of odd paths)', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/%61pi/%61ssistants', headers: { authorization: `Bearer ${tenant.key}` } });
+  it('still serves every spelling to a request with a key (the check is on the route, not a refusal of odd paths)', async ({ api, tenant }) => {
+    const res = await api.app.inject({ method: 'GET', url: '/%61pi/%61ssistants', headers: { authorization: `Bearer ${tenant.key}` } });
     expect(res.statusCode).toBe(200);
     const raw = await rawRequest(port, httpRequest('GET', '/ap%69/assistants', { Authorization: `Bearer ${tenant.key}` }));
     expect(raw.status).toBe(200);
   });
 
-  it('keeps the public routes public, however they are spelt', async () => {
+  it('keeps the public routes public, however they are spelt', async ({ api }) => {
     for (const url of ['/api/openapi.json', '/%61pi/openapi.json', '/api/docs/', '/healthz', '/call/CA123']) {
-      const res = await ctx.app.inject({ method: 'GET', url });
+      const res = await api.app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(200);
     }
   });
 
-  it('refuses two Authorization headers with 400, whichever comes first', async () => {
+  it('refuses two Authorization headers with 400, whichever comes first', async ({ tenant }) => {
     for (const [first, second] of [
       [`Bearer ${tenant.key}`, 'Bearer vak_forged'],
       ['Bearer vak_forged', `Bearer ${tenant.key}`],

@@ -1,42 +1,40 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { revokeApiKey } from '../../modules/organizations/api-keys.js';
-import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { createApiContext } from '../helpers/api.js';
+import { apiTest } from '../helpers/fixtures.js';
+
+const cachingTest = apiTest.extend('apiOptions', { scope: 'file' }, { keyCacheTtlMs: 60_000 });
+const shortCacheTest = apiTest.extend('apiOptions', { scope: 'file' }, { keyCacheTtlMs: 200 });
 
 describe('API key authentication', () => {
-  let ctx: ApiContext;
-  let tenant: Tenant;
-  beforeAll(async () => {
-    ctx = await createApiContext({ keyCacheTtlMs: 60_000 });
-    tenant = await ctx.tenant();
-  });
-  afterAll(async () => ctx.close());
+  const it = cachingTest;
 
-  it('answers 401 with a JSON body and a Bearer challenge when the Authorization header is missing', async () => {
-    const res = await ctx.call(null, 'GET', '/api/assistants');
+  it('answers 401 with a JSON body and a Bearer challenge when the Authorization header is missing', async ({ api }) => {
+    const res = await api.call(null, 'GET', '/api/assistants');
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toBe('Bearer realm="api"');
     expect(res.body).toMatchObject({ success: false, code: 'unauthorized' });
     expect(res.body.message).toMatch(/Missing API key/);
   });
 
-  it.each([['Basic dXNlcjpwYXNz'], ['Bearer'], ['Bearer '], ['Bearer two tokens'], ['Token vak_abc']])(
+  it.for([['Basic dXNlcjpwYXNz'], ['Bearer'], ['Bearer '], ['Bearer two tokens'], ['Token vak_abc']])(
     'answers 401 invalid_request for the malformed header %j',
-    async (header) => {
-      const res = await ctx.app.inject({ method: 'GET', url: '/api/assistants', headers: { authorization: header } });
+    async ([header], { api }) => {
+      const res = await api.app.inject({ method: 'GET', url: '/api/assistants', headers: { authorization: header } });
       expect(res.statusCode).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_request"');
       expect(res.json()).toMatchObject({ success: false, code: 'unauthorized' });
     },
   );
 
-  it('answers 401 invalid_token for a well-formed key that does not exist', async () => {
-    const res = await ctx.call({ ...tenant, key: 'vak_' + 'x'.repeat(43) }, 'GET', '/api/assistants');
+  it('answers 401 invalid_token for a well-formed key that does not exist', async ({ api, tenant }) => {
+    const res = await api.call({ ...tenant, key: 'vak_' + 'x'.repeat(43) }, 'GET', '/api/assistants');
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_token"');
   });
 
-  it('accepts the scheme name in any letter case', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/api/assistants', headers: { authorization: `bearer ${tenant.key}` } });
+  it('accepts the scheme name in any letter case', async ({ api, tenant }) => {
+    const res = await api.app.inject({ method: 'GET', url: '/api/assistants', headers: { authorization: `bearer ${tenant.key}` } });
     expect(res.statusCode).toBe(200);
   });
 
@@ -54,19 +52,19 @@ describe('API key authentication', () => {
     }
   });
 
-  it('records last_used_at for a key that was used', async () => {
-    const own = await ctx.tenant();
-    const before = await ctx.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: own.organizationId } });
+  it('records last_used_at for a key that was used', async ({ api }) => {
+    const own = await api.tenant();
+    const before = await api.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: own.organizationId } });
     expect(before.lastUsedAt).toBeNull();
-    await ctx.call(own, 'GET', '/api/assistants');
-    await ctx.app.flushKeyUsage();
-    const after = await ctx.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: own.organizationId } });
+    await api.call(own, 'GET', '/api/assistants');
+    await api.app.flushKeyUsage();
+    const after = await api.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: own.organizationId } });
     expect(after.lastUsedAt).toBeInstanceOf(Date);
   });
 
-  it('stores only a hash and a short prefix of each key', async () => {
-    const own = await ctx.tenant();
-    const row = await ctx.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: own.organizationId } });
+  it('stores only a hash and a short prefix of each key', async ({ api }) => {
+    const own = await api.tenant();
+    const row = await api.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: own.organizationId } });
     expect(own.key).toMatch(/^vak_[A-Za-z0-9_-]{43}$/);
     expect(row.keyHash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.keyHash).not.toContain(own.key.slice(4));
@@ -76,41 +74,31 @@ describe('API key authentication', () => {
 });
 
 describe('a revoked key', () => {
-  let ctx: ApiContext;
-  beforeAll(async () => {
-    ctx = await createApiContext({ keyCacheTtlMs: 200 });
-  });
-  afterAll(async () => ctx.close());
+  const it = shortCacheTest;
 
-  it('stops working once the cache entry expires', async () => {
-    const tenant = await ctx.tenant();
-    expect((await ctx.call(tenant, 'GET', '/api/assistants')).status).toBe(200);
-    const row = await ctx.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: tenant.organizationId } });
-    expect(await revokeApiKey(ctx.db.prisma, row.prefix)).toBe(true);
+  it('stops working once the cache entry expires', async ({ api }) => {
+    const tenant = await api.tenant();
+    expect((await api.call(tenant, 'GET', '/api/assistants')).status).toBe(200);
+    const row = await api.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: tenant.organizationId } });
+    expect(await revokeApiKey(api.db.prisma, row.prefix)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const res = await ctx.call(tenant, 'GET', '/api/assistants');
+    const res = await api.call(tenant, 'GET', '/api/assistants');
     expect(res.status).toBe(401);
     expect(res.headers['www-authenticate']).toBe('Bearer realm="api", error="invalid_token"');
   });
 
-  it('cannot be revoked twice', async () => {
-    const tenant = await ctx.tenant();
-    const row = await ctx.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: tenant.organizationId } });
-    expect(await revokeApiKey(ctx.db.prisma, row.prefix)).toBe(true);
-    expect(await revokeApiKey(ctx.db.prisma, row.prefix)).toBe(false);
+  it('cannot be revoked twice', async ({ api }) => {
+    const tenant = await api.tenant();
+    const row = await api.db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: tenant.organizationId } });
+    expect(await revokeApiKey(api.db.prisma, row.prefix)).toBe(true);
+    expect(await revokeApiKey(api.db.prisma, row.prefix)).toBe(false);
   });
 });
 
 describe('session-only functions', () => {
-  let ctx: ApiContext;
-  let tenant: Tenant;
-  beforeAll(async () => {
-    ctx = await createApiContext();
-    tenant = await ctx.tenant();
-  });
-  afterAll(async () => ctx.close());
+  const it = apiTest;
 
-  it.each([
+  it.for([
     ['POST', '/api/organization/api-keys', /API keys/],
     ['GET', '/api/organization/api-keys', /API keys/],
     ['DELETE', '/api/organization/api-keys/12', /API keys/],
@@ -120,15 +108,15 @@ describe('session-only functions', () => {
     ['PATCH', '/api/users/me', /profile/],
     ['GET', '/api/organization/members', /membership/],
     ['POST', '/api/organization/members/invite', /membership/],
-  ] as const)('answer 403 session_only to an API key for %s %s', async (method, url, what) => {
-    const res = await ctx.call(tenant, method, url, method === 'GET' || method === 'DELETE' ? undefined : {});
+  ] as const)('answer 403 session_only to an API key for %s %s', async ([method, url, what], { api, tenant }) => {
+    const res = await api.call(tenant, method, url, method === 'GET' || method === 'DELETE' ? undefined : {});
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ success: false, code: 'session_only' });
     expect(res.body.message).toMatch(what);
     expect(res.body.message).toMatch(/only in a dashboard session/);
   });
 
-  it('still ask for a key first (401 without one)', async () => {
-    expect((await ctx.call(null, 'POST', '/api/organization/api-keys', {})).status).toBe(401);
+  it('still ask for a key first (401 without one)', async ({ api }) => {
+    expect((await api.call(null, 'POST', '/api/organization/api-keys', {})).status).toBe(401);
   });
 });

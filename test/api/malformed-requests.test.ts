@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { describe, expect } from 'vitest';
+import { apiTest as it } from '../helpers/fixtures.js';
 import { httpRequest, rawRequest } from '../helpers/raw-http.js';
 
 // Requests broken below the level of any route (a path that does not percent-decode, a request line or headers Node
@@ -8,22 +8,17 @@ import { httpRequest, rawRequest } from '../helpers/raw-http.js';
 // or Node's own.
 
 describe('requests malformed below the routes', () => {
-  let ctx: ApiContext;
-  let tenant: Tenant;
   let port: number;
-  beforeAll(async () => {
-    ctx = await createApiContext();
-    tenant = await ctx.tenant();
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    port = (ctx.app.server.address() as AddressInfo).port;
+  it.beforeAll(async ({ api }) => {
+    await api.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (api.app.server.address() as AddressInfo).port;
   });
-  afterAll(async () => ctx.close());
 
-  it.each(['/api/assistants/%zz', '/api/%', '/api/assistants/%', '/%zz/assistants', '/api/assistants/%e0%a4%a'])(
+  it.for(['/api/assistants/%zz', '/api/%', '/api/assistants/%', '/%zz/assistants', '/api/assistants/%e0%a4%a'])(
     'answers the path %s, which does not percent-decode, with 400 bad_request in the error shape, with or without a key',
-    async (url) => {
+    async (url, { api, tenant }) => {
       for (const headers of [{}, { authorization: `Bearer ${tenant.key}` }]) {
-        const res = await ctx.app.inject({ method: 'GET', url, headers });
+        const res = await api.app.inject({ method: 'GET', url, headers });
         expect(res.statusCode).toBe(400);
         expect(res.json()).toEqual({ success: false, code: 'bad_request', message: 'Malformed URL' });
       }
@@ -33,12 +28,12 @@ describe('requests malformed below the routes', () => {
     },
   );
 
-  it('reads a query string with a stray % as text: ignored where unknown, a 422 where it must be a number', async () => {
-    expect((await ctx.call(tenant, 'GET', '/api/assistants?q=%')).status).toBe(200);
-    const paged = await ctx.call(tenant, 'GET', '/api/assistants?per_page=%');
+  it('reads a query string with a stray % as text: ignored where unknown, a 422 where it must be a number', async ({ api, tenant }) => {
+    expect((await api.call(tenant, 'GET', '/api/assistants?q=%')).status).toBe(200);
+    const paged = await api.call(tenant, 'GET', '/api/assistants?per_page=%');
     expect(paged.status).toBe(422);
     expect(paged.body.detail[0]).toMatchObject({ loc: ['query', 'per_page'], type: 'int_parsing' });
-    expect((await ctx.call(null, 'GET', '/api/assistants?q=%')).status).toBe(401);
+    expect((await api.call(null, 'GET', '/api/assistants?q=%')).status).toBe(401);
     const raw = await rawRequest(port, httpRequest('GET', '/api/assistants?per_page=%zz', { Authorization: `Bearer ${tenant.key}` }));
     expect(raw.status).toBe(422);
   });

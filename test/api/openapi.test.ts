@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiContext, type ApiContext } from '../helpers/api.js';
+import { describe, expect } from 'vitest';
+import { apiTest as it } from '../helpers/fixtures.js';
 
 describe('the OpenAPI description', () => {
-  let ctx: ApiContext;
   let doc: any;
-  beforeAll(async () => {
-    ctx = await createApiContext();
-    const res = await ctx.call(null, 'GET', '/api/openapi.json');
+  it.beforeAll(async ({ api }) => {
+    const res = await api.call(null, 'GET', '/api/openapi.json');
     expect(res.status).toBe(200);
     doc = res.body;
   });
-  afterAll(async () => ctx.close());
 
   it('is OpenAPI 3.1.0 at version 0.1.0, served without a key', () => {
     expect(doc.openapi).toBe('3.1.0');
@@ -58,8 +55,8 @@ describe('the OpenAPI description', () => {
     expect(list.parameters.find((p: { name: string }) => p.name === 'per_page').schema).toMatchObject({ type: 'integer', maximum: 100 });
   });
 
-  it('has an interactive docs page', async () => {
-    const res = await ctx.app.inject({ method: 'GET', url: '/api/docs/' });
+  it('has an interactive docs page', async ({ api }) => {
+    const res = await api.app.inject({ method: 'GET', url: '/api/docs/' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);
     expect(res.body).toMatch(/swagger/i);

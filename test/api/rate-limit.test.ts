@@ -1,8 +1,9 @@
 import { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../modules/organizations/api-keys.js';
 import { readConfig } from '../../lib/config.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { apiTest } from '../helpers/fixtures.js';
 
 // Limits count in windows of 1 s that open at a bucket's first request. Each burst below is sent at once
 // (Promise.all), so all of its requests reach the limiter within milliseconds of each other, far inside the window.
@@ -13,28 +14,26 @@ function statuses(answers: Answer[]): number[] {
   return answers.map((a) => a.status).sort();
 }
 
-describe('rate limits per organisation and per key', () => {
-  let ctx: ApiContext;
-  beforeAll(async () => {
-    ctx = await createApiContext({ keyCacheTtlMs: 60_000, rateLimit: { keyPerSecond: 3, orgPerSecond: 4, orgInFlight: 0 } });
-  });
-  afterAll(async () => ctx.close());
-
-  async function burst(tenant: Tenant, count: number, url = '/api/assistants'): Promise<Answer[]> {
-    return Promise.all(Array.from({ length: count }, () => ctx.call(tenant, 'GET', url)));
-  }
-
-  async function secondKey(tenant: Tenant): Promise<Tenant> {
-    const created = await createApiKey(ctx.db.prisma, { organizationId: tenant.organizationId, userId: tenant.userId });
+const limitedTest = apiTest
+  .extend('apiOptions', { scope: 'file' }, { keyCacheTtlMs: 60_000, rateLimit: { keyPerSecond: 3, orgPerSecond: 4, orgInFlight: 0 } })
+  .extend('burst', { scope: 'file' }, async ({ api }) => async (tenant: Tenant, count: number, url = '/api/assistants'): Promise<Answer[]> =>
+    Promise.all(Array.from({ length: count }, () => api.call(tenant, 'GET', url))),
+  )
+  .extend('secondKey', { scope: 'file' }, async ({ api }) => async (tenant: Tenant): Promise<Tenant> => {
+    const created = await createApiKey(api.db.prisma, { organizationId: tenant.organizationId, userId: tenant.userId });
     return { ...tenant, key: created.key };
-  }
+  });
+const inFlightTest = apiTest.extend('apiOptions', { scope: 'file' }, { rateLimit: { keyPerSecond: 0, orgPerSecond: 0, orgInFlight: 1 } });
 
-  it('refuses a key past its limit with 429, Retry-After and the error body, while another organisation is answered', async () => {
-    const a = await ctx.tenant();
-    const b = await ctx.tenant();
+describe('rate limits per organisation and per key', () => {
+  const it = limitedTest;
+
+  it('refuses a key past its limit with 429, Retry-After and the error body, while another organisation is answered', async ({ api, burst }) => {
+    const a = await api.tenant();
+    const b = await api.tenant();
 
     const answers = await burst(a, 4);
-    const other = await ctx.call(b, 'GET', '/api/assistants');
+    const other = await api.call(b, 'GET', '/api/assistants');
 
     expect(statuses(answers)).toEqual([200, 200, 200, 429]);
     const refused = answers.find((r) => r.status === 429)!;
@@ -44,23 +43,23 @@ describe('rate limits per organisation and per key', () => {
     expect(other.status).toBe(200);
   });
 
-  it('answers a refusal only when its window reopens, so a client retrying at once cannot flood with refusals', async () => {
-    const a = await ctx.tenant();
+  it('answers a refusal only when its window reopens, so a client retrying at once cannot flood with refusals', async ({ api, burst }) => {
+    const a = await api.tenant();
     // The window opens at the burst's first request, after this moment: it closes more than 1 s after it.
     const burstAt = Date.now();
     await burst(a, 3);
-    const refused = await ctx.call(a, 'GET', '/api/assistants');
+    const refused = await api.call(a, 'GET', '/api/assistants');
     expect(refused.status).toBe(429);
     // Timers may fire a millisecond early against Date.now().
     expect(Date.now() - burstAt).toBeGreaterThanOrEqual(995);
     // Its window has reopened by the time the refusal arrives: the next request is answered.
-    expect((await ctx.call(a, 'GET', '/api/assistants')).status).toBe(200);
+    expect((await api.call(a, 'GET', '/api/assistants')).status).toBe(200);
   });
 
-  it('reports the limit, what remains of it and when it resets on every answer', async () => {
-    const a = await ctx.tenant();
-    const first = await ctx.call(a, 'GET', '/api/assistants');
-    const missing = await ctx.call(a, 'GET', '/api/assistants/2147483647');
+  it('reports the limit, what remains of it and when it resets on every answer', async ({ api }) => {
+    const a = await api.tenant();
+    const first = await api.call(a, 'GET', '/api/assistants');
+    const missing = await api.call(a, 'GET', '/api/assistants/2147483647');
 
     expect(first.status).toBe(200);
     expect(first.headers).toMatchObject({ 'ratelimit-limit': '3', 'ratelimit-remaining': '2', 'ratelimit-reset': '1', 'ratelimit-policy': '4;w=1, 3;w=1' });
@@ -68,14 +67,14 @@ describe('rate limits per organisation and per key', () => {
     expect(missing.headers).toMatchObject({ 'ratelimit-limit': '3', 'ratelimit-remaining': '1' });
   });
 
-  it('counts the requests of all keys of one organisation against the organisation limit', async () => {
-    const a = await ctx.tenant();
+  it('counts the requests of all keys of one organisation against the organisation limit', async ({ api, burst, secondKey }) => {
+    const a = await api.tenant();
     const a2 = await secondKey(a);
-    const other = await ctx.tenant();
+    const other = await api.tenant();
 
     const first = await burst(a, 3);
     const second = await burst(a2, 2);
-    const otherOrg = await ctx.call(other, 'GET', '/api/assistants');
+    const otherOrg = await api.call(other, 'GET', '/api/assistants');
 
     expect(statuses(first)).toEqual([200, 200, 200]);
     // The second key has used 2 of its own 3, but the organisation's 4 are spent.
@@ -84,8 +83,8 @@ describe('rate limits per organisation and per key', () => {
     expect(otherOrg.status).toBe(200);
   });
 
-  it('answers again once the window has passed', async () => {
-    const a = await ctx.tenant();
+  it('answers again once the window has passed', async ({ api, burst }) => {
+    const a = await api.tenant();
     const answers = await burst(a, 4);
     const refused = answers.find((r) => r.status === 429);
     expect(refused).toBeDefined();
@@ -95,10 +94,10 @@ describe('rate limits per organisation and per key', () => {
     expect(statuses(again)).toEqual([200, 200, 200]);
   });
 
-  it('refuses a request without a valid key with 401, counted against nobody', async () => {
-    const a = await ctx.tenant();
-    const anonymous = await Promise.all(Array.from({ length: 10 }, () => ctx.call(null, 'GET', '/api/assistants')));
-    const forged = await Promise.all(Array.from({ length: 10 }, () => ctx.call({ ...a, key: `vak_${'x'.repeat(43)}` }, 'GET', '/api/assistants')));
+  it('refuses a request without a valid key with 401, counted against nobody', async ({ api, burst }) => {
+    const a = await api.tenant();
+    const anonymous = await Promise.all(Array.from({ length: 10 }, () => api.call(null, 'GET', '/api/assistants')));
+    const forged = await Promise.all(Array.from({ length: 10 }, () => api.call({ ...a, key: `vak_${'x'.repeat(43)}` }, 'GET', '/api/assistants')));
 
     for (const res of [...anonymous, ...forged]) {
       expect(res.status).toBe(401);
@@ -109,32 +108,28 @@ describe('rate limits per organisation and per key', () => {
     expect(statuses(await burst(a, 3))).toEqual([200, 200, 200]);
   });
 
-  it('counts every key-authenticated route, the browser-call route outside the /api scope included', async () => {
-    const a = await ctx.tenant();
-    const answers = await Promise.all(Array.from({ length: 4 }, () => ctx.call(a, 'POST', '/api/web-calls/browser', { assistant_id: 1 })));
+  it('counts every key-authenticated route, the browser-call route outside the /api scope included', async ({ api }) => {
+    const a = await api.tenant();
+    const answers = await Promise.all(Array.from({ length: 4 }, () => api.call(a, 'POST', '/api/web-calls/browser', { assistant_id: 1 })));
     // Three are checked (and refused for their unknown assistant); the fourth is over the key's limit.
     expect(statuses(answers)).toEqual([422, 422, 422, 429]);
   });
 
-  it('leaves the public OpenAPI document unlimited', async () => {
-    const answers = await Promise.all(Array.from({ length: 6 }, () => ctx.app.inject({ method: 'GET', url: '/api/openapi.json' })));
+  it('leaves the public OpenAPI document unlimited', async ({ api }) => {
+    const answers = await Promise.all(Array.from({ length: 6 }, () => api.app.inject({ method: 'GET', url: '/api/openapi.json' })));
     expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
   });
 });
 
 describe('requests in progress per organisation', () => {
-  let ctx: ApiContext;
-  beforeAll(async () => {
-    ctx = await createApiContext({ rateLimit: { keyPerSecond: 0, orgPerSecond: 0, orgInFlight: 1 } });
-  });
-  afterAll(async () => ctx.close());
+  const it = inFlightTest;
 
-  it('refuses a request while the organisation has its cap in progress, and frees the slot when the answer is sent', async () => {
-    const a = await ctx.tenant();
-    const b = await ctx.tenant();
+  it('refuses a request while the organisation has its cap in progress, and frees the slot when the answer is sent', async ({ api }) => {
+    const a = await api.tenant();
+    const b = await api.tenant();
     // A body still being uploaded holds its request in progress for as long as the test keeps the stream open.
     const upload = new PassThrough();
-    const held = ctx.app.inject({
+    const held = api.app.inject({
       method: 'POST',
       url: '/api/contacts',
       headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' },
@@ -143,11 +138,11 @@ describe('requests in progress per organisation', () => {
     upload.write('{"first_name": ');
     await new Promise((r) => setTimeout(r, 100));
 
-    const refused = await ctx.call(a, 'GET', '/api/assistants');
-    const otherOrg = await ctx.call(b, 'GET', '/api/assistants');
+    const refused = await api.call(a, 'GET', '/api/assistants');
+    const otherOrg = await api.call(b, 'GET', '/api/assistants');
     upload.end('"Ada"}');
     const heldAnswer = await held;
-    const after = await ctx.call(a, 'GET', '/api/assistants');
+    const after = await api.call(a, 'GET', '/api/assistants');
 
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual({ success: false, code: 'rate_limited', message: 'Too many requests in progress for this organisation: at most 1 at a time' });
@@ -157,10 +152,10 @@ describe('requests in progress per organisation', () => {
     expect(after.status).toBe(200);
   });
 
-  it('frees the slot of a request refused after it was admitted', async () => {
-    const a = await ctx.tenant();
-    const invalid = await ctx.call(a, 'POST', '/api/assistants', { name: 7 });
-    const next = await ctx.call(a, 'GET', '/api/assistants');
+  it('frees the slot of a request refused after it was admitted', async ({ api }) => {
+    const a = await api.tenant();
+    const invalid = await api.call(a, 'POST', '/api/assistants', { name: 7 });
+    const next = await api.call(a, 'GET', '/api/assistants');
     expect(invalid.status).toBe(422);
     expect(next.status).toBe(200);
   });

@@ -1,10 +1,12 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { IMPORT_BODY_LIMIT_BYTES } from '../../modules/contacts/schemas.js';
 import { bodyDeadlineMs, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../../api/http/timeouts.js';
 import { readConfig } from '../../lib/config.js';
-import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { createApiContext } from '../helpers/api.js';
+import { apiTest } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
 
 // Slow clients over a real socket, with the bounds shrunk so that each case takes about a second: a body trickled a
 // byte at a time is cut, headers trickled are cut, and a connection answered before its body was read is closed.
@@ -47,27 +49,24 @@ function trickle(port: number, head: string, body: string, everyMs: number): Tri
 }
 
 async function waitClosed(t: Trickle, withinMs: number): Promise<number | null> {
-  const deadline = Date.now() + withinMs;
-  while (t.closedAfterMs() === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await until(() => t.closedAfterMs() !== null, { timeoutMs: withinMs, intervalMs: 20, message: 'the server kept the connection' });
   return t.closedAfterMs();
 }
 
 const statusOf = (text: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
 const bodyOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
 
-describe('slow clients', () => {
-  let ctx: ApiContext;
-  let tenant: Tenant;
-  let port: number;
-  beforeAll(async () => {
-    ctx = await createApiContext({ httpTimeouts: TIMEOUTS });
-    tenant = await ctx.tenant();
-    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
-    port = (ctx.app.server.address() as AddressInfo).port;
-  });
-  afterAll(async () => ctx.close());
+const it = apiTest;
+it.override('apiOptions', { httpTimeouts: TIMEOUTS });
 
-  it('cut a body trickled one byte at a time at its deadline, with a 408 in the API error shape', async () => {
+describe('slow clients', () => {
+  let port: number;
+  it.beforeAll(async ({ api }) => {
+    await api.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (api.app.server.address() as AddressInfo).port;
+  });
+
+  it('cut a body trickled one byte at a time at its deadline, with a 408 in the API error shape', async ({ api, tenant }) => {
     const body = JSON.stringify({ name: 'Trickled', description: 'x'.repeat(60) });
     const deadline = bodyDeadlineMs(body.length, { ...DEFAULT_HTTP_TIMEOUTS, ...TIMEOUTS });
     const head = `POST /api/assistants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
@@ -83,10 +82,10 @@ describe('slow clients', () => {
     } finally {
       t.stop();
     }
-    expect(await ctx.db.prisma.assistant.count({ where: { name: 'Trickled' } })).toBe(0);
+    expect(await api.db.prisma.assistant.count({ where: { name: 'Trickled' } })).toBe(0);
   });
 
-  it('accept a body slower than the grace period when it keeps the minimum rate', async () => {
+  it('accept a body slower than the grace period when it keeps the minimum rate', async ({ tenant }) => {
     const body = JSON.stringify({ name: 'Slow but steady', description: 'x'.repeat(3_900) });
     const head = `POST /api/assistants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
     // ~4 KB in 4 parts over 1.2 s: past the 1 s grace, within grace + 4 KB at 4 KB/s (2 s).
@@ -140,14 +139,13 @@ describe('slow clients', () => {
     }
   });
 
-  it('keep a connection that sends nothing wrong open for the next request (keep-alive)', async () => {
+  it('keep a connection that sends nothing wrong open for the next request (keep-alive)', async ({ tenant }) => {
     const socket = net.connect(port, '127.0.0.1');
     let received = '';
     socket.on('data', (c) => (received += c));
     const request = `GET /api/assistants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.key}\r\n\r\n`;
     socket.write(request + request);
-    const deadline = Date.now() + 3_000;
-    while ((received.match(/HTTP\/1\.1 200/g) ?? []).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await until(() => (received.match(/HTTP\/1\.1 200/g) ?? []).length >= 2, { timeoutMs: 3_000, intervalMs: 20 });
     expect((received.match(/HTTP\/1\.1 200/g) ?? []).length).toBe(2);
     expect(received).not.toMatch(/connection: close/i);
     socket.destroy();
