@@ -1,18 +1,18 @@
 import { parse } from 'csv-parse/sync';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { neutralizeFormula } from '../../modules/calls/export.js';
-import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { apiTest } from '../helpers/fixtures.js';
 
-let api: ApiContext;
-let acme: Tenant;
-let other: Tenant;
+const it = apiTest
+  .extend('acme', { scope: 'file' }, async ({ api }) => api.tenant('Acme'))
+  .extend('other', { scope: 'file' }, async ({ api }) => api.tenant('Other'))
+  .extend('exportOf', { scope: 'file' }, async ({ api, acme }) => (query: string, tenant = acme) =>
+    api.app.inject({ method: 'GET', url: `/api/calls/export?${query}`, headers: { authorization: `Bearer ${tenant.key}` } }),
+  );
 
-beforeAll(async () => {
-  api = await createApiContext();
-  acme = await api.tenant('Acme');
-  other = await api.tenant('Other');
+it.beforeAll(async ({ api, acme, other }) => {
   const rows = [
     { callSid: 'CAexport0000000000000000000000001', status: 'completed', summary: '=HYPERLINK("http://evil.example","x")', toNumber: '+14155550111', createdAt: new Date('2026-11-01T00:00:00Z') },
     { callSid: 'CAexport0000000000000000000000002', status: 'failed', summary: 'Plain, with "quotes"\nand a newline', toNumber: '+14155550112', createdAt: new Date('2026-11-02T00:00:00Z') },
@@ -21,12 +21,9 @@ beforeAll(async () => {
   for (const r of rows) await api.db.prisma.call.create({ data: { ...r, organizationId: acme.organizationId, direction: 'outbound', outcomes: { goal_achieved: true } } });
   await api.db.prisma.call.create({ data: { callSid: 'CAexportother00000000000000000001', organizationId: other.organizationId, direction: 'outbound', status: 'completed' } });
 });
-afterAll(async () => api.close());
-
-const exportOf = (query: string, tenant = acme) => api.app.inject({ method: 'GET', url: `/api/calls/export?${query}`, headers: { authorization: `Bearer ${tenant.key}` } });
 
 describe('GET /api/calls/export', () => {
-  it("writes the filtered calls as CSV with a header row, quoting, neutralised formulas, and none of another organisation's", async () => {
+  it("writes the filtered calls as CSV with a header row, quoting, neutralised formulas, and none of another organisation's", async ({ exportOf }) => {
     const res = await exportOf('format=csv&status=completed&status=failed');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -38,7 +35,7 @@ describe('GET /api/calls/export', () => {
     expect(res.body).not.toContain('CAexportother');
   });
 
-  it('writes JSON Lines of call records', async () => {
+  it('writes JSON Lines of call records', async ({ exportOf }) => {
     const res = await exportOf('format=jsonl');
     expect(res.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
     const lines = res.body.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -46,7 +43,7 @@ describe('GET /api/calls/export', () => {
     expect(lines[0]).toMatchObject({ call_sid: 'CAexport0000000000000000000000003', direction: 'outbound', transcript_url: '/api/calls/CAexport0000000000000000000000003/transcript' });
   });
 
-  it('refuses an unknown format with the 422 of the parameter', async () => {
+  it('refuses an unknown format with the 422 of the parameter', async ({ exportOf }) => {
     const res = await exportOf('format=xlsx');
     expect(res.statusCode).toBe(422);
     expect(res.json().detail[0].loc).toEqual(['query', 'format']);
@@ -61,7 +58,7 @@ describe('GET /api/calls/export', () => {
 });
 
 describe('exporting 100,000 calls', () => {
-  it('streams every row, and reads no further ahead of a client that stops reading than a few batches', async () => {
+  it('streams every row, and reads no further ahead of a client that stops reading than a few batches', async ({ api }) => {
     const big = await api.tenant('Big');
     await api.db.prisma.$executeRaw`
       INSERT INTO calls (call_sid, organization_id, direction, status, to_number, summary, created_at, updated_at)

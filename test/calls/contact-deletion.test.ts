@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { callEndedPayload } from '../../modules/calls/events.js';
 import { claimDeliveries } from '../../modules/webhooks/delivery-queue.js';
 import { recordEvent } from '../../modules/webhooks/events.js';
-import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { apiTest } from '../helpers/fixtures.js';
 
-let api: ApiContext;
-let acme: Tenant;
-
-beforeAll(async () => {
-  api = await createApiContext();
-  acme = await api.tenant('Acme');
-});
-afterAll(async () => api.close());
+const it = apiTest.extend('acme', { scope: 'file' }, async ({ api }) => api.tenant('Acme'));
 
 describe('deleting a contact', () => {
-  it('keeps its calls and their transcripts, with the number masked, the variables and the contact link gone, also in the events', async () => {
+  it('keeps its calls and their transcripts, with the number masked, the variables and the contact link gone, also in the events', async ({ api, acme }) => {
     const contact = (await api.call(acme, 'POST', '/api/contacts', { phone_number: '+14155550123', first_name: 'Ada', email: 'ada@example.com' })).body.data as { id: number };
     const inbound = await api.db.prisma.call.create({
       data: { callSid: 'CAdel00000000000000000000000000001', organizationId: acme.organizationId, contactId: contact.id, direction: 'inbound', status: 'completed', fromNumber: '+14155550123', toNumber: '+14155550100', variables: { first_name: 'Ada' } },
@@ -42,7 +35,7 @@ describe('deleting a contact', () => {
     expect((await api.call(acme, 'GET', `/api/contacts/${contact.id}`)).status).toBe(404);
   });
 
-  it('removes its name, number, email, custom fields and the call variables from transcripts, tool calls, opening line, summary, outcomes and events, keeping the rest of the text', async () => {
+  it('removes its name, number, email, custom fields and the call variables from transcripts, tool calls, opening line, summary, outcomes and events, keeping the rest of the text', async ({ api, acme }) => {
     const contact = (await api.call(acme, 'POST', '/api/contacts', { phone_number: '+14155550166', first_name: 'Carol', last_name: 'Jensen', email: 'carol.jensen@example.com' })).body.data as { id: number };
     await api.db.prisma.contact.update({ where: { id: contact.id }, data: { customFields: { street: '12 Baker Street', vip: true, tier: 'B' } } });
     const endpoint = await api.db.prisma.webhookEndpoint.create({ data: { organizationId: acme.organizationId, url: 'https://hooks.example.com/calls', eventTypes: ['*'], secret: 'whsec_test' } });
@@ -117,7 +110,7 @@ describe('deleting a contact', () => {
     expect(payload.transcript.map((t) => t.text)).toEqual(after.turns.map((t) => t.text));
   });
 
-  it("answers 404 for another organisation's contact and leaves its calls untouched", async () => {
+  it("answers 404 for another organisation's contact and leaves its calls untouched", async ({ api, acme }) => {
     const other = await api.tenant('Other');
     const theirs = (await api.call(other, 'POST', '/api/contacts', { phone_number: '+14155550124' })).body.data as { id: number };
     await api.db.prisma.call.create({

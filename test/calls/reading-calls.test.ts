@@ -1,27 +1,28 @@
 import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { describe, expect } from 'vitest';
+import type { Tenant } from '../helpers/api.js';
+import { apiTest } from '../helpers/fixtures.js';
 
-let api: ApiContext;
-let acme: Tenant;
-let other: Tenant;
-let dataDir: string;
+const it = apiTest
+  .extend('dataDir', { scope: 'file' }, async () => mkdtemp(path.join(os.tmpdir(), 'calls-read-')))
+  .extend('apiOptions', { scope: 'file' }, async ({ dataDir }) => ({ dataDir }))
+  .extend('acme', { scope: 'file' }, async ({ api }) => api.tenant('Acme'))
+  .extend('other', { scope: 'file' }, async ({ api }) => api.tenant('Other'))
+  .extend('download', { scope: 'file' }, async ({ api, acme }) => (headers: Record<string, string> = {}) =>
+    api.app.inject({ method: 'GET', url: `/api/calls/${sids.a1}/recordings/mixed`, headers: { authorization: `Bearer ${acme.key}`, ...headers } }),
+  );
+
 let assistantId: number;
 const sids: Record<string, string> = {};
 
-async function addCall(tenant: Tenant, name: string, data: Record<string, unknown>) {
-  const sid = `CA${name.padEnd(32, '0').slice(0, 32)}`;
-  sids[name] = sid;
-  return api.db.prisma.call.create({ data: { callSid: sid, organizationId: tenant.organizationId, direction: 'inbound', ...data } as never });
-}
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'calls-read-'));
-  api = await createApiContext({ dataDir });
-  acme = await api.tenant('Acme');
-  other = await api.tenant('Other');
+it.beforeAll(async ({ api, acme, other, dataDir }) => {
+  const addCall = async (tenant: Tenant, name: string, data: Record<string, unknown>) => {
+    const sid = `CA${name.padEnd(32, '0').slice(0, 32)}`;
+    sids[name] = sid;
+    return api.db.prisma.call.create({ data: { callSid: sid, organizationId: tenant.organizationId, direction: 'inbound', ...data } as never });
+  };
   assistantId = (await api.call(acme, 'POST', '/api/assistants', { name: 'Desk' })).body.id;
   const done = await addCall(acme, 'a1', {
     status: 'completed',
@@ -54,12 +55,11 @@ beforeAll(async () => {
   await writeFile(path.join(dataDir, 'recordings', done.callSid, 'mixed.mp3'), audio);
   await api.db.prisma.callRecording.create({ data: { callId: done.id, track: 'mixed', format: 'mp3', storageKey: `recordings/${done.callSid}/mixed.mp3`, durationMs: 60_000, sizeBytes: 1000 } });
 });
-afterAll(async () => api.close());
 
 const sidsOf = (body: { data: { call_sid: string }[] }) => body.data.map((c) => c.call_sid);
 
 describe('GET /api/calls', () => {
-  it('widens a repeated filter and narrows across filters, newest first, with only the organisation’s calls', async () => {
+  it('widens a repeated filter and narrows across filters, newest first, with only the organisation’s calls', async ({ api, acme }) => {
     const all = await api.call(acme, 'GET', '/api/calls');
     expect(sidsOf(all.body)).toEqual([sids.a3, sids.a2, sids.a1]);
     expect(all.body.pagination).toEqual({ page: 1, per_page: 20, total: 3, total_pages: 1 });
@@ -76,7 +76,7 @@ describe('GET /api/calls', () => {
     expect(paged.body.pagination).toEqual({ page: 2, per_page: 2, total: 3, total_pages: 2 });
   });
 
-  it('answers a bad filter value with the 422 of that parameter (and of the repetition)', async () => {
+  it('answers a bad filter value with the 422 of that parameter (and of the repetition)', async ({ api, acme }) => {
     const one = await api.call(acme, 'GET', '/api/calls?status=done');
     expect(one.status).toBe(422);
     expect(one.body.detail[0].loc).toEqual(['query', 'status']);
@@ -92,7 +92,7 @@ describe('GET /api/calls', () => {
 });
 
 describe('GET /api/calls/{call_sid}', () => {
-  it('returns the record with its outcome, latency, recordings and transcript link', async () => {
+  it('returns the record with its outcome, latency, recordings and transcript link', async ({ api, acme }) => {
     const res = await api.call(acme, 'GET', `/api/calls/${sids.a1}`);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
@@ -124,7 +124,7 @@ describe('GET /api/calls/{call_sid}', () => {
     });
   });
 
-  it("answers 404 for another organisation's call exactly as for a missing one", async () => {
+  it("answers 404 for another organisation's call exactly as for a missing one", async ({ api, acme }) => {
     const theirs = await api.call(acme, 'GET', `/api/calls/${sids.b1}`);
     const missing = await api.call(acme, 'GET', '/api/calls/CAffffffffffffffffffffffffffffffff');
     expect(theirs.status).toBe(404);
@@ -133,7 +133,7 @@ describe('GET /api/calls/{call_sid}', () => {
     expect((await api.call(acme, 'GET', '/api/calls/not%20a%20sid')).status).toBe(422);
   });
 
-  it('returns the transcript in spoken order with interruptions and latency', async () => {
+  it('returns the transcript in spoken order with interruptions and latency', async ({ api, acme }) => {
     const res = await api.call(acme, 'GET', `/api/calls/${sids.a1}/transcript`);
     expect(res.body.data.map((t: { text: string }) => t.text)).toEqual(['Hello!', 'I want a table', 'Booked.']);
     expect(res.body.data[2]).toEqual({ role: 'assistant', text: 'Booked.', start_ms: 4500, end_ms: 5500, interrupted: true, metrics: { e2e_latency_ms: 700 }, tool_calls: null });
@@ -142,10 +142,9 @@ describe('GET /api/calls/{call_sid}', () => {
 
 describe('recording download', () => {
   const url = () => `/api/calls/${sids.a1}/recordings/mixed`;
-  const get = (headers: Record<string, string> = {}) => api.app.inject({ method: 'GET', url: url(), headers: { authorization: `Bearer ${acme.key}`, ...headers } });
 
-  it('serves the whole file with its content type and length', async () => {
-    const res = await get();
+  it('serves the whole file with its content type and length', async ({ download }) => {
+    const res = await download();
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('audio/mpeg');
     expect(res.headers['accept-ranges']).toBe('bytes');
@@ -153,22 +152,22 @@ describe('recording download', () => {
     expect(res.headers['content-length']).toBe('1000');
   });
 
-  it('serves a byte range, a suffix range, and refuses one past the end with 416', async () => {
-    const part = await get({ range: 'bytes=10-19' });
+  it('serves a byte range, a suffix range, and refuses one past the end with 416', async ({ download }) => {
+    const part = await download({ range: 'bytes=10-19' });
     expect(part.statusCode).toBe(206);
     expect(part.headers['content-range']).toBe('bytes 10-19/1000');
     expect([...part.rawPayload]).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
-    const tail = await get({ range: 'bytes=-4' });
+    const tail = await download({ range: 'bytes=-4' });
     expect(tail.headers['content-range']).toBe('bytes 996-999/1000');
     expect(tail.rawPayload.length).toBe(4);
-    const open = await get({ range: 'bytes=990-' });
+    const open = await download({ range: 'bytes=990-' });
     expect(open.rawPayload.length).toBe(10);
-    const beyond = await get({ range: 'bytes=5000-6000' });
+    const beyond = await download({ range: 'bytes=5000-6000' });
     expect(beyond.statusCode).toBe(416);
     expect(beyond.headers['content-range']).toBe('bytes */1000');
   });
 
-  it('answers 404 for a track that was not recorded and 422 for one that does not exist', async () => {
+  it('answers 404 for a track that was not recorded and 422 for one that does not exist', async ({ api, acme, other }) => {
     expect((await api.call(acme, 'GET', `/api/calls/${sids.a1}/recordings/user`)).status).toBe(404);
     expect((await api.call(acme, 'GET', `/api/calls/${sids.a1}/recordings/video`)).status).toBe(422);
     expect((await api.call(other, 'GET', url())).status).toBe(404);
