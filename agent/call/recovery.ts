@@ -9,12 +9,14 @@ import { DEFAULT_DATA_DIR } from '../../lib/config.js';
 import { renderPrompt } from '../../modules/assistants/templates.js';
 import type { ToolCallEntry } from '../../modules/calls/events.js';
 import { recordingStorageOf, storeOrphanRecording } from './recording.js';
-import { finishCall, loadContactFields, touchCallHeartbeat, type CallRow, type StoredRecording, type StoredTurn } from '../../modules/calls/store.js';
+import { loadContactFields, touchCallHeartbeat, type StoredRecording, type StoredTurn } from '../../modules/calls/store.js';
+import { finishCall, type CallRow } from '../../modules/calls/lifecycle.js';
 import { analyzeCall, type Analysis } from './analysis.js';
 import { vendorAccessFromEnv, type VendorAccess } from '../providers/speech-providers.js';
 import { buildLlm } from './session-config.js';
 import { summarizeLatency } from '../turn/metrics.js';
 import { endStaleUnstartedCalls, type UnstartedCallLimits } from '../../modules/calls/unstarted.js';
+import { startJobLoop } from '../../lib/jobs.js';
 
 // A call's process can die mid-call (a crashed job process, a killed worker, a lost machine). Its call would stay
 // `in_progress` for ever, and no `call.completed` would ever reach the customer. Every running call renews a heartbeat
@@ -193,37 +195,38 @@ async function analyzeOrphan(prisma: PrismaClient, call: CallRow, settings: Assi
 }
 
 /**
- * Sweeps now and then every `intervalMs` until stopped: calls whose process died, and calls that never started and no
- * longer can (modules/calls/unstarted.ts). A failed sweep is logged and tried again at the next tick; a tick that comes
- * while a sweep still runs (a long recording to render) is skipped.
+ * Sweeps now, then `intervalMs` after each sweep ends, until stopped: calls whose process died, and calls that never
+ * started and no longer can (modules/calls/unstarted.ts). A failed sweep is logged and tried again at the next one. Never
+ * two sweeps at a time: a sweep that runs long (a long recording to render) holds back the next one.
  */
 export function startCallRecovery(
   prisma: PrismaClient,
   options: Omit<CallRecoveryOptions, 'now'> & { intervalMs?: number; unstartedLimits?: Partial<UnstartedCallLimits> } = {},
 ): { stop(): Promise<void> } {
   const { intervalMs, unstartedLimits, ...recovery } = options;
-  let running: Promise<unknown> | undefined;
-  const sweep = () => {
-    if (running) return;
+  const sweep = async () => {
     const orphans = recoverOrphanedCalls(prisma, recovery)
       .then((ids) => {
         if (ids.length > 0) log().warn({ callIds: ids, endReason: WORKER_LOST }, 'ended calls whose process stopped');
       })
-      .catch((error: unknown) => log().warn({ err: (error as Error).message }, 'call recovery sweep failed'));
+      .catch((err: unknown) => log().warn({ err }, 'call recovery sweep failed'));
     const unstarted = endStaleUnstartedCalls(prisma, unstartedLimits ? { limits: unstartedLimits } : {})
       .then((ended) => {
         if (ended.length > 0) log().warn({ calls: ended }, 'ended calls that never started');
       })
-      .catch((error: unknown) => log().warn({ err: (error as Error).message }, 'unstarted call sweep failed'));
-    running = Promise.all([orphans, unstarted]).finally(() => (running = undefined));
+      .catch((err: unknown) => log().warn({ err }, 'unstarted call sweep failed'));
+    await Promise.all([orphans, unstarted]);
   };
-  sweep();
-  const timer = setInterval(sweep, intervalMs ?? CALL_SWEEP_INTERVAL_MS);
-  timer.unref();
+  const sweeps = startJobLoop({
+    intervalMs: intervalMs ?? CALL_SWEEP_INTERVAL_MS,
+    // The sweep serves the calls this process runs; it is no reason on its own to keep the process alive.
+    unref: true,
+    pass: sweep,
+    onError: (err) => log().warn({ err }, 'call recovery sweep failed'),
+  });
   return {
     stop: async () => {
-      clearInterval(timer);
-      await running;
+      await sweeps.stop();
     },
   };
 }
