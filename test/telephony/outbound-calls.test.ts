@@ -1,38 +1,37 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
-import { startFakeLiveKit, type FakeLiveKit } from '../fakes/livekit.js';
+import { describe, expect } from 'vitest';
+import { createApiContext } from '../helpers/api.js';
+import { startFakeLiveKit } from '../fakes/livekit.js';
+import { apiTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 
-let livekit: FakeLiveKit;
-let api: ApiContext;
-let acme: Tenant;
+const it = apiTest
+  .extend('livekit', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const livekit = await startFakeLiveKit();
+    onCleanup(() => livekit.close());
+    return livekit;
+  })
+  .extend('apiOptions', { scope: 'file' }, async ({ livekit }) => ({
+    livekit: { url: livekit.url, apiKey: livekit.apiKey, apiSecret: livekit.apiSecret, agentName: 'voice-assistant' },
+    diallerPollIntervalMs: 50,
+  }))
+  .extend('acme', { scope: 'file' }, async ({ api }) => api.tenant('Acme'))
+  .extend('callOf', { scope: 'file' }, async ({ api }) => (sid: string) => api.db.prisma.call.findUniqueOrThrow({ where: { callSid: sid } }))
+  .extend('eventsOf', { scope: 'file' }, async ({ api }) => async (sid: string) =>
+    (await api.db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } })).filter((e) => (e.payload as { call_sid?: string }).call_sid === sid).map((e) => e.type),
+  );
+
 let assistantId: number;
 let connectionId: number;
 
-beforeAll(async () => {
-  livekit = await startFakeLiveKit();
-  api = await createApiContext({
-    livekit: { url: livekit.url, apiKey: livekit.apiKey, apiSecret: livekit.apiSecret, agentName: 'voice-assistant' },
-    diallerPollIntervalMs: 50,
-  });
-  acme = await api.tenant('Acme');
+it.beforeAll(async ({ api, acme }) => {
   assistantId = (await api.call(acme, 'POST', '/api/assistants', { name: 'Sales' })).body.id;
   const conn = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Carrier', sip_address: 'sip.carrier.example:5060', sip_transport: 'tls', username: 'acme', password: 'trunk-password-123' });
   connectionId = conn.body.data.id;
   await api.call(acme, 'POST', '/api/phone-numbers', { number: '+14155550100', phone_connection_id: connectionId, assistant_id: assistantId });
 });
-afterAll(async () => {
-  await api.close();
-  await livekit.close();
-});
-
-
-const callOf = (sid: string) => api.db.prisma.call.findUniqueOrThrow({ where: { callSid: sid } });
-const eventsOf = async (sid: string) =>
-  (await api.db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } })).filter((e) => (e.payload as { call_sid?: string }).call_sid === sid).map((e) => e.type);
 
 describe('POST /api/telephony/calls/initiate', () => {
-  it('answers with the queued call before dialling, then creates the room, the dispatch and the SIP participant', async () => {
+  it('answers with the queued call before dialling, then creates the room, the dispatch and the SIP participant', async ({ api, acme, livekit, callOf }) => {
     livekit.onDial('+14155550111', { answer: true, afterMs: 300 });
     const res = await api.call(acme, 'POST', '/api/telephony/calls/initiate', {
       to_phone_number: '+14155550111',
@@ -72,7 +71,7 @@ describe('POST /api/telephony/calls/initiate', () => {
     expect(livekit.calls.indexOf(dispatch)).toBeLessThan(livekit.calls.indexOf(dial));
   });
 
-  it('ends a call the callee rejects as busy, and one nobody answers as no_answer, each with call.completed', async () => {
+  it('ends a call the callee rejects as busy, and one nobody answers as no_answer, each with call.completed', async ({ api, acme, livekit, callOf, eventsOf }) => {
     livekit.onDial('+14155550112', { sipStatus: 486, reason: 'Busy Here' });
     livekit.onDial('+14155550113', { sipStatus: 480, reason: 'Temporarily Unavailable' });
     const busy = (await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550112' })).body.call_sid as string;
@@ -86,7 +85,7 @@ describe('POST /api/telephony/calls/initiate', () => {
     await until(async () => livekit.of('DeleteRoom').some((c) => c.body.room === `call-${busy}`));
   });
 
-  it('fails the call with call.failed when LiveKit cannot be reached', async () => {
+  it('fails the call with call.failed when LiveKit cannot be reached', async ({ api, acme, livekit, callOf, eventsOf }) => {
     livekit.down(true);
     try {
       const sid = (await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550114' })).body.call_sid as string;
@@ -98,7 +97,7 @@ describe('POST /api/telephony/calls/initiate', () => {
     }
   });
 
-  it('returns the first call for a retried request with the same Idempotency-Key, and dials once', async () => {
+  it('returns the first call for a retried request with the same Idempotency-Key, and dials once', async ({ api, acme, livekit, callOf }) => {
     const send = () =>
       api.app.inject({
         method: 'POST',
@@ -124,7 +123,7 @@ describe('POST /api/telephony/calls/initiate', () => {
     expect(changed.json()).toEqual({ detail: [{ loc: ['header', 'idempotency-key'], msg: expect.any(String), type: 'idempotency_key_reused' }] });
   });
 
-  it('refuses a number that is not E.164, and a from number the organisation does not manage, creating nothing', async () => {
+  it('refuses a number that is not E.164, and a from number the organisation does not manage, creating nothing', async ({ api, acme }) => {
     const before = await api.db.prisma.call.count();
     const bad = await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '4155550116' });
     expect(bad.status).toBe(422);
@@ -135,7 +134,7 @@ describe('POST /api/telephony/calls/initiate', () => {
     expect(await api.db.prisma.call.count()).toBe(before);
   });
 
-  it('asks for a phone number, or an assistant, when the organisation has none to call with', async () => {
+  it('asks for a phone number, or an assistant, when the organisation has none to call with', async ({ api }) => {
     const bare = await api.tenant('Bare');
     const none = await api.call(bare, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550117' });
     expect(none.status).toBe(400);
@@ -153,7 +152,7 @@ describe('POST /api/telephony/calls/initiate', () => {
 });
 
 describe('calls accepted before a restart', () => {
-  it('are dialled by the next process from the durable queue', async () => {
+  it('are dialled by the next process from the durable queue', async ({ api, acme, callOf }) => {
     const row = await api.db.prisma.call.create({
       data: { callSid: 'CA00000000000000000000000000000abc', organizationId: acme.organizationId, assistantId, direction: 'outbound', transport: 'sip', status: 'queued', fromNumber: '+14155550100', toNumber: '+14155550118', phoneNumberId: (await api.db.prisma.phoneNumber.findFirstOrThrow({ where: { number: '+14155550100' } })).id },
     });
@@ -162,7 +161,7 @@ describe('calls accepted before a restart', () => {
 });
 
 describe('POST /api/web-calls', () => {
-  it('creates the call and its room with the agent, and returns a token that joins only that room', async () => {
+  it('creates the call and its room with the agent, and returns a token that joins only that room', async ({ api, acme, livekit, callOf }) => {
     const res = await api.call(acme, 'POST', '/api/web-calls', { assistant_id: assistantId, variables: { plan: 'gold' } });
     expect(res.status).toBe(201);
     const data = res.body.data as { call_sid: string; room: string; participant_token: string; livekit_url: string; expires_at: string };
@@ -176,7 +175,7 @@ describe('POST /api/web-calls', () => {
     expect(livekit.of('CreateDispatch').some((c) => c.body.room === data.room)).toBe(true);
   });
 
-  it('answers 502 and records the call as failed when LiveKit refuses the room', async () => {
+  it('answers 502 and records the call as failed when LiveKit refuses the room', async ({ api, acme, livekit }) => {
     livekit.down(true);
     try {
       const res = await api.call(acme, 'POST', '/api/web-calls', { assistant_id: assistantId });

@@ -1,32 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { describe, expect } from 'vitest';
+import type { Tenant } from '../helpers/api.js';
+import { apiTest } from '../helpers/fixtures.js';
 
-let api: ApiContext;
-let acme: Tenant;
-let other: Tenant;
-
-beforeAll(async () => {
-  api = await createApiContext();
-  acme = await api.tenant('Acme');
-  other = await api.tenant('Other');
-});
-afterAll(async () => api.close());
-
-async function connection(tenant: Tenant, body: Record<string, unknown> = {}) {
-  const res = await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Carrier', sip_address: 'sip.carrier.example:5060', username: 'acme', password: 'very-secret-password', ...body });
-  expect(res.status).toBe(201);
-  return res.body.data as { id: number };
-}
+const it = apiTest
+  .extend('acme', { scope: 'file' }, async ({ api }) => api.tenant('Acme'))
+  .extend('other', { scope: 'file' }, async ({ api }) => api.tenant('Other'))
+  .extend('connection', { scope: 'file' }, async ({ api }) => async (tenant: Tenant, body: Record<string, unknown> = {}) => {
+    const res = await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Carrier', sip_address: 'sip.carrier.example:5060', username: 'acme', password: 'very-secret-password', ...body });
+    expect(res.status).toBe(201);
+    return res.body.data as { id: number };
+  });
 
 describe('phone connections', () => {
-  it('creates a SIP trunk with defaults and shows the password only as a mask', async () => {
+  it('creates a SIP trunk with defaults and shows the password only as a mask', async ({ api, acme }) => {
     const res = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Main', sip_address: 'sip.carrier.example', password: 'very-secret-password' });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ name: 'Main', sip_address: 'sip.carrier.example', sip_transport: 'udp', username: null, password: '****word', livekit_trunk_id: null, numbers: [] });
     expect(JSON.stringify(res.body)).not.toContain('very-secret-password');
   });
 
-  it('keeps the stored password when the mask is sent back, and replaces it when a new one is sent', async () => {
+  it('keeps the stored password when the mask is sent back, and replaces it when a new one is sent', async ({ api, acme, connection }) => {
     const { id } = await connection(acme);
     const kept = await api.call(acme, 'PATCH', `/api/phone-connections/${id}`, { name: 'Renamed', password: '****word' });
     expect(kept.body.data).toMatchObject({ name: 'Renamed', password: '****word' });
@@ -35,7 +28,7 @@ describe('phone connections', () => {
     expect((await api.db.prisma.phoneConnection.findUniqueOrThrow({ where: { id } })).password).toBe('another-long-secret');
   });
 
-  it('refuses a bad address, transport or trunk id with the 422 of each field', async () => {
+  it('refuses a bad address, transport or trunk id with the 422 of each field', async ({ api, acme }) => {
     const res = await api.call(acme, 'POST', '/api/phone-connections', { name: 'X', sip_address: 'sip:bad address', sip_transport: 'ws', livekit_trunk_id: 'trunk-1' });
     expect(res.status).toBe(422);
     expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(
@@ -47,7 +40,7 @@ describe('phone connections', () => {
     );
   });
 
-  it("answers 404 for another organisation's connection, exactly as for a missing one", async () => {
+  it("answers 404 for another organisation's connection, exactly as for a missing one", async ({ api, acme, other, connection }) => {
     const { id } = await connection(acme);
     const theirs = await api.call(other, 'GET', `/api/phone-connections/${id}`);
     const missing = await api.call(other, 'GET', '/api/phone-connections/999999');
@@ -59,7 +52,7 @@ describe('phone connections', () => {
 });
 
 describe('managed phone numbers', () => {
-  it('adds a number on a connection with its assistant, and lists it on the connection', async () => {
+  it('adds a number on a connection with its assistant, and lists it on the connection', async ({ api, acme, connection }) => {
     const conn = await connection(acme);
     const assistant = await api.call(acme, 'POST', '/api/assistants', { name: 'Desk' });
     const res = await api.call(acme, 'POST', '/api/phone-numbers', { number: '+14155550101', phone_connection_id: conn.id, assistant_id: assistant.body.id, label: 'Front desk' });
@@ -70,7 +63,7 @@ describe('managed phone numbers', () => {
     expect(cleared.body.data.assistant_id).toBeNull();
   });
 
-  it('refuses a number that is not E.164 and references to rows the organisation does not have', async () => {
+  it('refuses a number that is not E.164 and references to rows the organisation does not have', async ({ api, acme, other, connection }) => {
     const conn = await connection(other);
     const assistant = await api.call(other, 'POST', '/api/assistants', { name: 'Theirs' });
     const res = await api.call(acme, 'POST', '/api/phone-numbers', { number: '415 555 0102', phone_connection_id: conn.id, assistant_id: assistant.body.id });
@@ -85,7 +78,7 @@ describe('managed phone numbers', () => {
     expect(await api.db.prisma.phoneNumber.count({ where: { number: '+14155550102' } })).toBe(0);
   });
 
-  it('registers a number once on the whole platform: a second organisation gets 409 without learning whose it is', async () => {
+  it('registers a number once on the whole platform: a second organisation gets 409 without learning whose it is', async ({ api, acme, other, connection }) => {
     const mine = await connection(acme);
     const theirs = await connection(other);
     expect((await api.call(acme, 'POST', '/api/phone-numbers', { number: '+14155550103', phone_connection_id: mine.id })).status).toBe(201);
@@ -94,7 +87,7 @@ describe('managed phone numbers', () => {
     expect(again.body.message).toBe('This number is already registered');
   });
 
-  it('deletes the numbers with their connection', async () => {
+  it('deletes the numbers with their connection', async ({ api, acme, connection }) => {
     const conn = await connection(acme);
     const num = await api.call(acme, 'POST', '/api/phone-numbers', { number: '+14155550104', phone_connection_id: conn.id });
     expect((await api.call(acme, 'DELETE', `/api/phone-connections/${conn.id}`)).status).toBe(204);
