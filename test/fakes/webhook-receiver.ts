@@ -108,14 +108,3 @@ export async function startReceiver(options: { port?: number; reply?: (index: nu
     },
   };
 }
-
-/** Polls `check` every 50 ms until it returns a value other than undefined; throws after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

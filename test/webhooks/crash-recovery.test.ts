@@ -1,9 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { recordEvent } from '../../modules/webhooks/events.js';
-import { createApiContext, type ApiContext } from '../helpers/api.js';
-import { eventually, signatureValid, startReceiver, type Receiver } from '../fakes/webhook-receiver.js';
+import { signatureValid, startReceiver, type Receiver } from '../fakes/webhook-receiver.js';
+import { apiTest } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
+
+const it = apiTest;
+it.override('apiOptions', { allowPrivateWebhookTargets: true });
 
 const SCRIPT = path.join(import.meta.dirname, 'deliver-process.ts');
 /** Longer than the test's whole wait for the held request, so the first attempt can only end by the kill. */
@@ -41,50 +45,47 @@ function killed(child: ChildProcess): Promise<void> {
 }
 
 describe('a delivering process killed mid-attempt', () => {
-  let ctx: ApiContext;
   let receiver: Receiver;
   const children: ChildProcess[] = [];
-  beforeAll(async () => {
-    ctx = await createApiContext({ allowPrivateWebhookTargets: true });
+  it.beforeAll(async () => {
     // The first request is held open until the test ends; later ones are answered.
     receiver = await startReceiver({ reply: (i) => (i === 0 ? 'hold' : { status: 200 }) });
   });
-  afterAll(async () => {
+  it.afterAll(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await Promise.all(children.map(killed));
     await receiver.close();
-    await ctx.close();
   });
 
-  it('leaves the delivery to the next process, which delivers it after the lease expires: at least once', async () => {
-    const tenant = await ctx.tenant();
-    const created = await ctx.call(tenant, 'POST', '/api/organization/webhooks', { url: receiver.url, event_types: ['call.completed'] });
+  it('leaves the delivery to the next process, which delivers it after the lease expires: at least once', async ({ api }) => {
+    const tenant = await api.tenant();
+    const created = await api.call(tenant, 'POST', '/api/organization/webhooks', { url: receiver.url, event_types: ['call.completed'] });
     const { id: endpointId, secret } = created.body.data;
 
-    const first = await startDeliveringProcess(ctx.db.url);
+    const first = await startDeliveringProcess(api.db.url);
     children.push(first);
-    const event = await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.completed', { call_sid: 'CA-crash' });
+    const event = await recordEvent(api.db.prisma, tenant.organizationId, 'call.completed', { call_sid: 'CA-crash' });
     await receiver.until((got) => got.length === 1);
     first.kill('SIGKILL');
     await killed(first);
 
-    const second = await startDeliveringProcess(ctx.db.url);
+    const second = await startDeliveringProcess(api.db.url);
     children.push(second);
     await receiver.until((got) => got.length === 2, 20_000);
     expect(receiver.received.map((g) => g.id)).toEqual([event.id, event.id]);
     const delivered = receiver.received[1]!;
     expect(signatureValid(secret, delivered, delivered.signatures[0]!)).toBe(true);
 
-    const attempts = await eventually(async () => {
-      const res = await ctx.call(tenant, 'GET', `/api/organization/webhooks/${endpointId}/deliveries`);
-      return res.body.data.length === 2 ? res.body.data : undefined;
-    });
+    const attempts = await until(async () => {
+      const res = await api.call(tenant, 'GET', `/api/organization/webhooks/${endpointId}/deliveries`);
+      return res.body.data.length === 2 && res.body.data;
+    }, 15_000);
     expect(attempts.map((a: any) => [a.attempt, a.succeeded])).toEqual([
       [2, true],
       [1, false],
     ]);
     expect(attempts[1].error).toMatch(/interrupted/);
-    const row = await ctx.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId } });
+    const row = await api.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId } });
     expect(row).toMatchObject({ status: 'succeeded', attempts: 2, leaseToken: null });
     second.kill('SIGTERM');
     await killed(second);

@@ -1,9 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startWebhookDelivery, type WebhookDeliveryOptions, type WebhookDeliveryWorker } from '../../modules/webhooks/delivery-worker.js';
+import { describe, expect } from 'vitest';
+import { startWebhookDelivery, type WebhookDeliveryOptions } from '../../modules/webhooks/delivery-worker.js';
 import { freePort } from '../../prisma/embedded-postgres.js';
 import { recordEvent } from '../../modules/webhooks/events.js';
-import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
-import { eventually, signatureValid, startReceiver, type Receiver } from '../fakes/webhook-receiver.js';
+import type { Tenant } from '../helpers/api.js';
+import { signatureValid, startReceiver, type Receiver } from '../fakes/webhook-receiver.js';
+import { apiTest } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
 
 const BASE = '/api/organization/webhooks';
 
@@ -38,45 +40,46 @@ const FAST: WebhookDeliveryOptions = {
   leaseMs: 5_000,
 };
 
+/** An API whose webhook delivery worker runs for the whole file, with receivers that each test closes. */
+function deliveryTest(allowPrivateTargets: boolean) {
+  return apiTest
+    .extend('apiOptions', { scope: 'file' }, { allowPrivateWebhookTargets: allowPrivateTargets })
+    .extend('worker', { scope: 'file', auto: true }, async ({ api }, { onCleanup }) => {
+      const worker = startWebhookDelivery(api.db.prisma, { ...FAST, allowPrivateTargets, databaseUrl: api.db.url });
+      onCleanup(() => worker.stop());
+      return worker;
+    })
+    .extend('receiver', async ({}, { onCleanup }) => {
+      const started: Receiver[] = [];
+      onCleanup(async () => void (await Promise.all(started.map((r) => r.close()))));
+      return async (options: Parameters<typeof startReceiver>[0] = {}): Promise<Receiver> => {
+        const r = await startReceiver(options);
+        started.push(r);
+        return r;
+      };
+    })
+    .extend('endpointFor', { scope: 'file' }, async ({ api }) => async (url: string, eventTypes = ['call.completed']): Promise<{ tenant: Tenant; id: number; secret: string }> => {
+      const tenant = await api.tenant();
+      const res = await api.call(tenant, 'POST', BASE, { url, event_types: eventTypes });
+      expect(res.status).toBe(201);
+      return { tenant, id: res.body.data.id, secret: res.body.data.secret };
+    })
+    .extend('log', { scope: 'file' }, async ({ api }) => async (tenant: Tenant, endpointId: number) => {
+      const res = await api.call(tenant, 'GET', `${BASE}/${endpointId}/deliveries?limit=200`);
+      expect(res.status).toBe(200);
+      return res.body.data as any[];
+    });
+}
+const privateTargetsTest = deliveryTest(true);
+const publicTargetsTest = deliveryTest(false);
+
 describe('webhook delivery', () => {
-  let ctx: ApiContext;
-  let worker: WebhookDeliveryWorker;
-  const receivers: Receiver[] = [];
-  beforeAll(async () => {
-    ctx = await createApiContext({ allowPrivateWebhookTargets: true });
-    worker = startWebhookDelivery(ctx.db.prisma, { ...FAST, databaseUrl: ctx.db.url });
-  });
-  afterEach(async () => {
-    await Promise.all(receivers.splice(0).map((r) => r.close()));
-  });
-  afterAll(async () => {
-    await worker.stop();
-    await ctx.close();
-  });
+  const it = privateTargetsTest;
 
-  async function endpointFor(url: string, eventTypes = ['call.completed']): Promise<{ tenant: Tenant; id: number; secret: string }> {
-    const tenant = await ctx.tenant();
-    const res = await ctx.call(tenant, 'POST', BASE, { url, event_types: eventTypes });
-    expect(res.status).toBe(201);
-    return { tenant, id: res.body.data.id, secret: res.body.data.secret };
-  }
-
-  async function receiver(options: Parameters<typeof startReceiver>[0] = {}): Promise<Receiver> {
-    const r = await startReceiver(options);
-    receivers.push(r);
-    return r;
-  }
-
-  async function log(tenant: Tenant, endpointId: number) {
-    const res = await ctx.call(tenant, 'GET', `${BASE}/${endpointId}/deliveries?limit=200`);
-    expect(res.status).toBe(200);
-    return res.body.data as any[];
-  }
-
-  it('POSTs call.completed signed as Standard Webhooks do, matchable on call_sid, with the event id as webhook-id', async () => {
+  it('POSTs call.completed signed as Standard Webhooks do, matchable on call_sid, with the event id as webhook-id', async ({ api, receiver, endpointFor, log }) => {
     const r = await receiver();
     const { tenant, id, secret } = await endpointFor(r.url);
-    const event = await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA100'));
+    const event = await recordEvent(api.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA100'));
     await r.until((got) => got.length >= 1);
     const [got] = r.received;
     expect(got!.id).toBe(event.id);
@@ -85,28 +88,28 @@ describe('webhook delivery', () => {
     expect(signatureValid(secret, { ...got!, body: got!.body.replace('two', 'three') }, got!.signatures[0]!)).toBe(false);
     expect(Math.abs(Number(got!.timestamp) - Date.now() / 1000)).toBeLessThan(300);
     expect(got!.json).toEqual({ id: event.id, type: 'call.completed', timestamp: event.createdAt.toISOString(), data: completedCall('CA100') });
-    const attempts = await eventually(async () => {
+    const attempts = await until(async () => {
       const items = await log(tenant, id);
-      return items.length > 0 ? items : undefined;
-    });
+      return items.length > 0 && items;
+    }, 15_000);
     expect(attempts[0]).toMatchObject({ event_id: event.id, event_type: 'call.completed', attempt: 1, succeeded: true, response_status: 200, error: null, next_retry_at: null });
     expect(attempts[0].duration_ms).toEqual(expect.any(Number));
   });
 
-  it('keeps retrying with backoff while the receiver is down, and delivers once it is up', async () => {
+  it('keeps retrying with backoff while the receiver is down, and delivers once it is up', async ({ api, receiver, endpointFor, log }) => {
     const port = await freePort();
     const { tenant, id, secret } = await endpointFor(`http://127.0.0.1:${port}/down-then-up`);
-    const event = await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA200'));
+    const event = await recordEvent(api.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA200'));
     // Two refused attempts, then the receiver comes up on that port.
-    await eventually(async () => ((await log(tenant, id)).length >= 2 ? true : undefined));
+    await until(async () => (await log(tenant, id)).length >= 2, 15_000);
     const r = await receiver({ port });
     await r.until((got) => got.some((g) => g.id === event.id));
     const got = r.received.find((g) => g.id === event.id)!;
     expect(signatureValid(secret, got, got.signatures[0]!)).toBe(true);
-    const attempts = await eventually(async () => {
+    const attempts = await until(async () => {
       const items = await log(tenant, id);
-      return items.some((a) => a.succeeded) ? items : undefined;
-    });
+      return items.some((a) => a.succeeded) && items;
+    }, 15_000);
     const oldestFirst = [...attempts].reverse();
     expect(oldestFirst.at(-1)).toMatchObject({ succeeded: true, response_status: 200 });
     const failures = oldestFirst.slice(0, -1);
@@ -118,85 +121,85 @@ describe('webhook delivery', () => {
     expect(oldestFirst.map((a) => a.attempt)).toEqual(oldestFirst.map((_, i) => i + 1));
   });
 
-  it('ends an attempt the receiver does not answer at the request timeout, and retries it', async () => {
+  it('ends an attempt the receiver does not answer at the request timeout, and retries it', async ({ api, receiver, endpointFor, log }) => {
     const r = await receiver({ reply: (i) => (i === 0 ? 'hold' : { status: 204 }) });
     const { tenant, id } = await endpointFor(r.url);
-    const event = await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA250'));
+    const event = await recordEvent(api.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA250'));
     await r.until((got) => got.length === 2);
     expect(r.received.map((g) => g.id)).toEqual([event.id, event.id]);
-    const attempts = await eventually(async () => {
+    const attempts = await until(async () => {
       const items = await log(tenant, id);
-      return items.length === 2 ? items : undefined;
-    });
+      return items.length === 2 && items;
+    }, 15_000);
     expect(attempts[1]).toMatchObject({ attempt: 1, succeeded: false, response_status: null, error: 'timed out after 2000 ms' });
     expect(attempts[1].duration_ms).toBeGreaterThanOrEqual(2_000);
     expect(attempts[0]).toMatchObject({ attempt: 2, succeeded: true, response_status: 204 });
   });
 
-  it('gives up after the last scheduled retry and says so in the log', async () => {
+  it('gives up after the last scheduled retry and says so in the log', async ({ api, receiver, endpointFor, log }) => {
     const r = await receiver({ reply: () => ({ status: 500 }) });
     const { tenant, id } = await endpointFor(r.url);
-    await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA300'));
-    const attempts = await eventually(async () => {
+    await recordEvent(api.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA300'));
+    const attempts = await until(async () => {
       const items = await log(tenant, id);
-      return items.length === 4 && items[0].next_retry_at === null ? items : undefined;
-    });
+      return items.length === 4 && items[0].next_retry_at === null && items;
+    }, 15_000);
     expect(attempts.map((a) => a.attempt)).toEqual([4, 3, 2, 1]);
     expect(attempts.every((a) => a.response_status === 500 && !a.succeeded)).toBe(true);
-    const delivery = await ctx.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
+    const delivery = await api.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
     expect(delivery.status).toBe('failed');
     expect(r.received).toHaveLength(4);
   });
 
-  it('disables the endpoint when the receiver answers 410, and queues nothing more for it', async () => {
+  it('disables the endpoint when the receiver answers 410, and queues nothing more for it', async ({ api, receiver, endpointFor, log }) => {
     const r = await receiver({ reply: () => ({ status: 410 }) });
     const { tenant, id } = await endpointFor(r.url);
-    await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA400'));
-    const endpoint = await eventually(async () => {
-      const res = await ctx.call(tenant, 'GET', `${BASE}/${id}`);
-      return res.body.data.enabled === false ? res.body.data : undefined;
-    });
+    await recordEvent(api.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA400'));
+    const endpoint = await until(async () => {
+      const res = await api.call(tenant, 'GET', `${BASE}/${id}`);
+      return res.body.data.enabled === false && res.body.data;
+    }, 15_000);
     expect(endpoint.disabled_reason).toMatch(/410/);
     const [attempt] = await log(tenant, id);
     expect(attempt).toMatchObject({ response_status: 410, succeeded: false, next_retry_at: null });
-    await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA401'));
-    expect(await ctx.db.prisma.webhookDelivery.count({ where: { endpointId: id } })).toBe(1);
-    const redeliver = await ctx.call(tenant, 'POST', `${BASE}/${id}/deliveries/${attempt.delivery_id}/redeliver`);
+    await recordEvent(api.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA401'));
+    expect(await api.db.prisma.webhookDelivery.count({ where: { endpointId: id } })).toBe(1);
+    const redeliver = await api.call(tenant, 'POST', `${BASE}/${id}/deliveries/${attempt.delivery_id}/redeliver`);
     expect(redeliver.status).toBe(409);
-    const enabled = await ctx.call(tenant, 'PATCH', `${BASE}/${id}`, { enabled: true });
+    const enabled = await api.call(tenant, 'PATCH', `${BASE}/${id}`, { enabled: true });
     expect(enabled.body.data).toMatchObject({ enabled: true, disabled_reason: null });
     expect(r.received).toHaveLength(1);
   });
 
-  it('redelivers a delivered event on request, with the same webhook-id', async () => {
+  it('redelivers a delivered event on request, with the same webhook-id', async ({ api, receiver, endpointFor, log }) => {
     const r = await receiver();
     const { tenant, id } = await endpointFor(r.url);
-    const event = await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA500'));
+    const event = await recordEvent(api.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA500'));
     await r.until((got) => got.length === 1);
-    const [first] = await eventually(async () => {
+    const [first] = await until(async () => {
       const items = await log(tenant, id);
-      return items.length === 1 ? items : undefined;
-    });
-    const res = await ctx.call(tenant, 'POST', `${BASE}/${id}/deliveries/${first.delivery_id}/redeliver`);
+      return items.length === 1 && items;
+    }, 15_000);
+    const res = await api.call(tenant, 'POST', `${BASE}/${id}/deliveries/${first.delivery_id}/redeliver`);
     expect(res.status).toBe(202);
     expect(res.body.data).toMatchObject({ id: first.delivery_id, event_id: event.id, status: 'pending' });
     await r.until((got) => got.length === 2);
     expect(r.received.map((g) => g.id)).toEqual([event.id, event.id]);
-    const attempts = await eventually(async () => {
+    const attempts = await until(async () => {
       const items = await log(tenant, id);
-      return items.length === 2 ? items : undefined;
-    });
+      return items.length === 2 && items;
+    }, 15_000);
     expect(attempts.map((a) => [a.attempt, a.succeeded])).toEqual([[2, true], [1, true]]);
-    const missing = await ctx.call(tenant, 'POST', `${BASE}/${id}/deliveries/2147483647/redeliver`);
+    const missing = await api.call(tenant, 'POST', `${BASE}/${id}/deliveries/2147483647/redeliver`);
     expect(missing.status).toBe(404);
   });
 
-  it('signs with both secrets during a rotation overlap, and with the new one alone once the overlap is over', async () => {
+  it('signs with both secrets during a rotation overlap, and with the new one alone once the overlap is over', async ({ api, receiver, endpointFor }) => {
     const r = await receiver();
     const { tenant, id, secret: oldSecret } = await endpointFor(r.url);
-    const rotated = await ctx.call(tenant, 'POST', `${BASE}/${id}/rotate-secret`, { overlap_seconds: 3600 });
+    const rotated = await api.call(tenant, 'POST', `${BASE}/${id}/rotate-secret`, { overlap_seconds: 3600 });
     const newSecret = rotated.body.data.secret as string;
-    await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA600'));
+    await recordEvent(api.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA600'));
     await r.until((got) => got.length === 1);
     const during = r.received[0]!;
     expect(during.signatures).toHaveLength(2);
@@ -205,9 +208,9 @@ describe('webhook delivery', () => {
     // A receiver that still knows only the old secret accepts the delivery: one of the signatures is valid for it.
     expect(during.signatures.some((s) => signatureValid(oldSecret, during, s))).toBe(true);
 
-    const again = await ctx.call(tenant, 'POST', `${BASE}/${id}/rotate-secret`, { overlap_seconds: 0 });
+    const again = await api.call(tenant, 'POST', `${BASE}/${id}/rotate-secret`, { overlap_seconds: 0 });
     const newest = again.body.data.secret as string;
-    await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA601'));
+    await recordEvent(api.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA601'));
     await r.until((got) => got.length === 2);
     const after = r.received[1]!;
     expect(after.signatures).toHaveLength(1);
@@ -215,7 +218,7 @@ describe('webhook delivery', () => {
     expect(signatureValid(newSecret, after, after.signatures[0]!)).toBe(false);
   });
 
-  it('delivers each of 1,000 events to a slow, flaky receiver from two workers side by side: none lost', async () => {
+  it('delivers each of 1,000 events to a slow, flaky receiver from two workers side by side: none lost', async ({ api, receiver, endpointFor }) => {
     // Every request waits 20 ms. The first request of every 7th event answers 503 after the body arrived, so those
     // events are retried and arrive twice; their retries succeed, so none exhausts the short test schedule.
     const seen = new Set<string>();
@@ -229,11 +232,11 @@ describe('webhook delivery', () => {
       },
     });
     const { tenant, id, secret } = await endpointFor(r.url);
-    const second = startWebhookDelivery(ctx.db.prisma, { ...FAST, databaseUrl: ctx.db.url, concurrency: 16 });
+    const second = startWebhookDelivery(api.db.prisma, { ...FAST, databaseUrl: api.db.url, concurrency: 16 });
     try {
       const ids = new Set<string>();
       for (let batch = 0; batch < 10; batch++) {
-        await ctx.db.prisma.$transaction(async (tx) => {
+        await api.db.prisma.$transaction(async (tx) => {
           for (let i = 0; i < 100; i++) {
             const event = await recordEvent(tx, tenant.organizationId, 'call.completed', completedCall(`CA7${batch}${i}`));
             ids.add(event.id);
@@ -245,16 +248,16 @@ describe('webhook delivery', () => {
       expect(r.received.length).toBeGreaterThanOrEqual(1_000 + Math.floor(1_000 / 7));
       const sample = r.received.slice(0, 50);
       expect(sample.every((g) => signatureValid(secret, g, g.signatures[0]!))).toBe(true);
-      const deliveries = await eventually(async () => {
-        const rows = await ctx.db.prisma.webhookDelivery.groupBy({ by: ['status'], where: { endpointId: id }, _count: true });
-        return rows.length === 1 && rows[0]!.status === 'succeeded' ? rows : undefined;
-      });
+      const deliveries = await until(async () => {
+        const rows = await api.db.prisma.webhookDelivery.groupBy({ by: ['status'], where: { endpointId: id }, _count: true });
+        return rows.length === 1 && rows[0]!.status === 'succeeded' && rows;
+      }, 15_000);
       expect(deliveries[0]!._count).toBe(1_000);
       // Every request the receiver got is an attempt in the log: duplicates come from retries, never from two workers
       // holding the same delivery.
-      const attempts = await ctx.db.prisma.webhookDeliveryAttempt.count({ where: { endpointId: id } });
+      const attempts = await api.db.prisma.webhookDeliveryAttempt.count({ where: { endpointId: id } });
       expect(r.received.length).toBeLessThanOrEqual(attempts);
-      expect(await ctx.db.prisma.webhookDeliveryAttempt.count({ where: { endpointId: id, error: { startsWith: 'attempt interrupted' } } })).toBe(0);
+      expect(await api.db.prisma.webhookDeliveryAttempt.count({ where: { endpointId: id, error: { startsWith: 'attempt interrupted' } } })).toBe(0);
     } finally {
       await second.stop();
     }
@@ -262,29 +265,18 @@ describe('webhook delivery', () => {
 });
 
 describe('webhook delivery to non-public addresses', () => {
-  let ctx: ApiContext;
-  let worker: WebhookDeliveryWorker;
-  let r: Receiver;
-  beforeAll(async () => {
-    ctx = await createApiContext({ allowPrivateWebhookTargets: false });
-    worker = startWebhookDelivery(ctx.db.prisma, { ...FAST, allowPrivateTargets: false, databaseUrl: ctx.db.url });
-    r = await startReceiver();
-  });
-  afterAll(async () => {
-    await worker.stop();
-    await r.close();
-    await ctx.close();
-  });
+  const it = publicTargetsTest;
 
-  it('is refused after DNS resolution when the host name resolves to loopback', async () => {
-    const tenant = await ctx.tenant();
-    const created = await ctx.call(tenant, 'POST', BASE, { url: `http://localhost:${r.port}/hooks`, event_types: ['call.completed'] });
+  it('is refused after DNS resolution when the host name resolves to loopback', async ({ api, receiver }) => {
+    const r = await receiver();
+    const tenant = await api.tenant();
+    const created = await api.call(tenant, 'POST', BASE, { url: `http://localhost:${r.port}/hooks`, event_types: ['call.completed'] });
     expect(created.status).toBe(201);
-    await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA800'));
-    const attempts = await eventually(async () => {
-      const res = await ctx.call(tenant, 'GET', `${BASE}/${created.body.data.id}/deliveries`);
-      return res.body.data.length >= 2 ? res.body.data : undefined;
-    });
+    await recordEvent(api.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA800'));
+    const attempts = await until(async () => {
+      const res = await api.call(tenant, 'GET', `${BASE}/${created.body.data.id}/deliveries`);
+      return res.body.data.length >= 2 && res.body.data;
+    }, 15_000);
     expect(attempts.every((a: any) => a.error === 'target address is not public' && a.response_status === null)).toBe(true);
     expect(r.received).toHaveLength(0);
   });

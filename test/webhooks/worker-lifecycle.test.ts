@@ -1,34 +1,33 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startApi } from '../../api/server.js';
 import { startWebhookDelivery } from '../../modules/webhooks/delivery-worker.js';
 import { recordEvent } from '../../modules/webhooks/events.js';
 import { readConfig } from '../../lib/config.js';
-import { createApiContext, type ApiContext } from '../helpers/api.js';
 import { createTestDatabase } from '../helpers/database.js';
-import { eventually, startReceiver } from '../fakes/webhook-receiver.js';
+import { apiTest } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
+import { startReceiver } from '../fakes/webhook-receiver.js';
+
+const lifecycleTest = apiTest
+  .extend('apiOptions', { scope: 'file' }, { allowPrivateWebhookTargets: true })
+  .extend('endpoint', { scope: 'file' }, async ({ api }) => async (url: string) => {
+    const tenant = await api.tenant();
+    const res = await api.call(tenant, 'POST', '/api/organization/webhooks', { url, event_types: ['*'] });
+    return { tenant, id: res.body.data.id as number };
+  });
 
 describe('the delivery worker lifecycle', () => {
-  let ctx: ApiContext;
-  beforeAll(async () => {
-    ctx = await createApiContext({ allowPrivateWebhookTargets: true });
-  });
-  afterAll(async () => ctx.close());
+  const it = lifecycleTest;
 
-  async function endpoint(url: string) {
-    const tenant = await ctx.tenant();
-    const res = await ctx.call(tenant, 'POST', '/api/organization/webhooks', { url, event_types: ['*'] });
-    return { tenant, id: res.body.data.id as number };
-  }
-
-  it('waits at stop for an attempt in flight and records its outcome', async () => {
+  it('waits at stop for an attempt in flight and records its outcome', async ({ api, endpoint }) => {
     const receiver = await startReceiver({ reply: () => ({ status: 200, delayMs: 400 }) });
-    const worker = startWebhookDelivery(ctx.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50 });
+    const worker = startWebhookDelivery(api.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50 });
     try {
       const { tenant, id } = await endpoint(receiver.url);
-      await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.started', { call_sid: 'CA-stop' });
+      await recordEvent(api.db.prisma, tenant.organizationId, 'call.started', { call_sid: 'CA-stop' });
       await receiver.until((got) => got.length === 1);
       await worker.stop();
-      const row = await ctx.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
+      const row = await api.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
       expect(row.status).toBe('succeeded');
       await worker.stop(); // a second stop is harmless
     } finally {
@@ -37,23 +36,23 @@ describe('the delivery worker lifecycle', () => {
     }
   });
 
-  it('abandons an attempt that outlasts the stop timeout to its lease, and another worker delivers it', async () => {
+  it('abandons an attempt that outlasts the stop timeout to its lease, and another worker delivers it', async ({ api, endpoint }) => {
     const receiver = await startReceiver({ reply: (i) => (i === 0 ? 'hold' : { status: 200 }) });
-    const first = startWebhookDelivery(ctx.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50, leaseMs: 1_000, stopTimeoutMs: 200 });
+    const first = startWebhookDelivery(api.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50, leaseMs: 1_000, stopTimeoutMs: 200 });
     try {
       const { tenant, id } = await endpoint(receiver.url);
-      await recordEvent(ctx.db.prisma, tenant.organizationId, 'call.started', { call_sid: 'CA-abandon' });
+      await recordEvent(api.db.prisma, tenant.organizationId, 'call.started', { call_sid: 'CA-abandon' });
       await receiver.until((got) => got.length === 1);
       await first.stop();
-      const leased = await ctx.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
+      const leased = await api.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
       expect(leased.status).toBe('pending');
-      const second = startWebhookDelivery(ctx.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50 });
+      const second = startWebhookDelivery(api.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50 });
       try {
         await receiver.until((got) => got.length === 2);
-        const row = await eventually(async () => {
-          const r = await ctx.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
-          return r.status === 'succeeded' ? r : undefined;
-        });
+        const row = await until(async () => {
+          const r = await api.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
+          return r.status === 'succeeded' && r;
+        }, 15_000);
         expect(row.attempts).toBe(2);
       } finally {
         await second.stop();
@@ -88,7 +87,7 @@ describe('startApi', () => {
       // One for webhook delivery, one for the change notifications of the assistant and key caches.
       expect((await listening())[0]!.n).toBe(2);
       await app.close();
-      expect((await eventually(async () => ((await listening())[0]!.n === 0 ? 0 : undefined)))).toBe(0);
+      expect(await until(async () => (await listening())[0]!.n === 0, 15_000)).toBe(true);
     } finally {
       await app.close();
       await receiver.close();
