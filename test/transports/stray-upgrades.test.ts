@@ -2,10 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createApiContext } from '../helpers/api.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { dbTest } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
 
 // Upgrade requests the service has no socket route for, sent to a real listening API in its own process: every one is
 // answered and its socket closed by the service, the process holds no more sockets afterwards than before, and it
@@ -15,26 +16,25 @@ const SCRIPT = path.join(import.meta.dirname, 'api-process.ts');
 const STRAYS = 1_000;
 const AT_ONCE = 100;
 
-let db: TestDatabase;
 let child: ChildProcess;
 let output = '';
 let port = 0;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
+dbTest.beforeAll(async ({ db }) => {
   child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { env: { ...process.env, DATABASE_URL: db.url }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
-  const deadline = Date.now() + 20_000;
-  while (!/listening (\d+)/.test(output)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`api process did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await until(
+    () => {
+      if (child.exitCode !== null) throw new Error(`api process exited:\n${output}`);
+      return /listening (\d+)/.test(output);
+    },
+    { timeoutMs: 20_000, message: () => `api process did not start:\n${output}` },
+  );
   port = Number(/listening (\d+)/.exec(output)![1]);
 }, 30_000);
 afterAll(async () => {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await db.drop();
 });
 
 /** Sockets the process holds open (listening socket, database connections, clients). */
@@ -93,12 +93,8 @@ describe('upgrade requests the service has no socket for', () => {
     }
     expect(results.filter((r) => !r.closedByServer || r.status !== r.expected)).toEqual([]);
     // The kernel may take a moment to release the last sockets the service closed.
-    let after = openSockets(pid);
-    for (let i = 0; i < 20 && after > before; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      after = openSockets(pid);
-    }
-    expect(after).toBeLessThanOrEqual(before);
+    await until(() => openSockets(pid) <= before, { timeoutMs: 1_000, message: () => `${openSockets(pid)} sockets open, ${before} before` });
+    expect(openSockets(pid)).toBeLessThanOrEqual(before);
   }, 25_000);
 
   it('do not hold the process on SIGTERM, nor does a live WebSocket', async () => {
