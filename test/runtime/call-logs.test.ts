@@ -1,8 +1,8 @@
 import { initializeLogger } from '@livekit/agents';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { afterAll, describe, expect, vi } from 'vitest';
+import { dbTest } from '../helpers/fixtures.js';
 import { createCall, localSettings, runTimeline } from './call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
+import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 
 // What a call writes to the log: the framework's logger at debug level, its JSON lines on stdout captured.
 
@@ -15,18 +15,15 @@ interface LogLine {
 const INFO = 30;
 const WARN = 40;
 
-let db: TestDatabase;
-let llm: FakeOpenAI;
 let lines: string[] = [];
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  llm = await startFakeOpenAI(() => ({ text: 'Your appointment is on Tuesday.' }));
+const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const llm = await startFakeOpenAI(() => ({ text: 'Your appointment is on Tuesday.' }));
+  onCleanup(() => llm.close());
+  return llm;
 });
 
 afterAll(async () => {
-  await llm.close();
-  await db.drop();
   initializeLogger({ pretty: false, level: 'silent' });
 });
 
@@ -48,7 +45,7 @@ async function capturingLogs<T>(fn: () => Promise<T>): Promise<{ result: T; logs
 }
 
 describe('the log of a call', () => {
-  it("keeps the caller's words and the assistant's replies out of info lines, and has them at debug", async () => {
+  it("keeps the caller's words and the assistant's replies out of info lines, and has them at debug", async ({ db, llm }) => {
     const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello, how can I help?' } }));
     const { result, logs } = await capturingLogs(() => runTimeline(db.prisma, call.id, [{ atMs: 2500, text: 'book an appointment' }], { hangupAtMs: 7500 }));
     expect(result.result.transcript.map((t) => t.text)).toEqual(['Hello, how can I help?', 'book an appointment', 'Your appointment is on Tuesday.']);
@@ -65,7 +62,7 @@ describe('the log of a call', () => {
 });
 
 describe('a call to an assistant whose vendors have no key', () => {
-  it('ends failed with missing_credentials before connecting anywhere, and the log names each unset variable', async () => {
+  it('ends failed with missing_credentials before connecting anywhere, and the log names each unset variable', async ({ db }) => {
     // The README's first assistant: every vendor the default, and no key in the environment.
     const call = await createCall(db.prisma, { recording_settings: { recording_enabled: false } });
     const { result, logs } = await capturingLogs(() => runTimeline(db.prisma, call.id, [], { env: {}, hangupAtMs: 20_000 }));
@@ -83,7 +80,7 @@ describe('a call to an assistant whose vendors have no key', () => {
     expect(logs.some((l) => /failed to connect|deepgram/i.test(l.msg))).toBe(false);
   }, 40_000);
 
-  it('runs the call when the only missing key is a fallback LLM one, and says which variable it lacks', async () => {
+  it('runs the call when the only missing key is a fallback LLM one, and says which variable it lacks', async ({ db, llm }) => {
     const call = await createCall(
       db.prisma,
       localSettings(llm.url, { llm_fallback_providers: { enabled: true, fallbacks: [{ provider: 'anthropic' }] }, llm_settings: { welcome_message: 'Hello.' } }),

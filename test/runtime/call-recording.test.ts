@@ -1,23 +1,16 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { mp3Info } from '../../media/mp3-duration.js';
 import { rms } from '../../media/pcm.js';
 import { decodeWav } from '../../media/wav.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { dbTest } from '../helpers/fixtures.js';
 import { createCall, localSettings, runTimeline } from './call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
+import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 
-let db: TestDatabase;
-let llm: FakeOpenAI;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
-});
-
-afterAll(async () => {
-  await llm.close();
-  await db.drop();
+const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
+  onCleanup(() => llm.close());
+  return llm;
 });
 
 function level(samples: Int16Array, rate: number, fromMs: number, toMs: number): number {
@@ -25,7 +18,7 @@ function level(samples: Int16Array, rate: number, fromMs: number, toMs: number):
 }
 
 describe('call recording', () => {
-  it('plays the consent prompt first and stores user, assistant and mixed mp3 tracks as long as the call', async () => {
+  it('plays the consent prompt first and stores user, assistant and mixed mp3 tracks as long as the call', async ({ db, llm }) => {
     const consent = 'This call is recorded.';
     const call = await createCall(
       db.prisma,
@@ -49,7 +42,7 @@ describe('call recording', () => {
     expect((event.payload as { recordings: unknown[] }).recordings).toHaveLength(3);
   }, 40_000);
 
-  it('records in wav with the caller and the assistant where each spoke', async () => {
+  it('records in wav with the caller and the assistant where each spoke', async ({ db, llm }) => {
     const call = await createCall(db.prisma, localSettings(llm.url, { recording_settings: { recording_enabled: true, recording_format: 'wav', record_mixed_audio: false } }));
     const run = await runTimeline(db.prisma, call.id, [{ atMs: 1000, text: 'what time is it' }], { hangupAtMs: 6000 });
     const recordings = await db.prisma.callRecording.findMany({ where: { callId: call.id } });

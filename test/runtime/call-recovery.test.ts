@@ -4,16 +4,16 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { recoverOrphanedCalls, startCallRecovery } from '../../agent/call/recovery.js';
 import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { mp3Info } from '../../media/mp3-duration.js';
 import { rms } from '../../media/pcm.js';
 import { openSpool, SpoolWriter, spoolDirOf } from '../../media/recording-spool.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { dbTest } from '../helpers/fixtures.js';
 import { decodeMp3 } from '../helpers/decode-mp3.js';
 import { createCall, localSettings } from './call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
+import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { CALLER_RATE } from '../fakes/scripted-caller.js';
 import { until } from '../helpers/until.js';
 
@@ -25,34 +25,29 @@ const SPEAKS_AT_MS = 4000;
 /** No vendor keys from the machine's environment: the assistants name their fake LLM themselves. */
 const access = vendorAccessFromEnv({});
 
-let db: TestDatabase;
-let llm: FakeOpenAI;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  llm = await startFakeOpenAI((body) => {
-    const messages = (body.messages ?? []) as Array<{ content: unknown }>;
-    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
-      return { text: JSON.stringify({ summary: SUMMARY, goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    }
-    return { text: 'It is noon.' };
+const it = dbTest
+  .extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const llm = await startFakeOpenAI((body) => {
+      const messages = (body.messages ?? []) as Array<{ content: unknown }>;
+      if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
+        return { text: JSON.stringify({ summary: SUMMARY, goal_achieved: true, sentiment: 'neutral', fields: {} }) };
+      }
+      return { text: 'It is noon.' };
+    });
+    onCleanup(() => llm.close());
+    return llm;
+  })
+  .extend('eventsOf', { scope: 'file' }, async ({ db }) => async (callSid: string) => {
+    const events = await db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } });
+    return events.filter((e) => (e.payload as { call_sid?: string }).call_sid === callSid);
   });
-});
-afterAll(async () => {
-  await llm.close();
-  await db.drop();
-});
 
 function level(samples: Int16Array, fromMs: number, toMs: number): number {
   return rms(samples.subarray(Math.floor((fromMs * CALLER_RATE) / 1000), Math.floor((toMs * CALLER_RATE) / 1000)));
 }
 
-async function eventsOf(callSid: string) {
-  const events = await db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } });
-  return events.filter((e) => (e.payload as { call_sid?: string }).call_sid === callSid);
-}
-
 describe('calls whose process dies', () => {
-  it('keeps the turns stored while the call ran, renders its spooled recording and analyses it, then ends it as failed with worker_lost once', async () => {
+  it('keeps the turns stored while the call ran, renders its spooled recording and analyses it, then ends it as failed with worker_lost once', async ({ db, llm, eventsOf }) => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
     // Default recording settings: mp3, user, assistant and mixed tracks.
     const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello, how can I help?' }, recording_settings: {} }));
@@ -146,7 +141,7 @@ describe('calls whose process dies', () => {
     expect((events[1]!.payload as { recordings: Array<{ track: string }> }).recordings.map((r) => r.track).sort()).toEqual(['assistant', 'mixed', 'user']);
   }, 60_000);
 
-  it('ends an orphan whose spool it cannot find without recordings and without error', async () => {
+  it('ends an orphan whose spool it cannot find without recordings and without error', async ({ db, llm, eventsOf }) => {
     // The call ran on another host whose DATA_DIR this worker does not share.
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
     const call = await createCall(db.prisma, localSettings(llm.url, { recording_settings: {} }));
@@ -163,7 +158,7 @@ describe('calls whose process dies', () => {
     expect(events[0]!.payload).toMatchObject({ recordings: [] });
   });
 
-  it('ends a call at its last evidence: the spooled audio or the last turn, when they outlast the last heartbeat, never in the future', async () => {
+  it('ends a call at its last evidence: the spooled audio or the last turn, when they outlast the last heartbeat, never in the future', async ({ db, llm, eventsOf }) => {
     const startedAt = new Date(Date.now() - 120_000);
     // The process beat once, at the start (beats come every 15 s), stored a turn that ended 4 s in and spooled 8 s of
     // the caller's audio before it died.
@@ -196,7 +191,7 @@ describe('calls whose process dies', () => {
     expect(await db.prisma.call.findUniqueOrThrow({ where: { id: ahead.id } })).toMatchObject({ durationMs: 6000, endedAt: now });
   });
 
-  it('stores an analysis that failed as analysis_error and still ends the call', async () => {
+  it('stores an analysis that failed as analysis_error and still ends the call', async ({ db }) => {
     const broken = await startFakeOpenAI(() => ({ status: 500, message: 'model overloaded' }));
     try {
       const call = await createCall(db.prisma, localSettings(broken.url));
@@ -214,7 +209,7 @@ describe('calls whose process dies', () => {
     }
   });
 
-  it('leaves running and finished calls alone, and the worker sweep ends a call that started but never beat', async () => {
+  it('leaves running and finished calls alone, and the worker sweep ends a call that started but never beat', async ({ db, llm, eventsOf }) => {
     const running = await createCall(db.prisma, localSettings(llm.url));
     await db.prisma.call.update({ where: { id: running.id }, data: { status: 'in_progress', startedAt: new Date(Date.now() - 3_600_000), heartbeatAt: new Date() } });
     const finished = await createCall(db.prisma, localSettings(llm.url));

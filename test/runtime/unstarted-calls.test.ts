@@ -1,36 +1,31 @@
 import crypto from 'node:crypto';
 import { initializeLogger } from '@livekit/agents';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect } from 'vitest';
 import { startCallRecovery } from '../../agent/call/recovery.js';
 import { BROWSER_JOIN_WINDOW_MS, endStaleUnstartedCalls, JOIN_GRACE_MS } from '../../modules/calls/unstarted.js';
 import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import { endUnstartedCall } from '../../modules/calls/lifecycle.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { dbTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 
-let db: TestDatabase;
-let organizationId: number;
-
-beforeAll(async () => {
+beforeAll(() => {
   initializeLogger({ pretty: false, level: 'silent' });
-  db = await createTestDatabase();
-  organizationId = (await bootstrap(db.prisma, { organizationName: 'Unstarted calls', email: 'unstarted@example.com' })).organization_id;
 });
-afterAll(async () => db.drop());
+
+const it = dbTest
+  .extend('organizationId', { scope: 'file' }, async ({ db }) => (await bootstrap(db.prisma, { organizationName: 'Unstarted calls', email: 'unstarted@example.com' })).organization_id)
+  .extend('callOf', { scope: 'file' }, async ({ db, organizationId }) => async (data: { transport: string; direction: string; status: string; createdAt: Date; updatedAt?: Date }) =>
+    db.prisma.call.create({ data: { callSid: `CA${crypto.randomBytes(16).toString('hex')}`, organizationId, ...data } }),
+  )
+  .extend('eventsOf', { scope: 'file' }, async ({ db }) => async (callSid: string) => {
+    const events = await db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } });
+    return events.filter((e) => (e.payload as { call_sid?: string }).call_sid === callSid);
+  });
 
 const MINUTE = 60_000;
 
-async function callOf(data: { transport: string; direction: string; status: string; createdAt: Date; updatedAt?: Date }) {
-  return db.prisma.call.create({ data: { callSid: `CA${crypto.randomBytes(16).toString('hex')}`, organizationId, ...data } });
-}
-
-async function eventsOf(callSid: string) {
-  const events = await db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } });
-  return events.filter((e) => (e.payload as { call_sid?: string }).call_sid === callSid);
-}
-
 describe('calls that never connect', () => {
-  it('ends a browser call whose page never opened its socket once its token expired, with not_joined and one call.completed', async () => {
+  it('ends a browser call whose page never opened its socket once its token expired, with not_joined and one call.completed', async ({ db, callOf, eventsOf }) => {
     const now = new Date();
     const bound = BROWSER_JOIN_WINDOW_MS + JOIN_GRACE_MS;
     const stale = await callOf({ transport: 'browser', direction: 'inbound', status: 'queued', createdAt: new Date(now.getTime() - bound - 1000) });
@@ -56,7 +51,7 @@ describe('calls that never connect', () => {
     }
   });
 
-  it('ends each kind of call that can no longer start with a reason that says what never happened', async () => {
+  it('ends each kind of call that can no longer start with a reason that says what never happened', async ({ db, callOf, eventsOf }) => {
     const now = new Date();
     const ago = (ms: number) => new Date(now.getTime() - ms);
     const cases = [
@@ -98,7 +93,7 @@ describe('calls that never connect', () => {
     }
   });
 
-  it('leaves a call that a dialler claimed between the sweep reading it and ending it', async () => {
+  it('leaves a call that a dialler claimed between the sweep reading it and ending it', async ({ db, callOf, eventsOf }) => {
     const now = new Date();
     const queued = await callOf({ transport: 'sip', direction: 'outbound', status: 'queued', createdAt: new Date(now.getTime() - 61 * MINUTE) });
     // The sweep read it as undialled; then a dialler claims it (`initiated`, still a status before the start).
@@ -110,7 +105,7 @@ describe('calls that never connect', () => {
     expect(await eventsOf(queued.callSid)).toEqual([]);
   });
 
-  it('is part of the sweep every worker runs', async () => {
+  it('is part of the sweep every worker runs', async ({ db, callOf, eventsOf }) => {
     const media = await callOf({ transport: 'media_stream', direction: 'inbound', status: 'ringing', createdAt: new Date(Date.now() - 5_000) });
     const sweep = startCallRecovery(db.prisma, { intervalMs: 100, unstartedLimits: { inboundRingingMs: 4_000 } });
     try {
