@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/database.js';
+import { until } from '../test/helpers/until.js';
 import { callKeyFromMetadata } from './livekit-job.js';
 import { LOAD_THRESHOLD, startAgentWorker } from './worker.js';
 import { readConfig } from '../lib/config.js';
@@ -23,14 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await db.drop();
 });
-
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function freePort(): Promise<number> {
   const probe = net.createServer();

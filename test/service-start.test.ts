@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../prisma/embedded-postgres.js';
+import { until } from './helpers/until.js';
 
 // The README's quick start, for real: `npm start` on an empty DATA_DIR (embedded Postgres), the operator CLI, and a
 // restart that finds the data again.
@@ -22,12 +23,14 @@ async function startService(env: NodeJS.ProcessEnv): Promise<Running> {
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
-  const deadline = Date.now() + 45_000;
-  while (!output.includes('service started')) {
-    if (child.exitCode !== null) throw new Error(`service exited early:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`service did not start in 45 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(
+    () => {
+      if (output.includes('service started')) return true;
+      if (child.exitCode !== null) throw new Error(`service exited early:\n${output}`);
+      return false;
+    },
+    { timeoutMs: 45_000, intervalMs: 100, message: () => `service did not start:\n${output}` },
+  );
   return { child, output: () => output };
 }
 
@@ -40,11 +43,11 @@ async function stop(running: Running): Promise<void> {
   } catch {
     return; // the group is gone already
   }
-  const deadline = Date.now() + 30_000;
-  while (!running.output().includes('service stopped')) {
-    if (Date.now() > deadline) throw new Error(`service did not stop in 30 s:\n${running.output().slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(() => running.output().includes('service stopped'), {
+    timeoutMs: 30_000,
+    intervalMs: 100,
+    message: () => `service did not stop:\n${running.output().slice(-2000)}`,
+  });
 }
 
 describe('npm start on a fresh machine', () => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { until } from '../helpers/until.js';
 
 // `npm start` (or another npm script) as an operator runs it, in its own process group like a terminal's job.
 
@@ -32,13 +33,15 @@ export function serviceEnv(dataDir: string, port: number, extra: NodeJS.ProcessE
 }
 
 export async function waitForOutput(running: NpmProcess, text: string | RegExp, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   const found = () => (typeof text === 'string' ? running.output().includes(text) : text.test(running.output()));
-  while (!found()) {
-    if (running.npm.exitCode !== null) throw new Error(`exited (${running.npm.exitCode}) before printing ${text}:\n${running.output().slice(-3000)}`);
-    if (Date.now() > deadline) throw new Error(`no ${text} in ${timeoutMs / 1000} s:\n${running.output().slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(
+    () => {
+      if (found()) return true;
+      if (running.npm.exitCode !== null) throw new Error(`exited (${running.npm.exitCode}) before printing ${text}:\n${running.output().slice(-3000)}`);
+      return false;
+    },
+    { timeoutMs, intervalMs: 100, message: () => `no ${text}:\n${running.output().slice(-3000)}` },
+  );
 }
 
 /** `npm start` up to its "service started" line; the pid of its Node process is read from that line. */
@@ -95,11 +98,7 @@ export function isAlive(pid: number): boolean {
 
 /** Waits until `pid` has exited: a server's shutdown takes a moment after its lock file is gone. */
 export async function waitUntilGone(pid: number, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) throw new Error(`process ${pid} still runs after ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(() => !isAlive(pid), { timeoutMs, intervalMs: 100, message: `process ${pid} still runs` });
 }
 
 /** Stops a cluster a failed test left running (fast shutdown). */
