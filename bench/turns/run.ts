@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -15,13 +16,14 @@ import type { CompleteSample, OverlapSample, PauseSample, RowResult, RunSpec, Wo
 //
 // BENCH_TURNS_ROWS (default `defaults,text_turn_detector:0.3,text_turn_detector:0.6`): `defaults` is the product's
 // turn_detection as shipped; `mode:seconds` sets the mode and the min endpointing delay.
-// BENCH_TURNS_ITEMS (default `pauses:12x1,complete:8x2,backchannel:6x1,barge_in:4x1`): per kind, how many
+// BENCH_TURNS_ITEMS (default `pauses:14x1,complete:20x1,backchannel:6x1,barge_in:4x1`): per kind, how many
 // renderings and at how many of the offsets (0, 8, 13, 21 ms) each is played.
-// BENCH_LOG_LEVEL for the workers' logs (default silent).
+// BENCH_LOG_LEVEL for the workers' logs (default silent); BENCH_TURNS_JSON=file writes every sample there;
+// BENCH_TURNS_TRACE=1 prints each backchannel and barge-in run's events.
 
 const self = fileURLToPath(import.meta.url);
 
-/** Three rows take about 11 minutes; past 25 the run stops and reports what it has. */
+/** Three rows take about 13 minutes; past 25 the run stops and reports what it has. */
 const OVERALL_CAP_MS = 25 * 60_000;
 /** A run takes 3 to 10 s (a backchannel run: a question, its commit, a reply, the backchannel, the resume timeout). */
 const RUN_BUDGET_MS = 15_000;
@@ -33,7 +35,7 @@ const ROW_OVERHEAD_MS = 30_000;
 const REPLY = 'We open at nine in the morning and close at six in the evening, and on Saturdays we close a little earlier, at four.';
 
 const ROWS_DEFAULT = 'defaults,text_turn_detector:0.3,text_turn_detector:0.6';
-const ITEMS_DEFAULT = 'pauses:12x1,complete:8x2,backchannel:6x1,barge_in:4x1';
+const ITEMS_DEFAULT = 'pauses:14x1,complete:20x1,backchannel:6x1,barge_in:4x1';
 
 interface RowSpec {
   label: string;
@@ -61,7 +63,9 @@ function parseItems(spec: string): Map<ItemKind, { renderings: number; offsets: 
 
 /**
  * Which renderings each kind plays: the kind's items in turn, each in a different voice (a stride through the voices
- * per kind, so kinds do not pair the same items with the same voices), at offsets spread over the list.
+ * per kind, so kinds do not pair the same items with the same voices), at offsets spread over the list. Distinct
+ * renderings tell more than offsets of the same one: the end-of-turn model gives the same verdict to the same audio, and
+ * an offset of a few ms changed it for 1 of 10 finished sentences (BENCH_TURNS_ITEMS=complete:10x4 shows which).
  */
 function select(kind: ItemKind, renderings: number, offsets: number, voices: VoiceSpec[]): Array<{ item: ScriptItem; voice: VoiceSpec; offsetMs: number }> {
   const items = SCRIPT.filter((i) => i.kind === kind);
@@ -70,7 +74,8 @@ function select(kind: ItemKind, renderings: number, offsets: number, voices: Voi
   const chosen = [];
   for (let j = 0; j < renderings; j++) {
     const item = items[j % items.length]!;
-    const voice = voices[(start + j * stride) % voices.length]!;
+    // Past the first pass over the items the voices shift by one, so that no rendering is drawn twice.
+    const voice = voices[(start + j * stride + Math.floor(j / items.length)) % voices.length]!;
     for (let r = 0; r < offsets; r++) {
       chosen.push({ item, voice, offsetMs: OFFSETS_MS[(j + Math.floor((r * OFFSETS_MS.length) / offsets)) % OFFSETS_MS.length]! });
     }
@@ -135,6 +140,7 @@ function summaryRow({ spec, result: r }: Row): string[] {
     `${r.minDelayMs} / ${r.maxDelayMs} ms`,
     share(cut, r.pauses.length),
     `${ms(percentile(latencies, 50))} / ${ms(percentile(latencies, 95))}`,
+    `${r.complete.filter((c) => verdictOf(c) === 'unfinished').length}/${r.complete.length}`,
     `${r.commitsBeforeEnd} of ${r.commitsChecked}`,
     `${interrupted.length}/${backchannels.length}, resumed ${interrupted.filter((o) => o.resumed).length}/${interrupted.length}`,
     `${ms(percentile(stops, 50))} / ${ms(Math.max(...stops))} (${stops.length}/${bargeIns.length} stopped)`,
@@ -173,6 +179,13 @@ function details({ spec, result: r }: Row): string[] {
     `  finished sentences: ${verdicts.filter((v) => v === 'unfinished').length} of ${r.complete.length} judged unfinished (waited the max delay), ` +
       `${r.complete.filter((c) => c.latencyMs === null).length} never committed; commit p50 ${ms(percentile(byVerdict('finished'), 50))} when judged finished, ${ms(percentile(byVerdict('unfinished'), 50))} when not`,
   );
+  const engines = [...new Set(r.complete.map((c) => c.id.split('@')[1]!.split('-')[0]!))];
+  const unfinishedIn = (engine: string) => {
+    const list = r.complete.filter((c) => c.id.split('@')[1]!.startsWith(`${engine}-`));
+    return `${engine} ${list.filter((c) => verdictOf(c) === 'unfinished').length}/${list.length}`;
+  };
+  const unfinished = r.complete.filter((c) => verdictOf(c) === 'unfinished');
+  if (unfinished.length) lines.push(`  judged unfinished by engine: ${engines.map(unfinishedIn).join(', ')} (${unfinished.map((c) => `${c.id} at ${c.offsetMs} ms: ${c.probability!.toFixed(3)}`).join('; ')})`);
   const byRendering = new Map<string, string[]>();
   r.complete.forEach((c, i) => byRendering.set(c.id, [...(byRendering.get(c.id) ?? []), `${c.offsetMs} ms ${verdicts[i]}`]));
   const flips = [...byRendering].filter(([, v]) => new Set(v.map((s) => s.split(' ').at(-1))).size > 1);
@@ -234,7 +247,7 @@ async function main(): Promise<void> {
     if (differ) console.log(`${differ} renderings differ from manifest.json (another engine build): their labels were measured anew`);
     if (results.length > 0) {
       console.log('\nTurn-taking (false cut-offs: mid-turn pauses of 0.5-1.2 s at which a user turn was committed before the caller\'s next words)\n');
-      const headers = ['turn detection', 'min / max delay', 'false cut-offs', 'finished -> commit p50 / p95', 'commits before end of speech', 'backchannels interrupted, resumed', 'barge-in onset -> stop p50 / max', 'old reply after stop'];
+      const headers = ['turn detection', 'min / max delay', 'false cut-offs', 'finished -> commit p50 / p95', 'finished judged unfinished', 'commits before end of speech', 'backchannels interrupted, resumed', 'barge-in onset -> stop p50 / max', 'old reply after stop'];
       console.log(table(headers, results.map(summaryRow)));
       console.log('');
       for (const row of results) for (const line of details(row)) console.log(line);
@@ -260,6 +273,8 @@ async function main(): Promise<void> {
     await llm.close();
   }
   report();
+  // Every sample of every row, for reading a run again without running it.
+  if (process.env.BENCH_TURNS_JSON) writeFileSync(process.env.BENCH_TURNS_JSON, JSON.stringify(results, null, 1));
 }
 
 if (process.argv[2] === 'worker') {
