@@ -33,7 +33,7 @@ export interface PauseSample {
   topic: string;
   offsetMs: number;
   pauseMs: number;
-  /** A user turn was committed after the phrase before the pause ended and before the caller's next words were heard. */
+  /** A user turn was committed on the words before the pause: the assistant answered an unfinished turn. */
   cut: boolean;
   /** That commit, ms after the pause began. */
   commitMs: number | null;
@@ -120,6 +120,8 @@ function readClip(pcmPath: string, labels: Labels, offsetMs: number): Clip {
 /** Wall-clock time of a labelled sample of a clip played from `startAt` with `offsetMs` of leading silence. */
 const atSample = (startAt: number, offsetMs: number, sample: number) => startAt + offsetMs + (sample * 1000) / CALLER_RATE;
 
+const normalized = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
+
 /** The last verdict given in [from, to). */
 function verdictIn(predictions: Prediction[], from: number, to: number): Prediction | undefined {
   return predictions.filter((p) => p.at >= from && p.at < to).at(-1);
@@ -190,10 +192,10 @@ class Row {
     return labels.pauses.map((pause, k) => {
       const began = at(labels.phrases[k]!.endSample);
       const resumed = at(labels.phrases[k + 1]!.startSample);
-      // The next phrase's words reach the session when it ends: until then any commit holds only the words before
-      // the pause.
-      const heard = at(labels.phrases[k + 1]!.endSample);
-      const commit = call.commits.find((c) => c.at >= began && c.at < heard);
+      // A commit that ends on this phrase's words answered the caller in this pause, whenever it came (the next
+      // phrase's words reach the session only when that phrase ends, and a busy core delays frames further).
+      const words = normalized(labels.phrases[k]!.text);
+      const commit = call.commits.find((c) => c.at >= began && normalized(c.text).endsWith(words));
       const verdict = verdictIn(call.predictions, began, resumed + 200);
       return {
         id: labels.id,
