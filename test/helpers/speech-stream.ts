@@ -62,10 +62,3 @@ export async function feedUntil(stream: stt.SpeechStream, until: () => boolean, 
   }
   return frames;
 }
-
-/** Polls `condition` every 5 ms until it holds or `timeoutMs` passes; returns whether it held. */
-export async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-  return condition();
-}

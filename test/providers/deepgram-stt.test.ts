@@ -2,51 +2,65 @@ import { initializeLogger, stt } from '@livekit/agents';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sttFactories, vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { AssistantSettings } from '../../modules/assistants/settings.js';
+import { sttConformance } from '../conformance/stt.js';
+import { startAssemblyAIServer } from '../fakes/vendors/assemblyai.js';
+import { startDeepgramServer, type DeepgramScript } from '../fakes/vendors/deepgram.js';
+import type { FakeWsServer } from '../fakes/ws-server.js';
 import { collect, feedUntil, TEST_CONN_OPTIONS } from '../helpers/speech-stream.js';
-import { startWsServer, type FakeWsServer } from '../fakes/ws-server.js';
-
-// Deepgram's live transcription as it speaks on the wire: a WebSocket at /v1/listen with the options as query
-// parameters and `Authorization: Token <key>`, binary linear16 audio in, JSON `Results` (interim, then `is_final`,
-// `speech_final` at an endpoint) out, and `{"type": "CloseStream"}` to finish.
 
 initializeLogger({ pretty: false, level: 'silent' });
 const { FINAL_TRANSCRIPT, INTERIM_TRANSCRIPT, START_OF_SPEECH, END_OF_SPEECH } = stt.SpeechEventType;
+const API_KEY = 'dg-key';
 
-let server: FakeWsServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-function results(text: string, isFinal: boolean, speechFinal: boolean) {
-  return JSON.stringify({
-    type: 'Results',
-    channel_index: [0, 1],
-    duration: 0.5,
-    start: 0,
-    is_final: isFinal,
-    speech_final: speechFinal,
-    channel: { alternatives: [{ transcript: text, confidence: 0.98, words: text.split(' ').map((w, i) => ({ word: w, start: i * 0.2, end: i * 0.2 + 0.15, confidence: 0.98 })) }] },
-    metadata: { request_id: 'req-1', model_info: { name: 'nova-3' }, model_uuid: 'm' },
-  });
-}
-
-function deepgram(settings: Record<string, unknown> = {}) {
-  const access = vendorAccessFromEnv({ DEEPGRAM_API_KEY: 'dg-key', DEEPGRAM_BASE_URL: server!.url });
+function deepgram(server: FakeWsServer, settings: Record<string, unknown> = {}, apiKey = API_KEY) {
+  const access = vendorAccessFromEnv({ DEEPGRAM_API_KEY: apiKey, DEEPGRAM_BASE_URL: server.url });
   return sttFactories.deepgram!(AssistantSettings.shape.stt_settings.parse({ provider: 'deepgram', ...settings }), access);
 }
 
 describe('Deepgram STT', () => {
+  sttConformance<FakeWsServer, DeepgramScript>({
+    apiKey: API_KEY,
+    start: (scripts) => startDeepgramServer({ apiKey: API_KEY, scripts }),
+    create: (server, apiKey) => deepgram(server, {}, apiKey),
+    transcribe: (text) => ({ kind: 'transcribe', text }),
+    final: (text) => text,
+    endOfAudio: JSON.stringify({ type: 'CloseStream' }),
+    flushMessage: JSON.stringify({ type: 'Finalize' }),
+    settingsOf: (server, i) => server.connections[i]!.url.search,
+    utterance: {
+      text: 'hello from the caller',
+      // The end of speech is Deepgram's `speech_final`.
+      events: [START_OF_SPEECH, INTERIM_TRANSCRIPT, FINAL_TRANSCRIPT, END_OF_SPEECH],
+      interims: ['hello from the'],
+      alternative: { confidence: 0.9, startTime: 0, endTime: 0.39 },
+    },
+    // Close code 1008, a policy failure that a retry would only repeat.
+    refusedKey: { status: 400 },
+    drop: {
+      scripts: [
+        { kind: 'drop', text: 'I would like to' },
+        { kind: 'transcribe', text: 'order a large pizza' },
+      ],
+      interim: 'I would like to',
+      finals: ['order a large pizza'],
+    },
+    backup: {
+      start: () => startAssemblyAIServer({ apiKey: 'backup-key', scripts: [{ kind: 'transcribe', text: 'heard by the backup' }] }),
+      create: (server) =>
+        sttFactories.assemblyai!(AssistantSettings.shape.stt_settings.parse({ provider: 'assemblyai' }), vendorAccessFromEnv({ ASSEMBLYAI_API_KEY: 'backup-key', ASSEMBLYAI_BASE_URL: server.url })),
+      final: 'Heard by the backup.',
+    },
+  });
+
+  let server: FakeWsServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
   it('sends the settings as query parameters with the key, streams linear16, and turns Results into transcripts', async () => {
-    server = await startWsServer('/v1/listen', (socket, connection) => {
-      socket.on('message', (_data, isBinary) => {
-        if (isBinary && connection.binary.length === 5) {
-          socket.send(results('book a', false, false));
-          socket.send(results('book a table', true, true));
-        }
-      });
-    });
-    const owner = deepgram({ model: 'nova-3', language: 'en-US', keyterms: ['Acme'], punctuate: true, smart_format: true, endpoint_latency_adjustment_level: 2 });
+    server = await startDeepgramServer({ apiKey: API_KEY, scripts: [{ kind: 'transcribe', text: 'book a table' }] });
+    const owner = deepgram(server, { model: 'nova-3', language: 'en-US', keyterms: ['Acme'], punctuate: true, smart_format: true, endpoint_latency_adjustment_level: 2 });
     const stream = owner.stream({ connOptions: TEST_CONN_OPTIONS });
     const out = collect(owner, stream);
     await feedUntil(stream, () => out.texts(FINAL_TRANSCRIPT).length > 0, out.done);
@@ -71,35 +85,5 @@ describe('Deepgram STT', () => {
     expect(out.events.map((e) => e.type)).toEqual(expect.arrayContaining([START_OF_SPEECH, INTERIM_TRANSCRIPT, FINAL_TRANSCRIPT, END_OF_SPEECH]));
     expect(out.texts(INTERIM_TRANSCRIPT)).toContain('book a');
     expect(out.texts(FINAL_TRANSCRIPT)).toEqual(['book a table']);
-  });
-
-  it('reconnects when the connection drops mid-stream and goes on transcribing', async () => {
-    server = await startWsServer('/v1/listen', (socket, connection, index) => {
-      socket.on('message', (_data, isBinary) => {
-        if (!isBinary || connection.binary.length !== 3) return;
-        // The first connection dies without a close frame, as a network failure ends it.
-        if (index === 0) socket.terminate();
-        else socket.send(results('still here', true, true));
-      });
-    });
-    const owner = deepgram();
-    const stream = owner.stream({ connOptions: TEST_CONN_OPTIONS });
-    const out = collect(owner, stream);
-    await feedUntil(stream, () => out.texts(FINAL_TRANSCRIPT).length > 0, out.done, 8_000);
-    stream.close();
-    expect(server.connections).toHaveLength(2);
-    expect(server.connections[1]!.url.search).toBe(server.connections[0]!.url.search);
-    expect(out.texts(FINAL_TRANSCRIPT)).toEqual(['still here']);
-  }, 15_000);
-
-  it('surfaces a refused key as an API error that is not retried', async () => {
-    server = await startWsServer('/v1/listen', (socket) => socket.close(1008, 'Invalid credentials'));
-    const owner = deepgram();
-    const stream = owner.stream({ connOptions: TEST_CONN_OPTIONS });
-    const out = collect(owner, stream);
-    await feedUntil(stream, () => out.errors.length > 0, out.done, 5_000);
-    stream.close();
-    expect(server.connections).toHaveLength(1);
-    expect(out.errors.length).toBeGreaterThan(0);
   });
 });

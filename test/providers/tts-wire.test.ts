@@ -1,9 +1,9 @@
-import { APIError, APIStatusError, DEFAULT_API_CONNECT_OPTIONS, initializeLogger, tts } from '@livekit/agents';
+import { APIError, APIStatusError, DEFAULT_API_CONNECT_OPTIONS, initializeLogger } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ttsFactories, vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
-import { AssistantSettings } from '../../modules/assistants/settings.js';
+import { NO_RETRY, streamed, synthesized, tone, ttsConformance, ttsSettings as settings, unhandledRejectionsDuring } from '../conformance/tts.js';
 import { startHttpServer, type FakeServer } from '../fakes/http-server.js';
 import { startWsServer, type FakeWsServer } from '../fakes/ws-server.js';
 
@@ -12,101 +12,52 @@ import { startWsServer, type FakeWsServer } from '../fakes/ws-server.js';
 
 initializeLogger({ pretty: false, level: 'silent' });
 
-let http: FakeServer | undefined;
-let ws: FakeWsServer | undefined;
-afterEach(async () => {
-  await http?.close();
-  await ws?.close();
-  http = undefined;
-  ws = undefined;
-});
-
-/** A tone of `ms` milliseconds as 16-bit little-endian PCM. */
-function tone(ms: number, rate: number): Buffer {
-  const samples = new Int16Array(Math.round((rate * ms) / 1000));
-  for (let i = 0; i < samples.length; i++) samples[i] = Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate));
-  return Buffer.from(samples.buffer);
-}
-
-const settings = (s: Record<string, unknown>) => AssistantSettings.shape.tts_settings.parse(s);
-const durationMs = (frames: AudioFrame[]) => frames.reduce((sum, f) => sum + (f.samplesPerChannel / f.sampleRate) * 1000, 0);
-
-/** One attempt, so an error answer surfaces at once. */
-const NO_RETRY = { maxRetry: 0, retryIntervalMs: 50, timeoutMs: 2000 };
-
-async function streamed(engine: tts.TTS, text: string, connOptions?: typeof NO_RETRY): Promise<AudioFrame[]> {
-  const stream = engine.stream(connOptions ? { connOptions } : {});
-  stream.pushText(text);
-  stream.flush();
-  stream.endInput();
-  const frames: AudioFrame[] = [];
-  for await (const ev of stream) {
-    if (ev === tts.SynthesizeStream.END_OF_STREAM) break;
-    frames.push(ev.frame);
-  }
-  stream.close();
-  return frames;
-}
-
-/** The rejections nobody handled while `run` went on: Node reports one once the microtask queue has drained. */
-async function unhandledRejectionsDuring(run: () => Promise<void>): Promise<unknown[]> {
-  const leaked: unknown[] = [];
-  const record = (reason: unknown) => leaked.push(reason);
-  process.on('unhandledRejection', record);
-  try {
-    await run();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  } finally {
-    process.off('unhandledRejection', record);
-  }
-  return leaked;
-}
-
 /** ElevenLabs' error answer: FastAPI's `detail`, with a status word and a message. */
 function elevenLabsError(res: ServerResponse, status: number, detail: { status: string; message: string }) {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ detail }));
 }
 
+const elevenLabs = (server: FakeServer, apiKey = 'xi-key', extra: Record<string, unknown> = {}) =>
+  ttsFactories.elevenlabs!(settings({ provider: 'elevenlabs', voice_id: 'voice123', ...extra }), vendorAccessFromEnv({ ELEVENLABS_API_KEY: apiKey, ELEVENLABS_BASE_URL: server.url }));
+
 describe('ElevenLabs', () => {
-  it('POSTs the text to /text-to-speech/{voice}/stream with the key, model and PCM format, and plays the bytes returned', async () => {
-    http = await startHttpServer((req, res) => {
-      const rate = Number(/output_format=pcm_(\d+)/.exec(req.path)?.[1] ?? 22050);
-      res.writeHead(200, { 'content-type': 'audio/pcm' });
-      res.end(tone(500, rate));
-    });
-    const engine = ttsFactories.elevenlabs!(settings({ provider: 'elevenlabs', voice_id: 'voice123', model_id: 'eleven_flash_v2_5' }), vendorAccessFromEnv({ ELEVENLABS_API_KEY: 'xi-key', ELEVENLABS_BASE_URL: http.url }));
-    const frames: AudioFrame[] = [];
-    for await (const ev of engine.synthesize('It is noon.')) frames.push(ev.frame);
-    const req = http.requests[0]!;
-    expect(req.method).toBe('POST');
-    expect(req.path).toMatch(/^\/text-to-speech\/voice123\/stream\?output_format=pcm_\d+/);
-    expect(req.headers['xi-api-key']).toBe('xi-key');
-    expect(req.json).toMatchObject({ text: 'It is noon.', model_id: 'eleven_flash_v2_5' });
-    expect(durationMs(frames)).toBeGreaterThan(450);
+  ttsConformance<FakeServer>({
+    path: 'synthesize',
+    speaking: (ms) =>
+      startHttpServer((req, res) => {
+        const rate = Number(/output_format=pcm_(\d+)/.exec(req.path)?.[1] ?? 22050);
+        res.writeHead(200, { 'content-type': 'audio/pcm' });
+        res.end(tone(ms, rate));
+      }),
+    create: (server) => elevenLabs(server, 'xi-key', { model_id: 'eleven_flash_v2_5' }),
+    checkRequest(server) {
+      const req = server.requests[0]!;
+      expect(req.method).toBe('POST');
+      expect(req.path).toMatch(/^\/text-to-speech\/voice123\/stream\?output_format=pcm_\d+/);
+      expect(req.headers['xi-api-key']).toBe('xi-key');
+      expect(req.json).toMatchObject({ text: 'It is noon.', model_id: 'eleven_flash_v2_5' });
+    },
+    // The framework's ChunkedStream rethrows a failed synthesis into a promise nobody holds (see
+    // agent/providers/observed-synthesis.ts); vitest fails the run on such a rejection, and the count of them says it.
+    error: {
+      failing: () => startHttpServer((_req, res) => elevenLabsError(res, 401, { status: 'invalid_api_key', message: 'Invalid API key' })),
+      status: 401,
+      check(server, errors, frames) {
+        expect(frames).toEqual([]);
+        expect(server.requests).toHaveLength(1);
+        expect(errors).toHaveLength(1);
+        expect(errors[0]!.recoverable).toBe(false);
+        expect((errors[0]!.error as APIStatusError).retryable).toBe(false);
+        expect(errors[0]!.error.message).toContain('Invalid API key');
+      },
+    },
   });
 
-  // The framework's ChunkedStream rethrows a failed synthesis into a promise nobody holds (see
-  // agent/providers/observed-synthesis.ts); vitest fails the run on such a rejection, and the count below says it.
-  it('surfaces a 401 answer as a non-retryable API status error on the error event, asks once, and leaks no rejection', async () => {
-    http = await startHttpServer((_req, res) => elevenLabsError(res, 401, { status: 'invalid_api_key', message: 'Invalid API key' }));
-    const engine = ttsFactories.elevenlabs!(settings({ provider: 'elevenlabs', voice_id: 'voice123' }), vendorAccessFromEnv({ ELEVENLABS_API_KEY: 'bad-key', ELEVENLABS_BASE_URL: http.url }));
-    const errors: { error: Error; recoverable: boolean }[] = [];
-    engine.on('error', (ev) => errors.push(ev));
-    const frames: AudioFrame[] = [];
-    const leaked = await unhandledRejectionsDuring(async () => {
-      for await (const ev of engine.synthesize('It is noon.')) frames.push(ev.frame);
-    });
-    expect(leaked).toEqual([]);
-    expect(frames).toEqual([]);
-    expect(http.requests).toHaveLength(1);
-    expect(errors).toHaveLength(1);
-    expect(errors[0]!.recoverable).toBe(false);
-    const error = errors[0]!.error as APIStatusError;
-    expect(error).toBeInstanceOf(APIStatusError);
-    expect(error.statusCode).toBe(401);
-    expect(error.retryable).toBe(false);
-    expect(error.message).toContain('Invalid API key');
+  let http: FakeServer | undefined;
+  afterEach(async () => {
+    await http?.close();
+    http = undefined;
   });
 
   it('retries a 429 and a 500, then surfaces each as a retryable API status error, and leaks no rejection', async () => {
@@ -114,14 +65,12 @@ describe('ElevenLabs', () => {
       if ((req.json as { text: string }).text === 'Busy.') elevenLabsError(res, 429, { status: 'too_many_concurrent_requests', message: 'Too many concurrent requests' });
       else elevenLabsError(res, 500, { status: 'internal_server_error', message: 'Something went wrong' });
     });
-    const engine = ttsFactories.elevenlabs!(settings({ provider: 'elevenlabs', voice_id: 'voice123' }), vendorAccessFromEnv({ ELEVENLABS_API_KEY: 'xi-key', ELEVENLABS_BASE_URL: http.url }));
+    const engine = elevenLabs(http);
     const errors: APIStatusError[] = [];
     engine.on('error', (ev) => errors.push(ev.error as APIStatusError));
     const frames: AudioFrame[] = [];
     const leaked = await unhandledRejectionsDuring(async () => {
-      await Promise.all(['Busy.', 'Broken.'].map(async (text) => {
-        for await (const ev of engine.synthesize(text)) frames.push(ev.frame);
-      }));
+      await Promise.all(['Busy.', 'Broken.'].map(async (text) => frames.push(...(await synthesized(engine, text)))));
     });
     expect(leaked).toEqual([]);
     expect(frames).toEqual([]);
@@ -142,7 +91,7 @@ describe('ElevenLabs', () => {
     // An auth or quota failure can come as a refused multi-stream-input upgrade. A plain HTTP server (no 'upgrade'
     // listener) answers the upgrade request like any other, with the status and body given here.
     http = await startHttpServer((_req, res) => elevenLabsError(res, 401, { status: 'invalid_api_key', message: 'Invalid API key' }));
-    const engine = ttsFactories.elevenlabs!(settings({ provider: 'elevenlabs', voice_id: 'voice123' }), vendorAccessFromEnv({ ELEVENLABS_API_KEY: 'bad-key', ELEVENLABS_BASE_URL: http.url }));
+    const engine = elevenLabs(http, 'bad-key');
     const errors: unknown[] = [];
     engine.on('error', (ev) => errors.push(ev.error));
     const leaked = await unhandledRejectionsDuring(async () => {
@@ -162,67 +111,68 @@ describe('ElevenLabs', () => {
 });
 
 describe('Cartesia', () => {
-  it('streams the text over /tts/websocket with the key, voice and raw PCM format, and plays the base64 chunks until done', async () => {
-    ws = await startWsServer('/tts/websocket', (socket) => {
-      socket.on('message', (data, isBinary) => {
-        if (isBinary) return;
-        const msg = JSON.parse(data.toString()) as { context_id: string; continue: boolean; output_format: { sample_rate: number } };
-        if (msg.continue) {
-          socket.send(JSON.stringify({ type: 'chunk', data: tone(400, msg.output_format.sample_rate).toString('base64'), done: false, status_code: 206, step_time: 10, context_id: msg.context_id }));
-        } else {
-          socket.send(JSON.stringify({ type: 'done', done: true, status_code: 200, context_id: msg.context_id }));
-        }
-      });
-    });
-    const engine = ttsFactories.cartesia!(settings({ provider: 'cartesia', voice_id: 'voice-abc', model_id: 'sonic-2' }), vendorAccessFromEnv({ CARTESIA_API_KEY: 'ct-key', CARTESIA_BASE_URL: ws.url.replace('ws', 'http') }));
-    const frames = await streamed(engine, 'It is noon.');
-    const conn = ws.connections[0]!;
-    expect(conn.headers['x-api-key'] ?? conn.url.searchParams.get('api_key')).toBe('ct-key');
-    const first = JSON.parse(conn.text[0]!) as Record<string, unknown>;
-    expect(first).toMatchObject({ model_id: 'sonic-2', voice: { mode: 'id', id: 'voice-abc' }, output_format: { container: 'raw', encoding: 'pcm_s16le' }, continue: true });
-    expect(String(first.transcript)).toContain('noon');
-    expect(durationMs(frames)).toBeGreaterThan(350);
-  });
-});
+  const cartesia = (server: FakeWsServer, extra: Record<string, unknown> = {}) =>
+    ttsFactories.cartesia!(settings({ provider: 'cartesia', voice_id: 'voice-abc', ...extra }), vendorAccessFromEnv({ CARTESIA_API_KEY: 'ct-key', CARTESIA_BASE_URL: server.url.replace('ws', 'http') }));
 
-describe('Cartesia errors', () => {
-  it('surfaces an error message of the socket as an API status error, so a fallback voice can take over', async () => {
-    ws = await startWsServer('/tts/websocket', (socket) => {
-      socket.on('message', (data) => {
-        const msg = JSON.parse(data.toString()) as { context_id: string };
-        socket.send(JSON.stringify({ type: 'error', error: 'Internal server error', status_code: 500, done: true, context_id: msg.context_id }));
-      });
-    });
-    const engine = ttsFactories.cartesia!(settings({ provider: 'cartesia', voice_id: 'voice-abc' }), vendorAccessFromEnv({ CARTESIA_API_KEY: 'ct-key', CARTESIA_BASE_URL: ws.url.replace('ws', 'http') }));
-    const errors: unknown[] = [];
-    engine.on('error', (ev: { error: unknown }) => errors.push(ev.error));
-    await streamed(engine, 'It is noon.', NO_RETRY);
-    expect(errors.length).toBeGreaterThan(0);
-    expect(errors[0]).toBeInstanceOf(APIStatusError);
-    expect((errors[0] as APIStatusError).statusCode).toBe(500);
+  ttsConformance<FakeWsServer>({
+    path: 'stream',
+    speaking: (ms) =>
+      startWsServer('/tts/websocket', (socket) => {
+        socket.on('message', (data, isBinary) => {
+          if (isBinary) return;
+          const msg = JSON.parse(data.toString()) as { context_id: string; continue: boolean; output_format: { sample_rate: number } };
+          if (msg.continue) {
+            socket.send(JSON.stringify({ type: 'chunk', data: tone(ms, msg.output_format.sample_rate).toString('base64'), done: false, status_code: 206, step_time: 10, context_id: msg.context_id }));
+          } else {
+            socket.send(JSON.stringify({ type: 'done', done: true, status_code: 200, context_id: msg.context_id }));
+          }
+        });
+      }),
+    create: (server) => cartesia(server, { model_id: 'sonic-2' }),
+    checkRequest(server) {
+      const conn = server.connections[0]!;
+      expect(conn.headers['x-api-key'] ?? conn.url.searchParams.get('api_key')).toBe('ct-key');
+      const first = JSON.parse(conn.text[0]!) as Record<string, unknown>;
+      expect(first).toMatchObject({ model_id: 'sonic-2', voice: { mode: 'id', id: 'voice-abc' }, output_format: { container: 'raw', encoding: 'pcm_s16le' }, continue: true });
+      expect(String(first.transcript)).toContain('noon');
+    },
+    // An error message of the socket.
+    error: {
+      failing: () =>
+        startWsServer('/tts/websocket', (socket) => {
+          socket.on('message', (data) => {
+            const msg = JSON.parse(data.toString()) as { context_id: string };
+            socket.send(JSON.stringify({ type: 'error', error: 'Internal server error', status_code: 500, done: true, context_id: msg.context_id }));
+          });
+        }),
+      status: 500,
+    },
   });
 });
 
 describe('Deepgram Aura', () => {
-  it('streams Speak and Flush messages over /v1/speak with the key and model, and plays the binary audio', async () => {
-    ws = await startWsServer('/v1/speak', (socket, connection) => {
-      socket.on('message', (data, isBinary) => {
-        if (isBinary) return;
-        const msg = JSON.parse(data.toString()) as { type: string };
-        if (msg.type === 'Flush') {
-          socket.send(tone(400, Number(connection.url.searchParams.get('sample_rate') ?? 24000)));
-          socket.send(JSON.stringify({ type: 'Flushed', sequence_id: 0 }));
-        }
-      });
-    });
-    const engine = ttsFactories.deepgram!(settings({ provider: 'deepgram', voice_id: 'aura-2-thalia-en' }), vendorAccessFromEnv({ DEEPGRAM_API_KEY: 'dg-key', DEEPGRAM_BASE_URL: ws.url.replace('ws', 'http') }));
-    const frames = await streamed(engine, 'It is noon.');
-    const conn = ws.connections[0]!;
-    expect(conn.headers.authorization).toBe('Token dg-key');
-    expect(conn.url.searchParams.get('model')).toBe('aura-2-thalia-en');
-    expect(conn.url.searchParams.get('encoding')).toBe('linear16');
-    const speak = conn.text.map((t) => JSON.parse(t) as { type: string; text?: string }).filter((m) => m.type === 'Speak');
-    expect(speak.map((m) => m.text).join('')).toContain('noon');
-    expect(durationMs(frames)).toBeGreaterThan(350);
+  ttsConformance<FakeWsServer>({
+    path: 'stream',
+    speaking: (ms) =>
+      startWsServer('/v1/speak', (socket, connection) => {
+        socket.on('message', (data, isBinary) => {
+          if (isBinary) return;
+          const msg = JSON.parse(data.toString()) as { type: string };
+          if (msg.type === 'Flush') {
+            socket.send(tone(ms, Number(connection.url.searchParams.get('sample_rate') ?? 24000)));
+            socket.send(JSON.stringify({ type: 'Flushed', sequence_id: 0 }));
+          }
+        });
+      }),
+    create: (server) =>
+      ttsFactories.deepgram!(settings({ provider: 'deepgram', voice_id: 'aura-2-thalia-en' }), vendorAccessFromEnv({ DEEPGRAM_API_KEY: 'dg-key', DEEPGRAM_BASE_URL: server.url.replace('ws', 'http') })),
+    checkRequest(server) {
+      const conn = server.connections[0]!;
+      expect(conn.headers.authorization).toBe('Token dg-key');
+      expect(conn.url.searchParams.get('model')).toBe('aura-2-thalia-en');
+      expect(conn.url.searchParams.get('encoding')).toBe('linear16');
+      const speak = conn.text.map((t) => JSON.parse(t) as { type: string; text?: string }).filter((m) => m.type === 'Speak');
+      expect(speak.map((m) => m.text).join('')).toContain('noon');
+    },
   });
 });
