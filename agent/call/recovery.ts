@@ -81,7 +81,7 @@ export async function recoverOrphanedCalls(prisma: PrismaClient, options: CallRe
       if (await recoverCall(prisma, call, context)) ended.push(call.id);
     } catch (error) {
       // Its claim goes stale and a later sweep takes the call up again.
-      log().warn({ callSid: call.callSid, err: (error as Error).message }, 'call recovery failed');
+      log().warn({ callSid: call.callSid, err: error }, 'call recovery failed');
     }
   }
   return ended;
@@ -105,7 +105,7 @@ async function recoverCall(prisma: PrismaClient, call: CallRow, context: Recover
   if (claimed.count === 0) return false;
   const callLog = { callSid: call.callSid, callId: call.id };
   const renew = setInterval(() => {
-    void touchCallHeartbeat(prisma, call.id, new Date()).catch((error: unknown) => log().warn({ ...callLog, err: (error as Error).message }, 'recovery heartbeat not stored'));
+    void touchCallHeartbeat(prisma, call.id, new Date()).catch((error: unknown) => log().warn({ ...callLog, err: error }, 'recovery heartbeat not stored'));
   }, CALL_HEARTBEAT_INTERVAL_MS);
   try {
     const rows = await prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
@@ -130,7 +130,7 @@ async function recoverCall(prisma: PrismaClient, call: CallRow, context: Recover
       } catch (error) {
         // The spool stays under DATA_DIR for an operator; the call still ends.
         spoolDone = false;
-        log().error({ ...callLog, err: (error as Error).message }, 'recording of a call whose process died could not be saved');
+        log().error({ ...callLog, err: error }, 'recording of a call whose process died could not be saved');
       }
     }
     const analysis: Analysis = settings ? await analyzeOrphan(prisma, call, settings, turns, context.access) : { summary: null, outcomes: null, error: 'assistant not found' };
@@ -172,7 +172,7 @@ export async function lastEvidenceOf(prisma: PrismaClient, call: CallRow, contex
     if (spooled !== null) last = Math.max(last, Math.round(spooled));
   } catch (error) {
     // A damaged spool is reported when its recording is rendered; the other evidence stands.
-    log().warn({ callSid: call.callSid, err: (error as Error).message }, 'recording spool not read for the end time');
+    log().warn({ callSid: call.callSid, err: error }, 'recording spool not read for the end time');
   }
   return new Date(Math.max(Math.min(last, context.now.getTime()), startedMs ?? -Infinity));
 }

@@ -74,7 +74,7 @@ export function startDialler(prisma: PrismaClient, telephony: LiveKitTelephony, 
     } catch (error) {
       const sip = error instanceof SipCallError ? error.sipStatusCode : undefined;
       const { status, reason } = statusOfSipFailure(sip);
-      log.warn({ callSid: call.callSid, sipStatus: sip, err: (error as Error).message }, 'outbound call not connected');
+      log.warn({ callSid: call.callSid, sipStatus: sip, err: error }, 'outbound call not connected');
       await endUnstartedCall(prisma, call.id, status, reason);
       // The agent waiting in the room for a callee who will not come leaves with the room.
       await telephony.closeRoom(room).catch(() => {});
@@ -95,7 +95,7 @@ export function startDialler(prisma: PrismaClient, telephony: LiveKitTelephony, 
     intervalMs: options.pollIntervalMs ?? 1000,
     // The dialler lives as long as the API that started it and never holds a process open by itself.
     unref: true,
-    onError: (error) => log.warn({ err: (error as Error).message }, 'dial queue not read; retrying'),
+    onError: (error) => log.warn({ err: error }, 'dial queue not read; retrying'),
     // A dial ended and its slot is free: there may be more queued.
     onSettled: (jobs) => jobs.wake(),
     pass: async (jobs) => {
@@ -103,7 +103,7 @@ export function startDialler(prisma: PrismaClient, telephony: LiveKitTelephony, 
       while (!jobs.stopping && jobs.inFlight < maxDials) {
         const id = await claimNextOutboundCall(prisma);
         if (id === null) return;
-        jobs.track(dial(id).catch((error: unknown) => log.error({ callId: id, err: (error as Error).message }, 'dial failed')));
+        jobs.track(dial(id).catch((error: unknown) => log.error({ callId: id, err: error }, 'dial failed')));
       }
     },
   });

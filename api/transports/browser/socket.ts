@@ -50,7 +50,7 @@ export function registerBuiltInBrowserCallSocket(app: FastifyInstance, options: 
         ws.close(1000, 'call ended');
       },
       (error: unknown) => {
-        logger.error({ callSid, err: (error as Error).message }, 'browser call failed');
+        logger.error({ callSid, err: error }, 'browser call failed');
         ws.close(1011, 'call failed');
       },
     );

@@ -57,7 +57,7 @@ export function registerMediaStreamSocket(app: FastifyInstance, options: MediaSt
           });
           void link.ended.then(() => ws.close(1000, 'call ended'), () => ws.close(1011, 'call failed'));
         })().catch((error: unknown) => {
-          logger.error({ err: (error as Error).message }, 'media stream not started');
+          logger.error({ err: error }, 'media stream not started');
           ws.close(1011, 'not started');
         });
       } else if (message.event === 'media' && link && message.samples.length > 0) {
