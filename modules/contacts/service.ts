@@ -365,20 +365,3 @@ export async function listContacts(db: Db, organizationId: number, filters: Cont
     pagination: { page, page_size: pageSize, total, total_pages: Math.ceil(total / pageSize) },
   };
 }
-
-/**
- * The contact of an inbound caller, created on first contact (spec behaviour 4) and marked as seen now. Returns null
- * when the caller's number is withheld or not a valid number. One statement, so two simultaneous calls from a new
- * number still make one contact.
- */
-export async function recordCaller(db: Db, organizationId: number, callerNumber: string, seenAt: Date = new Date()): Promise<{ id: number; created: boolean } | null> {
-  const phone = normalizePhone(callerNumber, await organizationRegion(db, organizationId));
-  if (!phone) return null;
-  const rows = await db.$queryRaw<{ id: number; created: boolean }[]>`
-    INSERT INTO contacts (organization_id, phone_number, source, last_seen_at, created_at, updated_at)
-    VALUES (${organizationId}, ${phone.e164}, 'inbound_call', ${seenAt}, now(), now())
-    ON CONFLICT (organization_id, phone_number) DO UPDATE
-      SET last_seen_at = GREATEST(contacts.last_seen_at, EXCLUDED.last_seen_at), updated_at = now()
-    RETURNING id, (xmax = 0) AS created`;
-  return rows[0]!;
-}

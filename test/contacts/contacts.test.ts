@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { Contact } from '../../modules/contacts/schemas.js';
-import { recordCaller } from '../../modules/contacts/service.js';
+import { organizationRegion } from '../../modules/contacts/service.js';
+import { recordCaller } from '../../modules/calls/lifecycle.js';
 import type { Tenant } from '../helpers/api.js';
 import { apiTest } from '../helpers/fixtures.js';
 
@@ -289,17 +290,21 @@ describe('contacts', () => {
   });
 
   describe('inbound callers', () => {
-    it('creates the contact on first contact and only marks it seen afterwards, also when calls race', async ({ api }) => {
+    it('creates the contact on first contact and only marks it seen afterwards, never back in time, also when calls race', async ({ api }) => {
       const org = await api.tenant();
+      const region = await organizationRegion(api.db.prisma, org.organizationId);
       const seen = new Date('2026-11-01T10:00:00Z');
-      const results = await Promise.all(Array.from({ length: 5 }, () => recordCaller(api.db.prisma, org.organizationId, '+1 650 253 0100', seen)));
-      expect(results.filter((r) => r!.created)).toHaveLength(1);
-      expect(new Set(results.map((r) => r!.id)).size).toBe(1);
-      const later = await recordCaller(api.db.prisma, org.organizationId, '6502530100', new Date('2026-11-02T10:00:00Z'));
-      expect(later).toEqual({ id: results[0]!.id, created: false });
-      const res = await api.call(org, 'GET', `/api/contacts/${later!.id}`);
+      const results = await Promise.all(Array.from({ length: 5 }, () => recordCaller(api.db.prisma, org.organizationId, region, '+1 650 253 0100', seen)));
+      expect(new Set(results.map((r) => r!.contactId)).size).toBe(1);
+      expect(await api.db.prisma.contact.count({ where: { organizationId: org.organizationId } })).toBe(1);
+      const later = await recordCaller(api.db.prisma, org.organizationId, region, '6502530100', new Date('2026-11-02T10:00:00Z'));
+      expect(later).toEqual({ contactId: results[0]!.contactId, phone: '+16502530100' });
+      // A call that arrived earlier but commits last leaves the later sighting in place.
+      await recordCaller(api.db.prisma, org.organizationId, region, '+16502530100', seen);
+      const res = await api.call(org, 'GET', `/api/contacts/${later!.contactId}`);
       expect(res.body.data).toMatchObject({ source: 'inbound_call', phone_number: '+16502530100', last_seen_at: '2026-11-02T10:00:00.000Z' });
-      expect(await recordCaller(api.db.prisma, org.organizationId, 'anonymous')).toBeNull();
+      expect(await recordCaller(api.db.prisma, org.organizationId, region, 'anonymous')).toBeNull();
+      expect(await api.db.prisma.contact.count({ where: { organizationId: org.organizationId } })).toBe(1);
     });
   });
 });
