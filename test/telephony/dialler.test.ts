@@ -1,70 +1,64 @@
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { delay } from '../../lib/async.js';
 import { createAssistant } from '../../modules/assistants/service.js';
 import { claimNextOutboundCall, queueOutboundCall, roomOfCall } from '../../modules/calls/lifecycle.js';
 import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import { startDialler, type Dialler } from '../../modules/telephony/dialler.js';
 import { LiveKitTelephony } from '../../modules/telephony/livekit.js';
-import { startFakeLiveKit, type FakeLiveKit } from '../fakes/livekit.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { startFakeLiveKit } from '../fakes/livekit.js';
+import { dbTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 
 // The dialler's loop: woken by a call queued in its process, refilled as soon as a dial frees its slot, ending dials
 // lost with their process, and waiting on stop for the dials under way. The poll interval is a minute in each test, so
 // nothing here happens by polling.
 
-let db: TestDatabase;
-let livekit: FakeLiveKit;
-let telephony: LiveKitTelephony;
-let organizationId: number;
-let assistantId: number;
-let phoneNumberId: number;
 const logger = pino({ level: 'silent' }) as unknown as FastifyBaseLogger;
 const POLL_MS = 60_000;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  livekit = await startFakeLiveKit();
-  telephony = new LiveKitTelephony({ url: livekit.url, apiKey: livekit.apiKey, apiSecret: livekit.apiSecret, agentName: 'voice-assistant' });
-  const org = await bootstrap(db.prisma, { organizationName: 'Dialler', email: 'dialler@example.com' });
-  organizationId = org.organization_id;
-  assistantId = (await createAssistant(db.prisma, { organizationId, userId: org.user_id }, { name: 'Dialler' } as never)).id;
-  const connection = await db.prisma.phoneConnection.create({ data: { organizationId, name: 'Carrier', sipAddress: 'sip.carrier.example' } });
-  phoneNumberId = (await db.prisma.phoneNumber.create({ data: { organizationId, phoneConnectionId: connection.id, number: '+14155550400', assistantId } })).id;
-});
-afterAll(async () => {
-  await livekit.close();
-  await db.drop();
-});
-
-const queue = (to: string) =>
-  queueOutboundCall(db.prisma, {
-    organizationId,
-    assistantId,
-    contactId: null,
-    phoneNumberId,
-    fromNumber: '+14155550400',
-    toNumber: to,
-    welcomeMessage: null,
-    variables: {},
-    idempotencyKey: null,
-    idempotencyHash: null,
+const it = dbTest
+  .extend('livekit', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const livekit = await startFakeLiveKit();
+    onCleanup(() => livekit.close());
+    return livekit;
+  })
+  .extend('telephony', { scope: 'file' }, async ({ livekit }) => new LiveKitTelephony({ url: livekit.url, apiKey: livekit.apiKey, apiSecret: livekit.apiSecret, agentName: 'voice-assistant' }))
+  /** Queues an outbound call to `to` from the organisation's managed number. */
+  .extend('queue', { scope: 'file' }, async ({ db }) => {
+    const org = await bootstrap(db.prisma, { organizationName: 'Dialler', email: 'dialler@example.com' });
+    const organizationId = org.organization_id;
+    const assistantId = (await createAssistant(db.prisma, { organizationId, userId: org.user_id }, { name: 'Dialler' } as never)).id;
+    const connection = await db.prisma.phoneConnection.create({ data: { organizationId, name: 'Carrier', sipAddress: 'sip.carrier.example' } });
+    const number = await db.prisma.phoneNumber.create({ data: { organizationId, phoneConnectionId: connection.id, number: '+14155550400', assistantId } });
+    return (to: string) =>
+      queueOutboundCall(db.prisma, {
+        organizationId,
+        assistantId,
+        contactId: null,
+        phoneNumberId: number.id,
+        fromNumber: number.number,
+        toNumber: to,
+        welcomeMessage: null,
+        variables: {},
+        idempotencyKey: null,
+        idempotencyHash: null,
+      });
+  })
+  .extend('callOf', { scope: 'file' }, async ({ db }) => (id: number) => db.prisma.call.findUniqueOrThrow({ where: { id } }))
+  /** Runs `body` with a dialler that polls once a minute, stopped after it whatever happens. */
+  .extend('withDialler', { scope: 'file' }, async ({ db, telephony }) => async (options: { maxConcurrentDials?: number }, body: (dialler: Dialler) => Promise<void>) => {
+    const dialler = startDialler(db.prisma, telephony, { logger, pollIntervalMs: POLL_MS, ...options });
+    try {
+      await body(dialler);
+    } finally {
+      await dialler.stop();
+    }
   });
-const callOf = (id: number) => db.prisma.call.findUniqueOrThrow({ where: { id } });
-
-async function withDialler(options: { maxConcurrentDials?: number }, body: (dialler: Dialler) => Promise<void>) {
-  const dialler = startDialler(db.prisma, telephony, { logger, pollIntervalMs: POLL_MS, ...options });
-  try {
-    await body(dialler);
-  } finally {
-    await dialler.stop();
-  }
-}
 
 describe('the dialler', () => {
-  it('dials a call queued in its process as soon as it is woken', async () => {
+  it('dials a call queued in its process as soon as it is woken', async ({ queue, callOf, withDialler }) => {
     await withDialler({}, async (dialler) => {
       await delay(200); // the first pass has found the queue empty
       const call = await queue('+14155550401');
@@ -73,7 +67,7 @@ describe('the dialler', () => {
     });
   });
 
-  it('looks at the queue again as soon as a dial ends and frees its slot', async () => {
+  it('looks at the queue again as soon as a dial ends and frees its slot', async ({ livekit, queue, callOf, withDialler }) => {
     livekit.onDial('+14155550402', { answer: true, afterMs: 500 });
     const first = await queue('+14155550402');
     const second = await queue('+14155550403');
@@ -86,7 +80,7 @@ describe('the dialler', () => {
     });
   });
 
-  it('ends a dial lost with its process, with call.completed and call.failed, and deletes its room', async () => {
+  it('ends a dial lost with its process, with call.completed and call.failed, and deletes its room', async ({ db, livekit, queue, callOf, withDialler }) => {
     const lost = await queue('+14155550404');
     expect(await claimNextOutboundCall(db.prisma)).toBe(lost.id);
     // The process that claimed it stopped 4 minutes ago, before it dialled.
@@ -101,7 +95,7 @@ describe('the dialler', () => {
     expect(livekit.of('CreateSIPParticipant').some((c) => c.body.sipCallTo === '+14155550404')).toBe(false);
   });
 
-  it('waits on stop for the dials under way', async () => {
+  it('waits on stop for the dials under way', async ({ db, livekit, telephony, queue, callOf }) => {
     livekit.onDial('+14155550405', { answer: true, afterMs: 800 });
     const call = await queue('+14155550405');
     const dialler = startDialler(db.prisma, telephony, { logger, pollIntervalMs: POLL_MS });
