@@ -32,7 +32,7 @@ import { StreamTokens } from './transports/stream-token.js';
 import { builtInBrowserCallRoutes } from './transports/browser/routes.js';
 import { registerBuiltInBrowserCallSocket } from './transports/browser/socket.js';
 import { registerCallPage } from './transports/browser/call-page.js';
-import { LocalFileStorage, type RecordingStorage } from '../media/recording-storage.js';
+import { LocalFileStorage, type RecordingStorage } from '../media/recording/storage.js';
 import { telephonyRoutes } from './routes/telephony.js';
 import { startDialler, type Dialler } from '../modules/telephony/dialler.js';
 import { LiveKitTelephony, type LiveKitConfig } from '../modules/telephony/livekit.js';

@@ -4,7 +4,7 @@ import { access, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LocalFileStorage, type RecordingStorage } from '../../media/recording-storage.js';
+import { LocalFileStorage, type RecordingStorage } from '../../media/recording/storage.js';
 import { AssistantSettings } from '../../modules/assistants/settings.js';
 import { newCallSid } from '../../modules/calls/lifecycle.js';
 import type { StoredTurn } from '../../modules/calls/store.js';

@@ -1,5 +1,5 @@
 import { log, type llm } from '@livekit/agents';
-import type { RecordingStorage } from '../../media/recording-storage.js';
+import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { StoredRecording } from '../../modules/calls/store.js';
 import { finishCall, type CallRow } from '../../modules/calls/lifecycle.js';

@@ -3,7 +3,7 @@ import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalFileStorage } from '../../media/recording-storage.js';
+import { LocalFileStorage } from '../../media/recording/storage.js';
 import { decodeWav } from '../../media/wav.js';
 import { AssistantSettings } from '../../modules/assistants/settings.js';
 import { startRecording, type RecordedAudio } from './recording.js';

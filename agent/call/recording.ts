@@ -1,10 +1,10 @@
 import { log } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import path from 'node:path';
-import { CallRecorder, type StoredTrack, type Track } from '../../media/call-recorder.js';
-import { storeSpooledTracks } from '../../media/recording-render.js';
-import { openSpool, spoolDirOf } from '../../media/recording-spool.js';
-import { LocalFileStorage, type RecordingStorage } from '../../media/recording-storage.js';
+import { CallRecorder, type StoredTrack, type Track } from '../../media/recording/recorder.js';
+import { storeSpooledTracks } from '../../media/recording/render.js';
+import { openSpool, spoolDirOf } from '../../media/recording/spool.js';
+import { LocalFileStorage, type RecordingStorage } from '../../media/recording/storage.js';
 import type { AssistantSettings } from '../../modules/assistants/settings.js';
 import { DEFAULT_DATA_DIR } from '../../lib/config.js';
 import type { StoredRecording } from '../../modules/calls/store.js';

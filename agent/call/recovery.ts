@@ -1,7 +1,7 @@
 import { log } from '@livekit/agents';
 import path from 'node:path';
-import { removeSpool, spoolDirOf, spoolEndOf } from '../../media/recording-spool.js';
-import type { RecordingStorage } from '../../media/recording-storage.js';
+import { removeSpool, spoolDirOf, spoolEndOf } from '../../media/recording/spool.js';
+import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { loadAssistantSettings } from '../../modules/assistants/store.js';
 import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/settings.js';
@@ -22,7 +22,7 @@ import { startJobLoop } from '../../lib/jobs.js';
 // `in_progress` for ever, and no `call.completed` would ever reach the customer. Every running call renews a heartbeat
 // on its row; every worker sweeps for `in_progress` calls whose heartbeat has stopped and ends them as `failed` with
 // end reason `worker_lost`, finishing what the dead process could not: the turns stored while the call ran, the
-// recording it spooled under DATA_DIR (media/recording-spool.ts) rendered into its tracks, and the post-call analysis.
+// recording it spooled under DATA_DIR (media/recording/spool.ts) rendered into its tracks, and the post-call analysis.
 //
 // Any number of workers sweep side by side. A worker first claims an orphan by taking over its heartbeat (a
 // compare-and-set on the stale value it read), so one worker renders and analyses it while the others pass it by; it

@@ -1,6 +1,6 @@
 import type { AudioFrame } from '@livekit/rtc-node';
 import { log, voice, type llm, type VAD } from '@livekit/agents';
-import type { RecordingStorage } from '../../media/recording-storage.js';
+import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { settledWithin } from '../../lib/async.js';
 import { loadAssistantSettings } from '../../modules/assistants/store.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { RecordingStorage } from '../../media/recording-storage.js';
+import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { AppError } from '../../lib/errors.js';
 import { HttpError } from '../http/errors.js';

@@ -4,7 +4,7 @@ import { PacedAudioOutput } from '../../agent/io/paced-audio-output.js';
 import { PushAudioInput } from '../../agent/io/push-audio-input.js';
 import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { buildSessionOptions } from '../../agent/call/session-config.js';
-import { CallRecorder } from '../../media/call-recorder.js';
+import { CallRecorder } from '../../media/recording/recorder.js';
 import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/settings.js';
 import { BenchCaller } from './caller.js';
 import { InstantSTT, InstantTTS } from './instant-providers.js';

@@ -9,7 +9,7 @@ import { recoverOrphanedCalls, startCallRecovery } from '../../agent/call/recove
 import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { mp3Info } from '../../media/mp3-duration.js';
 import { rms } from '../../media/pcm.js';
-import { openSpool, SpoolWriter, spoolDirOf } from '../../media/recording-spool.js';
+import { openSpool, SpoolWriter, spoolDirOf } from '../../media/recording/spool.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { decodeMp3 } from '../helpers/decode-mp3.js';
 import { createCall, localSettings } from './call-harness.js';

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
-import { createMp3Stream } from './mp3.js';
-import type { RecordingStorage } from './recording-storage.js';
-import type { SpoolReader } from './recording-spool.js';
-import { wavHeader } from './wav.js';
+import { createMp3Stream } from '../mp3.js';
+import type { RecordingStorage } from './storage.js';
+import type { SpoolReader } from './spool.js';
+import { wavHeader } from '../wav.js';
 
 // A spooled recording rendered into its stored tracks: user, assistant, and mixed (their sum). Each track is read from
 // the spool, encoded and streamed into storage one second at a time, so rendering a 60-minute call holds a few tens of

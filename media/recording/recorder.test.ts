@@ -4,11 +4,11 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CallRecorder, RECORDING_RATE, type Track } from './call-recorder.js';
-import { encodeMp3 } from './mp3.js';
-import { openSpool, SPOOL_FLUSH_INTERVAL_MS, spoolDirOf } from './recording-spool.js';
-import { LocalFileStorage } from './recording-storage.js';
-import { decodeWav } from './wav.js';
+import { CallRecorder, RECORDING_RATE, type Track } from './recorder.js';
+import { encodeMp3 } from '../mp3.js';
+import { openSpool, SPOOL_FLUSH_INTERVAL_MS, spoolDirOf } from './spool.js';
+import { LocalFileStorage } from './storage.js';
+import { decodeWav } from '../wav.js';
 
 const START = 1_700_000_000_000;
 /** 20 ms at the recording rate. */

@@ -2,14 +2,14 @@ import type { AudioFrame } from '@livekit/rtc-node';
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { downmix, resampleLinear } from './pcm.js';
-import { storeSpooledTracks, type RecordingFormat, type StoredTrack, type Track } from './recording-render.js';
-import type { RecordingStorage } from './recording-storage.js';
-import { openSpool, removeSpool, SpoolWriter } from './recording-spool.js';
+import { downmix, resampleLinear } from '../pcm.js';
+import { storeSpooledTracks, type RecordingFormat, type StoredTrack, type Track } from './render.js';
+import type { RecordingStorage } from './storage.js';
+import { openSpool, removeSpool, SpoolWriter } from './spool.js';
 
 // Records a call's two directions on one timeline: the caller's audio as it arrives and the assistant's audio as it
 // actually played (an interrupted reply is cut where the caller stopped hearing it). The mixed track is their sum.
-// Audio goes to a spool on disk as the call runs (media/recording-spool.ts), so a call's memory does not grow with
+// Audio goes to a spool on disk as the call runs (media/recording/spool.ts), so a call's memory does not grow with
 // its length and a process that dies leaves its recording behind for the recovery sweep to render.
 
 /** Recordings are telephone-band speech; 16 kHz keeps every word and halves the size of 32 kHz. */
@@ -33,7 +33,7 @@ export class CallRecorder {
   #stoppedAt: number | undefined;
 
   /**
-   * A call's spool folder comes from `spoolDirOf` (media/recording-spool.ts); without one (a benchmark, a tool) the
+   * A call's spool folder comes from `spoolDirOf` (media/recording/spool.ts); without one (a benchmark, a tool) the
    * spool goes to a folder of its own under the system's temp dir, which `save` or `discard` removes.
    */
   constructor(startedAt = Date.now(), spoolDir = path.join(os.tmpdir(), `call-recording-${randomUUID()}`, '.spool')) {
