@@ -16,7 +16,7 @@ import { DEFAULT_STT_MODEL } from '../../modules/assistants/vendors.js';
 //
 // The official plugin speaks the same protocol, but its stream never reconnects after the connection drops (its
 // connection monitor is not awaited, so a drop leaves the stream waiting for ever: reproduced against the fake in
-// test/providers/deepgram-stt.test.ts). This provider runs on the shared reconnecting socket stream instead.
+// test/fakes/vendors/deepgram.ts, test/providers/deepgram-stt.test.ts). This provider runs on the shared reconnecting socket stream instead.
 
 const DEEPGRAM_BASE_URL = 'wss://api.deepgram.com';
 

@@ -108,7 +108,7 @@ describe('rate limits per organisation and per key', () => {
     expect(statuses(await burst(a, 3))).toEqual([200, 200, 200]);
   });
 
-  it('counts every key-authenticated route, the browser-call route outside the /api scope included', async ({ api }) => {
+  it('counts every key-authenticated route, the built-in browser call route included', async ({ api }) => {
     const a = await api.tenant();
     const answers = await Promise.all(Array.from({ length: 4 }, () => api.call(a, 'POST', '/api/web-calls/browser', { assistant_id: 1 })));
     // Three are checked (and refused for their unknown assistant); the fourth is over the key's limit.
