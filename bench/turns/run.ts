@@ -69,7 +69,7 @@ function parseItems(spec: string): Map<ItemKind, { renderings: number; offsets: 
  */
 function select(kind: ItemKind, renderings: number, offsets: number, voices: VoiceSpec[]): Array<{ item: ScriptItem; voice: VoiceSpec; offsetMs: number }> {
   const items = SCRIPT.filter((i) => i.kind === kind);
-  const stride = { pauses: 1, complete: 3, backchannel: 7, barge_in: 3 }[kind];
+  const stride = { pauses: 3, complete: 3, backchannel: 7, barge_in: 3 }[kind];
   const start = { pauses: 0, complete: 1, backchannel: 2, barge_in: 5 }[kind];
   const chosen = [];
   for (let j = 0; j < renderings; j++) {
