@@ -112,6 +112,8 @@ function runChild(job: WorkerJob, pin: boolean): Promise<RowResult> {
     const timer = setTimeout(() => child.kill('SIGKILL'), job.capMs + 10_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (line.startsWith('BENCH_RESULT ')) result = JSON.parse(line.slice('BENCH_RESULT '.length)) as RowResult;
+      // The session's own log (BENCH_LOG_LEVEL) is the worker's stdout too.
+      else process.stderr.write(`${line}\n`);
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
