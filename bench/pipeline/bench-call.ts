@@ -2,12 +2,11 @@ import type { AudioFrame } from '@livekit/rtc-node';
 import { voice, type VAD } from '@livekit/agents';
 import { PacedAudioOutput } from '../../agent/io/paced-audio-output.js';
 import { PushAudioInput } from '../../agent/io/push-audio-input.js';
-import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { buildSessionOptions } from '../../agent/call/session-config.js';
 import { CallRecorder } from '../../media/recording/recorder.js';
 import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/settings.js';
 import { BenchCaller } from './caller.js';
-import { InstantSTT, InstantTTS } from './instant-providers.js';
+import { BENCH_ACCESS, InstantSTT, InstantTTS } from './instant-providers.js';
 
 // One call's pipeline as run-call.ts builds it (session options from the assistant's settings through
 // buildSessionOptions, the same audio input and paced output, the recorder fed frame by frame when recording is on),
@@ -98,7 +97,7 @@ export class BenchCall {
   }
 
   static async start(settings: AssistantSettings, vad: VAD): Promise<BenchCall> {
-    const parts = await buildSessionOptions(settings, { vad, access: vendorAccessFromEnv({}) });
+    const parts = await buildSessionOptions(settings, { vad, access: BENCH_ACCESS });
     const session = new voice.AgentSession({ ...parts.options, stt: new InstantSTT(), tts: new InstantTTS() });
     const call = new BenchCall(session, settings.recording_settings.recording_enabled);
     await session.start({ agent: new voice.Agent({ instructions: settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT }), record: false });

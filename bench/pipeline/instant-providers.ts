@@ -1,5 +1,6 @@
 import { AudioFrame } from '@livekit/rtc-node';
 import { shortuuid, stt, tts, type APIConnectOptions, type AudioBuffer } from '@livekit/agents';
+import type { VendorAccess } from '../../agent/providers/speech-providers.js';
 
 // Speech vendors that answer at once, on the framework's own base classes, so that what the benchmark measures is the
 // pipeline between them: VAD, endpointing, the session's scheduling, the LLM client, and real-time playout.
@@ -135,3 +136,9 @@ class InstantSynthesizeStream extends tts.SynthesizeStream {
     this.queue.put(tts.SynthesizeStream.END_OF_STREAM);
   }
 }
+
+/**
+ * A key for every vendor: the settings' recogniser and voice are built, then replaced by the instant ones before
+ * anything connects, and the LLM's key and address are the settings' own.
+ */
+export const BENCH_ACCESS: VendorAccess = { apiKey: () => 'bench-unused', baseUrl: () => undefined };

@@ -2,10 +2,9 @@ import type { AudioFrame } from '@livekit/rtc-node';
 import { voice, type VAD } from '@livekit/agents';
 import { PacedAudioOutput } from '../../agent/io/paced-audio-output.js';
 import { PushAudioInput } from '../../agent/io/push-audio-input.js';
-import type { VendorAccess } from '../../agent/providers/speech-providers.js';
 import { buildSessionOptions } from '../../agent/call/session-config.js';
 import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/settings.js';
-import { InstantSTT, InstantTTS } from '../pipeline/instant-providers.js';
+import { BENCH_ACCESS, InstantSTT, InstantTTS } from '../pipeline/instant-providers.js';
 import { TimelineCaller } from './caller.js';
 
 // One call's session built as the runtime builds it (buildSessionOptions over the assistant's settings, the VAD the
@@ -71,11 +70,6 @@ class ObservedOutput extends PacedAudioOutput {
   }
 }
 
-/**
- * A key for every vendor: the settings' recogniser and voice are built, then replaced by the instant ones before
- * anything connects, and the LLM's key and address are the settings' own.
- */
-const BENCH_ACCESS: VendorAccess = { apiKey: () => 'bench-unused', baseUrl: () => undefined };
 
 export interface Commit {
   at: number;
