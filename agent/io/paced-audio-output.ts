@@ -4,6 +4,14 @@ import { Future, voice } from '@livekit/agents';
 export type PlayedFrameListener = (frame: AudioFrame, playedAt: number) => void;
 
 /**
+ * A resumed reply plays its next frame one frame period later, not at once. When a paused reply turns out to be a
+ * real interruption, @livekit/agents 1.9 interrupts it and resumes the output in one step (agent_activity), while the
+ * clear of the interrupted reply's audio runs on the reply's own task a millisecond later: playing at once on resume
+ * released one 20 ms frame of the abandoned reply after every barge-in. A resume that stands costs the caller 20 ms.
+ */
+export const RESUME_SETTLE_MS = 20;
+
+/**
  * The assistant's audio played out in real time, as a phone line or a browser would consume it. The session may push
  * frames faster than real time; this output releases them at their own pace to its listeners (a transport's socket,
  * the recorder) so that an interruption stops the audio where the caller actually stopped hearing it, and reports
@@ -85,7 +93,7 @@ export class PacedAudioOutput extends voice.AudioOutput {
     if (this.#paused) {
       this.#paused = false;
       this.#resumed.resolve();
-      this.#startClock();
+      this.#startClock(RESUME_SETTLE_MS);
     }
     super.resume();
   }
@@ -121,10 +129,11 @@ export class PacedAudioOutput extends voice.AudioOutput {
     if (!this.#timer && !this.#paused) this.#startClock();
   }
 
-  #startClock(): void {
+  #startClock(settleMs = 0): void {
     if (this.#timer || this.#queue.length === 0) return;
-    this.#nextDueAt = Date.now();
-    this.#tick();
+    this.#nextDueAt = Date.now() + settleMs;
+    if (settleMs > 0) this.#timer = setTimeout(this.#tick, settleMs);
+    else this.#tick();
   }
 
   #stopClock(): void {
