@@ -89,7 +89,8 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
 
   const outcome = await ending.settled;
   for (const stop of stops) stop();
-  if (outcome.apology) await playApology(options.audioOutput, FINAL_PLAYOUT_TIMEOUT_MS).catch(() => {});
+  // The call ends either way; a voice that could not speak the apology is for the operator to hear of.
+  if (outcome.apology) await playApology(options.audioOutput, FINAL_PLAYOUT_TIMEOUT_MS).catch((err: unknown) => logger.warn({ ...logFields, err }, 'apology not played'));
   if (session) await settledWithin(session.close(), FINAL_PLAYOUT_TIMEOUT_MS);
   const endedAt = new Date();
   recording?.stop(endedAt.getTime());
