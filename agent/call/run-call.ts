@@ -18,6 +18,8 @@ import { finalizeCall } from './finalize.js';
 import { startHeartbeat } from './heartbeat.js';
 import { idlePromptsOf, startIdlePrompts } from './idle-prompts.js';
 import { recordingStorageOf, startRecording } from './recording.js';
+import type { TurnTaking } from '../turn/turn-taking.js';
+import { CallAgent } from './call-agent.js';
 import { buildSessionOptions, secondsToMs } from './session-config.js';
 import { captureTranscript } from './transcript.js';
 
@@ -81,11 +83,18 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const texts = settings && (await step(() => renderTexts(prisma, call, settings)));
   const built = settings && texts && (await step(() => buildSession(settings, options)));
   const session = built?.session;
-  const transcript = session && captureTranscript(session, { startedAt: startedAt.getTime(), store: (position, turn) => appendCallTurn(prisma, call.id, position, turn), logFields });
+  const transcript =
+    session &&
+    captureTranscript(session, {
+      startedAt: startedAt.getTime(),
+      store: (position, turn) => appendCallTurn(prisma, call.id, position, turn),
+      logFields,
+      decisionForReply: () => built.turns.takeDecision(),
+    });
   const idle = settings && texts && idlePromptsOf(settings, texts.idleMessage);
-  const stops = session ? [watchForEnd(session, ending, { signal: options.signal, maxDurationMs: options.maxDurationMs, logFields })] : [];
+  const stops = session ? [watchForEnd(session, ending, { signal: options.signal, maxDurationMs: options.maxDurationMs, logFields }), built.turns.attach(session)] : [];
   if (session && idle) stops.push(startIdlePrompts(session, ending, idle));
-  if (session && settings && texts) await step(() => startSession(session, settings, texts, options, logFields));
+  if (session && settings && texts) await step(() => startSession(session, built.turns, settings, texts, options, logFields));
 
   const outcome = await ending.settled;
   for (const stop of stops) stop();
@@ -139,19 +148,19 @@ async function renderTexts(prisma: PrismaClient, call: CallRow, settings: Assist
 }
 
 /** The session the settings ask for, on the call's audio; its LLM also runs the post-call analysis. */
-async function buildSession(settings: AssistantSettings, options: RunCallOptions): Promise<{ session: voice.AgentSession; model: llm.LLM }> {
+async function buildSession(settings: AssistantSettings, options: RunCallOptions): Promise<{ session: voice.AgentSession; model: llm.LLM; turns: TurnTaking }> {
   const turnDetection = settings.stt_settings.turn_detection;
   const vad = options.vad ?? (await loadVad(secondsToMs(turnDetection.min_endpointing_delay), turnDetection.mode));
   const parts = await buildSessionOptions(settings, { vad, access: options.access ?? vendorAccessFromEnv() });
   const session = new voice.AgentSession(parts.options);
   session.input.audio = options.audioInput;
   session.output.audio = options.audioOutput;
-  return { session, model: parts.llm };
+  return { session, model: parts.llm, turns: parts.turns };
 }
 
 /** Starts the session, then the consent prompt (when recording asks for consent) and the welcome. */
-async function startSession(session: voice.AgentSession, settings: AssistantSettings, texts: CallTexts, options: RunCallOptions, logFields: Record<string, unknown>): Promise<void> {
-  await session.start({ agent: new voice.Agent({ instructions: texts.prompt, ...(options.tools ? { tools: options.tools } : {}) }), record: false });
+async function startSession(session: voice.AgentSession, turns: TurnTaking, settings: AssistantSettings, texts: CallTexts, options: RunCallOptions, logFields: Record<string, unknown>): Promise<void> {
+  await session.start({ agent: new CallAgent({ instructions: texts.prompt, turns, ...(options.tools ? { tools: options.tools } : {}) }), record: false });
   options.onSession?.(session);
   log().info({ ...logFields, stt: settings.stt_settings.provider, tts: settings.tts_settings.provider, llm: settings.llm_provider }, 'call started');
   const rec = settings.recording_settings;

@@ -4,8 +4,7 @@ import { MissingCredentialsError, missingCredentials, unusableStages } from '../
 import { DEFAULT_LLM_MODEL } from '../../modules/assistants/vendors.js';
 import { createLlm, hasCredential, type LlmEndpoint } from '../providers/llm-providers.js';
 import { createStt, createTts, type VendorAccess } from '../providers/speech-providers.js';
-import { createAudioTurnDetector } from '../turn/audio-turn-detector.js';
-import { TextTurnDetector } from '../turn/text-turn-detector.js';
+import { TurnTaking } from '../turn/turn-taking.js';
 
 // The assistant's settings (seconds, the API's units and names) turned into an AgentSession's options (ms, the
 // framework's names). Everything vendor-specific happens in the provider tables; nothing here names a vendor.
@@ -96,17 +95,39 @@ export function checkCredentials(settings: AssistantSettings, access: VendorAcce
 export interface SessionParts {
   options: voice.AgentSessionOptions;
   llm: llm.LLM;
+  /** The call's turn-taking: attach it to the session, and give it to the call's agent (agent/call/call-agent.ts). */
+  turns: TurnTaking;
 }
 
-export async function buildSessionOptions(settings: AssistantSettings, deps: { vad: VAD; access: VendorAccess }): Promise<SessionParts> {
+/**
+ * The interruption options the framework is given. With `resume_false_interruption` the caller's voice alone pauses
+ * the reply after `min_interruption_duration` (the framework's word count set to 0), and the words decide: the
+ * overlap filter lets them through as a turn, which interrupts the reply, once they hold `min_interruption_words`
+ * words that are not acknowledgements, and otherwise the reply resumes. A recogniser's words come a few hundred ms
+ * after the voice, so waiting for them would stop a barge-in late. Without resume a pause cannot be undone, so the
+ * framework waits for the words as well.
+ */
+export function interruptionOptions(settings: AssistantSettings) {
+  const interruption = settings.interruption_settings;
+  return {
+    enabled: interruption.allow_interruptions,
+    mode: 'vad' as const,
+    minDuration: secondsToMs(interruption.min_interruption_duration),
+    minWords: interruption.resume_false_interruption ? 0 : interruption.min_interruption_words,
+    falseInterruptionTimeout: secondsToMs(interruption.false_interruption_timeout),
+    resumeFalseInterruption: interruption.resume_false_interruption,
+  };
+}
+
+export async function buildSessionOptions(settings: AssistantSettings, deps: { vad: VAD; access: VendorAccess; stt?: voice.AgentSessionOptions['stt'] }): Promise<SessionParts> {
   checkCredentials(settings, deps.access);
   const turn = settings.stt_settings.turn_detection;
-  const interruption = settings.interruption_settings;
-  const turnDetection = turn.mode === 'text_turn_detector' ? new TextTurnDetector() : await createAudioTurnDetector();
+  const delays = { minMs: secondsToMs(turn.min_endpointing_delay), maxMs: secondsToMs(turn.max_endpointing_delay) };
+  const turns = new TurnTaking({ mode: turn.mode, delays, minInterruptionWords: settings.interruption_settings.min_interruption_words });
   const chatLlm = buildLlm(settings, deps.access);
   const options: voice.AgentSessionOptions = {
     vad: deps.vad,
-    stt: createStt(settings.stt_settings, deps.access),
+    stt: deps.stt ?? createStt(settings.stt_settings, deps.access),
     llm: chatLlm,
     tts: createTts(settings.tts_settings, deps.access),
     // Read by whatever runs inside the session (tools, handoffs) as `session.userData.customSettings`.
@@ -117,17 +138,10 @@ export async function buildSessionOptions(settings: AssistantSettings, deps: { v
     aecWarmupDuration: null,
     connOptions: { sttConnOptions: VENDOR_CONN_OPTIONS, llmConnOptions: VENDOR_CONN_OPTIONS, ttsConnOptions: VENDOR_CONN_OPTIONS, maxUnrecoverableErrors: 0 },
     turnHandling: {
-      turnDetection,
-      endpointing: { mode: 'fixed', minDelay: secondsToMs(turn.min_endpointing_delay), maxDelay: secondsToMs(turn.max_endpointing_delay) },
-      interruption: {
-        enabled: interruption.allow_interruptions,
-        mode: 'vad',
-        minDuration: secondsToMs(interruption.min_interruption_duration),
-        minWords: interruption.min_interruption_words,
-        falseInterruptionTimeout: secondsToMs(interruption.false_interruption_timeout),
-        resumeFalseInterruption: interruption.resume_false_interruption,
-      },
+      turnDetection: turns.detector(),
+      endpointing: { mode: 'fixed', minDelay: delays.minMs, maxDelay: delays.maxMs },
+      interruption: interruptionOptions(settings),
     },
   };
-  return { options, llm: chatLlm };
+  return { options, llm: chatLlm, turns };
 }

@@ -1,6 +1,8 @@
 import { initializeLogger, llm, voice } from '@livekit/agents';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { StoredTurn } from '../../modules/calls/store.js';
+import type { TurnDecision } from '../../modules/calls/schemas.js';
+import { CONTINUES_TURN } from '../turn/turn-taking.js';
 import { captureTranscript } from './transcript.js';
 import { FakeSession } from './testing/fake-session.js';
 
@@ -25,12 +27,13 @@ beforeEach(() => {
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A message spoken from `fromMs` to `toMs` after the call's start. */
-function say(role: 'user' | 'assistant', text: string, fromMs: number, toMs: number, more: { interrupted?: boolean; metrics?: llm.MetricsReport } = {}): void {
+function say(role: 'user' | 'assistant', text: string, fromMs: number, toMs: number, more: { interrupted?: boolean; metrics?: llm.MetricsReport; extra?: Record<string, unknown> } = {}): void {
   const item = llm.ChatMessage.create({
     role,
     content: text,
     createdAt: T0 + fromMs,
     interrupted: more.interrupted ?? false,
+    ...(more.extra ? { extra: more.extra } : {}),
     metrics: { startedSpeakingAt: (T0 + fromMs) / 1000, stoppedSpeakingAt: (T0 + toMs) / 1000, ...more.metrics },
   });
   session.send(ItemAdded, voice.createConversationItemAddedEvent(item));
@@ -42,7 +45,50 @@ function toolsRan(calls: Array<{ name: string; args: string; output?: string; is
   session.send(ToolsExecuted, voice.createFunctionToolsExecutedEvent({ functionCalls, functionCallOutputs }));
 }
 
+const DECISION: TurnDecision = {
+  verdict: 'finished',
+  decided_by: 'transcript',
+  transcript: 'complete',
+  transcript_rule: 'terminal_punctuation',
+  value_kind: null,
+  audio_model_probability: null,
+  audio_model_threshold: null,
+  recogniser_endpoint: false,
+  delay_ms: 300,
+};
+
 describe('the transcript of a call', () => {
+  it('gives each reply the end-of-utterance delay of the caller turn it answers, and the decision behind it, once', async () => {
+    const decisions = [DECISION];
+    const capture = captureTranscript(session, { startedAt: T0, store, decisionForReply: () => decisions.shift() });
+    say('user', 'What time is it?', 1_000, 2_000, { metrics: { endOfTurnDelay: 0.31 } });
+    say('assistant', 'Ten past nine.', 2_600, 3_400, { metrics: { llmNodeTtft: 0.2 } });
+    say('assistant', 'Anything else?', 9_000, 9_800);
+    const { turns } = await capture.close(T0 + 10_000);
+    expect(turns[1]).toMatchObject({ metrics: { end_of_utterance_delay_ms: 310, llm_ttft_ms: 200 }, turn_decision: DECISION });
+    // A second reply with no caller turn before it (an idle prompt) answers nothing.
+    expect(turns[2]!.metrics).toBeNull();
+    expect(turns[2]!.turn_decision).toBeUndefined();
+  });
+
+  it('stores the rest of a turn the caller was cut off in as that one turn, where its first part was', async () => {
+    const capture = captureTranscript(session, { startedAt: T0, store });
+    say('user', "it's john", 1_000, 1_600);
+    say('user', "it's john dot smith at gmail dot com", 2_400, 4_000, { extra: { [CONTINUES_TURN]: true } });
+    say('assistant', 'Thanks, John.', 4_400, 5_000);
+    const { spoken } = await capture.close(T0 + 6_000);
+    expect(spoken.map((t) => [t.role, t.text, t.start_ms, t.end_ms])).toEqual([
+      ['user', "it's john dot smith at gmail dot com", 1_000, 4_000],
+      ['assistant', 'Thanks, John.', 4_400, 5_000],
+    ]);
+    await settled();
+    expect(stored.map(([position, turn]) => [position, turn.text])).toEqual([
+      [0, "it's john"],
+      [0, "it's john dot smith at gmail dot com"],
+      [1, 'Thanks, John.'],
+    ]);
+  });
+
   it('keeps each user and assistant turn in order, with its times from the start of the call and whether it was interrupted', async () => {
     const capture = captureTranscript(session, { startedAt: T0, store });
     say('assistant', 'Hello, how can I help?', 100, 1_400);

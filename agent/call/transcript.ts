@@ -1,7 +1,9 @@
-import { log, voice } from '@livekit/agents';
+import { log, voice, type llm } from '@livekit/agents';
 import type { ToolCallEntry, TranscriptEntry } from '../../modules/calls/events.js';
 import type { StoredTurn } from '../../modules/calls/store.js';
 import { turnLatency } from '../turn/metrics.js';
+import { CONTINUES_TURN } from '../turn/turn-taking.js';
+import type { TurnDecision } from '../turn/turn-signals.js';
 import { listen, type SessionEvents } from './session-events.js';
 
 // The transcript as the call goes: each user and assistant turn with its start and end on the call's clock, whether it
@@ -18,6 +20,8 @@ export interface TranscriptOptions {
   store: (position: number, turn: StoredTurn) => Promise<void>;
   /** Fields that name the call in the log. */
   logFields?: Record<string, unknown>;
+  /** The end-of-turn decision behind the reply being recorded, if any (agent/turn/turn-taking.ts). */
+  decisionForReply?: () => TurnDecision | undefined;
 }
 
 export interface Transcript {
@@ -37,6 +41,7 @@ type TranscriptEvents = voice.AgentSessionEventTypes.ConversationItemAdded | voi
 export function captureTranscript(session: SessionEvents<TranscriptEvents>, options: TranscriptOptions): TranscriptCapture {
   const turns: StoredTurn[] = [];
   const pendingToolCalls: ToolCallEntry[] = [];
+  let lastUserMetrics: llm.ChatMessage['metrics'] | undefined;
   const relMs = (epochMs: number) => Math.max(Math.round(epochMs - options.startedAt), 0);
   let writes: Promise<void> = Promise.resolve();
 
@@ -54,17 +59,24 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
       const m = item.metrics;
       const start = m.startedSpeakingAt !== undefined ? m.startedSpeakingAt * 1000 : item.createdAt;
       const stop = m.stoppedSpeakingAt !== undefined ? m.stoppedSpeakingAt * 1000 : Date.now();
+      if (item.role === 'user') lastUserMetrics = m;
+      // The rest of a turn the caller was cut off in: the part stored before becomes the whole turn, where it was.
+      const continued = item.role === 'user' && item.extra[CONTINUES_TURN] === true ? turns.findLastIndex((t) => t.role === 'user') : -1;
+      const decision = item.role === 'assistant' ? options.decisionForReply?.() : undefined;
       const turn: StoredTurn = {
         role: item.role,
         text,
-        start_ms: relMs(start),
+        start_ms: continued >= 0 ? turns[continued]!.start_ms : relMs(start),
         end_ms: relMs(stop),
         interrupted: item.interrupted,
-        metrics: item.role === 'assistant' ? turnLatency(m, turns.findLast((t) => t.role === 'user')) : null,
+        metrics: item.role === 'assistant' ? turnLatency(m, lastUserMetrics) : null,
         // The tools the assistant called before this reply, with what they returned.
         ...(item.role === 'assistant' && pendingToolCalls.length > 0 ? { tool_calls: pendingToolCalls.splice(0) } : {}),
+        ...(decision ? { turn_decision: decision } : {}),
       };
-      const position = turns.push(turn) - 1;
+      if (item.role === 'assistant') lastUserMetrics = undefined;
+      const position = continued >= 0 ? continued : turns.length;
+      turns[position] = turn;
       writes = writes.then(() => options.store(position, turn).catch((error: unknown) => log().warn({ ...options.logFields, err: error }, 'turn not stored yet')));
     }),
   ];
@@ -73,7 +85,7 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
     async close(endedAt) {
       for (const stop of stops) stop();
       await writes;
-      const spoken: TranscriptEntry[] = turns.map(({ metrics: _m, ...t }) => t);
+      const spoken: TranscriptEntry[] = turns.map(({ metrics: _m, turn_decision: _d, ...t }) => t);
       // Tool calls after the last reply (the call ended before the assistant spoke again) still belong to the transcript.
       if (pendingToolCalls.length > 0) {
         const at = relMs(endedAt);

@@ -7,7 +7,7 @@ import { DEFAULT_EOT_PROCESS_NICE } from '../../lib/config.js';
 // a turn together. Run in the calls' own process, those inferences compete at equal priority with the 20 ms timers
 // that pace every call's audio, and the audio comes out late: with 12 calls on one core, frames played up to 70 ms
 // late (p99, docs/benchmarks.md). At lower priority the pacing runs first, and only the end-of-turn decision waits.
-// Inside a LiveKit job the framework's own inference process does this work instead (agent/turn/audio-turn-detector.ts).
+// Inside a LiveKit job the framework's own inference process does this work instead (agent/turn/combined-turn-detector.ts).
 
 const ENTRY = fileURLToPath(new URL('./eot-process-entry.mjs', import.meta.url));
 /** Loading the model takes about a second; a process that is not ready in 30 s is not going to be. */

@@ -8,10 +8,14 @@ type Metrics = llm.ChatMessage['metrics'];
 
 const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : Math.round(seconds * 1000));
 
-export function turnLatency(m: Metrics, _previousUser: StoredTurn | undefined): Record<string, number> | null {
+/**
+ * An assistant turn's latency; `user` holds the metrics of the caller's turn it answers, where the session puts the
+ * end-of-utterance delay (the reply's own metrics do not carry it).
+ */
+export function turnLatency(m: Metrics, user: Metrics | undefined): Record<string, number> | null {
   const out: Record<string, number> = {};
   const entries: Array<[string, number | undefined]> = [
-    ['end_of_utterance_delay_ms', ms(m.endOfTurnDelay)],
+    ['end_of_utterance_delay_ms', ms(m.endOfTurnDelay ?? user?.endOfTurnDelay)],
     ['llm_ttft_ms', ms(m.llmNodeTtft)],
     ['tts_ttfb_ms', ms(m.ttsNodeTtfb)],
     ['e2e_latency_ms', ms(m.e2eLatency)],

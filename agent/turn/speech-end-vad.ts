@@ -109,11 +109,12 @@ class SpeechEndStream extends VADStream {
     if (!audio || audio.channels !== 1) return event;
     this.#recent.append(audio.data, audio.sampleRate);
     const silence = event.rawAccumulatedSilence;
-    if (!event.speaking || silence < MIN_MEASURED_SILENCE_MS || silence >= MAX_MEASURED_SILENCE_MS) return event;
+    const spoken = spokenSoFar(event);
+    if (!event.speaking || silence < MIN_MEASURED_SILENCE_MS || silence >= MAX_MEASURED_SILENCE_MS) return spoken === event.speechDuration ? event : { ...event, speechDuration: spoken };
     // The model reads the audio received so far, the part not yet judged included (silence, or speech that a later
     // window will report and that cancels the inference).
     const measured = measuredSilenceMs(this.#recent.samples(), audio.sampleRate, silence, MAX_END_CORRECTION_MS);
-    return { ...event, rawAccumulatedSilence: measured + this.#pendingMs(event) };
+    return { ...event, speechDuration: spoken, rawAccumulatedSilence: measured + this.#pendingMs(event) };
   }
 
   /** Audio received since the last window the VAD judged: less than one 32 ms window and the frame that overfilled it. */
@@ -138,6 +139,16 @@ class SpeechEndStream extends VADStream {
     this.#inner.close();
     super.close();
   }
+}
+
+/**
+ * How long the caller has spoken in the utterance so far. Silero's speech duration runs on through the silence after
+ * the last word until it declares the end of speech, so a 300 ms "yeah" reached a 500 ms `min_interruption_duration`
+ * 200 ms after the caller had stopped, and paused the reply for nothing. The session compares this figure with that
+ * setting; the silence since the last voiced window is taken off it.
+ */
+function spokenSoFar(event: VADEvent): number {
+  return event.speaking ? Math.max(event.speechDuration - event.rawAccumulatedSilence, 0) : event.speechDuration;
 }
 
 export class SpeechEndVAD extends VAD {

@@ -90,3 +90,44 @@ describe('the end of speech the VAD reports', () => {
     expect(Math.max(...rawLag)).toBeGreaterThan(40);
   }, 30_000);
 });
+
+describe('the speech duration the VAD reports while the caller may have stopped', () => {
+  it('stops growing with the last word, so min_interruption_duration counts speech, not the silence after it', async () => {
+    const spoken = await espeakSynthesize('yeah', { voice: 'en-us', wordsPerMinute: 175, pitch: 50 });
+    let speech = resampleLinear(spoken.samples, spoken.sampleRate, 16_000);
+    let end = speech.length;
+    while (end > 0 && Math.abs(speech[end - 1]!) < 100) end--;
+    speech = speech.slice(0, end);
+    const rate = 16_000;
+    const audio = new Int16Array(rate * 0.3 + speech.length + rate);
+    audio.set(speech, rate * 0.3);
+    const spokenMs = (speech.length * 1000) / rate;
+    const longest = async (vad: VAD) => {
+      const stream = vad.stream();
+      let stop = false;
+      const pushing = (async () => {
+        for (let at = 0; at + 320 <= audio.length && !stop; at += 320) {
+          stream.pushFrame(new AudioFrame(audio.slice(at, at + 320), rate, 1, 320));
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+      })();
+      let most = 0;
+      try {
+        for await (const ev of stream) {
+          if (ev.type === VADEventType.INFERENCE_DONE && ev.speaking) most = Math.max(most, ev.speechDuration);
+          if (ev.type === VADEventType.END_OF_SPEECH) break;
+        }
+      } finally {
+        stop = true;
+        await pushing;
+        stream.close();
+      }
+      return most;
+    };
+    // Slack of Silero's own lag past the last voiced sample (up to ~70 ms) and one 32 ms window.
+    const corrected = await longest(await loadVad(370));
+    expect(corrected).toBeLessThanOrEqual(spokenMs + 100);
+    // Silero alone counts on through its silence window (370 ms here).
+    expect(await longest(await silero.VAD.load({ minSilenceDuration: 370 }))).toBeGreaterThan(corrected + 250);
+  }, 30_000);
+});

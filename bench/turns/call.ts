@@ -2,6 +2,7 @@ import type { AudioFrame } from '@livekit/rtc-node';
 import { voice, type VAD } from '@livekit/agents';
 import { PacedAudioOutput } from '../../agent/io/paced-audio-output.js';
 import { PushAudioInput } from '../../agent/io/push-audio-input.js';
+import { CallAgent } from '../../agent/call/call-agent.js';
 import { buildSessionOptions } from '../../agent/call/session-config.js';
 import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/settings.js';
 import { BENCH_ACCESS, InstantSTT, InstantTTS } from '../pipeline/instant-providers.js';
@@ -92,6 +93,8 @@ export class TurnsCall {
   readonly predictions: Prediction[] = [];
   readonly falseInterruptions: Array<{ at: number; resumed: boolean }> = [];
   errors = 0;
+  /** The assistant as the session runs it: its conversation is what the model reads. */
+  agent: CallAgent | undefined;
   readonly #session: voice.AgentSession;
 
   private constructor(session: voice.AgentSession) {
@@ -106,11 +109,17 @@ export class TurnsCall {
     session.on(voice.AgentSessionEventTypes.Error, () => void this.errors++);
   }
 
+  get session(): voice.AgentSession {
+    return this.#session;
+  }
+
   static async start(settings: AssistantSettings, vad: VAD): Promise<TurnsCall> {
-    const parts = await buildSessionOptions(settings, { vad, access: BENCH_ACCESS });
-    const session = new voice.AgentSession({ ...parts.options, stt: new InstantSTT(), tts: new InstantTTS() });
+    const parts = await buildSessionOptions(settings, { vad, access: BENCH_ACCESS, stt: new InstantSTT() });
+    const session = new voice.AgentSession({ ...parts.options, tts: new InstantTTS() });
     const call = new TurnsCall(session);
-    await session.start({ agent: new voice.Agent({ instructions: settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT }), record: false });
+    parts.turns.attach(session);
+    call.agent = new CallAgent({ instructions: settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT, turns: parts.turns });
+    await session.start({ agent: call.agent, record: false });
     call.caller.start();
     return call;
   }

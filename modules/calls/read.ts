@@ -1,7 +1,7 @@
 import type { Db } from '../../prisma/client.js';
 import type { Prisma } from '../../prisma/client.js';
 import { notFound } from '../../lib/errors.js';
-import type { CallFilters } from './schemas.js';
+import type { CallFilters, TurnDecision } from './schemas.js';
 import type { CallRow } from './lifecycle.js';
 
 // Reading calls back. Every query is filtered by the organisation: another organisation's call is "not found".
@@ -103,6 +103,7 @@ export async function getTranscript(db: Db, organizationId: number, callSid: str
     interrupted: t.interrupted,
     metrics: (t.metrics as Record<string, number> | null) ?? null,
     tool_calls: (t.toolCalls as unknown[] | null) ?? null,
+    turn_decision: (t.turnDecision as TurnDecision | null) ?? null,
   }));
 }
 

@@ -80,6 +80,22 @@ export const Call = z
   })
   .meta({ id: 'Call' });
 
+/** Why a caller's turn ended when it did: stored on the assistant turn that answered it. */
+export const TurnDecision = z
+  .object({
+    verdict: z.enum(['finished', 'unfinished']).describe('finished: answered after min_endpointing_delay; unfinished: the assistant waited up to max_endpointing_delay for more'),
+    decided_by: z.enum(['transcript', 'audio_model', 'none']).describe('the signal that settled it'),
+    transcript: z.enum(['complete', 'incomplete', 'open']).describe("what the caller's words said; open leaves it to the audio model"),
+    transcript_rule: z.enum(['empty', 'value_pending', 'terminal_punctuation', 'trailing_punctuation', 'continuation_word', 'content_word']),
+    value_kind: z.enum(['phone', 'email', 'code', 'date']).nullable().describe('the value the caller was giving, from their words or the question before'),
+    audio_model_probability: z.number().nullable(),
+    audio_model_threshold: z.number().nullable(),
+    recogniser_endpoint: z.boolean().describe('the recogniser had declared the end of the utterance'),
+    delay_ms: z.int().describe('the endpointing delay chosen, ms from the end of speech'),
+  })
+  .meta({ id: 'TurnDecision' });
+export type TurnDecision = z.infer<typeof TurnDecision>;
+
 export const TranscriptTurn = z
   .object({
     role: z.enum(['user', 'assistant']),
@@ -89,5 +105,6 @@ export const TranscriptTurn = z
     interrupted: z.boolean(),
     metrics: z.record(z.string(), z.number()).nullable(),
     tool_calls: z.array(z.unknown()).nullable(),
+    turn_decision: TurnDecision.nullable().describe("assistant turns: why the caller's turn before it ended when it did"),
   })
   .meta({ id: 'TranscriptTurn' });

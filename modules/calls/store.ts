@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../../prisma/client.js';
 import type { RecordingEntry, TranscriptEntry } from './events.js';
 import type { CallRow } from './lifecycle.js';
+import type { TurnDecision } from './schemas.js';
 import { IN_PROGRESS } from './statuses.js';
 
 // What the runtime reads and writes on a call besides its status (which only lifecycle.ts moves): the call and its
@@ -51,8 +52,14 @@ export async function touchCallHeartbeat(prisma: PrismaClient, callId: number, a
  * Stores one transcript turn as soon as it is spoken, so a call whose process dies keeps what was said. The end of the
  * call writes every turn again; the (call, position) key makes each write land once.
  */
+/**
+ * Stores a turn at its position, or replaces the turn there: the rest of a turn the caller was cut off in makes the
+ * part stored before it the whole turn.
+ */
 export async function appendCallTurn(prisma: PrismaClient, callId: number, position: number, turn: StoredTurn): Promise<void> {
-  await prisma.callTurn.createMany({ data: [turnRow(callId, position, turn)], skipDuplicates: true });
+  const row = turnRow(callId, position, turn);
+  const { callId: _c, position: _p, ...update } = row;
+  await prisma.callTurn.upsert({ where: { callId_position: { callId, position } }, create: row, update });
 }
 
 /** A transcript turn as its `call_turns` row; `position` is its place in the call. */
@@ -67,11 +74,14 @@ export function turnRow(callId: number, position: number, t: StoredTurn) {
     interrupted: t.interrupted,
     metrics: (t.metrics ?? undefined) as object | undefined,
     toolCalls: (t.tool_calls ?? undefined) as object | undefined,
+    turnDecision: (t.turn_decision ?? undefined) as object | undefined,
   };
 }
 
 export interface StoredTurn extends TranscriptEntry {
   metrics: Record<string, number> | null;
+  /** Assistant turns: why the caller's turn before it ended when it did. */
+  turn_decision?: TurnDecision | null;
 }
 
 export interface StoredRecording extends RecordingEntry {

@@ -15,7 +15,7 @@ import {
   type CallRow,
 } from '../../modules/calls/lifecycle.js';
 import { CALL_STATUSES, IN_PROGRESS, NOT_STARTED, TERMINAL } from '../../modules/calls/statuses.js';
-import { CallNotRunnableError } from '../../modules/calls/store.js';
+import { appendCallTurn, CallNotRunnableError } from '../../modules/calls/store.js';
 import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import { dbTest } from '../helpers/fixtures.js';
 
@@ -72,7 +72,8 @@ const it = dbTest
   )
   .extend('rowOf', { scope: 'file' }, async ({ db }) => (call: CallRow) => db.prisma.call.findUniqueOrThrow({ where: { id: call.id } }))
   .extend('eventsOf', { scope: 'file' }, async ({ db }) => async (call: CallRow): Promise<string[]> => {
-    const events = await db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } });
+    // Events written in one transaction share its timestamp: among those, by type, so that the order is the same each run.
+    const events = await db.prisma.event.findMany({ orderBy: [{ createdAt: 'asc' }, { type: 'asc' }] });
     return events.filter((e) => (e.payload as { call_sid?: string }).call_sid === call.callSid).map((e) => e.type);
   })
   /** Every transition tried on a call; each says whether it moved the call. */
@@ -200,6 +201,23 @@ describe('ending a call that never started', () => {
     const results = await Promise.all([endUnstartedCall(db.prisma, call.id, 'failed', 'not_joined'), endUnstartedCall(db.prisma, call.id, 'failed', 'not_joined')]);
     expect(results.sort()).toEqual([false, true]);
     expect(await eventsOf(call)).toEqual(['call.completed', 'call.failed']);
+  });
+});
+
+describe('storing turns as the call goes', () => {
+  it('stores a turn at its position, and replaces it when the caller finishes a turn they were cut off in', async ({ db, callIn }) => {
+    const call = await markCallStarted(db.prisma, await callIn('queued'), new Date());
+    const part = { role: 'user' as const, text: "it's john", start_ms: 1_000, end_ms: 1_600, interrupted: false, metrics: null };
+    await appendCallTurn(db.prisma, call.id, 0, part);
+    await appendCallTurn(db.prisma, call.id, 0, { ...part, text: "it's john dot smith at gmail dot com", end_ms: 4_000 });
+    const decision = { verdict: 'finished', decided_by: 'transcript', transcript: 'complete', transcript_rule: 'terminal_punctuation', value_kind: 'email', audio_model_probability: null, audio_model_threshold: null, recogniser_endpoint: false, delay_ms: 300 } as const;
+    await appendCallTurn(db.prisma, call.id, 1, { role: 'assistant', text: 'Thanks, John.', start_ms: 4_400, end_ms: 5_000, interrupted: false, metrics: { end_of_utterance_delay_ms: 305 }, turn_decision: decision });
+    const rows = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
+    expect(rows.map((r) => [r.position, r.text, r.startMs, r.endMs])).toEqual([
+      [0, "it's john dot smith at gmail dot com", 1_000, 4_000],
+      [1, 'Thanks, John.', 4_400, 5_000],
+    ]);
+    expect(rows[1]!.turnDecision).toEqual(decision);
   });
 });
 

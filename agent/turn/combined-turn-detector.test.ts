@@ -1,0 +1,101 @@
+import { initializeLogger } from '@livekit/agents';
+import { describe, expect, it } from 'vitest';
+import { CombinedTurnDetector } from './combined-turn-detector.js';
+import type { InferenceExecutor } from './eot-process.js';
+import { TurnSignals } from './turn-signals.js';
+
+// The default end-of-turn decision: the words first, the audio model only when they leave the turn open.
+
+initializeLogger({ pretty: false, level: 'silent' });
+
+/** An audio model that answers `probability` when released, counting what it was asked. */
+class FakeModel implements InferenceExecutor {
+  calls = 0;
+  #release: Array<() => void> = [];
+  constructor(readonly probability: number, readonly answerAtOnce = true) {}
+  async doInference(): Promise<unknown> {
+    this.calls++;
+    if (!this.answerAtOnce) await new Promise<void>((resolve) => this.#release.push(resolve));
+    return { probability: this.probability, inferenceDurationMs: 12 };
+  }
+  release(): void {
+    for (const resolve of this.#release.splice(0)) resolve();
+  }
+}
+
+function setup(model: FakeModel, question?: string) {
+  const signals = new TurnSignals({ minMs: 300, maxMs: 2500 });
+  if (question) signals.assistantSaid(question);
+  const stream = new CombinedTurnDetector(signals, model).stream();
+  return { signals, stream };
+}
+
+describe('the combined end-of-turn decision', () => {
+  it('answers a finished sentence from the words at once, without the audio model', async () => {
+    const model = new FakeModel(0.1);
+    const { signals, stream } = setup(model);
+    signals.final('What time do you open tomorrow?');
+    const event = await stream.predict().await;
+    expect(event.endOfTurnProbability).toBeGreaterThan(await stream.unlikelyThreshold(undefined) ?? 0.5);
+    expect(model.calls).toBe(0);
+    expect(signals.committed()).toMatchObject({ verdict: 'finished', decided_by: 'transcript', transcript: 'complete', delay_ms: 300 });
+    await stream.aclose();
+  });
+
+  it('waits for the rest of a phone number read in groups, whatever the audio says', async () => {
+    const model = new FakeModel(0.99);
+    const { signals, stream } = setup(model);
+    signals.final('my number is four one five.');
+    const event = await stream.predict().await;
+    expect(event.endOfTurnProbability).toBe(0);
+    expect(model.calls).toBe(0);
+    expect(signals.committed()).toMatchObject({ verdict: 'unfinished', decided_by: 'transcript', transcript_rule: 'value_pending', value_kind: 'phone', delay_ms: 2500 });
+    await stream.aclose();
+  });
+
+  it('reads a bare name after the assistant asked for an email as an address still being spelled', async () => {
+    const model = new FakeModel(0.99);
+    const { signals, stream } = setup(model, "What's your email address?");
+    signals.final("it's john");
+    expect((await stream.predict().await).endOfTurnProbability).toBe(0);
+    expect(model.calls).toBe(0);
+    await stream.aclose();
+  });
+
+  it('asks the audio model when the words leave the turn open, and records its probability', async () => {
+    const model = new FakeModel(0.12);
+    const { signals, stream } = setup(model);
+    signals.final("it's john");
+    const event = await stream.predict().await;
+    expect(model.calls).toBe(1);
+    expect(event.endOfTurnProbability).toBe(0.12);
+    const decision = signals.committed();
+    expect(decision).toMatchObject({ verdict: 'unfinished', decided_by: 'audio_model', transcript: 'open', audio_model_probability: 0.12, delay_ms: 2500 });
+    expect(decision?.audio_model_threshold).toBeGreaterThan(0.12);
+    await stream.aclose();
+  });
+
+  it('lets words that arrive while the model runs settle the turn', async () => {
+    const model = new FakeModel(0.01, false);
+    const { signals, stream } = setup(model);
+    const verdict = stream.predict();
+    signals.final('Yes, that works for me.');
+    const event = await verdict.await;
+    expect(event.endOfTurnProbability).toBe(1);
+    expect(signals.committed()).toMatchObject({ verdict: 'finished', decided_by: 'transcript' });
+    model.release();
+    await stream.aclose();
+  });
+
+  it('voids a pending verdict when speech resumes, recording no decision', async () => {
+    const model = new FakeModel(0.9, false);
+    const { signals, stream } = setup(model);
+    const verdict = stream.predict();
+    stream.cancelInference();
+    expect((await verdict.await).endOfTurnProbability).toBe(0);
+    model.release();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(signals.committed()).toBeUndefined();
+    await stream.aclose();
+  });
+});

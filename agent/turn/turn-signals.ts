@@ -1,0 +1,112 @@
+import type { LanguageCode } from '@livekit/agents';
+import { readTranscript, type TranscriptReading } from './text-turn-detector.js';
+import type { TurnDecision } from '../../modules/calls/schemas.js';
+
+// What one call knows about the caller's turn in progress, gathered for the end-of-turn decision and for the turn's
+// record: the caller's words so far (what the recogniser released: the overlap filter holds back backchannels), what
+// the assistant said last, whether the recogniser has declared the end of the utterance, and each decision taken,
+// with the signals behind it. Nothing here holds the words in the record: a decision names rules and figures only.
+
+/** One end-of-turn decision, as stored on the assistant turn it led to (`turn_decision`, modules/calls/schemas.ts). */
+export type { TurnDecision };
+
+export interface EndpointingDelays {
+  minMs: number;
+  maxMs: number;
+}
+
+export class TurnSignals {
+  readonly delays: EndpointingDelays;
+  /** The recogniser's language of the caller's last words, as the session looks its thresholds up. */
+  language: LanguageCode | undefined;
+  #finals: string[] = [];
+  #interim = '';
+  #question: string | undefined;
+  #recogniserEndpoint = false;
+  #decision: TurnDecision | undefined;
+  readonly #listeners = new Set<() => void>();
+
+  constructor(delays: EndpointingDelays) {
+    this.delays = delays;
+  }
+
+  /** The caller's words since the last committed turn: the final parts, then the words still being recognised. */
+  get text(): string {
+    return [...this.#finals, this.#interim].filter((part) => part.trim().length > 0).join(' ');
+  }
+
+  get recogniserEndpoint(): boolean {
+    return this.#recogniserEndpoint;
+  }
+
+  /** What the words so far say of the turn, with the assistant's last words as context. */
+  reading(): TranscriptReading {
+    return readTranscript(this.text, this.#question);
+  }
+
+  interim(text: string, language?: LanguageCode): void {
+    this.#interim = text;
+    this.#heard(language);
+  }
+
+  final(text: string, language?: LanguageCode): void {
+    this.#finals.push(text);
+    this.#interim = '';
+    this.#heard(language);
+  }
+
+  /** The recogniser's own end of the utterance (END_OF_SPEECH from a vendor that endpoints). */
+  recogniserEnded(): void {
+    this.#recogniserEndpoint = true;
+    this.#changed();
+  }
+
+  /** The assistant said this (a message added to the conversation): the context the next words are read in. */
+  assistantSaid(text: string): void {
+    if (text.trim()) this.#question = text;
+  }
+
+  decided(decision: TurnDecision): void {
+    this.#decision = decision;
+  }
+
+  /** The caller's turn was committed: the decision that led to it, and a clean slate for the next turn. */
+  committed(): TurnDecision | undefined {
+    const decision = this.#decision;
+    this.#finals = [];
+    this.#interim = '';
+    this.#recogniserEndpoint = false;
+    this.#decision = undefined;
+    return decision;
+  }
+
+  /** Calls `listener` whenever the words or the recogniser's endpoint change, until the answered function is called. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  /** A decision from the words alone, with what they said: for detectors that have no other signal. */
+  decisionFromWords(reading: TranscriptReading, finished: boolean, decidedBy: TurnDecision['decided_by']): TurnDecision {
+    return {
+      verdict: finished ? 'finished' : 'unfinished',
+      decided_by: decidedBy,
+      transcript: reading.verdict,
+      transcript_rule: reading.reason,
+      value_kind: reading.valueKind ?? null,
+      audio_model_probability: null,
+      audio_model_threshold: null,
+      recogniser_endpoint: this.#recogniserEndpoint,
+      delay_ms: finished ? this.delays.minMs : this.delays.maxMs,
+    };
+  }
+
+  #heard(language: LanguageCode | undefined): void {
+    if (language) this.language = language;
+    this.#changed();
+  }
+
+  #changed(): void {
+    for (const listener of [...this.#listeners]) listener();
+  }
+}
