@@ -71,6 +71,30 @@ describe('the transcript of a call', () => {
     expect(turns[2]!.turn_decision).toBeUndefined();
   });
 
+  it('keeps a reply the caller talked over before their turn, though it ended after it, and gives it no latency of theirs', async () => {
+    const decisions = [DECISION];
+    const capture = captureTranscript(session, { startedAt: T0, store, decisionForReply: () => decisions.shift() });
+    say('user', 'what time is it', 2_500, 3_300, { metrics: { endOfTurnDelay: 0.3 } });
+    say('assistant', 'Hello, how can I help?', 600, 3_800, { interrupted: true });
+    say('assistant', 'It is noon.', 4_300, 4_900);
+    const { turns } = await capture.close(T0 + 5_000);
+    expect(turns.map((t) => [t.role, t.text])).toEqual([
+      ['assistant', 'Hello, how can I help?'],
+      ['user', 'what time is it'],
+      ['assistant', 'It is noon.'],
+    ]);
+    expect(turns[0]!.turn_decision).toBeUndefined();
+    expect(turns[2]).toMatchObject({ metrics: { end_of_utterance_delay_ms: 300 }, turn_decision: DECISION });
+    await settled();
+    // Each position holds, last written, the turn now there.
+    const last = new Map(stored.map(([position, turn]) => [position, turn.text]));
+    expect([...last.entries()].sort()).toEqual([
+      [0, 'Hello, how can I help?'],
+      [1, 'what time is it'],
+      [2, 'It is noon.'],
+    ]);
+  });
+
   it('stores the rest of a turn the caller was cut off in as that one turn, where its first part was', async () => {
     const capture = captureTranscript(session, { startedAt: T0, store });
     say('user', "it's john", 1_000, 1_600);

@@ -41,9 +41,14 @@ type TranscriptEvents = voice.AgentSessionEventTypes.ConversationItemAdded | voi
 export function captureTranscript(session: SessionEvents<TranscriptEvents>, options: TranscriptOptions): TranscriptCapture {
   const turns: StoredTurn[] = [];
   const pendingToolCalls: ToolCallEntry[] = [];
-  let lastUserMetrics: llm.ChatMessage['metrics'] | undefined;
+  /** The caller's last turn not yet answered: its metrics hold the end-of-utterance delay its reply is given. */
+  let unanswered: { metrics: llm.ChatMessage['metrics']; startMs: number } | undefined;
   const relMs = (epochMs: number) => Math.max(Math.round(epochMs - options.startedAt), 0);
   let writes: Promise<void> = Promise.resolve();
+  const write = (position: number) => {
+    const turn = turns[position]!;
+    writes = writes.then(() => options.store(position, turn).catch((error: unknown) => log().warn({ ...options.logFields, err: error }, 'turn not stored yet')));
+  };
 
   const stops = [
     listen(session, voice.AgentSessionEventTypes.FunctionToolsExecuted, (ev) => {
@@ -59,25 +64,34 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
       const m = item.metrics;
       const start = m.startedSpeakingAt !== undefined ? m.startedSpeakingAt * 1000 : item.createdAt;
       const stop = m.stoppedSpeakingAt !== undefined ? m.stoppedSpeakingAt * 1000 : Date.now();
-      if (item.role === 'user') lastUserMetrics = m;
+      if (item.role === 'user') unanswered = { metrics: m, startMs: relMs(start) };
+      // A reply answers the caller's last turn if it began after it; one the caller talked over began before it.
+      const answers = item.role === 'assistant' && unanswered !== undefined && relMs(start) >= unanswered.startMs ? unanswered : undefined;
       // The rest of a turn the caller was cut off in: the part stored before becomes the whole turn, where it was.
       const continued = item.role === 'user' && item.extra[CONTINUES_TURN] === true ? turns.findLastIndex((t) => t.role === 'user') : -1;
-      const decision = item.role === 'assistant' ? options.decisionForReply?.() : undefined;
+      const decision = answers ? options.decisionForReply?.() : undefined;
       const turn: StoredTurn = {
         role: item.role,
         text,
         start_ms: continued >= 0 ? turns[continued]!.start_ms : relMs(start),
         end_ms: relMs(stop),
         interrupted: item.interrupted,
-        metrics: item.role === 'assistant' ? turnLatency(m, lastUserMetrics) : null,
+        metrics: item.role === 'assistant' ? turnLatency(m, answers?.metrics) : null,
         // The tools the assistant called before this reply, with what they returned.
         ...(item.role === 'assistant' && pendingToolCalls.length > 0 ? { tool_calls: pendingToolCalls.splice(0) } : {}),
         ...(decision ? { turn_decision: decision } : {}),
       };
-      if (item.role === 'assistant') lastUserMetrics = undefined;
-      const position = continued >= 0 ? continued : turns.length;
-      turns[position] = turn;
-      writes = writes.then(() => options.store(position, turn).catch((error: unknown) => log().warn({ ...options.logFields, err: error }, 'turn not stored yet')));
+      if (answers) unanswered = undefined;
+      if (continued >= 0) {
+        turns[continued] = turn;
+        write(continued);
+        return;
+      }
+      // In the order spoken: a reply the caller talked over joins the conversation when it stops, after the caller's
+      // turn that stopped it, but it began first. The turns after it move down one place, stored again.
+      const position = turns.findLastIndex((t) => t.start_ms <= turn.start_ms) + 1;
+      turns.splice(position, 0, turn);
+      for (let p = position; p < turns.length; p++) write(p);
     }),
   ];
 

@@ -25,6 +25,7 @@ export class TurnSignals {
   #recogniserEndpoint = false;
   #decision: TurnDecision | undefined;
   readonly #listeners = new Set<() => void>();
+  readonly #decisionListeners = new Set<(decision: TurnDecision) => void>();
 
   constructor(delays: EndpointingDelays) {
     this.delays = delays;
@@ -68,6 +69,13 @@ export class TurnSignals {
 
   decided(decision: TurnDecision): void {
     this.#decision = decision;
+    for (const listener of [...this.#decisionListeners]) listener(decision);
+  }
+
+  /** Calls `listener` with every decision taken, until the answered function is called. */
+  onDecision(listener: (decision: TurnDecision) => void): () => void {
+    this.#decisionListeners.add(listener);
+    return () => void this.#decisionListeners.delete(listener);
   }
 
   /** The caller's turn was committed: the decision that led to it, and a clean slate for the next turn. */

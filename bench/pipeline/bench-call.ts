@@ -2,6 +2,7 @@ import type { AudioFrame } from '@livekit/rtc-node';
 import { voice, type VAD } from '@livekit/agents';
 import { PacedAudioOutput } from '../../agent/io/paced-audio-output.js';
 import { PushAudioInput } from '../../agent/io/push-audio-input.js';
+import { CallAgent } from '../../agent/call/call-agent.js';
 import { buildSessionOptions } from '../../agent/call/session-config.js';
 import { CallRecorder } from '../../media/recording/recorder.js';
 import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/settings.js';
@@ -97,10 +98,11 @@ export class BenchCall {
   }
 
   static async start(settings: AssistantSettings, vad: VAD): Promise<BenchCall> {
-    const parts = await buildSessionOptions(settings, { vad, access: BENCH_ACCESS });
-    const session = new voice.AgentSession({ ...parts.options, stt: new InstantSTT(), tts: new InstantTTS() });
+    const parts = await buildSessionOptions(settings, { vad, access: BENCH_ACCESS, stt: new InstantSTT() });
+    const session = new voice.AgentSession({ ...parts.options, tts: new InstantTTS() });
     const call = new BenchCall(session, settings.recording_settings.recording_enabled);
-    await session.start({ agent: new voice.Agent({ instructions: settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT }), record: false });
+    parts.turns.attach(session);
+    await session.start({ agent: new CallAgent({ instructions: settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT, turns: parts.turns }), record: false });
     call.caller.start();
     return call;
   }

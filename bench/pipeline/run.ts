@@ -18,7 +18,8 @@ import type { LatencyResult, LoadResult, TurnDetectionMode, TurnSample, WorkerJo
 // BENCH_TURNS (default 15) turns per latency run, BENCH_LATENCY (default all four) which latency runs, as
 // mode:seconds pairs such as `turn_detector:0.3,text_turn_detector:0.6`, BENCH_STEPS (default 1,2,4,8,10,12) concurrent calls per load step
 // (the largest is run once more with the text turn detector, which needs no model inference),
-// BENCH_CALL_SECONDS (default 10) per load call, BENCH_LOG_LEVEL for the workers' logs (default silent).
+// BENCH_CALL_SECONDS (default 10) per load call, BENCH_LOG_LEVEL for the workers' logs (default silent),
+// BENCH_PLAIN_TRANSCRIPTS=1 for a recogniser without punctuation (every turn then goes to the audio model).
 
 const self = fileURLToPath(import.meta.url);
 

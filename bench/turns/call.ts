@@ -93,6 +93,8 @@ export class TurnsCall {
   readonly predictions: Prediction[] = [];
   readonly falseInterruptions: Array<{ at: number; resumed: boolean }> = [];
   errors = 0;
+  /** What settled each end-of-turn verdict: the words, or the audio model. */
+  readonly decidedBy: string[] = [];
   /** The assistant as the session runs it: its conversation is what the model reads. */
   agent: CallAgent | undefined;
   readonly #session: voice.AgentSession;
@@ -118,6 +120,7 @@ export class TurnsCall {
     const session = new voice.AgentSession({ ...parts.options, tts: new InstantTTS() });
     const call = new TurnsCall(session);
     parts.turns.attach(session);
+    parts.turns.signals.onDecision((decision) => call.decidedBy.push(decision.decided_by));
     call.agent = new CallAgent({ instructions: settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT, turns: parts.turns });
     await session.start({ agent: call.agent, record: false });
     call.caller.start();

@@ -168,7 +168,7 @@ function details({ spec, result: r }: Row): string[] {
   const cuts = r.pauses.filter((p) => p.cut);
   lines.push(
     `  false cut-offs by topic: ${groupCuts(r.pauses, (p) => p.topic)}; by pause: ${groupCuts(r.pauses, lengthBucket)}; ` +
-      `${cuts.filter((p) => p.beforeResume).length} committed before the caller resumed, ${cuts.filter((p) => !p.beforeResume).length} after (not yet heard); ` +
+      `${cuts.filter((p) => p.beforeResume).length} committed before the caller resumed, ${cuts.filter((p) => !p.beforeResume).length} after (not yet heard), ${cuts.filter((p) => p.repaired).length} repaired into one turn; ` +
       `commit ${ms(percentile(cuts.flatMap((p) => p.commitMs ?? []), 50))} after the pause began (p50)`,
   );
   const judged = r.pauses.filter((p) => p.probability !== null);
@@ -206,6 +206,8 @@ function details({ spec, result: r }: Row): string[] {
         `committed as a user turn ${valid.filter((o) => o.committed).length}, false-interruption events ${fi.length} (resumed ${fi.filter((o) => o.falseInterruption).length})`,
     );
   }
+  const settled = Object.values(r.decidedBy).reduce((a, b) => a + b, 0);
+  lines.push(`  verdicts settled by the words ${r.decidedBy.transcript ?? 0}, by the audio model ${r.decidedBy.audio_model ?? 0}, of ${settled}`);
   lines.push(`  session errors ${r.errors}; caller frames pushed up to ${ms(r.maxPushLatenessMs)} late`);
   return lines;
 }

@@ -39,6 +39,8 @@ export interface PauseSample {
   commitMs: number | null;
   /** It came before the caller's first voiced sample after the pause (otherwise while they had already resumed). */
   beforeResume: boolean | null;
+  /** After that commit, the whole turn was committed as one message (the cut-off repaired): null when not cut. */
+  repaired: boolean | null;
   /** The end-of-turn verdict given in the pause, if any. */
   probability: number | null;
   threshold: number | null;
@@ -88,6 +90,8 @@ export interface RowResult {
   commitsChecked: number;
   errors: number;
   maxPushLatenessMs: number;
+  /** End-of-turn verdicts by what settled them (`transcript`, `audio_model`): how often the model ran. */
+  decidedBy: Record<string, number>;
 }
 
 /** Silence before the first clip of a call: the VAD and the session settle on the line first. */
@@ -164,11 +168,12 @@ class Row {
     base: Pick<RowResult, 'minDelayMs' | 'maxDelayMs' | 'falseInterruptionMs' | 'mode'>,
   ) {
     const { minDelayMs, maxDelayMs, falseInterruptionMs, mode } = base;
-    this.result = { minDelayMs, maxDelayMs, falseInterruptionMs, mode, pauses: [], complete: [], overlaps: [], commitsBeforeEnd: 0, commitsChecked: 0, errors: 0, maxPushLatenessMs: 0 };
+    this.result = { minDelayMs, maxDelayMs, falseInterruptionMs, mode, pauses: [], complete: [], overlaps: [], commitsBeforeEnd: 0, commitsChecked: 0, errors: 0, maxPushLatenessMs: 0, decidedBy: {} };
   }
 
   #finish(call: TurnsCall): Promise<void> {
     this.result.errors += call.errors;
+    for (const by of call.decidedBy) this.result.decidedBy[by] = (this.result.decidedBy[by] ?? 0) + 1;
     this.result.maxPushLatenessMs = Math.max(this.result.maxPushLatenessMs, call.caller.maxPushLatenessMs);
     return call.close(CLOSE_TIMEOUT_MS);
   }
@@ -196,6 +201,7 @@ class Row {
       // phrase's words reach the session only when that phrase ends, and a busy core delays frames further).
       const words = normalized(labels.phrases[k]!.text);
       const commit = call.commits.find((c) => c.at >= began && normalized(c.text).endsWith(words));
+      const whole = normalized(labels.phrases.map((phrase) => phrase.text).join(' '));
       const verdict = verdictIn(call.predictions, began, resumed + 200);
       return {
         id: labels.id,
@@ -205,6 +211,7 @@ class Row {
         cut: commit !== undefined,
         commitMs: commit ? commit.at - began : null,
         beforeResume: commit ? commit.at < resumed : null,
+        repaired: commit ? call.commits.some((c) => c.at > commit.at && normalized(c.text) === whole) : null,
         probability: verdict?.probability ?? null,
         threshold: verdict?.threshold ?? null,
       };
