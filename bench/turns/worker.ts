@@ -194,6 +194,11 @@ class Row {
     const startAt = call.caller.play(readClip(run.pcmPath, labels, offsetMs), Date.now() + LEAD_MS);
     const at = (sample: number) => atSample(startAt, offsetMs, sample);
     await sleep(at(labels.speechEndSample) + PAUSES_TAIL_MS - Date.now());
+    // A turn cut in a pause is repaired when the whole of it is committed as one message once the caller is done: that
+    // commit comes up to the max delay after the end of speech.
+    const whole = normalized(labels.phrases.map((phrase) => phrase.text).join(' '));
+    const cutAt = call.commits.find((c) => c.at >= startAt && normalized(c.text) !== whole);
+    if (cutAt) await call.until(() => call.commits.some((c) => c.at > cutAt.at && normalized(c.text) === whole), at(labels.speechEndSample) + this.result.maxDelayMs + COMMIT_GRACE_MS);
     return labels.pauses.map((pause, k) => {
       const began = at(labels.phrases[k]!.endSample);
       const resumed = at(labels.phrases[k + 1]!.startSample);
@@ -201,7 +206,6 @@ class Row {
       // phrase's words reach the session only when that phrase ends, and a busy core delays frames further).
       const words = normalized(labels.phrases[k]!.text);
       const commit = call.commits.find((c) => c.at >= began && normalized(c.text).endsWith(words));
-      const whole = normalized(labels.phrases.map((phrase) => phrase.text).join(' '));
       const verdict = verdictIn(call.predictions, began, resumed + 200);
       return {
         id: labels.id,

@@ -38,7 +38,10 @@ describe('a scripted call through the runtime', () => {
       ['assistant', 'It is noon.'],
     ]);
     const reply = stored.turns[2]!;
-    expect(reply.metrics).toMatchObject({ llm_ttft_ms: expect.any(Number), tts_ttfb_ms: expect.any(Number), e2e_latency_ms: expect.any(Number) });
+    expect(reply.metrics).toMatchObject({ end_of_utterance_delay_ms: expect.any(Number), llm_ttft_ms: expect.any(Number), tts_ttfb_ms: expect.any(Number), e2e_latency_ms: expect.any(Number) });
+    // Why the caller's turn ended when it did, with no word of it: the text rules took it for finished.
+    expect(reply.turnDecision).toMatchObject({ verdict: 'finished', decided_by: 'transcript', transcript: 'open', transcript_rule: 'content_word', delay_ms: 300 });
+    expect(JSON.stringify(reply.turnDecision)).not.toContain('time');
     expect(stored.summary).toBe('The caller asked the time.');
     expect(stored.outcomes).toMatchObject({ goal_achieved: true });
 
