@@ -1,8 +1,11 @@
-import type { VAD } from '@livekit/agents';
-import * as silero from '@livekit/agents-plugin-silero';
+import { inference, type VAD } from '@livekit/agents';
 import { SpeechEndVAD } from './speech-end-vad.js';
 
-// Silero VAD tuned to the assistant's endpointing. The session commits a turn `min_endpointing_delay` after the end of
+// Silero VAD tuned to the assistant's endpointing. The model is the framework's own native build
+// (`inference.VAD`, from @livekit/local-inference): the same Silero network and the same events as the Silero plugin,
+// but run in native code on libuv's thread pool, where the plugin runs onnxruntime from the calls' event loop. Measured
+// over the same audio, it takes a fifth of the plugin's CPU (4 streams of 20 s: 0.39 s against 1.7 s), and the VAD,
+// one inference per call every 32 ms, is what a core's share per call was mostly made of (docs/benchmarks.md). The session commits a turn `min_endpointing_delay` after the end of
 // the caller's speech, but it only learns of that end once the VAD declares it, after its own silence window (550 ms in
 // the plugin's defaults). With the default 0.3 s delay the window, not the assistant's setting, would decide when a
 // turn ends: ~250 ms lost on every turn (measured in bench/pipeline). So the window is the delay less the time the
@@ -40,7 +43,7 @@ export function loadVad(minEndpointingDelayMs = MAX_VAD_SILENCE_MS, mode: TurnDe
   const silenceMs = vadSilenceFor(minEndpointingDelayMs, mode);
   let vad = loaded.get(silenceMs);
   if (!vad) {
-    vad = silero.VAD.load({ minSilenceDuration: silenceMs }).then((inner) => new SpeechEndVAD(inner));
+    vad = Promise.resolve().then(() => new SpeechEndVAD(new inference.VAD({ minSilenceDuration: silenceMs })));
     // A failed load must not stay cached: the next call tries again.
     vad.catch(() => loaded.delete(silenceMs));
     loaded.set(silenceMs, vad);
