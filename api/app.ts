@@ -21,6 +21,8 @@ import { contactRoutes } from './routes/contacts.js';
 import { organizationSettingsRoutes } from './routes/organization-settings.js';
 import { sessionOnlyRoutes } from './routes/session-only.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { toolRoutes } from './routes/tools.js';
+import { SecretBox, SECRETS_KEY_BYTES } from '../lib/secret-box.js';
 import { phoneRoutes } from './routes/phone.js';
 import { callRoutes } from './routes/calls.js';
 import crypto from 'node:crypto';
@@ -69,6 +71,8 @@ export interface AppOptions {
   httpTimeouts?: Partial<HttpTimeouts>;
   /** Per-organisation and per-key request limits (RATE_LIMIT_*); without it, none: the service passes its configuration. */
   rateLimit?: RateLimitOptions | undefined;
+  /** Seals stored secrets (SECRETS_KEY); default: a random key of this process, for tests. */
+  secrets?: SecretBox | undefined;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -175,6 +179,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(organizationSettingsRoutes, { prisma: options.prisma });
       await api.register(sessionOnlyRoutes);
       await api.register(webhookRoutes, { prisma: options.prisma, allowPrivateTargets: options.allowPrivateWebhookTargets });
+      await api.register(toolRoutes, { prisma: options.prisma, secrets: options.secrets ?? new SecretBox(crypto.randomBytes(SECRETS_KEY_BYTES)), allowPrivateTargets: options.allowPrivateWebhookTargets });
       await api.register(phoneRoutes, { prisma: options.prisma });
       await api.register(callRoutes, { prisma: options.prisma, storage: options.recordingStorage ?? new LocalFileStorage(options.dataDir ?? DEFAULT_DATA_DIR) });
       await api.register(telephonyRoutes, { prisma: options.prisma, telephony, dialler });

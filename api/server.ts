@@ -3,6 +3,7 @@ import type { Database } from '../prisma/database.js';
 import type { CallAudioRunner } from '../modules/calls/audio-runner.js';
 import type { Config } from '../lib/config.js';
 import { buildApp } from './app.js';
+import { loadSecretsKey, SecretBox } from '../lib/secret-box.js';
 import { hasAnyApiKey } from '../modules/organizations/bootstrap.js';
 import { startWebhookDelivery } from '../modules/webhooks/delivery-worker.js';
 
@@ -21,6 +22,7 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     twilioAuthToken: config.twilioAuthToken,
     publicUrl: config.publicUrl,
     streamTokenSecret: config.mediaStreamSecret,
+    secrets: new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir)),
     rateLimit: config.rateLimit,
     httpTimeouts: config.httpKeepAliveTimeoutMs === undefined ? undefined : { keepAliveMs: config.httpKeepAliveTimeoutMs },
   });

@@ -45,6 +45,14 @@ const Env = z.object({
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   /** The public base URL (https://voice.example.com) carriers and browsers reach the service at. */
   PUBLIC_URL: z.string().url().optional(),
+  /**
+   * Seals stored secrets (tool credentials): base64 of 32 random bytes (`openssl rand -base64 32`). Unset, a key is
+   * made and kept in DATA_DIR/secrets.key, which suits one host; processes on several hosts must share this value.
+   */
+  SECRETS_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be base64 of 32 bytes')
+    .optional(),
   /** Signs media-socket tokens; set it when several API processes sit behind one address. */
   MEDIA_STREAM_SECRET: z.string().min(16).optional(),
   /** The offline recogniser's program (Debian's `pocketsphinx` package), found on the PATH unless a path is given. */
@@ -134,6 +142,8 @@ export interface Config {
   twilioAuthToken?: string | undefined;
   publicUrl?: string | undefined;
   mediaStreamSecret?: string | undefined;
+  /** SECRETS_KEY as given; unset, the key file under `dataDir` is used (lib/secret-box.ts). */
+  secretsKey?: string | undefined;
   rateLimit: { orgPerSecond: number; keyPerSecond: number; orgInFlight: number };
   httpKeepAliveTimeoutMs?: number | undefined;
   agent: AgentConfig;
@@ -171,6 +181,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     twilioAuthToken: e.TWILIO_AUTH_TOKEN,
     publicUrl: e.PUBLIC_URL,
     mediaStreamSecret: e.MEDIA_STREAM_SECRET,
+    secretsKey: e.SECRETS_KEY,
     rateLimit: { orgPerSecond: e.RATE_LIMIT_ORG_PER_SECOND, keyPerSecond: e.RATE_LIMIT_KEY_PER_SECOND, orgInFlight: e.RATE_LIMIT_ORG_IN_FLIGHT },
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_S === undefined ? undefined : e.HTTP_KEEP_ALIVE_TIMEOUT_S * 1000,
     agent: {

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { int } from '../../lib/zod/int.js';
+import { idParam } from '../../lib/zod/query.js';
+
+// Tools the assistant's model can call: an HTTP request of the organisation's, or a built-in a voice agent needs
+// (end the call, transfer it, send DTMF digits). Times carry their unit in the field name. docs/tools.md.
+
+/** What a model's function-calling API accepts as a function name. */
+export const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+export const TOOL_TYPES = ['http', 'end_call', 'transfer_call', 'send_dtmf'] as const;
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** A request that takes longer is abandoned and the model told so: 5 s by default, 0.5 to 30 s. */
+export const DEFAULT_TIMEOUT_MS = 5_000;
+export const MIN_TIMEOUT_MS = 500;
+export const MAX_TIMEOUT_MS = 30_000;
+/** The "still working on it" message is spoken this long into a slow tool call, unless the tool says otherwise. */
+export const DEFAULT_SLOW_AFTER_MS = 2_000;
+
+const MAX_TEMPLATE_LENGTH = 4_096;
+const MAX_HEADERS = 20;
+const MAX_MESSAGE_LENGTH = 300;
+/** A header name as RFC 9110 allows it. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+
+const template = (what: string) => z.string().max(MAX_TEMPLATE_LENGTH).describe(`${what}; may hold {{var.*}}, {{contact.*}} and {{args.*}}`);
+const headerMap = (what: string) =>
+  z
+    .record(z.string().regex(HEADER_NAME, 'must be an HTTP header name'), z.string().max(MAX_TEMPLATE_LENGTH))
+    .refine((m) => Object.keys(m).length <= MAX_HEADERS, `at most ${MAX_HEADERS} entries`)
+    .describe(what);
+
+export const HttpRequestConfig = z
+  .strictObject({
+    method: z.enum(HTTP_METHODS).default('POST'),
+    url: template('http or https URL').min(1),
+    headers: headerMap('Request headers; values are templates').default({}),
+    query: z
+      .record(z.string().min(1).max(100), z.string().max(MAX_TEMPLATE_LENGTH))
+      .refine((m) => Object.keys(m).length <= MAX_HEADERS, `at most ${MAX_HEADERS} entries`)
+      .default({})
+      .describe('Query parameters added to the URL; values are templates, encoded as URL components'),
+    body: z
+      .unknown()
+      .nullable()
+      .default(null)
+      .describe(
+        'JSON body template: any JSON value; a string that is exactly one placeholder ("{{args.count}}") becomes that value with its type, others are text. Null: no body (the arguments are sent as the body when the method takes one)',
+      ),
+    secret_headers: headerMap(
+      'Credential headers (Authorization, X-Api-Key): write-only, stored encrypted, shown masked; a masked value sent back keeps the stored one. Not templated',
+    ).default({}),
+    timeout_ms: int().min(MIN_TIMEOUT_MS).max(MAX_TIMEOUT_MS).default(DEFAULT_TIMEOUT_MS),
+  })
+  .meta({ id: 'HttpToolRequest' });
+
+export const TransferConfig = z
+  .strictObject({
+    destination: z
+      .string()
+      .regex(/^(\+[1-9]\d{6,14}|sips?:[^\s@]+@[^\s]+)$/, 'must be an E.164 number or a sip: URI')
+      .describe('E.164 number (+14155550123) or SIP URI (sip:desk@pbx.example.com)'),
+    mode: z.enum(['cold', 'warm']).default('cold').describe('cold: hand over at once; warm: speak the handoff message to the caller first'),
+    handoff_message: z.string().max(MAX_MESSAGE_LENGTH).nullable().default(null),
+  })
+  .meta({ id: 'TransferToolConfig' });
+
+export const ToolMessages = z
+  .strictObject({
+    on_start: z.string().max(MAX_MESSAGE_LENGTH).nullable().default(null).describe('Spoken when the call starts, unless the caller is speaking'),
+    on_slow: z.string().max(MAX_MESSAGE_LENGTH).nullable().default(null).describe('Spoken once the call has run slow_after_ms'),
+    slow_after_ms: int().min(0).max(MAX_TIMEOUT_MS).default(DEFAULT_SLOW_AFTER_MS),
+    on_failure: z.string().max(MAX_MESSAGE_LENGTH).nullable().default(null).describe('Spoken when the call fails; the model is told either way'),
+  })
+  .meta({ id: 'ToolMessages' });
+
+const name = z.string().regex(TOOL_NAME, 'must start with a letter and hold only letters, digits, _ and -, at most 64').describe('The name the model calls; unique in the organisation');
+const description = z.string().max(1_000).describe('What the tool does and when to use it: the model reads it');
+const parameters = z
+  .record(z.string(), z.unknown())
+  .describe('JSON Schema of the arguments: an object schema (type "object"), at most 16 KiB');
+
+/** The fields of a tool as a client writes them; which config applies follows `type`. */
+export const ToolCreate = z
+  .strictObject({
+    name,
+    description: description.default(''),
+    type: z.enum(TOOL_TYPES),
+    enabled: z.boolean().default(true),
+    parameters: parameters.default({ type: 'object', properties: {} }),
+    http: HttpRequestConfig.nullable().default(null).describe('Required for type http, refused otherwise'),
+    transfer: TransferConfig.nullable().default(null).describe('Required for type transfer_call, refused otherwise'),
+    messages: ToolMessages.default(ToolMessages.parse({})),
+  })
+  .meta({ id: 'ToolCreate' });
+export type ToolCreateIn = z.output<typeof ToolCreate>;
+
+export const ToolUpdate = z
+  .strictObject({
+    name: name.optional(),
+    description: description.optional(),
+    type: z.enum(TOOL_TYPES).optional(),
+    enabled: z.boolean().optional(),
+    parameters: parameters.optional(),
+    http: z.unknown().optional().describe('Replaces the whole HTTP config (HttpToolRequest); masked secret headers keep their stored values'),
+    transfer: z.unknown().optional().describe('Replaces the whole transfer config (TransferToolConfig)'),
+    messages: z.unknown().optional().describe('Replaces the spoken messages (ToolMessages)'),
+  })
+  .meta({ id: 'ToolUpdate', description: 'Partial update: omitted fields keep their value; the result must be a valid tool.' });
+export type ToolUpdateIn = z.output<typeof ToolUpdate>;
+
+export const Tool = z
+  .object({
+    id: z.int(),
+    name: z.string(),
+    description: z.string(),
+    type: z.enum(TOOL_TYPES),
+    enabled: z.boolean(),
+    parameters: z.record(z.string(), z.unknown()),
+    http: z
+      .object({
+        method: z.enum(HTTP_METHODS),
+        url: z.string(),
+        headers: z.record(z.string(), z.string()),
+        query: z.record(z.string(), z.string()),
+        body: z.unknown(),
+        secret_headers: z.record(z.string(), z.string()).describe('Masked'),
+        timeout_ms: z.int(),
+      })
+      .nullable(),
+    transfer: z.object({ destination: z.string(), mode: z.enum(['cold', 'warm']), handoff_message: z.string().nullable() }).nullable(),
+    messages: z.object({ on_start: z.string().nullable(), on_slow: z.string().nullable(), slow_after_ms: z.int(), on_failure: z.string().nullable() }),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Tool' });
+export type ToolOut = z.infer<typeof Tool>;
+
+export const ToolParams = z.object({ tool_id: idParam });

@@ -1,0 +1,140 @@
+import type { Db } from '../../prisma/client.js';
+import { Prisma } from '../../prisma/generated/client.js';
+import { AppError, notFound, ValidationFailed } from '../../lib/errors.js';
+import { paginationOf } from '../../lib/pagination.js';
+import type { SecretBox } from '../../lib/secret-box.js';
+import { isMaskOf, maskSecret } from '../../lib/secrets.js';
+import { ToolCreate, type ToolCreateIn, type ToolOut, type ToolUpdateIn } from './schemas.js';
+import { toolProblems, type ToolPolicy } from './validation.js';
+
+// The organisation's tools: stored with their credential headers sealed (lib/secret-box.ts), read with them masked.
+// An update is merged into the stored tool and the result checked as a whole, as a new tool would be, so a change of
+// type cannot leave a config behind that does not fit it.
+
+export interface ToolDeps {
+  db: Db;
+  secrets: SecretBox;
+  policy: ToolPolicy;
+}
+
+/** What `config` holds: everything of a tool but its own columns, with secret header values sealed. */
+interface StoredConfig {
+  parameters: Record<string, unknown>;
+  http: (NonNullable<ToolCreateIn['http']> & { secret_headers: Record<string, string> }) | null;
+  transfer: ToolCreateIn['transfer'];
+  messages: ToolCreateIn['messages'];
+}
+
+type ToolRow = { id: number; organizationId: number; name: string; description: string | null; type: string; enabled: boolean; config: unknown; createdAt: Date; updatedAt: Date };
+
+/** Binds a sealed header to its organisation and header name: copied to another row or tenant, it does not open. */
+const sealContext = (organizationId: number, header: string) => `tool-header:${organizationId}:${header.toLowerCase()}`;
+
+/**
+ * The stored value, or undefined when it does not open: sealed under another SECRETS_KEY than this process has. Reads
+ * then show a bare mask instead of failing, and the tool's requests go without it until the value is written again.
+ */
+function opened(secrets: SecretBox, sealed: string, context: string): string | undefined {
+  try {
+    return secrets.open(sealed, context);
+  } catch {
+    return undefined;
+  }
+}
+
+function toApi(row: ToolRow, secrets: SecretBox): ToolOut {
+  const config = row.config as StoredConfig;
+  const masked = (name: string, sealed: string) => maskSecret(opened(secrets, sealed, sealContext(row.organizationId, name)) ?? '');
+  const http = config.http
+    ? { ...config.http, secret_headers: Object.fromEntries(Object.entries(config.http.secret_headers).map(([name, sealed]) => [name, masked(name, sealed)])) }
+    : null;
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description ?? '',
+    type: row.type as ToolOut['type'],
+    enabled: row.enabled,
+    parameters: config.parameters,
+    http,
+    transfer: config.transfer ?? null,
+    messages: config.messages,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/** The tool as stored: checked whole, its secret headers sealed, a masked value replaced by the stored one it masks. */
+function storable(organizationId: number, tool: ToolCreateIn, previous: StoredConfig | null, deps: ToolDeps): { columns: Omit<ToolCreateIn, 'parameters' | 'http' | 'transfer' | 'messages'>; config: StoredConfig } {
+  const problems = toolProblems(tool, deps.policy);
+  if (problems.length > 0) throw new ValidationFailed(problems);
+  const stored = previous?.http?.secret_headers ?? {};
+  const sealed: Record<string, string> = {};
+  for (const [name, value] of Object.entries(tool.http?.secret_headers ?? {})) {
+    const context = sealContext(organizationId, name);
+    const kept = stored[name] ?? Object.entries(stored).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+    const current = kept === undefined ? undefined : opened(deps.secrets, kept, context);
+    sealed[name] = kept !== undefined && current !== undefined && isMaskOf(value, current) ? kept : deps.secrets.seal(value, context);
+  }
+  const { parameters, http, transfer, messages, ...columns } = tool;
+  return { columns, config: { parameters, http: http ? { ...http, secret_headers: sealed } : null, transfer, messages } };
+}
+
+function nameTaken(error: unknown): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
+}
+
+const taken = (name: string) => new AppError('conflict', `A tool named ${name} exists in this organisation`, { name });
+
+export async function createTool(deps: ToolDeps, organizationId: number, input: ToolCreateIn): Promise<ToolOut> {
+  const { columns, config } = storable(organizationId, input, null, deps);
+  try {
+    const row = await deps.db.tool.create({ data: { organizationId, ...columns, config: config as unknown as Prisma.InputJsonValue } });
+    return toApi(row, deps.secrets);
+  } catch (error) {
+    if (nameTaken(error)) throw taken(input.name);
+    throw error;
+  }
+}
+
+async function findRow(db: Db, organizationId: number, id: number): Promise<ToolRow> {
+  const row = await db.tool.findFirst({ where: { id, organizationId } });
+  if (!row) throw notFound('Tool');
+  return row;
+}
+
+export async function getTool(deps: ToolDeps, organizationId: number, id: number): Promise<ToolOut> {
+  return toApi(await findRow(deps.db, organizationId, id), deps.secrets);
+}
+
+export async function listTools(deps: ToolDeps, organizationId: number, page: number, perPage: number) {
+  const [rows, total] = await Promise.all([
+    deps.db.tool.findMany({ where: { organizationId }, orderBy: { id: 'desc' }, skip: (page - 1) * perPage, take: perPage }),
+    deps.db.tool.count({ where: { organizationId } }),
+  ]);
+  return { data: rows.map((row) => toApi(row, deps.secrets)), pagination: paginationOf(page, perPage, total) };
+}
+
+export async function updateTool(deps: ToolDeps, organizationId: number, id: number, patch: ToolUpdateIn): Promise<ToolOut> {
+  const row = await findRow(deps.db, organizationId, id);
+  const current = toApi(row, deps.secrets);
+  const { id: _id, created_at: _c, updated_at: _u, ...fields } = current;
+  const merged = ToolCreate.safeParse({ ...fields, ...patch });
+  if (!merged.success) {
+    throw new ValidationFailed(merged.error.issues.map((issue) => ({ loc: ['body', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], msg: issue.message, type: 'value_error' })));
+  }
+  const { columns, config } = storable(organizationId, merged.data, row.config as StoredConfig, deps);
+  try {
+    // The row's organisation is in the filter: an id of another organisation's tool updates nothing.
+    const updated = await deps.db.tool.update({ where: { id: row.id, organizationId }, data: { ...columns, config: config as unknown as Prisma.InputJsonValue } });
+    return toApi(updated, deps.secrets);
+  } catch (error) {
+    if (nameTaken(error)) throw taken(merged.data.name);
+    throw error;
+  }
+}
+
+/** Deletes the tool; assistants it was assigned to lose it (their assignments cascade). */
+export async function deleteTool(deps: ToolDeps, organizationId: number, id: number): Promise<void> {
+  const { count } = await deps.db.tool.deleteMany({ where: { id, organizationId } });
+  if (count === 0) throw notFound('Tool');
+}
