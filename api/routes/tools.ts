@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
-import { Tool, ToolCreate, ToolParams, ToolUpdate } from '../../modules/tools/schemas.js';
-import { createTool, deleteTool, getTool, listTools, updateTool, type ToolDeps } from '../../modules/tools/service.js';
+import { Tool, ToolCreate, ToolParams, ToolTestRequest, ToolTestResult, ToolUpdate } from '../../modules/tools/schemas.js';
+import { createTool, deleteTool, getTool, listTools, testTool, updateTool, type ToolDeps } from '../../modules/tools/service.js';
 
 const tags = ['Tools'];
 const notFound = { 404: ErrorResponse.describe('No such tool in this organisation') };
@@ -84,5 +84,24 @@ export const toolRoutes: FastifyPluginAsyncZod<ToolRouteOptions> = async (app, {
       await deleteTool(deps, request.identity.organizationId, request.params.tool_id);
       return { success: true as const, message: 'Tool deleted', data: { id: request.params.tool_id } };
     },
+  });
+
+  app.post(`${PATH}/:tool_id/test`, {
+    schema: {
+      tags,
+      summary: 'Try an HTTP tool',
+      description:
+        'Sends the request once, as a call would, with the arguments, variables and contact given, and answers what ' +
+        'was sent (credentials redacted), what came back and what the model would be told. A failed request is a 200 ' +
+        'with `is_error`; a built-in tool answers 409 (it acts on a call). The body is optional.',
+      params: ToolParams,
+      body: ToolTestRequest.optional(),
+      response: { 200: envelope(ToolTestResult), 409: ErrorResponse.describe('Not an HTTP tool'), ...notFound, ...commonErrors },
+    },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Tool tried',
+      data: await testTool(deps, request.identity.organizationId, request.params.tool_id, ToolTestRequest.parse(request.body ?? {})),
+    }),
   });
 };

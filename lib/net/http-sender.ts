@@ -29,7 +29,8 @@ export interface Sender {
   close(): void;
 }
 
-function describeError(error: unknown): string {
+/** A sentence for what went wrong before a response arrived. */
+export function describeError(error: unknown): string {
   if (error instanceof TargetRefused) return error.message;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ECONNREFUSED') return 'connection refused';

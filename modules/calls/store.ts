@@ -1,4 +1,4 @@
-import type { PrismaClient } from '../../prisma/client.js';
+import type { Db, PrismaClient } from '../../prisma/client.js';
 import type { RecordingEntry, TranscriptEntry } from './events.js';
 import type { CallRow } from './lifecycle.js';
 import type { TurnDecision } from './schemas.js';
@@ -29,7 +29,7 @@ export async function findCall(prisma: PrismaClient, key: { callId?: number | un
  * The contact's fields and custom fields for `{{contact.*}}`. Read with plain SQL so the runtime does not depend on
  * the contacts model's generated types; a contact that is gone reads as no contact.
  */
-export async function loadContactFields(prisma: PrismaClient, organizationId: number, contactId: number | null): Promise<Record<string, unknown> | null> {
+export async function loadContactFields(prisma: Db, organizationId: number, contactId: number | null): Promise<Record<string, unknown> | null> {
   if (contactId === null) return null;
   const rows = await prisma.$queryRawUnsafe<Array<Record<string, unknown>>>(
     'SELECT * FROM "contacts" WHERE "id" = $1 AND "organization_id" = $2',

@@ -137,3 +137,25 @@ export const Tool = z
 export type ToolOut = z.infer<typeof Tool>;
 
 export const ToolParams = z.object({ tool_id: idParam });
+
+export const ToolTestRequest = z
+  .strictObject({
+    arguments: z.record(z.string(), z.unknown()).default({}).describe('What the model would pass, as {{args.*}}'),
+    variables: z.record(z.string(), z.string().max(500)).default({}).describe('The call variables, as {{var.*}}'),
+    contact_id: int().min(1).nullable().default(null).describe("A contact of the organisation whose fields fill {{contact.*}}"),
+  })
+  .meta({ id: 'ToolTestRequest' });
+
+export const ToolTestResult = z
+  .object({
+    request: z.object({ method: z.string(), url: z.string(), headers: z.record(z.string(), z.string()), body: z.string().nullable() }).describe('As sent, credentials redacted'),
+    missing: z.array(z.string()).describe('Placeholders that had no value and were sent empty'),
+    status: z.int().nullable().describe('HTTP status; null when no answer came'),
+    duration_ms: z.int(),
+    response_body: z.string().describe('At most 64 KiB, credentials redacted'),
+    truncated: z.boolean(),
+    is_error: z.boolean().describe('Non-2xx, a JSON answer reporting an error, a timeout, or a refused target'),
+    error: z.string().nullable(),
+    output: z.string().describe('What the model would be given: at most 4,000 characters'),
+  })
+  .meta({ id: 'ToolTestResult' });

@@ -1,10 +1,13 @@
+import type { z } from 'zod';
 import type { Db } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
 import { AppError, notFound, ValidationFailed } from '../../lib/errors.js';
 import { paginationOf } from '../../lib/pagination.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { isMaskOf, maskSecret } from '../../lib/secrets.js';
-import { ToolCreate, type ToolCreateIn, type ToolOut, type ToolUpdateIn } from './schemas.js';
+import { loadContactFields } from '../calls/store.js';
+import { executeHttpTool, type HttpToolResult } from './http-executor.js';
+import { ToolCreate, type ToolCreateIn, type ToolOut, type ToolTestRequest, type ToolUpdateIn } from './schemas.js';
 import { toolProblems, type ToolPolicy } from './validation.js';
 
 // The organisation's tools: stored with their credential headers sealed (lib/secret-box.ts), read with them masked.
@@ -137,4 +140,31 @@ export async function updateTool(deps: ToolDeps, organizationId: number, id: num
 export async function deleteTool(deps: ToolDeps, organizationId: number, id: number): Promise<void> {
   const { count } = await deps.db.tool.deleteMany({ where: { id, organizationId } });
   if (count === 0) throw notFound('Tool');
+}
+
+/**
+ * Runs an HTTP tool once as a call would, with the arguments, variables and contact given, and answers what was sent
+ * (credentials redacted), what came back, and what the model would be told. Built-ins act on a call and are tried in
+ * one.
+ */
+export async function testTool(deps: ToolDeps, organizationId: number, id: number, input: z.output<typeof ToolTestRequest>): Promise<HttpToolResult> {
+  const row = await findRow(deps.db, organizationId, id);
+  const config = row.config as StoredConfig;
+  if (row.type !== 'http' || !config.http) throw new AppError('conflict', `A ${row.type} tool acts on a call: try it in a call or a test run`);
+  if (input.contact_id !== null && (await deps.db.contact.count({ where: { id: input.contact_id, organizationId } })) === 0) {
+    throw new ValidationFailed([{ loc: ['body', 'contact_id'], msg: 'No such contact', type: 'not_found' }]);
+  }
+  const contact = await loadContactFields(deps.db, organizationId, input.contact_id);
+  const secretHeaders = Object.fromEntries(
+    Object.entries(config.http.secret_headers).flatMap(([name, sealed]) => {
+      const value = opened(deps.secrets, sealed, sealContext(organizationId, name));
+      return value === undefined ? [] : [[name, value]];
+    }),
+  );
+  const { http } = config;
+  return executeHttpTool(
+    { method: http.method, url: http.url, headers: http.headers, query: http.query, body: http.body, secretHeaders, timeoutMs: http.timeout_ms },
+    { variables: input.variables, contact, args: input.arguments },
+    { allowPrivateTargets: deps.policy.allowPrivateTargets },
+  );
 }
