@@ -14,6 +14,9 @@ const JobHandover = z.object({
   dataDir: z.string().min(1),
   vendors: z.object({ apiKeys: z.record(z.string(), z.string()), baseUrls: z.record(z.string(), z.string()) }),
   agent: z.object({ pocketsphinxBin: z.string().min(1) }),
+  /** SECRETS_KEY, when set: opens tools' stored credentials; unset, the key file in `dataDir`. */
+  secretsKey: z.string().optional(),
+  allowPrivateToolTargets: z.boolean().default(false),
 });
 export type JobHandover = z.infer<typeof JobHandover>;
 

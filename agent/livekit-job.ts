@@ -1,3 +1,4 @@
+import { loadSecretsKey, SecretBox } from '../lib/secret-box.js';
 import { AutoSubscribe, defineAgent, log, type JobContext, type JobProcess } from '@livekit/agents';
 import { AudioSource, AudioStream, LocalAudioTrack, RoomEvent, TrackKind, TrackPublishOptions, TrackSource, type RemoteTrack } from '@livekit/rtc-node';
 import { createPrismaClient } from '../prisma/client.js';
@@ -112,7 +113,17 @@ export default defineAgent({
     });
     ctx.addShutdownCallback(async () => hangup.abort('worker_shutdown'));
     try {
-      await runCall({ prisma, ...key, audioInput: input, audioOutput: output, signal: hangup.signal, dataDir: handover.dataDir, access: vendorAccessOf(handover) });
+      await runCall({
+        prisma,
+        ...key,
+        audioInput: input,
+        audioOutput: output,
+        signal: hangup.signal,
+        dataDir: handover.dataDir,
+        access: vendorAccessOf(handover),
+        secrets: new SecretBox(loadSecretsKey(handover.secretsKey, handover.dataDir)),
+        allowPrivateToolTargets: handover.allowPrivateToolTargets,
+      });
     } finally {
       input.end();
       output.close();

@@ -1,3 +1,4 @@
+import type { SecretBox } from '../lib/secret-box.js';
 import type { PrismaClient } from '../prisma/client.js';
 import { settledWithin } from '../lib/async.js';
 import { runCall, type CallResult, type RunCallOptions } from './call/run-call.js';
@@ -12,11 +13,16 @@ export type LocalCallRequest = Omit<RunCallOptions, 'prisma' | 'vad' | 'dataDir'
 export interface LocalCallRunnerOptions {
   /** How the calls reach their vendors (the process's configuration); a request may bring its own. */
   access?: VendorAccess;
+  /** Opens tools' stored credentials (SECRETS_KEY). */
+  secrets?: SecretBox;
+  /** Let HTTP tools reach loopback and private addresses. */
+  allowPrivateToolTargets?: boolean;
 }
 
 export class LocalCallRunner {
   readonly #active = new Map<Promise<CallResult>, AbortController>();
   readonly #access: VendorAccess | undefined;
+  readonly #tools: Pick<RunCallOptions, 'secrets' | 'allowPrivateToolTargets'>;
   // The VAD of the default endpointing delay (0.3 s), loaded ahead of the first call; a failure surfaces on that call
   // (which loads it again), never as an unhandled rejection.
   readonly #warm: Promise<unknown> = loadVad(300).catch(() => {});
@@ -28,6 +34,7 @@ export class LocalCallRunner {
     options: LocalCallRunnerOptions = {},
   ) {
     this.#access = options.access;
+    this.#tools = { ...(options.secrets ? { secrets: options.secrets } : {}), allowPrivateToolTargets: options.allowPrivateToolTargets ?? false };
   }
 
   get activeCalls(): number {
@@ -44,7 +51,7 @@ export class LocalCallRunner {
     const stop = new AbortController();
     request.signal?.addEventListener('abort', () => stop.abort(request.signal?.reason), { once: true });
     const access = request.access ?? this.#access;
-    const running = this.#warm.then(() => runCall({ ...request, ...(access ? { access } : {}), signal: stop.signal, prisma: this.prisma, dataDir: this.dataDir }));
+    const running = this.#warm.then(() => runCall({ ...this.#tools, ...request, ...(access ? { access } : {}), signal: stop.signal, prisma: this.prisma, dataDir: this.dataDir }));
     this.#active.set(running, stop);
     try {
       return await running;

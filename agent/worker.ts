@@ -1,3 +1,4 @@
+import { loadSecretsKey, SecretBox } from '../lib/secret-box.js';
 import { AgentServer, log, ServerOptions } from '@livekit/agents';
 import { fileURLToPath } from 'node:url';
 import type { PrismaClient } from '../prisma/client.js';
@@ -23,7 +24,7 @@ export const CLOSE_TIMEOUT_MS = 5_000;
 export const LOAD_THRESHOLD = 0.75;
 
 /** What of the process's configuration the worker and its calls use. */
-export type WorkerConfig = Pick<Config, 'dataDir' | 'logLevel' | 'livekit' | 'agent' | 'vendors'>;
+export type WorkerConfig = Pick<Config, 'dataDir' | 'logLevel' | 'livekit' | 'agent' | 'vendors' | 'secretsKey' | 'webhookAllowPrivateTargets'>;
 
 export interface AgentWorker {
   mode: 'local' | 'livekit';
@@ -54,7 +55,11 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   const recovery =
     options.callRecovery === false ? undefined : startCallRecovery(options.prisma, { dataDir: config.dataDir, access, ...options.callRecovery });
   if (!config.livekit) {
-    const runner = new LocalCallRunner(options.prisma, config.dataDir, { access });
+    const runner = new LocalCallRunner(options.prisma, config.dataDir, {
+      access,
+      secrets: new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir)),
+      allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false,
+    });
     return {
       mode: 'local',
       runner,
@@ -64,7 +69,14 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       },
     };
   }
-  handOverToJobProcesses({ databaseUrl: options.databaseUrl, dataDir: config.dataDir, vendors: config.vendors, agent: { pocketsphinxBin: config.agent.pocketsphinxBin } });
+  handOverToJobProcesses({
+    databaseUrl: options.databaseUrl,
+    dataDir: config.dataDir,
+    vendors: config.vendors,
+    agent: { pocketsphinxBin: config.agent.pocketsphinxBin },
+    ...(config.secretsKey ? { secretsKey: config.secretsKey } : {}),
+    allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false,
+  });
   const server = new AgentServer(
     new ServerOptions({
       agent: fileURLToPath(new URL('./livekit-job-entry.mjs', import.meta.url)),

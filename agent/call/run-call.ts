@@ -22,6 +22,11 @@ import type { TurnTaking } from '../turn/turn-taking.js';
 import { CallAgent } from './call-agent.js';
 import { buildSessionOptions, secondsToMs } from './session-config.js';
 import { captureTranscript } from './transcript.js';
+import { callToolContext } from './tools.js';
+import { loadCallTools } from '../../modules/tools/call-tools.js';
+import type { HttpToolResult } from '../../modules/tools/http-executor.js';
+import { loadSecretsKey, SecretBox } from '../../lib/secret-box.js';
+import { DEFAULT_DATA_DIR } from '../../lib/config.js';
 
 // One call, start to end, over any pair of audio input and output: a LiveKit room's tracks, the built-in WebSocket
 // transport, or a test's scripted caller. Every transport calls this one function. It puts the call's parts together:
@@ -49,8 +54,12 @@ export interface RunCallOptions extends CallAudio {
   maxDurationMs?: number;
   /** How often the call's heartbeat is renewed (agent/call/recovery.ts). */
   heartbeatIntervalMs?: number;
-  /** Tools the assistant may call during the call. */
+  /** Tools the assistant may call during the call; default: the assistant's enabled assigned tools. */
   tools?: llm.ToolContextLike;
+  /** Opens the tools' stored credentials; default: the key in DATA_DIR (lib/secret-box.ts). */
+  secrets?: SecretBox;
+  /** Let HTTP tools reach loopback and private addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  allowPrivateToolTargets?: boolean;
   /** Sees the session once it runs (transports attach text outputs; tests observe). */
   onSession?: (session: voice.AgentSession) => void;
 }
@@ -83,6 +92,8 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const texts = settings && (await step(() => renderTexts(prisma, call, settings)));
   const built = settings && texts && (await step(() => buildSession(settings, options)));
   const session = built?.session;
+  const toolResults = new Map<string, HttpToolResult>();
+  const tools = settings && texts && (await step(() => toolsOf(call, texts.values, options, (id, result) => toolResults.set(id, result))));
   const transcript =
     session &&
     captureTranscript(session, {
@@ -90,11 +101,15 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
       store: (position, turn) => appendCallTurn(prisma, call.id, position, turn),
       logFields,
       decisionForReply: () => built.turns.takeDecision(),
+      toolCallDetail: (id) => {
+        const result = toolResults.get(id);
+        return result && { http_status: result.status, duration_ms: result.duration_ms };
+      },
     });
   const idle = settings && texts && idlePromptsOf(settings, texts.idleMessage);
   const stops = session ? [watchForEnd(session, ending, { signal: options.signal, maxDurationMs: options.maxDurationMs, logFields }), built.turns.attach(session)] : [];
   if (session && idle) stops.push(startIdlePrompts(session, ending, idle));
-  if (session && settings && texts) await step(() => startSession(session, built.turns, settings, texts, options, logFields));
+  if (session && settings && texts) await step(() => startSession(session, built.turns, settings, texts, { ...options, tools }, logFields));
 
   const outcome = await ending.settled;
   for (const stop of stops) stop();
@@ -156,6 +171,15 @@ async function buildSession(settings: AssistantSettings, options: RunCallOptions
   session.input.audio = options.audioInput;
   session.output.audio = options.audioOutput;
   return { session, model: parts.llm, turns: parts.turns };
+}
+
+/** The tools the call offers: the caller's own (tests), else the assistant's enabled assigned tools. */
+async function toolsOf(call: CallRow, values: TemplateValues, options: RunCallOptions, onHttpResult: (id: string, result: HttpToolResult) => void): Promise<llm.ToolContextLike | undefined> {
+  if (options.tools) return options.tools;
+  if (call.assistantId === null) return undefined;
+  const secrets = options.secrets ?? new SecretBox(loadSecretsKey(undefined, options.dataDir ?? DEFAULT_DATA_DIR));
+  const assigned = await loadCallTools(options.prisma, secrets, call.organizationId, call.assistantId);
+  return assigned.length > 0 ? callToolContext(assigned, { values, allowPrivateTargets: options.allowPrivateToolTargets ?? false, onHttpResult }) : undefined;
 }
 
 /** Starts the session, then the consent prompt (when recording asks for consent) and the welcome. */

@@ -22,6 +22,8 @@ export interface TranscriptOptions {
   logFields?: Record<string, unknown>;
   /** The end-of-turn decision behind the reply being recorded, if any (agent/turn/turn-taking.ts). */
   decisionForReply?: () => TurnDecision | undefined;
+  /** An HTTP tool call's status and duration, by the framework's tool call id (agent/call/tools.ts). */
+  toolCallDetail?: (callId: string) => Pick<ToolCallEntry, 'http_status' | 'duration_ms'> | undefined;
 }
 
 export interface Transcript {
@@ -54,7 +56,14 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
     listen(session, voice.AgentSessionEventTypes.FunctionToolsExecuted, (ev) => {
       ev.functionCalls.forEach((fc, i) => {
         const output = ev.functionCallOutputs[i];
-        pendingToolCalls.push({ name: fc.name, arguments: parseJson(fc.args), output: output ? parseJson(output.output) : null, is_error: output?.isError ?? false, at_ms: relMs(fc.createdAt) });
+        pendingToolCalls.push({
+          name: fc.name,
+          arguments: parseJson(fc.args),
+          output: output ? parseJson(output.output) : null,
+          is_error: output?.isError ?? false,
+          at_ms: relMs(fc.createdAt),
+          ...options.toolCallDetail?.(fc.callId),
+        });
       });
     }),
     listen(session, voice.AgentSessionEventTypes.ConversationItemAdded, ({ item }) => {

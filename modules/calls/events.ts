@@ -24,6 +24,9 @@ export interface ToolCallEntry {
   is_error: boolean;
   /** Milliseconds from the start of the call when the model called it. */
   at_ms: number;
+  /** HTTP tools: the answer's status (null when none came), and how long the request took. */
+  http_status?: number | null;
+  duration_ms?: number;
 }
 
 export interface RecordingEntry {

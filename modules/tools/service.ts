@@ -21,7 +21,7 @@ export interface ToolDeps {
 }
 
 /** What `config` holds: everything of a tool but its own columns, with secret header values sealed. */
-interface StoredConfig {
+export interface StoredConfig {
   parameters: Record<string, unknown>;
   http: (NonNullable<ToolCreateIn['http']> & { secret_headers: Record<string, string> }) | null;
   transfer: ToolCreateIn['transfer'];
@@ -155,16 +155,21 @@ export async function testTool(deps: ToolDeps, organizationId: number, id: numbe
     throw new ValidationFailed([{ loc: ['body', 'contact_id'], msg: 'No such contact', type: 'not_found' }]);
   }
   const contact = await loadContactFields(deps.db, organizationId, input.contact_id);
-  const secretHeaders = Object.fromEntries(
-    Object.entries(config.http.secret_headers).flatMap(([name, sealed]) => {
-      const value = opened(deps.secrets, sealed, sealContext(organizationId, name));
-      return value === undefined ? [] : [[name, value]];
-    }),
-  );
+  const secretHeaders = openedSecretHeaders(deps.secrets, organizationId, config.http.secret_headers);
   const { http } = config;
   return executeHttpTool(
     { method: http.method, url: http.url, headers: http.headers, query: http.query, body: http.body, secretHeaders, timeoutMs: http.timeout_ms },
     { variables: input.variables, contact, args: input.arguments },
     { allowPrivateTargets: deps.policy.allowPrivateTargets },
+  );
+}
+
+/** A tool's credential headers, opened for a request; one sealed under another key is left out. */
+export function openedSecretHeaders(secrets: SecretBox, organizationId: number, sealed: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(sealed).flatMap(([name, value]) => {
+      const plain = opened(secrets, value, sealContext(organizationId, name));
+      return plain === undefined ? [] : [[name, plain]];
+    }),
   );
 }

@@ -20,8 +20,15 @@ export const PHRASES = ['what time is it', 'yes please', 'no thanks', 'book an a
 
 let org: { organization_id: number; user_id: number } | undefined;
 
-export async function createCall(prisma: PrismaClient, settings: Record<string, unknown>, call: { welcomeMessage?: string; variables?: Record<string, string> } = {}) {
+/** The organisation the runtime tests' calls belong to, made on first use. */
+export async function runtimeOrganization(prisma: PrismaClient): Promise<number> {
   org ??= await bootstrap(prisma, { organizationName: 'Runtime tests', email: 'runtime@example.com' });
+  return org.organization_id;
+}
+
+export async function createCall(prisma: PrismaClient, settings: Record<string, unknown>, call: { welcomeMessage?: string; variables?: Record<string, string> } = {}) {
+  await runtimeOrganization(prisma);
+  if (!org) throw new Error('the runtime organisation was not made');
   const assistant = await createAssistant(prisma, { organizationId: org.organization_id, userId: org.user_id }, { name: 'Runtime', ...settings } as never);
   return prisma.call.create({
     data: {
@@ -68,6 +75,8 @@ export async function runTimeline(
     /** The call's DATA_DIR; a fresh temp folder by default. */
     dataDir?: string;
     tools?: Parameters<typeof runCall>[0]['tools'];
+    secrets?: Parameters<typeof runCall>[0]['secrets'];
+    allowPrivateToolTargets?: boolean;
   } = {},
 ): Promise<TimelineRun> {
   const input = new PushAudioInput();
@@ -92,6 +101,8 @@ export async function runTimeline(
       access: vendorAccessFromEnv(opts.env ?? {}),
       ...(opts.onSession ? { onSession: opts.onSession } : {}),
       ...(opts.tools ? { tools: opts.tools } : {}),
+      ...(opts.secrets ? { secrets: opts.secrets } : {}),
+      ...(opts.allowPrivateToolTargets !== undefined ? { allowPrivateToolTargets: opts.allowPrivateToolTargets } : {}),
       ...(opts.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: opts.heartbeatIntervalMs } : {}),
     });
     return { result, caller, output, playedAtMs, dataDir };

@@ -1,0 +1,50 @@
+import type { Db } from '../../prisma/client.js';
+import type { SecretBox } from '../../lib/secret-box.js';
+import { openedSecretHeaders, type StoredConfig } from './service.js';
+import type { ToolOut } from './schemas.js';
+import type { HttpToolConfig } from './http-executor.js';
+
+// The tools a call offers its model: the assistant's assigned tools that are enabled, in the order they were assigned,
+// each with what running it needs (an HTTP tool's credential headers opened).
+
+export interface CallTool {
+  name: string;
+  description: string;
+  type: ToolOut['type'];
+  parameters: Record<string, unknown>;
+  /** HTTP tools: the request, credentials opened. */
+  http: HttpToolConfig | null;
+  transfer: ToolOut['transfer'];
+  messages: ToolOut['messages'];
+}
+
+export async function loadCallTools(db: Db, secrets: SecretBox, organizationId: number, assistantId: number): Promise<CallTool[]> {
+  const assigned = await db.assistantTool.findMany({
+    where: { assistantId, tool: { organizationId, enabled: true } },
+    orderBy: { position: 'asc' },
+    include: { tool: true },
+  });
+  return assigned.map(({ tool }) => {
+    const config = tool.config as unknown as StoredConfig;
+    const http = config.http;
+    return {
+      name: tool.name,
+      description: tool.description ?? '',
+      type: tool.type as ToolOut['type'],
+      parameters: config.parameters,
+      http: http
+        ? {
+            method: http.method,
+            url: http.url,
+            headers: http.headers,
+            query: http.query,
+            body: http.body,
+            secretHeaders: openedSecretHeaders(secrets, organizationId, http.secret_headers),
+            timeoutMs: http.timeout_ms,
+          }
+        : null,
+      transfer: config.transfer ?? null,
+      messages: config.messages,
+    };
+  });
+}
