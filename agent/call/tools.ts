@@ -5,8 +5,8 @@ import type { ToolValues } from '../../modules/tools/render.js';
 
 // The assistant's tools as the call's model is offered them, through the framework's tool context. An HTTP tool's
 // call goes out through the executor (modules/tools/http-executor.ts) with the call's variables and contact, bounded by
-// the tool's timeout whatever else happens in the call, and cancelled by the framework's signal when the caller
-// interrupts, so no tool call is left in progress. A failure reaches the model as one (ToolError). Built-ins that act
+// the tool's timeout whatever else happens in the call, and following the framework's abort signal (which 1.9 does not
+// fire when the caller speaks during the tool: docs/tools.md). A failure reaches the model as one (ToolError). Built-ins that act
 // on the line (transfer, DTMF) are offered once the call runtime can carry them out.
 
 export interface CallToolOptions {
