@@ -4,6 +4,7 @@ import { OverlapFilter } from './overlap-filter.js';
 import { pauseReplyForCaller, replyInProgress, resumePausedReply } from './session-internals.js';
 import { TextTurnDetector } from './text-turn-detector.js';
 import { TurnSignals, type EndpointingDelays, type TurnDecision } from './turn-signals.js';
+import type { TurnDetectionMode } from './vad.js';
 
 // One call's turn-taking, around the framework's session: the end-of-turn decision from every signal
 // (combined-turn-detector.ts), words over the assistant held back until they are a turn (overlap-filter.ts), and the
@@ -19,8 +20,6 @@ import { TurnSignals, type EndpointingDelays, type TurnDecision } from './turn-s
 export const REPAIR_WINDOW_MS = 1_000;
 /** Marks a user message that continues the one before it (the transcript stores the two as one turn). */
 export const CONTINUES_TURN = 'continues_turn';
-
-export type TurnDetectionMode = 'turn_detector' | 'text_turn_detector';
 
 export interface TurnTakingOptions {
   mode: TurnDetectionMode;

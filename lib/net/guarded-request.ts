@@ -1,8 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
 import { describeError } from './http-sender.js';
-import { guardedLookup, hostOf, isPublicAddress, TargetRefused } from './target-guard.js';
+import { guardedLookup, isRefusedLiteral, TargetRefused } from './target-guard.js';
 
 // One outbound request whose answer is read, for requests the service makes on a customer's behalf (a tool's HTTP
 // call): the target guard on every address connected to, no redirect followed (a redirect could lead to a private
@@ -58,9 +57,7 @@ export function guardedRequest(request: GuardedRequest): Promise<GuardedResponse
     return Promise.resolve(done('invalid URL'));
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.resolve(done('only http and https are requested'));
-  const host = hostOf(target);
-  // Node connects to an IP literal without any lookup, so the guard checks it here.
-  if (!request.allowPrivateTargets && net.isIP(host) !== 0 && !isPublicAddress(host)) return Promise.resolve(done(new TargetRefused().message));
+  if (isRefusedLiteral(target, request.allowPrivateTargets)) return Promise.resolve(done(new TargetRefused().message));
   if (request.signal?.aborted) return Promise.resolve(done(CANCELLED_ERROR));
 
   return new Promise<GuardedResponse>((resolve) => {

@@ -1,7 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
-import { guardedLookup, hostOf, isPublicAddress, TargetRefused } from './target-guard.js';
+import { guardedLookup, isRefusedLiteral, TargetRefused } from './target-guard.js';
 
 /**
  * 15 s for the whole exchange (connect, request, response headers and body). Receivers are expected to acknowledge
@@ -68,9 +67,7 @@ export function createSender(options: { timeoutMs?: number; allowPrivateTargets:
     } catch {
       return Promise.resolve(done(null, 'invalid URL'));
     }
-    const host = hostOf(target);
-    // Node connects to an IP literal without any lookup, so the guard checks it here.
-    if (!options.allowPrivateTargets && net.isIP(host) !== 0 && !isPublicAddress(host)) {
+    if (isRefusedLiteral(target, options.allowPrivateTargets)) {
       return Promise.resolve(done(null, new TargetRefused().message));
     }
     const secure = target.protocol === 'https:';

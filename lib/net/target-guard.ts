@@ -75,6 +75,15 @@ export function hostOf(url: URL): string {
 }
 
 /**
+ * Whether the URL's host is an IP literal outside public unicast space. Node connects to an IP literal without any
+ * lookup, so `guardedLookup` never sees it: this is the check for that case.
+ */
+export function isRefusedLiteral(url: URL, allowPrivate: boolean): boolean {
+  const host = hostOf(url);
+  return !allowPrivate && net.isIP(host) !== 0 && !isPublicAddress(host);
+}
+
+/**
  * A `lookup` for `http.request` that resolves like Node's own and then refuses the connection when any resolved
  * address is not public. The socket connects to the address checked here, so DNS cannot answer differently between
  * the check and the connection (rebinding).

@@ -1,7 +1,6 @@
-import net from 'node:net';
 import { Ajv } from 'ajv';
 import type { ValidationDetail } from '../../lib/errors.js';
-import { hostOf, isPublicAddress } from '../../lib/net/target-guard.js';
+import { isRefusedLiteral } from '../../lib/net/target-guard.js';
 import type { ToolCreateIn } from './schemas.js';
 
 // What a tool must be beyond its fields' shapes: its config matches its type, its parameters are a JSON Schema of an
@@ -92,12 +91,7 @@ function checkUrl(url: string, policy: ToolPolicy, fail: (loc: Loc, msg: string)
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') fail(loc, 'Must be http or https');
   else if (parsed.username || parsed.password) fail(loc, 'Credentials go in secret_headers, not in the URL');
-  else {
-    const host = hostOf(parsed);
-    if (!policy.allowPrivateTargets && net.isIP(host) !== 0 && !isPublicAddress(host)) {
-      fail(loc, 'URL points at a private, loopback, link-local or otherwise non-public address');
-    }
-  }
+  else if (isRefusedLiteral(parsed, policy.allowPrivateTargets)) fail(loc, 'URL points at a private, loopback, link-local or otherwise non-public address');
 }
 
 function walkStrings(value: unknown, loc: Loc, visit: (text: string, loc: Loc) => void): void {

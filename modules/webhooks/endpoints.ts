@@ -1,4 +1,3 @@
-import net from 'node:net';
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import type { WebhookEndpoint as EndpointRow } from '../../prisma/generated/client.js';
 import { WEBHOOK_NOTIFY_CHANNEL } from './events.js';
@@ -13,7 +12,7 @@ import type {
 import { paginationOf } from '../../lib/pagination.js';
 import { pauseDeliveries } from './delivery-queue.js';
 import { generateSecret, secretHint } from './signing.js';
-import { hostOf, isPublicAddress } from '../../lib/net/target-guard.js';
+import { isRefusedLiteral } from '../../lib/net/target-guard.js';
 
 export interface WebhookPolicy {
   /** Accept endpoints on loopback, private and other non-public addresses (operator setting). */
@@ -45,8 +44,7 @@ function toApi(row: EndpointRow): WebhookEndpointOut {
  */
 function checkedUrl(url: string, policy: WebhookPolicy): string {
   const target = new URL(url);
-  const host = hostOf(target);
-  if (!policy.allowPrivateTargets && net.isIP(host) !== 0 && !isPublicAddress(host)) {
+  if (isRefusedLiteral(target, policy.allowPrivateTargets)) {
     throw new ValidationFailed([
       {
         loc: ['body', 'url'],
