@@ -35,8 +35,11 @@ export function idlePromptsOf(settings: Pick<AssistantSettings, 'idle_timeout' |
   return { idleMs: secondsToMs(settings.idle_timeout), maxPrompts: settings.max_idle_messages ?? DEFAULT_MAX_IDLE_MESSAGES, message: message || DEFAULT_IDLE_MESSAGE };
 }
 
-/** Prompts an idle caller until `stop` is called or the call ends. */
-export function startIdlePrompts(session: IdleSession, ending: Pick<CallEnding, 'end' | 'ended'>, idle: IdlePrompts): () => void {
+/**
+ * Prompts an idle caller until `stop` is called or the call ends. While `busy` (a tool call is running) the call is not
+ * idle, whatever was last said: the caller is waiting for the assistant, not the other way round.
+ */
+export function startIdlePrompts(session: IdleSession, ending: Pick<CallEnding, 'end' | 'ended'>, idle: IdlePrompts, busy: () => boolean = () => false): () => void {
   let prompts = 0;
   let quietSince = Date.now();
   let saidGoodbye = false;
@@ -49,6 +52,7 @@ export function startIdlePrompts(session: IdleSession, ending: Pick<CallEnding, 
     }),
   ];
   const check = setInterval(() => {
+    if (busy()) quietSince = Date.now();
     if (saidGoodbye || ending.ended || session.agentState !== 'listening' || session.userState === 'speaking' || Date.now() - quietSince < idle.idleMs) return;
     quietSince = Date.now();
     if (prompts < idle.maxPrompts) {

@@ -23,6 +23,9 @@ import { CallAgent } from './call-agent.js';
 import { buildSessionOptions, secondsToMs } from './session-config.js';
 import { captureTranscript } from './transcript.js';
 import { callToolContext } from './tools.js';
+import { CallLineTools, lineOf } from './line-tools.js';
+import type { CallLine } from './line.js';
+import { ToolRuns } from './tool-runs.js';
 import { loadCallTools } from '../../modules/tools/call-tools.js';
 import type { HttpToolResult } from '../../modules/tools/http-executor.js';
 import { loadSecretsKey, SecretBox } from '../../lib/secret-box.js';
@@ -60,6 +63,8 @@ export interface RunCallOptions extends CallAudio {
   secrets?: SecretBox;
   /** Let HTTP tools reach loopback and private addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
   allowPrivateToolTargets?: boolean;
+  /** What the transport can do to the phone line (transfer, DTMF), or how to make it from the call's row; default: a web call's, neither. */
+  line?: CallLine | ((call: CallRow) => CallLine | undefined);
   /** Sees the session once it runs (transports attach text outputs; tests observe). */
   onSession?: (session: voice.AgentSession) => void;
 }
@@ -84,6 +89,7 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const logFields = { callSid: call.callSid, callId: call.id };
   const stopHeartbeat = startHeartbeat(prisma, call.id, { intervalMs: options.heartbeatIntervalMs, logFields });
   const ending = new CallEnding();
+  const lineTools = new CallLineTools({ line: lineOf(call, options.line), ending, logFields });
 
   const step = startSteps(ending, logFields);
   const settings = await step(() => settingsOf(stored));
@@ -93,7 +99,8 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const built = settings && texts && (await step(() => buildSession(settings, options)));
   const session = built?.session;
   const toolResults = new Map<string, HttpToolResult>();
-  const tools = settings && texts && (await step(() => toolsOf(call, texts.values, options, (id, result) => toolResults.set(id, result))));
+  const runs = settings && new ToolRuns({ minInterruptionWords: settings.interruption_settings.min_interruption_words, interruptions: settings.interruption_settings.allow_interruptions, logFields });
+  const tools = settings && texts && runs && (await step(() => toolsOf(call, texts.values, options, runs, (id, result) => toolResults.set(id, result), lineTools)));
   const transcript =
     session &&
     captureTranscript(session, {
@@ -103,12 +110,13 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
       decisionForReply: () => built.turns.takeDecision(),
       toolCallDetail: (id) => {
         const result = toolResults.get(id);
-        return result && { http_status: result.status, duration_ms: result.duration_ms };
+        return { ...(result && { http_status: result.status, duration_ms: result.duration_ms }), ...runs?.detail(id) };
       },
     });
   const idle = settings && texts && idlePromptsOf(settings, texts.idleMessage);
-  const stops = session ? [watchForEnd(session, ending, { signal: options.signal, maxDurationMs: options.maxDurationMs, logFields }), built.turns.attach(session)] : [];
-  if (session && idle) stops.push(startIdlePrompts(session, ending, idle));
+  const stops = session ? [watchForEnd(session, ending, { signal: lineTools.hangupSignal(options.signal), maxDurationMs: options.maxDurationMs, logFields }), built.turns.attach(session)] : [];
+  if (session && runs) stops.push(runs.attach(session));
+  if (session && idle) stops.push(startIdlePrompts(session, ending, idle, () => runs?.busy ?? false));
   if (session && settings && texts) await step(() => startSession(session, built.turns, settings, texts, { ...options, tools }, logFields));
 
   const outcome = await ending.settled;
@@ -174,12 +182,12 @@ async function buildSession(settings: AssistantSettings, options: RunCallOptions
 }
 
 /** The tools the call offers: the caller's own (tests), else the assistant's enabled assigned tools. */
-async function toolsOf(call: CallRow, values: TemplateValues, options: RunCallOptions, onHttpResult: (id: string, result: HttpToolResult) => void): Promise<llm.ToolContextLike | undefined> {
+async function toolsOf(call: CallRow, values: TemplateValues, options: RunCallOptions, runs: ToolRuns, onHttpResult: (id: string, result: HttpToolResult) => void, line?: CallLineTools): Promise<llm.ToolContextLike | undefined> {
   if (options.tools) return options.tools;
   if (call.assistantId === null) return undefined;
   const secrets = options.secrets ?? new SecretBox(loadSecretsKey(undefined, options.dataDir ?? DEFAULT_DATA_DIR));
   const assigned = await loadCallTools(options.prisma, secrets, call.organizationId, call.assistantId);
-  return assigned.length > 0 ? callToolContext(assigned, { values, allowPrivateTargets: options.allowPrivateToolTargets ?? false, onHttpResult }) : undefined;
+  return assigned.length > 0 ? callToolContext(assigned, { values, allowPrivateTargets: options.allowPrivateToolTargets ?? false, onHttpResult, runs, line }) : undefined;
 }
 
 /** Starts the session, then the consent prompt (when recording asks for consent) and the welcome. */

@@ -6,6 +6,7 @@ import type { voice } from '@livekit/agents';
 export interface SessionEventMap {
   [voice.AgentSessionEventTypes.AgentStateChanged]: voice.AgentStateChangedEvent;
   [voice.AgentSessionEventTypes.UserStateChanged]: voice.UserStateChangedEvent;
+  [voice.AgentSessionEventTypes.UserInputTranscribed]: voice.UserInputTranscribedEvent;
   [voice.AgentSessionEventTypes.ConversationItemAdded]: voice.ConversationItemAddedEvent;
   [voice.AgentSessionEventTypes.FunctionToolsExecuted]: voice.FunctionToolsExecutedEvent;
   [voice.AgentSessionEventTypes.Error]: voice.ErrorEvent;

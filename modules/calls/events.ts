@@ -27,6 +27,8 @@ export interface ToolCallEntry {
   /** HTTP tools: the answer's status (null when none came), and how long the request took. */
   http_status?: number | null;
   duration_ms?: number;
+  /** Set when the caller took the turn while it ran: it was aborted and its result never reached the model. */
+  cancelled?: true;
 }
 
 export interface RecordingEntry {
