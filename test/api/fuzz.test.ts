@@ -138,6 +138,8 @@ describe('hostile requests generated from the OpenAPI document', () => {
     fixtures.number_id = (await created('/api/phone-numbers', { number: '+14155550100', phone_connection_id: fixtures.connection_id, assistant_id: fixtures.assistant_id })).id;
     fixtures.call_sid = (await created('/api/web-calls', { assistant_id: fixtures.assistant_id })).call_sid;
     fixtures.track = 'mixed';
+    fixtures.playbook_id ??= (await ctx.db.prisma.playbook.create({ data: { organizationId: tenant.organizationId, name: 'Fuzz test runs' } })).id;
+    fixtures.test_run_id = (await created(`/api/assistants/${fixtures.assistant_id}/test-runs`, { script: ['Hello'] })).id;
     // A delivery exists once an event is queued for the endpoint; without one, the id still has to be well-formed.
     const deliveries = await ctx.call(tenant, 'GET', `/api/organization/webhooks/${fixtures.endpoint_id}/deliveries`);
     fixtures.delivery_id = deliveries.body.data?.[0]?.id ?? 1;
@@ -199,6 +201,8 @@ describe('hostile requests generated from the OpenAPI document', () => {
   const BASE_BODIES: Record<string, () => unknown> = {
     'POST /api/contacts': () => ({ email: `fuzz${++sequence}@example.com` }),
     'POST /api/contacts/import': () => ({ contacts: [{ email: `fuzz${++sequence}@example.com` }] }),
+    'POST /api/assistants/{assistant_id}/test-runs': () => ({ script: ['Hello'] }),
+    'POST /api/playbooks/{playbook_id}/test-runs': () => ({ script: ['Hello'], assistant_id: fixtures.assistant_id }),
   };
 
   interface Slot {
