@@ -17,6 +17,8 @@ const JobHandover = z.object({
   /** SECRETS_KEY, when set: opens tools' stored credentials; unset, the key file in `dataDir`. */
   secretsKey: z.string().optional(),
   allowPrivateToolTargets: z.boolean().default(false),
+  /** The LiveKit server's API: a job transfers its SIP caller through it (agent/io/livekit-line.ts). */
+  livekit: z.object({ url: z.string().min(1), apiKey: z.string().min(1), apiSecret: z.string().min(1) }).optional(),
 });
 export type JobHandover = z.infer<typeof JobHandover>;
 

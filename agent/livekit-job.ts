@@ -8,6 +8,7 @@ import { PacedAudioOutput } from './io/paced-audio-output.js';
 import { PushAudioInput } from './io/push-audio-input.js';
 import { runCall } from './call/run-call.js';
 import { isSipParticipant, sipCallInfo, waitUntilAnswered } from './io/sip-participant.js';
+import { LiveKitSipLine } from './io/livekit-line.js';
 import { openInboundCall } from '../modules/calls/lifecycle.js';
 import { withTimeout } from '../lib/async.js';
 import { survivePromiseLeaks } from '../lib/process.js';
@@ -107,6 +108,12 @@ export default defineAgent({
     const output = new PacedAudioOutput(OUTPUT_RATE);
     output.onPlayed((frame) => void source.captureFrame(frame).catch(() => {}));
 
+    // A phone caller's line can be transferred and take keys; a browser's (a web call) cannot.
+    const localParticipant = ctx.room.localParticipant;
+    const line =
+      isSipParticipant(participant) && handover.livekit && localParticipant && ctx.room.name
+        ? new LiveKitSipLine({ ...handover.livekit, room: ctx.room.name, participantIdentity: participant.identity, dtmf: localParticipant })
+        : undefined;
     const hangup = new AbortController();
     ctx.room.on(RoomEvent.ParticipantDisconnected, (p) => {
       if (p.identity === participant.identity) hangup.abort();
@@ -123,6 +130,7 @@ export default defineAgent({
         access: vendorAccessOf(handover),
         secrets: new SecretBox(loadSecretsKey(handover.secretsKey, handover.dataDir)),
         allowPrivateToolTargets: handover.allowPrivateToolTargets,
+        ...(line ? { line } : {}),
       });
     } finally {
       input.end();

@@ -4,6 +4,8 @@ import { settledWithin } from '../lib/async.js';
 import { runCall, type CallResult, type RunCallOptions } from './call/run-call.js';
 import type { VendorAccess } from './providers/speech-providers.js';
 import { loadVad } from './turn/vad.js';
+import type { CallRow } from '../modules/calls/lifecycle.js';
+import { carrierLineOf, type CarrierAccount } from './io/carrier-line.js';
 
 // The worker without a LiveKit server: calls arrive through the built-in transports, which hand an audio pair to
 // `start`. It shares the process's VAD models, counts its calls for load reporting, and drains on shutdown.
@@ -17,12 +19,15 @@ export interface LocalCallRunnerOptions {
   secrets?: SecretBox;
   /** Let HTTP tools reach loopback and private addresses. */
   allowPrivateToolTargets?: boolean;
+  /** The carrier's REST account (TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN): Media Streams calls can be transferred. */
+  carrier?: CarrierAccount | undefined;
 }
 
 export class LocalCallRunner {
   readonly #active = new Map<Promise<CallResult>, AbortController>();
   readonly #access: VendorAccess | undefined;
   readonly #tools: Pick<RunCallOptions, 'secrets' | 'allowPrivateToolTargets'>;
+  readonly #carrier: CarrierAccount | undefined;
   // The VAD of the default endpointing delay (0.3 s), loaded ahead of the first call; a failure surfaces on that call
   // (which loads it again), never as an unhandled rejection.
   readonly #warm: Promise<unknown> = loadVad(300).catch(() => {});
@@ -35,6 +40,7 @@ export class LocalCallRunner {
   ) {
     this.#access = options.access;
     this.#tools = { ...(options.secrets ? { secrets: options.secrets } : {}), allowPrivateToolTargets: options.allowPrivateToolTargets ?? false };
+    this.#carrier = options.carrier;
   }
 
   get activeCalls(): number {
@@ -51,7 +57,8 @@ export class LocalCallRunner {
     const stop = new AbortController();
     request.signal?.addEventListener('abort', () => stop.abort(request.signal?.reason), { once: true });
     const access = request.access ?? this.#access;
-    const running = this.#warm.then(() => runCall({ ...this.#tools, ...request, ...(access ? { access } : {}), signal: stop.signal, prisma: this.prisma, dataDir: this.dataDir }));
+    const line = request.line ?? ((call: CallRow) => carrierLineOf(call, this.#carrier, request.audioOutput));
+    const running = this.#warm.then(() => runCall({ ...this.#tools, ...request, line, ...(access ? { access } : {}), signal: stop.signal, prisma: this.prisma, dataDir: this.dataDir }));
     this.#active.set(running, stop);
     try {
       return await running;

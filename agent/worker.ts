@@ -24,7 +24,7 @@ export const CLOSE_TIMEOUT_MS = 5_000;
 export const LOAD_THRESHOLD = 0.75;
 
 /** What of the process's configuration the worker and its calls use. */
-export type WorkerConfig = Pick<Config, 'dataDir' | 'logLevel' | 'livekit' | 'agent' | 'vendors' | 'secretsKey' | 'webhookAllowPrivateTargets'>;
+export type WorkerConfig = Pick<Config, 'dataDir' | 'logLevel' | 'livekit' | 'agent' | 'vendors' | 'secretsKey' | 'webhookAllowPrivateTargets' | 'carrier'>;
 
 export interface AgentWorker {
   mode: 'local' | 'livekit';
@@ -59,6 +59,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       access,
       secrets: new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir)),
       allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false,
+      carrier: config.carrier,
     });
     return {
       mode: 'local',
@@ -76,6 +77,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     agent: { pocketsphinxBin: config.agent.pocketsphinxBin },
     ...(config.secretsKey ? { secretsKey: config.secretsKey } : {}),
     allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false,
+    livekit: { url: config.livekit.url, apiKey: config.livekit.apiKey, apiSecret: config.livekit.apiSecret },
   });
   const server = new AgentServer(
     new ServerOptions({

@@ -43,6 +43,10 @@ const Env = z.object({
   AGENT_HEALTH_HOST: z.string().min(1).default('127.0.0.1'),
   /** The carrier account's auth token: Media Streams voice webhooks must carry its signature. */
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** The carrier account's SID: with the auth token, calls on Media Streams can be transferred (its REST API). */
+  TWILIO_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must be AC followed by 32 hex digits').optional(),
+  /** The carrier's REST API: Twilio's, or a compatible carrier's. */
+  TWILIO_API_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.twilio.com'),
   /** The public base URL (https://voice.example.com) carriers and browsers reach the service at. */
   PUBLIC_URL: z.string().url().optional(),
   /**
@@ -140,6 +144,8 @@ export interface Config {
   webhookAllowPrivateTargets?: boolean;
   livekit?: { url: string; apiKey: string; apiSecret: string; agentName: string } | undefined;
   twilioAuthToken?: string | undefined;
+  /** The carrier's REST account, when both TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN are set: transfers of Media Streams calls. */
+  carrier?: { accountSid: string; authToken: string; apiBaseUrl: string } | undefined;
   publicUrl?: string | undefined;
   mediaStreamSecret?: string | undefined;
   /** SECRETS_KEY as given; unset, the key file under `dataDir` is used (lib/secret-box.ts). */
@@ -179,6 +185,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY!, apiSecret: e.LIVEKIT_API_SECRET!, agentName: e.LIVEKIT_AGENT_NAME ?? DEFAULT_AGENT_NAME }
       : undefined,
     twilioAuthToken: e.TWILIO_AUTH_TOKEN,
+    carrier: e.TWILIO_ACCOUNT_SID && e.TWILIO_AUTH_TOKEN ? { accountSid: e.TWILIO_ACCOUNT_SID, authToken: e.TWILIO_AUTH_TOKEN, apiBaseUrl: e.TWILIO_API_BASE_URL } : undefined,
     publicUrl: e.PUBLIC_URL,
     mediaStreamSecret: e.MEDIA_STREAM_SECRET,
     secretsKey: e.SECRETS_KEY,

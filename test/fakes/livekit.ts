@@ -16,6 +16,8 @@ export interface TwirpCall {
 
 /** How the fake's SIP side answers a dial to a number: answer, or fail with a SIP status. */
 export type DialOutcome = { answer: true; afterMs?: number } | { sipStatus: number; reason: string; afterMs?: number };
+/** How the far side answers a transfer (a SIP REFER): accept it, or refuse with a SIP status. */
+export type TransferOutcome = { accept: true; afterMs?: number } | { sipStatus: number; reason: string; afterMs?: number };
 
 export interface FakeLiveKit {
   url: string;
@@ -25,6 +27,10 @@ export interface FakeLiveKit {
   of(method: string): TwirpCall[];
   /** The outcome of dialling `number` (default: answered at once). */
   onDial(number: string, outcome: DialOutcome): void;
+  /** The outcome of transferring a participant to `transferTo` (`tel:+1…` or a SIP URI; default: accepted at once). */
+  onTransfer(transferTo: string, outcome: TransferOutcome): void;
+  /** A room that exists on the server, as a SIP dispatch rule's room does, without a CreateRoom. */
+  addRoom(name: string): void;
   /** Makes every request fail with 503 until called with false. */
   down(isDown: boolean): void;
   close(): Promise<void>;
@@ -42,6 +48,7 @@ export async function startFakeLiveKit(): Promise<FakeLiveKit> {
   const verifier = new TokenVerifier(API_KEY, API_SECRET);
   const calls: TwirpCall[] = [];
   const outcomes = new Map<string, DialOutcome>();
+  const transfers = new Map<string, TransferOutcome>();
   const rooms = new Set<string>();
   let isDown = false;
   let sequence = 0;
@@ -96,6 +103,19 @@ export async function startFakeLiveKit(): Promise<FakeLiveKit> {
           }
           return reply({ participantId: `PA_${++sequence}`, participantIdentity: body.participantIdentity, roomName: body.roomName, sipCallId: `SCL_${sequence}` });
         }
+        if (key === 'SIP/TransferSIPParticipant') {
+          // The server asks for both grants: SIP calls, and admin of the room the participant is in.
+          if (!claims.sip?.call) return twirpError(res, 403, 'permission_denied', 'sip call grant required');
+          if (!claims.video?.roomAdmin || claims.video.room !== body.roomName) return twirpError(res, 403, 'permission_denied', 'roomAdmin on the room required');
+          if (!body.participantIdentity || !body.transferTo) return twirpError(res, 400, 'invalid_argument', 'participant identity and transfer destination required');
+          if (!rooms.has(body.roomName)) return twirpError(res, 404, 'not_found', 'room does not exist');
+          const outcome = transfers.get(body.transferTo) ?? { accept: true };
+          if (outcome.afterMs) await new Promise((r) => setTimeout(r, outcome.afterMs));
+          if ('sipStatus' in outcome) {
+            return twirpError(res, 412, 'failed_precondition', `sip status: ${outcome.sipStatus}: ${outcome.reason}`, { sip_status_code: String(outcome.sipStatus), sip_status: outcome.reason });
+          }
+          return reply({});
+        }
         return twirpError(res, 404, 'bad_route', `unknown method ${key}`);
       })();
     });
@@ -109,6 +129,8 @@ export async function startFakeLiveKit(): Promise<FakeLiveKit> {
     calls,
     of: (method) => calls.filter((c) => c.method === method),
     onDial: (number, outcome) => void outcomes.set(number, outcome),
+    onTransfer: (transferTo, outcome) => void transfers.set(transferTo, outcome),
+    addRoom: (name) => void rooms.add(name),
     down: (value) => void (isDown = value),
     close: async () => {
       server.closeAllConnections();

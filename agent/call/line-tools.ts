@@ -1,0 +1,224 @@
+import { llm, log, voice } from '@livekit/agents';
+import { withTimeout } from '../../lib/async.js';
+import { DTMF_SEQUENCE } from '../../media/dtmf.js';
+import type { CallTool } from '../../modules/tools/call-tools.js';
+import type { CallEnding, Ending } from './ending.js';
+import { LineError, WEB_LINE, type CallLine } from './line.js';
+import { listen } from './session-events.js';
+
+// The built-in tools, which act on the call itself rather than on the organisation's systems: end the call, transfer
+// the caller, press keys. Each acts through the call's line (line.ts), which says what its transport can do; what it
+// cannot do, or a refused transfer, reaches the model as a failure it can tell the caller about, and the call goes on.
+// docs/tools.md, "Built-in tools".
+
+/** The end reason of a call the assistant ended with `end_call`. */
+export const ASSISTANT_ENDED_CALL = 'assistant_ended_call';
+/** The end reason of a call handed over by `transfer_call`. */
+export const TRANSFERRED = 'transferred';
+
+/** A goodbye asked of the model is one short sentence: a few seconds; past 15 s (FINAL_PLAYOUT_TIMEOUT_MS's bound) the call ends anyway. */
+export const GOODBYE_TIMEOUT_MS = 15_000;
+/** A handoff message is at most 300 characters, about 20 s of speech: past 30 s the transfer goes ahead. */
+export const HANDOFF_TIMEOUT_MS = 30_000;
+/**
+ * How long after a line action succeeds the call waits for the framework to record the tool call before ending
+ * anyway: it records it within milliseconds, so a second is only ever reached if the session is already closing.
+ */
+export const TOOL_RECORD_GRACE_MS = 1_000;
+/** A transfer that has not been answered in 45 s is given up: LiveKit lets the destination ring 30 s, the carrier answers in seconds. */
+export const TRANSFER_TIMEOUT_MS = 45_000;
+/** 32 keys at LiveKit SIP's half second each, with room for pauses: 20 s. */
+export const DTMF_TIMEOUT_MS = 20_000;
+
+const DESCRIPTIONS: Record<'end_call' | 'transfer_call' | 'send_dtmf', string> = {
+  end_call: 'Ends the call. Use it once the conversation is over: say goodbye in the same reply; the call ends when the caller has heard it.',
+  transfer_call: 'Transfers the caller to a person or another line. Use it when the caller asks for a person or for something you cannot do; tell them you are transferring them first.',
+  send_dtmf: "Presses keys on the phone's keypad, to get through an automated phone menu: digits 0-9, * and #, and w to wait half a second.",
+};
+
+const GOODBYE_INSTRUCTION = 'The call ends after your next reply: say a short goodbye to the caller now, and nothing else.';
+
+export interface LineToolsOptions {
+  /** What the call's transport can do to the line; a web call's by default. */
+  line?: CallLine | undefined;
+  ending: CallEnding;
+  /** Fields that name the call in the log. */
+  logFields?: Record<string, unknown>;
+}
+
+type Session = voice.AgentSession;
+
+/** The built-in tools of one call, and what their actions mean for how it ends. */
+export class CallLineTools {
+  readonly line: CallLine;
+  readonly #ending: CallEnding;
+  readonly #logFields: Record<string, unknown>;
+  /** A transfer being asked for holds a hangup until it is known whether the line was handed over. */
+  #transfer: 'none' | 'requesting' | 'done' = 'none';
+  #heldHangup: (() => void) | undefined;
+
+  constructor(options: LineToolsOptions) {
+    this.line = options.line ?? WEB_LINE;
+    this.#ending = options.ending;
+    this.#logFields = options.logFields ?? {};
+  }
+
+  /**
+   * The transport's hangup signal as the call's ending should see it. A transfer makes the far side leave: LiveKit
+   * removes the SIP participant, the carrier stops the media stream, sometimes before the transfer's own answer
+   * arrives. A hangup during a transfer request waits for its outcome; after a transfer it is the transfer's doing.
+   */
+  hangupSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
+    if (!signal) return undefined;
+    const seen = new AbortController();
+    const pass = () => seen.abort(signal.reason);
+    const onAbort = () => {
+      if (this.#transfer === 'requesting') this.#heldHangup = pass;
+      else if (this.#transfer === 'none') pass();
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    return seen.signal;
+  }
+
+  /** The framework's tool for a built-in; undefined for a tool that is not one. */
+  toolFor(tool: Pick<CallTool, 'name' | 'description' | 'type' | 'transfer'>): llm.FunctionTool<any, any, any> | undefined {
+    if (tool.type === 'end_call') return this.#endCall(tool);
+    if (tool.type === 'transfer_call') return this.#transferCall(tool);
+    if (tool.type === 'send_dtmf') return this.#sendDtmf(tool);
+    return undefined;
+  }
+
+  #endCall(tool: Pick<CallTool, 'name' | 'description'>) {
+    return llm.tool({
+      name: tool.name,
+      description: tool.description || DESCRIPTIONS.end_call,
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+      execute: async (_args, { ctx, toolCallId }) => {
+        const ending: Ending = { status: 'completed', reason: ASSISTANT_ENDED_CALL };
+        // What the model says along with the call is the goodbye: it plays to its end first.
+        const before = ctx.speechHandle.chatItems.length;
+        await ctx.waitForPlayout().catch(() => {});
+        const spoken = ctx.speechHandle.chatItems.slice(before).some((item) => item.type === 'message' && item.role === 'assistant' && Boolean(item.textContent?.trim()));
+        log().info({ ...this.#logFields, tool: tool.name, goodbyeSaid: spoken }, 'assistant ends the call');
+        if (spoken) {
+          this.#endOnceRecorded(ctx.session, toolCallId, ending);
+          return 'The call has ended.';
+        }
+        // Nothing said yet: the model is asked for the goodbye, and the call ends once it has played.
+        const end = () => this.#ending.end(ending);
+        ctx.speechHandle.addDoneCallback(end);
+        setTimeout(end, GOODBYE_TIMEOUT_MS).unref();
+        return GOODBYE_INSTRUCTION;
+      },
+    });
+  }
+
+  #transferCall(tool: Pick<CallTool, 'name' | 'description' | 'transfer'>) {
+    const config = tool.transfer;
+    return llm.tool({
+      name: tool.name,
+      description: tool.description || DESCRIPTIONS.transfer_call,
+      parameters: { type: 'object', properties: {}, additionalProperties: false },
+      execute: async (_args, { ctx, toolCallId }) => {
+        if (!config) throw new llm.ToolError('This transfer has no destination set up. Tell the caller you cannot transfer them right now.');
+        if (!this.line.canTransfer) throw new llm.ToolError(await refusalOf(this.line.transfer(config.destination)));
+        if (this.#transfer !== 'none') throw new llm.ToolError('A transfer is already under way.');
+        // The reply in progress ("let me put you through") is heard first, whatever the mode.
+        await ctx.waitForPlayout().catch(() => {});
+        if (config.mode === 'warm' && config.handoff_message?.trim()) {
+          const handoff = ctx.session.say(config.handoff_message, { allowInterruptions: false });
+          await withTimeout(handoff.waitForPlayout(), HANDOFF_TIMEOUT_MS);
+        }
+        if (this.#ending.ended) throw new llm.ToolError('The call ended before the transfer.');
+        this.#transfer = 'requesting';
+        const fields = { ...this.#logFields, tool: tool.name, line: this.line.kind, mode: config.mode };
+        try {
+          // Once asked for, a transfer is not taken back when the caller speaks: its answer decides the call.
+          const answered = await withTimeout(this.line.transfer(config.destination).then(() => true), TRANSFER_TIMEOUT_MS);
+          if (!answered) throw new LineError('The transfer did not go through: the phone system did not answer in time. The caller is still on the line with you: tell them, and offer to help another way.', 'timeout');
+        } catch (error) {
+          this.#transfer = 'none';
+          const held = this.#heldHangup;
+          this.#heldHangup = undefined;
+          // The caller left while the transfer was asked for: the call ends as their hangup.
+          held?.();
+          const refusal = error instanceof LineError ? error : new LineError('The transfer could not be made. The caller is still on the line with you: tell them, and offer to help another way.', 'transfer_failed');
+          log().warn({ ...fields, code: refusal.code, ...refusal.detail }, 'transfer refused');
+          throw new llm.ToolError(refusal.message);
+        }
+        this.#transfer = 'done';
+        this.#heldHangup = undefined;
+        log().info(fields, 'call transferred');
+        log().debug({ ...fields, destination: config.destination }, 'transfer destination');
+        this.#endOnceRecorded(ctx.session, toolCallId, { status: 'completed', reason: TRANSFERRED });
+        return { transferred_to: config.destination, mode: config.mode };
+      },
+    });
+  }
+
+  #sendDtmf(tool: Pick<CallTool, 'name' | 'description'>) {
+    return llm.tool({
+      name: tool.name,
+      description: tool.description || DESCRIPTIONS.send_dtmf,
+      parameters: {
+        type: 'object',
+        properties: { digits: { type: 'string', pattern: DTMF_SEQUENCE.source, description: 'The keys to press in order: 0-9, *, #, A-D; w waits half a second' } },
+        required: ['digits'],
+        additionalProperties: false,
+      },
+      execute: async (args, { ctx, abortSignal }) => {
+        const digits = String((args as { digits?: unknown } | undefined)?.digits ?? '');
+        if (!this.line.canSendDtmf) throw new llm.ToolError(await refusalOf(this.line.sendDtmf(digits)));
+        if (!DTMF_SEQUENCE.test(digits)) throw new llm.ToolError('digits must be 1 to 32 of 0-9, *, #, A-D and w (a half-second pause). Nothing was sent.');
+        // Keys pressed over the assistant's own words would be lost in them: the reply in progress ends first.
+        await ctx.waitForPlayout().catch(() => {});
+        const sent = await withTimeout(
+          this.line.sendDtmf(digits, { signal: abortSignal }).then(
+            () => null,
+            (error: unknown) => (error instanceof LineError ? error.message : 'The keys could not be sent.'),
+          ),
+          DTMF_TIMEOUT_MS,
+        );
+        if (sent === undefined) throw new llm.ToolError('The keys could not be sent in time.');
+        if (sent !== null) throw new llm.ToolError(sent);
+        log().info({ ...this.#logFields, tool: tool.name, line: this.line.kind, keys: digits.replace(/w/g, '').length }, 'keys sent');
+        return { sent: digits };
+      },
+    });
+  }
+
+  /**
+   * Ends the call once the framework has recorded this tool call (its FunctionToolsExecuted, which the transcript
+   * reads), and closes the session at that moment so that no reply follows: there is nobody left to hear it.
+   */
+  #endOnceRecorded(session: Session, toolCallId: string, ending: Ending): void {
+    let timer: NodeJS.Timeout | undefined;
+    const finish = () => {
+      stop();
+      clearTimeout(timer);
+      this.#ending.end(ending);
+      session.shutdown({ drain: false });
+    };
+    const stop = listen(session, voice.AgentSessionEventTypes.FunctionToolsExecuted, (ev) => {
+      if (ev.functionCalls.some((call) => call.callId === toolCallId)) finish();
+    });
+    timer = setTimeout(finish, TOOL_RECORD_GRACE_MS);
+  }
+}
+
+/** The sentence of a line's refusal. */
+async function refusalOf(attempt: Promise<void>): Promise<string> {
+  return attempt.then(
+    () => 'The line did not do it.',
+    (error: unknown) => (error instanceof LineError ? error.message : 'The line could not do it.'),
+  );
+}
+
+/**
+ * The line of a call: `line` as a transport gave it, or built from the call's row (a carrier's call id), or a web
+ * call's when none is given.
+ */
+export function lineOf<Call>(call: Call, line: CallLine | ((call: Call) => CallLine | undefined) | undefined): CallLine {
+  return (typeof line === 'function' ? line(call) : line) ?? WEB_LINE;
+}
