@@ -1,0 +1,275 @@
+import { initializeLogger } from '@livekit/agents';
+import { mkdtemp } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { audioRunnerOf } from '../../agent/io/audio-link.js';
+import { LocalCallRunner } from '../../agent/local-runner.js';
+import { twilioSignature } from '../../api/transports/media-streams/twilio-signature.js';
+import { detectDtmf } from '../../media/dtmf.js';
+import { decodeMulaw, encodeMulaw } from '../../media/mulaw.js';
+import { resampleLinear } from '../../media/pcm.js';
+import type { CallAudioRunner } from '../../modules/calls/audio-runner.js';
+import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { until } from '../helpers/until.js';
+import { speechSamples } from '../fakes/scripted-caller.js';
+import { NOT_IN_PROGRESS, startFakeTwilioRest, type FakeTwilioRest } from '../fakes/twilio-rest.js';
+import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
+import { createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
+import { createTool } from '../../modules/tools/service.js';
+import { SecretBox } from '../../lib/secret-box.js';
+import crypto from 'node:crypto';
+
+// The built-in tools in whole audio calls. The test plays the carrier: it POSTs the signed voice webhook, streams the
+// caller's words as 8 kHz mu-law over the Media Streams socket, and hears what the assistant sends back; the carrier's
+// REST API is a fake that takes the call's transfer, after which the test stops the stream as the carrier does. The
+// model is the OpenAI-compatible fake, which calls the tools. A web call (no phone line) runs through the harness.
+
+initializeLogger({ pretty: false, level: 'silent' });
+const AUTH_TOKEN = 'carrier-auth-token';
+const DESK = '+14155550142';
+
+let api: ApiContext;
+let llm: FakeOpenAI;
+let carrier: FakeTwilioRest;
+let acme: Tenant;
+let base: string;
+let runner: CallAudioRunner | undefined;
+/** What the model answers in the test that runs; the post-call analysis is answered apart. */
+let replies: (messages: Array<{ role: string; content: unknown }>) => OpenAIReply = () => ({ text: 'Hello.' });
+const tools: Record<string, number> = {};
+const numbers: Record<string, string> = {};
+
+beforeAll(async () => {
+  llm = await startFakeOpenAI((body) => {
+    const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
+    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
+      return { text: JSON.stringify({ summary: 'Call handled.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
+    }
+    return replies(messages);
+  });
+  carrier = await startFakeTwilioRest({ authToken: AUTH_TOKEN });
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-transfer-'));
+  api = await createApiContext({ twilioAuthToken: AUTH_TOKEN, callAudioRunner: { open: (id) => runner!.open(id) } });
+  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { carrier: { accountSid: carrier.accountSid, authToken: AUTH_TOKEN, apiBaseUrl: carrier.url } }));
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
+  acme = await api.tenant('Acme');
+  const conn = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Carrier', sip_address: 'sip.carrier.example' });
+  const made = [
+    { name: 'transfer_to_desk', description: 'Puts the caller through to the front desk', type: 'transfer_call', transfer: { destination: DESK, mode: 'warm', handoff_message: 'Connecting you to our front desk now.' } },
+    { name: 'end_call', description: '', type: 'end_call' },
+    { name: 'press_keys', description: '', type: 'send_dtmf' },
+  ];
+  for (const tool of made) {
+    const res = await api.call(acme, 'POST', '/api/tools', tool);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    tools[tool.name] = res.body.data.id;
+  }
+  // One managed number per assistant: which tools a call offers follows the number called.
+  for (const [number, assigned] of [['+14155550301', ['transfer_to_desk']], ['+14155550302', ['press_keys']]] as const) {
+    const assistant = await api.call(acme, 'POST', '/api/assistants', localSettings(llm.url, { name: `Desk ${number}`, assigned_tools: assigned.map((t) => tools[t]) }));
+    expect(assistant.status, JSON.stringify(assistant.body)).toBe(201);
+    await api.call(acme, 'POST', '/api/phone-numbers', { number, phone_connection_id: conn.body.data.id, assistant_id: assistant.body.id });
+    numbers[assigned[0]] = number;
+  }
+});
+afterAll(async () => {
+  await api.close();
+  await Promise.all([llm.close(), carrier.close()]);
+});
+
+/**
+ * One phone call as the carrier makes it: the webhook, the socket, one second of silence, the caller's words, then
+ * silence until the call closes the socket (or `stop` is sent) or `maxMs` passes. Answers what the caller heard.
+ */
+async function carrierCall(callSid: string, to: string, words: string, opts: { maxMs?: number } = {}) {
+  const params = { To: to, From: '+14155550199', CallSid: callSid };
+  const hook = await fetch(`${base}/telephony/twilio/voice`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(AUTH_TOKEN, `${base}/telephony/twilio/voice`, params) },
+    body: new URLSearchParams(params).toString(),
+  });
+  const twiml = await hook.text();
+  const streamUrl = /<Stream url="([^"]+)">/.exec(twiml)![1]!;
+  const token = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]!;
+  const ws = new WebSocket(streamUrl);
+  await new Promise((r) => ws.once('open', r));
+  const heard: Int16Array[] = [];
+  ws.on('message', (data: Buffer) => {
+    const msg = JSON.parse(data.toString()) as { event: string; media?: { payload: string } };
+    if (msg.event === 'media') heard.push(decodeMulaw(Buffer.from(msg.media!.payload, 'base64')));
+  });
+  let open = true;
+  const closed = new Promise<void>((r) => ws.once('close', () => r()));
+  void closed.then(() => (open = false));
+  const stop = () => {
+    if (!open) return;
+    ws.send(JSON.stringify({ event: 'stop', streamSid: `MZ${callSid}`, stop: { callSid } }));
+    ws.close();
+  };
+  ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
+  ws.send(JSON.stringify({ event: 'start', streamSid: `MZ${callSid}`, start: { streamSid: `MZ${callSid}`, callSid, customParameters: { token }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } }));
+  const speech = encodeMulaw(resampleLinear(await speechSamples(words), 16_000, 8000));
+  const silence = encodeMulaw(new Int16Array(160));
+  const started = Date.now();
+  const streaming = (async () => {
+    for (let chunk = 0; open && Date.now() - started < (opts.maxMs ?? 20_000); chunk++) {
+      const due = started + chunk * 20;
+      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      const offset = (chunk - 50) * 160;
+      const payload = chunk >= 50 && offset < speech.length ? speech.subarray(offset, offset + 160) : silence;
+      if (open) ws.send(JSON.stringify({ event: 'media', streamSid: `MZ${callSid}`, media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * 20), payload: Buffer.from(payload).toString('base64') } }));
+    }
+    stop();
+  })();
+  return { heard, stop, closed: closed.then(() => streaming).then(() => heard) };
+}
+
+async function endedCall(callSid: string) {
+  return until(async () => {
+    const c = await api.db.prisma.call.findFirst({ where: { providerCallSid: callSid }, include: { turns: { orderBy: { position: 'asc' } } } });
+    return c && (c.status === 'completed' || c.status === 'failed') ? c : null;
+  }, 30_000);
+}
+
+const toolMessage = (messages: Array<{ role: string; content: unknown }>) => messages.find((m) => m.role === 'tool');
+
+describe('transfer_call on a carrier’s Media Streams call', () => {
+  it('speaks the handoff, updates the call with a Dial to the desk, and stores the call as transferred with the tool call', async () => {
+    carrier.addCall('CAtransfer1');
+    // The carrier ends our stream once the call is redirected to its <Dial>.
+    let stopStream = () => {};
+    carrier.onUpdate((u) => {
+      if (u.callSid === 'CAtransfer1') setTimeout(() => stopStream(), 0);
+    });
+    replies = (messages) => (toolMessage(messages) ? { text: 'You are through.' } : { toolCalls: [{ name: 'transfer_to_desk', arguments: '{}' }] });
+    const call = await carrierCall('CAtransfer1', numbers.transfer_to_desk!, 'book an appointment');
+    stopStream = call.stop;
+    await call.closed;
+
+    const updates = carrier.updates.filter((u) => u.callSid === 'CAtransfer1');
+    expect(updates).toHaveLength(1);
+    expect(updates[0]!.form.Twiml).toContain(`<Dial><Number>${DESK}</Number></Dial>`);
+    const stored = await endedCall('CAtransfer1');
+    expect(stored).toMatchObject({ status: 'completed', endReason: 'transferred', transport: 'media_stream' });
+    expect(stored.turns.map((t) => [t.role, t.text])).toEqual(
+      expect.arrayContaining([
+        ['user', 'book an appointment'],
+        ['assistant', 'Connecting you to our front desk now.'],
+      ]),
+    );
+    const toolCalls = stored.turns.flatMap((t) => (t.toolCalls as unknown[] | null) ?? []);
+    expect(toolCalls).toEqual([{ name: 'transfer_to_desk', arguments: {}, output: { transferred_to: DESK, mode: 'warm' }, is_error: false, at_ms: expect.any(Number) }]);
+    // Nobody was left to hear a reply after the transfer: the model was not asked for one.
+    expect(llm.chats().filter((c) => JSON.stringify(c.messages).includes('transferred_to'))).toHaveLength(0);
+    // The handoff played to the caller before the line went: a second and more of speech came back.
+    expect(call.heard.length * 20).toBeGreaterThan(1_000);
+  }, 60_000);
+
+  it('tells the model when the carrier refuses the transfer, and the call goes on', async () => {
+    carrier.addCall('CAtransfer2');
+    carrier.failUpdates('CAtransfer2', NOT_IN_PROGRESS);
+    let told = '';
+    replies = (messages) => {
+      const result = toolMessage(messages);
+      if (result) told = String(result.content);
+      return result ? { text: 'Sorry, I could not put you through.' } : { toolCalls: [{ name: 'transfer_to_desk', arguments: '{}' }] };
+    };
+    const call = await carrierCall('CAtransfer2', numbers.transfer_to_desk!, 'book an appointment', { maxMs: 12_000 });
+    await call.closed;
+    expect(told).toMatch(/did not go through.*Call is not in-progress.*still on the line/);
+    const stored = await endedCall('CAtransfer2');
+    expect(stored).toMatchObject({ status: 'completed', endReason: 'customer_hangup' });
+    expect(stored.turns.map((t) => [t.role, t.text])).toEqual(expect.arrayContaining([['assistant', 'Sorry, I could not put you through.']]));
+    const toolCalls = stored.turns.flatMap((t) => (t.toolCalls as Array<{ is_error: boolean; output: unknown }> | null) ?? []);
+    expect(toolCalls).toMatchObject([{ name: 'transfer_to_desk', is_error: true }]);
+    expect(String(toolCalls[0]!.output)).not.toContain(DESK.slice(1));
+  }, 60_000);
+});
+
+describe('send_dtmf on a carrier’s Media Streams call', () => {
+  it('plays the keys in-band, and the caller’s side reads the digits back from the audio it hears', async () => {
+    replies = (messages) => (toolMessage(messages) ? { text: 'Done.' } : { toolCalls: [{ name: 'press_keys', arguments: '{"digits":"14w#"}' }] });
+    const call = await carrierCall('CAdtmf1', numbers.press_keys!, 'yes please', { maxMs: 9_000 });
+    const heard = await call.closed;
+    const audio = new Int16Array(heard.reduce((n, f) => n + f.length, 0));
+    heard.reduce((at, f) => (audio.set(f, at), at + f.length), 0);
+    expect(detectDtmf(audio, 8000)).toMatch(/^14#/);
+    const stored = await endedCall('CAdtmf1');
+    const toolCalls = stored.turns.flatMap((t) => (t.toolCalls as unknown[] | null) ?? []);
+    expect(toolCalls).toMatchObject([{ name: 'press_keys', arguments: { digits: '14w#' }, output: { sent: '14w#' }, is_error: false }]);
+  }, 60_000);
+});
+
+describe('end_call and the built-ins on a web call', () => {
+  const secrets = new SecretBox(crypto.randomBytes(32));
+
+  it('ends the call with assistant_ended_call once the goodbye the model was asked for has played', async ({}) => {
+    const prisma = api.db.prisma;
+    const organizationId = await runtimeOrganization(prisma);
+    const tool = await createTool({ db: prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, {
+      name: 'hang_up',
+      description: 'Ends the call when the caller is done',
+      type: 'end_call',
+      enabled: true,
+      parameters: { type: 'object', properties: {} },
+      http: null,
+      transfer: null,
+      messages: { on_start: null, on_slow: null, slow_after_ms: 2_000, on_failure: null },
+    });
+    let asked = '';
+    replies = (messages) => {
+      const result = toolMessage(messages);
+      if (result) asked = String(result.content);
+      return result ? { text: 'Goodbye, and thank you for calling.' } : { toolCalls: [{ name: 'hang_up', arguments: '{}' }] };
+    };
+    const row = await createCall(prisma, localSettings(llm.url, { assigned_tools: [tool.id] }));
+    const started = Date.now();
+    const run = await runTimeline(prisma, row.id, [{ atMs: 1_000, text: 'thank you' }], { hangupAtMs: 25_000, secrets });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(run.result).toMatchObject({ status: 'completed', endReason: 'assistant_ended_call' });
+    expect(asked).toMatch(/say a short goodbye/);
+    const turns = await prisma.callTurn.findMany({ where: { callId: row.id }, orderBy: { position: 'asc' } });
+    const goodbye = turns.find((t) => t.text === 'Goodbye, and thank you for calling.')!;
+    expect(goodbye).toMatchObject({ role: 'assistant', interrupted: false });
+    expect(goodbye.toolCalls).toMatchObject([{ name: 'hang_up', is_error: false }]);
+    // The line closed only after the goodbye's last frame played.
+    const lastFrameMs = run.playedAtMs.at(-1)!;
+    const stored = await prisma.call.findUniqueOrThrow({ where: { id: row.id } });
+    expect(stored.endReason).toBe('assistant_ended_call');
+    expect(stored.durationMs!).toBeGreaterThanOrEqual(lastFrameMs - 100);
+    expect(goodbye.endMs).toBeLessThanOrEqual(stored.durationMs!);
+  }, 60_000);
+
+  it('refuses transfer_call and send_dtmf on a web call with a sentence the model relays', async () => {
+    const prisma = api.db.prisma;
+    const organizationId = await runtimeOrganization(prisma);
+    const base = { enabled: true, parameters: { type: 'object', properties: {} }, http: null, messages: { on_start: null, on_slow: null, slow_after_ms: 2_000, on_failure: null } };
+    const transfer = await createTool({ db: prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, { ...base, name: 'web_transfer', description: '', type: 'transfer_call', transfer: { destination: DESK, mode: 'cold', handoff_message: null } });
+    const keys = await createTool({ db: prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, { ...base, name: 'web_keys', description: '', type: 'send_dtmf', transfer: null });
+    let told = '';
+    let offered = '';
+    replies = (messages) => {
+      const results = messages.filter((m) => m.role === 'tool');
+      if (results.length > 0) told = results.map((m) => String(m.content)).join(' | ');
+      return results.length > 0 ? { text: 'I cannot transfer you from here.' } : { toolCalls: [{ name: 'web_transfer', arguments: '{}' }, { name: 'web_keys', arguments: '{"digits":"1"}' }] };
+    };
+    const chatsBefore = llm.chats().length;
+    const row = await createCall(prisma, localSettings(llm.url, { assigned_tools: [transfer.id, keys.id] }));
+    const run = await runTimeline(prisma, row.id, [{ atMs: 1_000, text: 'book an appointment' }], { hangupAtMs: 8_000, secrets });
+    expect(run.result).toMatchObject({ status: 'completed', endReason: 'customer_hangup' });
+    expect(told).toMatch(/cannot be transferred.*web call.* \| Keypad tones cannot be sent on this call/);
+    // The built-ins' parameters are ours: none for a transfer, the digits for keys.
+    offered = JSON.stringify(llm.chats()[chatsBefore]?.tools);
+    expect(offered).toContain('"name":"web_transfer"');
+    expect(offered).toContain('"pattern":"^[0-9*#A-Dw]{1,32}$"');
+    const turns = await prisma.callTurn.findMany({ where: { callId: row.id }, orderBy: { position: 'asc' } });
+    expect(turns.find((t) => t.text === 'I cannot transfer you from here.')?.toolCalls).toMatchObject([
+      { name: 'web_transfer', is_error: true },
+      { name: 'web_keys', arguments: { digits: '1' }, is_error: true },
+    ]);
+  }, 60_000);
+});
