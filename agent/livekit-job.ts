@@ -132,6 +132,9 @@ export default defineAgent({
         allowPrivateToolTargets: handover.allowPrivateToolTargets,
         ...(line ? { line } : {}),
       });
+      // Ended on our side (the assistant ended it, it idled out, it was transferred): whoever is left in the room is
+      // hung up, as the framework's own end-call tool does; a SIP caller would otherwise stay on a silent line.
+      if (!hangup.signal.aborted) await ctx.deleteRoom().catch(() => {});
     } finally {
       input.end();
       output.close();
