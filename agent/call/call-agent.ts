@@ -4,14 +4,17 @@ import type { TurnTaking } from '../turn/turn-taking.js';
 
 // The assistant as the session runs it: the framework's Agent with the call's turn-taking in two of its hooks. The
 // recogniser's events pass through the overlap filter before the session sees them, and a turn that finishes one cut
-// off a moment before is merged with it before it is answered (agent/turn/turn-taking.ts).
+// off a moment before is merged with it before it is answered (agent/turn/turn-taking.ts). Every agent of a call is one,
+// a playbook's too (agent/call/assistant-agent.ts), so turn-taking holds after a handoff; a text run has no turn-taking,
+// and its agents keep the framework's hooks.
 
 export interface CallAgentOptions extends voice.AgentOptions<unknown> {
-  turns: TurnTaking;
+  /** The call's turn-taking; absent in a text run. */
+  turns?: TurnTaking | undefined;
 }
 
 export class CallAgent extends voice.Agent {
-  readonly #turns: TurnTaking;
+  readonly #turns: TurnTaking | undefined;
 
   constructor({ turns, ...options }: CallAgentOptions) {
     super(options);
@@ -20,10 +23,10 @@ export class CallAgent extends voice.Agent {
 
   override async sttNode(audio: ReadableStream<AudioFrame> | AsyncIterable<AudioFrame>, modelSettings: voice.ModelSettings): Promise<ReadableStream<stt.SpeechEvent | string> | null> {
     const events = await voice.Agent.default.sttNode(this, audio, modelSettings);
-    return events && this.#turns.filterTranscripts(events);
+    return events && this.#turns ? this.#turns.filterTranscripts(events) : events;
   }
 
   override async onUserTurnCompleted(chatCtx: llm.ChatContext, newMessage: llm.ChatMessage): Promise<void> {
-    await this.#turns.userTurnCompleted(this, chatCtx, newMessage);
+    await this.#turns?.userTurnCompleted(this, chatCtx, newMessage);
   }
 }

@@ -2,6 +2,7 @@ import { log, type llm } from '@livekit/agents';
 import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { StoredRecording } from '../../modules/calls/store.js';
+import type { CollectedValuesRecord } from '../../modules/playbooks/collect.js';
 import { finishCall, type CallRow } from '../../modules/calls/lifecycle.js';
 import { summarizeLatency } from '../turn/metrics.js';
 import { analyzeCall, type Analysis } from './analysis.js';
@@ -25,6 +26,8 @@ export interface CallToFinish {
   analysis?: { model: llm.LLM; systemPrompt: string } | undefined;
   /** Template variables the assistant's texts named and the call did not have. */
   missingVariables: string[];
+  /** What the call's playbooks collected (agent/call/collected-values.ts); null when none was used. */
+  collectedValues?: CollectedValuesRecord | null;
   /** Stops the call's heartbeat (agent/call/heartbeat.ts); called once the record is written, or could not be. */
   stopHeartbeat: () => void;
   /** Fields that name the call in the log. */
@@ -44,6 +47,7 @@ export async function finalizeCall(prisma: PrismaClient, call: CallRow, finish: 
       outcomes: analysis.outcomes,
       analysisError: analysis.error,
       missingVariables: finish.missingVariables,
+      collectedValues: finish.collectedValues ?? null,
       metrics: summarizeLatency(finish.transcript.turns),
       turns: finish.transcript.turns,
       recordings: recordings ?? [],

@@ -19,14 +19,16 @@ import { startHeartbeat } from './heartbeat.js';
 import { idlePromptsOf, startIdlePrompts } from './idle-prompts.js';
 import { recordingStorageOf, startRecording } from './recording.js';
 import type { TurnTaking } from '../turn/turn-taking.js';
-import { CallAgent } from './call-agent.js';
+import { buildAssistantAgent } from './assistant-agent.js';
+import { CollectedValues } from './collected-values.js';
 import { buildSessionOptions, secondsToMs } from './session-config.js';
 import { captureTranscript } from './transcript.js';
 import { callToolContext } from './tools.js';
 import { CallLineTools, lineOf } from './line-tools.js';
 import type { CallLine } from './line.js';
 import { ToolRuns } from './tool-runs.js';
-import { loadCallTools } from '../../modules/tools/call-tools.js';
+import { loadCallTools, type CallTool } from '../../modules/tools/call-tools.js';
+import { loadCallPlaybooks, type CallPlaybook } from '../../modules/playbooks/call-playbooks.js';
 import type { HttpToolResult } from '../../modules/tools/http-executor.js';
 import { loadSecretsKey, SecretBox } from '../../lib/secret-box.js';
 import { DEFAULT_DATA_DIR } from '../../lib/config.js';
@@ -117,7 +119,9 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const stops = session ? [watchForEnd(session, ending, { signal: lineTools.hangupSignal(options.signal), maxDurationMs: options.maxDurationMs, logFields }), built.turns.attach(session)] : [];
   if (session && runs) stops.push(runs.attach(session));
   if (session && idle) stops.push(startIdlePrompts(session, ending, idle, () => runs?.busy ?? false));
-  if (session && settings && texts) await step(() => startSession(session, built.turns, settings, texts, { ...options, tools }, logFields));
+  const collected = new CollectedValues();
+  const agent = session && texts && tools && buildAssistantAgent({ instructions: texts.prompt, tools: tools.assigned, playbooks: tools.playbooks, toolsFor: tools.toolsFor, turns: built.turns, collected });
+  if (session && settings && texts && agent) await step(() => startSession(session, agent, settings, texts, options, logFields));
 
   const outcome = await ending.settled;
   for (const stop of stops) stop();
@@ -135,6 +139,7 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
     storage: recordingStorageOf(options),
     analysis: built && texts ? { model: built.model, systemPrompt: texts.prompt } : undefined,
     missingVariables: texts?.missing ?? [],
+    collectedValues: collected.record(),
     stopHeartbeat,
     logFields,
   });
@@ -181,18 +186,29 @@ async function buildSession(settings: AssistantSettings, options: RunCallOptions
   return { session, model: parts.llm, turns: parts.turns };
 }
 
-/** The tools the call offers: the caller's own (tests), else the assistant's enabled assigned tools. */
-async function toolsOf(call: CallRow, values: TemplateValues, options: RunCallOptions, runs: ToolRuns, onHttpResult: (id: string, result: HttpToolResult) => void, line?: CallLineTools): Promise<llm.ToolContextLike | undefined> {
-  if (options.tools) return options.tools;
-  if (call.assistantId === null) return undefined;
+interface CallTools {
+  /** The assistant's enabled assigned tools (none when the caller gave its own). */
+  assigned: CallTool[];
+  /** The attached enabled playbooks, in order, with their tools. */
+  playbooks: CallPlaybook[];
+  /** How a list of tools runs in the call; the assistant's own are the caller's (tests) when given. */
+  toolsFor: (tools: CallTool[]) => llm.ToolContextLike;
+}
+
+/** The tools the call offers: the caller's own (tests), else the assistant's enabled assigned tools; and its playbooks. */
+async function toolsOf(call: CallRow, values: TemplateValues, options: RunCallOptions, runs: ToolRuns, onHttpResult: (id: string, result: HttpToolResult) => void, line?: CallLineTools): Promise<CallTools> {
   const secrets = options.secrets ?? new SecretBox(loadSecretsKey(undefined, options.dataDir ?? DEFAULT_DATA_DIR));
-  const assigned = await loadCallTools(options.prisma, secrets, call.organizationId, call.assistantId);
-  return assigned.length > 0 ? callToolContext(assigned, { values, allowPrivateTargets: options.allowPrivateToolTargets ?? false, onHttpResult, runs, line }) : undefined;
+  const assistantId = call.assistantId;
+  const assigned = options.tools || assistantId === null ? [] : await loadCallTools(options.prisma, secrets, call.organizationId, assistantId);
+  const playbooks = assistantId === null ? [] : await loadCallPlaybooks(options.prisma, call.organizationId, assistantId, secrets);
+  const toolsFor = (tools: CallTool[]): llm.ToolContextLike =>
+    tools === assigned && options.tools ? options.tools : callToolContext(tools, { values, allowPrivateTargets: options.allowPrivateToolTargets ?? false, onHttpResult, runs, line });
+  return { assigned, playbooks, toolsFor };
 }
 
 /** Starts the session, then the consent prompt (when recording asks for consent) and the welcome. */
-async function startSession(session: voice.AgentSession, turns: TurnTaking, settings: AssistantSettings, texts: CallTexts, options: RunCallOptions, logFields: Record<string, unknown>): Promise<void> {
-  await session.start({ agent: new CallAgent({ instructions: texts.prompt, turns, ...(options.tools ? { tools: options.tools } : {}) }), record: false });
+async function startSession(session: voice.AgentSession, agent: voice.Agent, settings: AssistantSettings, texts: CallTexts, options: RunCallOptions, logFields: Record<string, unknown>): Promise<void> {
+  await session.start({ agent, record: false });
   options.onSession?.(session);
   log().info({ ...logFields, stt: settings.stt_settings.provider, tts: settings.tts_settings.provider, llm: settings.llm_provider }, 'call started');
   const rec = settings.recording_settings;

@@ -1,6 +1,8 @@
 // Payloads of the call lifecycle events (`call.started`, `call.completed`, `call.failed`), built in one place so the
 // runtime and anything that re-emits them agree on the shape documented in docs/events.md.
 
+import type { CollectedValuesRecord } from '../playbooks/collect.js';
+
 export type TranscriptRole = 'user' | 'assistant';
 
 export interface TranscriptEntry {
@@ -67,6 +69,8 @@ export interface CallEndedPayload extends CallStartedPayload {
   end_reason: string | null;
   summary: string | null;
   outcomes: Record<string, unknown> | null;
+  /** By playbook name: the values its playbooks collected and the required ones missing (docs/playbooks.md). */
+  collected_values: CollectedValuesRecord | null;
   transcript: TranscriptEntry[];
   recordings: RecordingEntry[];
 }
@@ -85,7 +89,7 @@ export function callStartedPayload(call: CallIdentity): CallStartedPayload {
 }
 
 export function callEndedPayload(
-  call: CallIdentity & { endedAt: Date | null; durationMs: number | null; endReason: string | null; summary: string | null; outcomes: unknown },
+  call: CallIdentity & { endedAt: Date | null; durationMs: number | null; endReason: string | null; summary: string | null; outcomes: unknown; collectedValues?: unknown },
   transcript: TranscriptEntry[],
   recordings: RecordingEntry[],
 ): CallEndedPayload {
@@ -97,6 +101,7 @@ export function callEndedPayload(
     end_reason: call.endReason,
     summary: call.summary,
     outcomes: (call.outcomes as Record<string, unknown> | null) ?? null,
+    collected_values: (call.collectedValues as CollectedValuesRecord | null | undefined) ?? null,
     transcript,
     recordings,
   };

@@ -4,6 +4,7 @@ import type { Call } from '../../prisma/generated/client.js';
 import { normalizePhone } from '../../lib/phone.js';
 import { recordEvent } from '../webhooks/events.js';
 import { callEndedPayload, callStartedPayload } from './events.js';
+import type { CollectedValuesRecord } from '../playbooks/collect.js';
 import { IN_PROGRESS, NOT_STARTED, type FinishedEnd, type UnstartedEnd } from './statuses.js';
 import { CallNotRunnableError, turnRow, type StoredRecording, type StoredTurn } from './store.js';
 
@@ -194,6 +195,8 @@ export interface CallFinish {
   outcomes: Record<string, unknown> | null;
   analysisError: string | null;
   missingVariables: string[];
+  /** By playbook name: the values saved and the required ones missing (modules/playbooks/collect.ts). */
+  collectedValues?: CollectedValuesRecord | null;
   metrics: Record<string, unknown> | null;
   turns: StoredTurn[];
   recordings: StoredRecording[];
@@ -219,6 +222,7 @@ export async function finishCall(prisma: PrismaClient, call: CallRow, finish: Ca
         outcomes: (finish.outcomes ?? undefined) as object | undefined,
         analysisError: finish.analysisError,
         missingVariables: finish.missingVariables,
+        collectedValues: (finish.collectedValues ?? undefined) as object | undefined,
         metrics: (finish.metrics ?? undefined) as object | undefined,
       },
     });

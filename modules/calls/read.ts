@@ -3,6 +3,7 @@ import type { Prisma } from '../../prisma/client.js';
 import { notFound } from '../../lib/errors.js';
 import type { CallFilters, TurnDecision } from './schemas.js';
 import type { CallRow } from './lifecycle.js';
+import type { CollectedValuesRecord } from '../playbooks/collect.js';
 
 // Reading calls back. Every query is filtered by the organisation: another organisation's call is "not found".
 
@@ -34,6 +35,7 @@ export function callRecord(call: CallRow, recordings: RecordingRow[] = []) {
     end_reason: call.endReason,
     summary: call.summary,
     outcomes: (call.outcomes as Record<string, unknown> | null) ?? null,
+    collected_values: (call.collectedValues as CollectedValuesRecord | null) ?? null,
     analysis_error: call.analysisError,
     missing_variables: (call.missingVariables as string[] | null) ?? [],
     latency: (call.metrics as Record<string, unknown> | null) ?? null,

@@ -50,6 +50,17 @@ export const CallRecording = z.object({
   url: z.string().describe('Download path, with the same API key; supports HTTP Range'),
 });
 
+/** What a call's playbooks collected: by playbook name (docs/playbooks.md). */
+export const CollectedValues = z
+  .record(
+    z.string(),
+    z.object({
+      values: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).describe('By value name, typed as declared (a date as its ISO 8601 text)'),
+      missing: z.array(z.string()).describe('Required values not collected'),
+    }),
+  )
+  .meta({ id: 'CollectedValues' });
+
 export const Call = z
   .object({
     call_sid: z.string(),
@@ -72,6 +83,7 @@ export const Call = z
     end_reason: z.string().nullable(),
     summary: z.string().nullable(),
     outcomes: z.record(z.string(), z.unknown()).nullable(),
+    collected_values: CollectedValues.nullable().describe('By playbook name: the values collected, typed as declared, and the required ones missing; null when no playbook that collects was used'),
     analysis_error: z.string().nullable(),
     missing_variables: z.array(z.string()),
     latency: z.record(z.string(), z.unknown()).nullable().describe('p50/p95 of each latency stage of the assistant turns, ms'),

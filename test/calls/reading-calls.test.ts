@@ -116,6 +116,7 @@ describe('GET /api/calls/{call_sid}', () => {
       end_reason: 'customer_hangup',
       summary: 'Booked.',
       outcomes: { goal_achieved: true },
+      collected_values: null,
       analysis_error: null,
       missing_variables: [],
       latency: { e2e_latency_ms: { p50: 700, p95: 900 } },

@@ -1,0 +1,110 @@
+import { describe, expect } from 'vitest';
+import { callRecord } from '../../modules/calls/read.js';
+import { PlaybookCreate } from '../../modules/playbooks/schemas.js';
+import { createPlaybook } from '../../modules/playbooks/service.js';
+import { dbTest } from '../helpers/fixtures.js';
+import { startFakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
+import { createCall, localSettings, runTimeline, runtimeOrganization } from '../runtime/call-harness.js';
+
+// A playbook in a whole audio call: the model takes its handoff, the playbook's agent speaks first with the playbook's
+// instructions and tools, saves the caller's values (a bad one refused with why, then given again), leaves by the way
+// back, and the main agent answers; the call's record and `call.completed` hold the values in their declared types.
+
+type Message = { role: string; content: unknown; tool_calls?: Array<{ function: { name: string } }> };
+type Chat = { messages?: Message[]; tools?: Array<{ function: { name: string } }> };
+
+const toolNames = (body: Chat) => (body.tools ?? []).map((t) => t.function.name);
+
+let replies: (body: Chat) => OpenAIReply = () => ({ text: 'Hello.' });
+const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const llm = await startFakeOpenAI((body) => {
+    const messages = (body.messages ?? []) as Message[];
+    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
+      return { text: JSON.stringify({ summary: 'Booked.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
+    }
+    return replies(body as Chat);
+  });
+  onCleanup(() => llm.close());
+  return llm;
+});
+
+describe('a playbook in a call', () => {
+  it('is taken by a handoff, collects typed values, returns to the main agent, and the record holds the values', async ({ db, llm }) => {
+    const organizationId = await runtimeOrganization(db.prisma);
+    const playbook = await createPlaybook(
+      db.prisma,
+      organizationId,
+      PlaybookCreate.parse({
+        name: 'Booking',
+        description: 'The caller wants to book an appointment',
+        goal: 'A booked appointment',
+        instructions: ['Ask which day suits them', 'Confirm the day back'],
+        collect: [
+          { name: 'day', type: 'date', required: true },
+          { name: 'party_size', type: 'integer', required: true },
+          { name: 'slot', type: 'enum', values: ['Morning', 'Afternoon'] },
+        ],
+      }),
+    );
+
+    const playbookChats: Chat[] = [];
+    let handedOff = false;
+    replies = (body) => {
+      const names = toolNames(body);
+      const messages = body.messages ?? [];
+      const last = messages.at(-1);
+      if (names.includes('use_playbook_booking')) {
+        // The main agent: it takes the playbook on the caller's request, and speaks first when the playbook hands back.
+        if (!handedOff) {
+          handedOff = true;
+          return { toolCalls: [{ name: 'use_playbook_booking', arguments: '{}' }] };
+        }
+        return { text: 'You are booked. Anything else?' };
+      }
+      playbookChats.push(body);
+      if (playbookChats.length === 1) return { text: 'Which day would suit you?' };
+      if (last?.role === 'user') return { toolCalls: [{ name: 'save_values', arguments: '{"day":"next Friday","party_size":"4"}' }] };
+      if (last?.role === 'tool' && String(last.content).includes('Not saved')) {
+        return { toolCalls: [{ name: 'save_values', arguments: '{"day":"2026-12-04","slot":"morning"}' }] };
+      }
+      if (last?.role === 'tool' && String(last.content).includes('still_missing')) return { toolCalls: [{ name: 'finish_playbook', arguments: '{"reason":"done"}' }] };
+      return { text: 'One moment.' };
+    };
+
+    const call = await createCall(db.prisma, localSettings(llm.url, { playbook_ids: [playbook.id] }));
+    const run = await runTimeline(
+      db.prisma,
+      call.id,
+      [
+        { atMs: 1_000, text: 'book an appointment' },
+        { atMs: 5_000, text: 'yes please' },
+      ],
+      { hangupAtMs: 11_000 },
+    );
+    expect(run.result.status).toBe('completed');
+
+    // The playbook's agent: the assistant's prompt and the playbook, its own tools and the way back, the conversation.
+    const entered = playbookChats[0]!;
+    expect(toolNames(entered).sort()).toEqual(['finish_playbook', 'save_values']);
+    const system = String(entered.messages?.[0]?.content);
+    expect(system).toContain('## Playbook: Booking');
+    expect(system).toContain('1. Ask which day suits them');
+    expect(entered.messages?.some((m) => m.role === 'user' && String(m.content).includes('book an appointment'))).toBe(true);
+    // The bad date came back to the model with why; the integer given as text was saved as a number.
+    const refused = playbookChats.flatMap((c) => c.messages ?? []).find((m) => m.role === 'tool' && String(m.content).includes('Not saved'));
+    expect(String(refused?.content)).toContain('day must be a date');
+    expect(String(refused?.content)).toContain('Saved: party_size');
+
+    const expected = { Booking: { values: { day: '2026-12-04', party_size: 4, slot: 'Morning' }, missing: [] } };
+    const row = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } });
+    expect(row.collectedValues).toEqual(expected);
+    expect(callRecord(row).collected_values).toEqual(expected);
+    const event = await db.prisma.event.findFirstOrThrow({ where: { type: 'call.completed', organizationId }, orderBy: { createdAt: 'desc' } });
+    expect((event.payload as { call_sid: string; collected_values: unknown }).call_sid).toBe(call.callSid);
+    expect((event.payload as { collected_values: unknown }).collected_values).toEqual(expected);
+
+    // The main agent answered after the way back.
+    const turns = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
+    expect(turns.map((t) => t.text)).toEqual(expect.arrayContaining(['Which day would suit you?', 'You are booked. Anything else?']));
+  }, 40_000);
+});
