@@ -28,6 +28,8 @@ export interface FakeTwilioRest extends FakeServer {
   failUpdates(callSid: string, error: CarrierError): void;
   /** Called after each successful update: a test playing the carrier stops the media stream, as Twilio does. */
   onUpdate(listener: (update: CallUpdate) => void): void;
+  /** Updates of `callSid` take effect (listeners run) `ms` before their answer is sent: the stream stops first. */
+  delayAnswers(callSid: string, ms: number): void;
 }
 
 export const NOT_IN_PROGRESS: CarrierError = { status: 400, code: 21220, message: 'Call is not in-progress. Cannot redirect.' };
@@ -41,8 +43,9 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
   const failures = new Map<string, CarrierError>();
   const updates: CallUpdate[] = [];
   const listeners: Array<(update: CallUpdate) => void> = [];
+  const delays = new Map<string, number>();
 
-  const server = await startHttpServer((req, res) => {
+  const server = await startHttpServer(async (req, res) => {
     const fail = (error: CarrierError, headers: Record<string, string> = {}) => {
       res.writeHead(error.status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify({ code: error.code, message: error.message, more_info: moreInfo(error.code), status: error.status }));
@@ -68,9 +71,14 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
     if (failure) return fail(failure);
     const update = { accountSid: account, callSid, form };
     updates.push(update);
+    const delay = delays.get(callSid);
+    if (delay !== undefined) {
+      for (const listener of listeners) listener(update);
+      await new Promise((r) => setTimeout(r, delay));
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ sid: callSid, account_sid: account, status: 'in-progress', api_version: '2010-04-01', uri: `${path}` }));
-    for (const listener of listeners) listener(update);
+    if (delay === undefined) for (const listener of listeners) listener(update);
   });
   return {
     ...server,
@@ -80,5 +88,6 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
     addCall: (callSid) => void calls.add(callSid),
     failUpdates: (callSid, error) => void failures.set(callSid, error),
     onUpdate: (listener) => void listeners.push(listener),
+    delayAnswers: (callSid, ms) => void delays.set(callSid, ms),
   };
 }

@@ -169,6 +169,22 @@ describe('transfer_call on a carrier’s Media Streams call', () => {
     expect(call.heard.length * 20).toBeGreaterThan(1_000);
   }, 60_000);
 
+  it('is still a transfer when the carrier stops the stream before its answer to the update arrives', async () => {
+    carrier.addCall('CAtransfer3');
+    carrier.delayAnswers('CAtransfer3', 400);
+    let stopStream = () => {};
+    carrier.onUpdate((u) => {
+      if (u.callSid === 'CAtransfer3') stopStream();
+    });
+    replies = (messages) => (toolMessage(messages) ? { text: 'You are through.' } : { toolCalls: [{ name: 'transfer_to_desk', arguments: '{}' }] });
+    const call = await carrierCall('CAtransfer3', numbers.transfer_to_desk!, 'book an appointment');
+    stopStream = call.stop;
+    await call.closed;
+    const stored = await endedCall('CAtransfer3');
+    expect(stored).toMatchObject({ status: 'completed', endReason: 'transferred' });
+    expect(stored.turns.flatMap((t) => (t.toolCalls as unknown[] | null) ?? [])).toMatchObject([{ name: 'transfer_to_desk', is_error: false }]);
+  }, 60_000);
+
   it('tells the model when the carrier refuses the transfer, and the call goes on', async () => {
     carrier.addCall('CAtransfer2');
     carrier.failUpdates('CAtransfer2', NOT_IN_PROGRESS);
