@@ -87,6 +87,8 @@ class AssistantAgents {
     const playbook = this.#spec.playbooks[index];
     if (!playbook) throw new RangeError(`no playbook at ${index}`);
     const { tools, instructions } = this.#playbookParts(index, playbook);
+    // Entered: what it still lacks when the call ends is reported, even if the caller gave nothing.
+    this.#spec.collected.entered(playbook.name);
     const Agent = speakFirst ? EnteredAgent : CallAgent;
     return new Agent({ id: `playbook_${slug(playbook)}`, instructions, tools, turns: this.#spec.turns, ...(chatCtx ? { chatCtx } : {}) });
   }
@@ -113,7 +115,6 @@ class AssistantAgents {
       name,
       description: clip(`Start the playbook "${playbook.name}", which takes you through it. Use it when: ${when}`),
       execute: async (_args, { ctx }) => {
-        this.#spec.collected.entered(playbook.name);
         return llm.handoff({ agent: this.playbook(index, conversationOf(ctx.session), true) });
       },
     });
