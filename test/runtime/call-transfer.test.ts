@@ -19,6 +19,7 @@ import { NOT_IN_PROGRESS, startFakeTwilioRest, type FakeTwilioRest } from '../fa
 import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
 import { createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
 import { createTool } from '../../modules/tools/service.js';
+import { startHttpServer } from '../fakes/http-server.js';
 import { SecretBox } from '../../lib/secret-box.js';
 import crypto from 'node:crypto';
 
@@ -258,6 +259,58 @@ describe('end_call and the built-ins on a web call', () => {
     expect(stored.endReason).toBe('assistant_ended_call');
     expect(stored.durationMs!).toBeGreaterThanOrEqual(lastFrameMs - 100);
     expect(goodbye.endMs).toBeLessThanOrEqual(stored.durationMs!);
+  }, 60_000);
+
+  it('ends the call once the goodbye the model said along with end_call has played, asking for no other reply', async ({ onTestFinished }) => {
+    // Models often say the goodbye and call the tool in one answer: text deltas, then the tool call, finish_reason
+    // tool_calls, as OpenAI streams it.
+    const chats: Array<{ messages: Array<{ role: string; content: unknown }> }> = [];
+    const model = await startHttpServer((req, res) => {
+      if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
+      }
+      const body = req.json as { messages: Array<{ role: string; content: unknown }> };
+      const analysis = String(body.messages[0]?.content ?? '').startsWith('You analyse a finished phone call');
+      if (!analysis) chats.push(body);
+      const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+        `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (analysis) {
+        res.write(chunk({ role: 'assistant', content: JSON.stringify({ summary: 'Said goodbye.', goal_achieved: true, sentiment: 'neutral', fields: {} }) }, null));
+        res.write(chunk({}, 'stop'));
+      } else {
+        res.write(chunk({ role: 'assistant', content: '' }, null));
+        for (const word of ['Goodbye ', 'and ', 'take ', 'care.']) res.write(chunk({ content: word }, null));
+        res.write(chunk({ tool_calls: [{ index: 0, id: 'call_bye', type: 'function', function: { name: 'bye', arguments: '{}' } }] }, null));
+        res.write(chunk({}, 'tool_calls'));
+      }
+      res.end('data: [DONE]\n\n');
+    });
+    onTestFinished(() => model.close());
+    const prisma = api.db.prisma;
+    const organizationId = await runtimeOrganization(prisma);
+    const tool = await createTool({ db: prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, {
+      name: 'bye',
+      description: '',
+      type: 'end_call',
+      enabled: true,
+      parameters: { type: 'object', properties: {} },
+      http: null,
+      transfer: null,
+      messages: { on_start: null, on_slow: null, slow_after_ms: 2_000, on_failure: null },
+    });
+    const row = await createCall(prisma, localSettings(model.url, { assigned_tools: [tool.id] }));
+    const run = await runTimeline(prisma, row.id, [{ atMs: 1_000, text: 'thank you' }], { hangupAtMs: 25_000, secrets });
+    expect(run.result).toMatchObject({ status: 'completed', endReason: 'assistant_ended_call' });
+    expect(chats).toHaveLength(1);
+    const turns = await prisma.callTurn.findMany({ where: { callId: row.id }, orderBy: { position: 'asc' } });
+    const goodbye = turns.find((t) => t.text === 'Goodbye and take care.')!;
+    expect(goodbye).toMatchObject({ role: 'assistant', interrupted: false });
+    const toolCalls = turns.flatMap((t) => (t.toolCalls as unknown[] | null) ?? []);
+    expect(toolCalls).toMatchObject([{ name: 'bye', output: 'The call has ended.', is_error: false }]);
+    const stored = await prisma.call.findUniqueOrThrow({ where: { id: row.id } });
+    expect(stored.durationMs!).toBeGreaterThanOrEqual(run.playedAtMs.at(-1)! - 100);
   }, 60_000);
 
   it('refuses transfer_call and send_dtmf on a web call with a sentence the model relays', async () => {
