@@ -5,6 +5,7 @@ import type { PrismaClient } from '../prisma/client.js';
 import type { Config } from '../lib/config.js';
 import { withTimeout } from '../lib/async.js';
 import { startCallRecovery } from './call/recovery.js';
+import { startTestRunWorker, type TestRunWorkerOptions } from './test-runs/worker.js';
 import { handOverToJobProcesses } from './livekit-job-handover.js';
 import { LocalCallRunner } from './local-runner.js';
 import { initializeAgentLogger } from './logging.js';
@@ -43,6 +44,8 @@ export interface AgentWorkerOptions {
    * (modules/calls/unstarted.ts); on by default. Every worker runs it, LiveKit or local: wherever calls run there is one.
    */
   callRecovery?: { intervalMs?: number; staleAfterMs?: number; unstartedLimits?: Partial<UnstartedCallLimits> } | false;
+  /** The test-run job (agent/test-runs/), on by default in both modes: text conversations, run in this process. */
+  testRuns?: Partial<Pick<TestRunWorkerOptions, 'concurrency' | 'leaseMs' | 'pollIntervalMs'>> | false;
 }
 
 export async function startAgentWorker(options: AgentWorkerOptions): Promise<AgentWorker> {
@@ -54,6 +57,10 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   // analysis of a recovered call uses the keys calls use.
   const recovery =
     options.callRecovery === false ? undefined : startCallRecovery(options.prisma, { dataDir: config.dataDir, access, ...options.callRecovery });
+  const testRuns =
+    options.testRuns === false
+      ? undefined
+      : startTestRunWorker(options.prisma, { databaseUrl: options.databaseUrl, access, secrets: new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir)), allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false, ...options.testRuns });
   if (!config.livekit) {
     const runner = new LocalCallRunner(options.prisma, config.dataDir, {
       access,
@@ -65,6 +72,8 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       mode: 'local',
       runner,
       stop: async (o) => {
+        // Runs under way go back to the queue at once rather than wait out the calls' drain.
+        await testRuns?.stop();
         await runner.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
         await recovery?.stop();
       },
@@ -100,6 +109,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   return {
     mode: 'livekit',
     stop: async (o) => {
+      await testRuns?.stop();
       await server.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS).catch(() => {});
       // The framework's close waits for every job offer it accepted to be assigned, and an assignment that never comes
       // (LiveKit gave the job to another worker, or lost it) would hold the shutdown for ever: the wait is bounded.

@@ -33,6 +33,20 @@ function sameValue(actual: unknown, expected: unknown): boolean {
   return JSON.stringify(actual) === JSON.stringify(expected);
 }
 
+/**
+ * A collected value by its name, in whichever playbook collected it, or as `playbook.value`. Collected values are kept
+ * by playbook name, then value name (modules/playbooks/collect.ts).
+ */
+export function collectedValue(collected: Record<string, unknown>, name: string): { value: unknown } | undefined {
+  for (const [playbook, entry] of Object.entries(collected)) {
+    const values = (entry as { values?: Record<string, unknown> } | null)?.values ?? {};
+    if (Object.hasOwn(values, name)) return { value: values[name] };
+    const own = name.startsWith(`${playbook}.`) ? name.slice(playbook.length + 1) : undefined;
+    if (own !== undefined && Object.hasOwn(values, own)) return { value: values[own] };
+  }
+  return undefined;
+}
+
 export function judgeOne(assertion: Exclude<AssertionIn, { type: 'judge' }>, conversation: Conversation): JudgeAnswer {
   switch (assertion.type) {
     case 'tool_called':
@@ -61,8 +75,9 @@ export function judgeOne(assertion: Exclude<AssertionIn, { type: 'judge' }>, con
       return { passed: false, reason: texts.length === 0 ? `no reply in ${where(assertion.turn)}` : `no reply in ${where(assertion.turn)} matches /${assertion.pattern}/` };
     }
     case 'value_collected': {
-      if (!Object.hasOwn(conversation.collected, assertion.name)) return { passed: false, reason: `${assertion.name} was not collected` };
-      const value = conversation.collected[assertion.name];
+      const found = collectedValue(conversation.collected, assertion.name);
+      if (!found) return { passed: false, reason: `${assertion.name} was not collected` };
+      const { value } = found;
       if (assertion.expected === undefined) return { passed: true, reason: `${assertion.name} was collected: ${JSON.stringify(value)}` };
       return sameValue(value, assertion.expected)
         ? { passed: true, reason: `${assertion.name} is ${JSON.stringify(value)}` }

@@ -148,3 +148,16 @@ export async function failExhaustedRuns(prisma: PrismaClient): Promise<number> {
     return rows.length;
   });
 }
+
+/**
+ * Hands a run back to the queue from a worker that is stopping (not dying): another worker takes it at once and
+ * resumes after the repetitions stored, and the interrupted attempt is not counted against the run.
+ */
+export async function releaseTestRun(db: Db, run: Pick<ClaimedRun, 'id' | 'leaseToken'>): Promise<boolean> {
+  const count = await db.$executeRaw`
+    UPDATE test_runs
+    SET status = 'queued', attempts = greatest(attempts - 1, 0), lease_token = NULL, lease_expires_at = NULL, updated_at = now()
+    WHERE id = ${run.id} AND lease_token = ${run.leaseToken} AND status = 'running'`;
+  if (count === 1) await db.$executeRaw`SELECT pg_notify(${TEST_RUN_NOTIFY_CHANNEL}, ${String(run.id)})`;
+  return count === 1;
+}

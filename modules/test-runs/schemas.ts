@@ -78,7 +78,7 @@ export const Assertion = z
     }),
     z.strictObject({
       type: z.literal('value_collected'),
-      name: z.string().min(1).max(64).describe('A value a playbook collects'),
+      name: z.string().min(1).max(200).describe('A value a playbook collects, by its name or as playbook_name.value_name'),
       expected: z.unknown().optional().describe('When given, the value collected must equal it (text compared without case)'),
     }),
     z
@@ -174,7 +174,7 @@ export const TestRunRepetition = z
   .object({
     repetition: z.int().describe('1-based'),
     passed: z.boolean().describe('It ran to its end and every assertion passed'),
-    ended_by: z.enum(['script', 'user_done', 'max_turns', 'error']),
+    ended_by: z.enum(['script', 'user_done', 'max_turns', 'assistant_ended', 'error']).describe('script: every turn was said; user_done: the simulated user said it was done; max_turns; assistant_ended: the assistant called end_call; error: see error'),
     transcript: z.array(z.object({ role: z.enum(['user', 'assistant']), text: z.string(), turn: z.int().describe('The user turn it belongs to; 0: before the first') })),
     tool_calls: z.array(
       z.object({

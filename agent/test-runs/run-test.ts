@@ -1,0 +1,172 @@
+import type { llm } from '@livekit/agents';
+import type { PrismaClient } from '../../prisma/client.js';
+import type { SecretBox } from '../../lib/secret-box.js';
+import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/settings.js';
+import { loadAssistantSettings } from '../../modules/assistants/store.js';
+import { renderPrompt, renderTemplate, type TemplateValues } from '../../modules/assistants/templates.js';
+import { loadContactFields } from '../../modules/calls/store.js';
+import { loadCallPlaybooks, loadPlaybookForRun, type CallPlaybook } from '../../modules/playbooks/call-playbooks.js';
+import { judgeAll } from '../../modules/test-runs/assertions.js';
+import type { ClaimedRun, RunOutcome } from '../../modules/test-runs/queue.js';
+import type { RepetitionOut, TotalsOut } from '../../modules/test-runs/schemas.js';
+import { loadCallTools } from '../../modules/tools/call-tools.js';
+import { buildLlm } from '../call/session-config.js';
+import type { VendorAccess } from '../providers/speech-providers.js';
+import { runConversation, type Speaker } from './conversation.js';
+import { askJudge } from './judge.js';
+import { addUsage, emptyUsage, modelOf } from './models.js';
+import { SimulatedUser } from './simulated-user.js';
+
+// A whole test run: the assistant loaded as a call loads it (settings, enabled tools and playbooks, the prompt rendered
+// with the run's variables and contact), then each repetition run as a conversation and judged, its result stored as
+// it finishes, and the totals and pass rate at the end. A run that cannot start (assistant or playbook deleted, no
+// credential for its model) fails with the reason.
+
+export interface TestRunDeps {
+  prisma: PrismaClient;
+  access: VendorAccess;
+  /** Opens the tools' stored credentials, for the tools that run for real. */
+  secrets: SecretBox;
+  allowPrivateToolTargets: boolean;
+}
+
+/** The simulated user answers with some variety, as people do; the judge answers the same way every time. */
+const SIMULATED_USER_SAMPLING = { temperature: 0.7, maxTokens: 300 };
+const JUDGE_SAMPLING = { temperature: 0, maxTokens: 300 };
+
+class CannotRun extends Error {}
+
+/** The assistant's settings as a call loads them, its own stored keys opened with `secrets`. */
+const loadSettings = loadAssistantSettings as (db: PrismaClient, organizationId: number, id: number, secrets: SecretBox) => ReturnType<typeof loadAssistantSettings>;
+
+interface Loaded {
+  settings: AssistantSettings;
+  prompt: string;
+  welcome: string;
+  values: TemplateValues;
+  tools: Awaited<ReturnType<typeof loadCallTools>>;
+  playbooks: CallPlaybook[];
+  startInPlaybook: number | undefined;
+}
+
+async function load(deps: TestRunDeps, run: ClaimedRun): Promise<Loaded> {
+  const { prisma } = deps;
+  const stored = run.assistantId === null ? null : await loadSettings(prisma, run.organizationId, run.assistantId, deps.secrets);
+  if (!stored || run.assistantId === null) throw new CannotRun('the assistant no longer exists');
+  const settings = AssistantSettings.parse(stored);
+  try {
+    // Fails now, with the variable to set, rather than in the first turn.
+    buildLlm(settings, deps.access);
+  } catch (error) {
+    throw new CannotRun(error instanceof Error ? error.message : String(error));
+  }
+  const [tools, playbooks, contact] = await Promise.all([
+    loadCallTools(prisma, deps.secrets, run.organizationId, run.assistantId),
+    loadCallPlaybooks(prisma, run.organizationId, run.assistantId, deps.secrets),
+    loadContactFields(prisma, run.organizationId, run.request.contact_id),
+  ]);
+  let startInPlaybook: number | undefined;
+  if (run.playbookId !== null) {
+    const playbook = await loadPlaybookForRun(prisma, run.organizationId, run.playbookId, deps.secrets);
+    if (!playbook) throw new CannotRun('the playbook no longer exists');
+    startInPlaybook = playbooks.findIndex((p) => p.id === playbook.id);
+    if (startInPlaybook < 0) startInPlaybook = playbooks.push(playbook) - 1;
+  }
+  const values: TemplateValues = { variables: run.request.variables, contact };
+  const prompt = renderPrompt(settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT, values).text;
+  const welcome = renderTemplate(settings.llm_settings.welcome_message ?? '', values, 'speech').text;
+  return { settings, prompt, welcome, values, tools, playbooks, startInPlaybook };
+}
+
+function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export function totalsOf(results: RepetitionOut[]): TotalsOut {
+  const usage = { assistant: emptyUsage(), simulated_user: emptyUsage(), judge: emptyUsage(), total: emptyUsage() };
+  for (const r of results) {
+    addUsage(usage.assistant, r.usage.assistant);
+    addUsage(usage.simulated_user, r.usage.simulated_user);
+    addUsage(usage.judge, r.usage.judge);
+  }
+  for (const part of [usage.assistant, usage.simulated_user, usage.judge]) addUsage(usage.total, part);
+  const latencies = results.flatMap((r) => r.turns.map((t) => t.latency_ms)).sort((a, b) => a - b);
+  return {
+    repetitions: results.length,
+    passed: results.filter((r) => r.passed).length,
+    usage,
+    latency_ms: { p50: percentile(latencies, 50), p95: percentile(latencies, 95), max: latencies.at(-1) ?? null },
+  };
+}
+
+/**
+ * Runs what is left of the run (a run taken over resumes after the repetitions already stored), calling `progress`
+ * after each repetition; `progress` answering false (the run is no longer this worker's) stops it.
+ */
+export async function executeTestRun(
+  deps: TestRunDeps,
+  run: ClaimedRun,
+  signal: AbortSignal,
+  progress: (results: RepetitionOut[]) => Promise<boolean>,
+  options: { llm?: () => llm.LLM } = {},
+): Promise<RunOutcome> {
+  let loaded: Loaded;
+  try {
+    loaded = await load(deps, run);
+  } catch (error) {
+    if (error instanceof CannotRun) return { status: 'failed', results: run.results, error: error.message, totals: null };
+    throw error;
+  }
+  const { request } = run;
+  const { settings } = loaded;
+  let judge: llm.LLM | undefined;
+  const results = [...run.results];
+  for (let repetition = results.length + 1; repetition <= request.repeat; repetition++) {
+    const simulated = request.simulated_user;
+    let speaker: Speaker;
+    if (simulated) {
+      const model = modelOf(simulated.model, settings, deps.access, SIMULATED_USER_SAMPLING);
+      speaker = {
+        kind: 'simulated',
+        user: new SimulatedUser(model, simulated.persona, simulated.goal),
+        firstMessage: simulated.first_message,
+        maxTurns: simulated.max_turns,
+        assistantSpeaksFirst: simulated.assistant_speaks_first,
+      };
+    } else {
+      speaker = { kind: 'script', turns: request.script ?? [] };
+    }
+    const conversation = await runConversation({
+      settings,
+      access: deps.access,
+      prompt: loaded.prompt,
+      welcome: loaded.welcome,
+      tools: loaded.tools,
+      playbooks: loaded.playbooks,
+      ...(loaded.startInPlaybook !== undefined ? { startInPlaybook: loaded.startInPlaybook } : {}),
+      policy: { mocks: request.tool_mocks, useRealTools: request.use_real_tools, values: { variables: loaded.values.variables, contact: loaded.values.contact }, allowPrivateTargets: deps.allowPrivateToolTargets },
+      speaker,
+      signal,
+      ...(options.llm ? { llm: options.llm() } : {}),
+    });
+    const judgeUsage = emptyUsage();
+    const assertions = await judgeAll(request.assertions, conversation, async (question) => {
+      judge ??= modelOf(request.judge_model, settings, deps.access, JUDGE_SAMPLING);
+      const answer = await askJudge(judge, question, conversation, signal);
+      addUsage(judgeUsage, answer.usage);
+      return { passed: answer.passed, reason: answer.reason };
+    });
+    const { userTurns: _turns, usage, ...recorded } = conversation;
+    results.push({
+      repetition,
+      passed: conversation.error === null && assertions.every((a) => a.passed),
+      ...recorded,
+      assertions,
+      usage: { ...usage, judge: judgeUsage },
+    });
+    if (!(await progress(results))) throw new Error('the run is no longer this worker’s');
+  }
+  const totals = totalsOf(results);
+  return { status: 'completed', results, passRate: results.length === 0 ? 0 : totals.passed / results.length, totals };
+}

@@ -1,0 +1,143 @@
+import { log } from '@livekit/agents';
+import type { PrismaClient } from '../../prisma/client.js';
+import { startJobLoop } from '../../lib/jobs.js';
+import { listenForChanges } from '../../lib/pg-listen.js';
+import {
+  claimTestRun,
+  failExhaustedRuns,
+  finishTestRun,
+  releaseTestRun,
+  renewLease,
+  saveProgress,
+  TEST_RUN_CANCEL_CHANNEL,
+  TEST_RUN_NOTIFY_CHANNEL,
+  type ClaimedRun,
+  type RunOutcome,
+} from '../../modules/test-runs/queue.js';
+import { Stopped } from './conversation.js';
+import { executeTestRun, totalsOf, type TestRunDeps } from './run-test.js';
+
+// The test-run job of an agent worker, in LiveKit and local mode alike: a job loop (lib/jobs.ts) that claims queued
+// runs, runs them in this process (text only: no audio, no job process), and writes their end. NOTIFY wakes it when a
+// run is queued and stops a run that is cancelled; the poll is the safety net, and the way an expired lease is found.
+
+export interface TestRunWorkerOptions extends Omit<TestRunDeps, 'prisma'> {
+  /** Connection string for LISTEN; without it the worker only polls. */
+  databaseUrl?: string;
+  /** Runs at once in this process (default 2): each is mostly waiting on its model. */
+  concurrency?: number;
+  /** How long a claimed run stays this worker's without a renewal (default 30 s). */
+  leaseMs?: number;
+  /** How often the queue is looked at without a notification (default 5 s). */
+  pollIntervalMs?: number;
+  /** Test hook: the assistant's model for every repetition, instead of the one its settings build. */
+  llm?: () => import('@livekit/agents').llm.LLM;
+}
+
+export interface TestRunWorker {
+  wake(): void;
+  /** Stops claiming, stops the runs under way and hands them back to the queue for another worker. Safe twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Two runs at a time per worker: a run is a conversation with a model, seconds per turn, and a worker's first job is
+ * its calls; more runs queue and are taken by other workers or as these finish.
+ */
+const DEFAULT_CONCURRENCY = 2;
+/**
+ * 30 s lease, renewed every 10 s: a worker that died leaves its run to another within 30 s, and two missed renewals
+ * (a database blip) do not lose it.
+ */
+export const DEFAULT_LEASE_MS = 30_000;
+/** 5 s poll: a run queued while the LISTEN connection was down starts within 5 s; an idle worker costs a query per 5 s. */
+const DEFAULT_POLL_INTERVAL_MS = 5_000;
+/** 5 s after a failed claim (database unreachable). */
+const ERROR_PAUSE_MS = 5_000;
+/** Stopping waits this long for runs to notice they were stopped and close their sessions (2 s each at most). */
+const STOP_TIMEOUT_MS = 5_000;
+
+export function startTestRunWorker(prisma: PrismaClient, options: TestRunWorkerOptions): TestRunWorker {
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+  const running = new Map<number, AbortController>();
+  let stopping = false;
+  const logger = () => log().child({ component: 'test-runs' });
+
+  async function execute(run: ClaimedRun, controller: AbortController): Promise<void> {
+    const fields = { testRunId: run.id, attempt: run.attempt };
+    const renew = setInterval(() => {
+      renewLease(prisma, run, leaseMs).then(
+        (held) => {
+          if (!held) controller.abort();
+        },
+        (err: unknown) => logger().warn({ ...fields, err }, 'test run lease not renewed'),
+      );
+    }, Math.max(leaseMs / 3, 50));
+    try {
+      let outcome: RunOutcome;
+      try {
+        outcome = await executeTestRun({ ...options, prisma }, run, controller.signal, (results) => saveProgress(prisma, run, results), options.llm ? { llm: options.llm } : {});
+      } catch (error) {
+        if (controller.signal.aborted || error instanceof Stopped) {
+          if (stopping) await releaseTestRun(prisma, run).catch((err: unknown) => logger().warn({ ...fields, err }, 'test run not handed back; its lease will lapse'));
+          return;
+        }
+        // A fault of ours, not of the assistant's: recorded as the run's failure rather than retried for ever.
+        logger().error({ ...fields, err: error }, 'test run failed');
+        outcome = { status: 'failed', results: run.results, error: `the run stopped on an internal error: ${error instanceof Error ? error.message : String(error)}`, totals: totalsOf(run.results) };
+      }
+      if (controller.signal.aborted) {
+        if (stopping) await releaseTestRun(prisma, run).catch((err: unknown) => logger().warn({ ...fields, err }, 'test run not handed back; its lease will lapse'));
+        return;
+      }
+      const kept = await finishTestRun(prisma, run, outcome);
+      logger().info({ ...fields, status: outcome.status, kept }, 'test run finished');
+    } finally {
+      clearInterval(renew);
+      running.delete(run.id);
+    }
+  }
+
+  const loop = startJobLoop({
+    intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    errorPauseMs: ERROR_PAUSE_MS,
+    pass: async (l) => {
+      await failExhaustedRuns(prisma);
+      while (!l.stopping && l.inFlight < concurrency) {
+        const run = await claimTestRun(prisma, leaseMs);
+        if (!run) return;
+        const controller = new AbortController();
+        running.set(run.id, controller);
+        l.track(execute(run, controller));
+      }
+    },
+    // A run finished: there is room for the next one.
+    onSettled: (l) => l.wake(),
+    onError: (err, l) => {
+      if (!l.stopping) logger().error({ err }, 'test runs not claimed');
+    },
+  });
+  const listener = options.databaseUrl
+    ? listenForChanges(
+        options.databaseUrl,
+        {
+          [TEST_RUN_NOTIFY_CHANNEL]: { onNotify: () => loop.wake(), onReset: () => loop.wake() },
+          [TEST_RUN_CANCEL_CHANNEL]: { onNotify: (payload) => running.get(Number(payload))?.abort(), onReset: () => {} },
+        },
+        (err) => logger().warn({ err }, 'test run notifications interrupted; polling carries the queue until they are back'),
+      )
+    : undefined;
+  let stopped: Promise<void> | undefined;
+  return {
+    wake: () => loop.wake(),
+    stop: () =>
+      (stopped ??= (async () => {
+        stopping = true;
+        const drained = loop.stop(STOP_TIMEOUT_MS);
+        for (const controller of running.values()) controller.abort();
+        await drained;
+        await listener?.close();
+      })()),
+  };
+}
