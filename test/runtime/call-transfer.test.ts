@@ -20,13 +20,21 @@ import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from '../fakes/ven
 import { createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
 import { createTool } from '../../modules/tools/service.js';
 import { startHttpServer } from '../fakes/http-server.js';
+import { startFakeLiveKit, type FakeLiveKit } from '../fakes/livekit.js';
+import { ScriptedCaller } from '../fakes/scripted-caller.js';
+import { PushAudioInput } from '../../agent/io/push-audio-input.js';
+import { PacedAudioOutput } from '../../agent/io/paced-audio-output.js';
+import { LiveKitSipLine } from '../../agent/io/livekit-line.js';
+import { runCall } from '../../agent/call/run-call.js';
+import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { SecretBox } from '../../lib/secret-box.js';
 import crypto from 'node:crypto';
 
 // The built-in tools in whole audio calls. The test plays the carrier: it POSTs the signed voice webhook, streams the
 // caller's words as 8 kHz mu-law over the Media Streams socket, and hears what the assistant sends back; the carrier's
 // REST API is a fake that takes the call's transfer, after which the test stops the stream as the carrier does. The
-// model is the OpenAI-compatible fake, which calls the tools. A web call (no phone line) runs through the harness.
+// model is the OpenAI-compatible fake, which calls the tools. A web call (no phone line) runs through the harness; a
+// LiveKit SIP call runs as its job runs it, with the SIP line against the LiveKit fake (no room: no server here).
 
 initializeLogger({ pretty: false, level: 'silent' });
 const AUTH_TOKEN = 'carrier-auth-token';
@@ -339,6 +347,94 @@ describe('end_call and the built-ins on a web call', () => {
     expect(turns.find((t) => t.text === 'I cannot transfer you from here.')?.toolCalls).toMatchObject([
       { name: 'web_transfer', is_error: true },
       { name: 'web_keys', arguments: { digits: '1' }, is_error: true },
+    ]);
+  }, 60_000);
+});
+
+describe('the built-ins on a LiveKit SIP call', () => {
+  const secrets = new SecretBox(crypto.randomBytes(32));
+  let livekit: FakeLiveKit;
+  beforeAll(async () => {
+    livekit = await startFakeLiveKit();
+    livekit.addRoom('sip-room');
+  });
+  afterAll(() => livekit.close());
+
+  /** A call as the LiveKit job runs it, with the SIP caller's line: the room itself is the one part not run here. */
+  async function sipCall(assigned: number[], words: string, hangupAtMs: number) {
+    const prisma = api.db.prisma;
+    const row = await createCall(prisma, localSettings(llm.url, { assigned_tools: assigned }));
+    const published: string[] = [];
+    const line = new LiveKitSipLine({
+      url: livekit.url,
+      apiKey: livekit.apiKey,
+      apiSecret: livekit.apiSecret,
+      room: 'sip-room',
+      participantIdentity: 'sip_caller',
+      dtmf: { publishDtmf: async (_code, digit) => void published.push(digit) },
+    });
+    const input = new PushAudioInput();
+    const output = new PacedAudioOutput();
+    const caller = new ScriptedCaller(input);
+    await caller.schedule([{ atMs: 1_000, text: words }]);
+    const hangup = new AbortController();
+    const timer = setTimeout(() => hangup.abort(), hangupAtMs);
+    caller.start();
+    try {
+      const result = await runCall({ prisma, callId: row.id, audioInput: input, audioOutput: output, signal: hangup.signal, dataDir: await mkdtemp(path.join(os.tmpdir(), 'sip-call-')), access: vendorAccessFromEnv({}), secrets, line });
+      const turns = await prisma.callTurn.findMany({ where: { callId: row.id }, orderBy: { position: 'asc' } });
+      return { result, turns, published, toolCalls: turns.flatMap((t) => (t.toolCalls as Array<Record<string, unknown>> | null) ?? []) };
+    } finally {
+      clearTimeout(timer);
+      caller.stop();
+      input.end();
+      output.close();
+    }
+  }
+
+  async function builtIn(name: string, type: 'transfer_call' | 'send_dtmf', transfer: { destination: string; mode: 'cold' | 'warm'; handoff_message: string | null } | null = null) {
+    const organizationId = await runtimeOrganization(api.db.prisma);
+    const tool = await createTool({ db: api.db.prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, {
+      name,
+      description: '',
+      type,
+      enabled: true,
+      parameters: { type: 'object', properties: {} },
+      http: null,
+      transfer,
+      messages: { on_start: null, on_slow: null, slow_after_ms: 2_000, on_failure: null },
+    });
+    return tool.id;
+  }
+
+  it('transfers the SIP caller through LiveKit, cold, and ends the call as transferred', async () => {
+    const tool = await builtIn('sip_transfer', 'transfer_call', { destination: 'sip:desk@pbx.example.com', mode: 'cold', handoff_message: null });
+    replies = (messages) => (toolMessage(messages) ? { text: 'You are through.' } : { toolCalls: [{ name: 'sip_transfer', arguments: '{}' }] });
+    const before = livekit.of('TransferSIPParticipant').length;
+    const call = await sipCall([tool], 'book an appointment', 20_000);
+    expect(call.result).toMatchObject({ status: 'completed', endReason: 'transferred' });
+    const asked = livekit.of('TransferSIPParticipant').slice(before);
+    expect(asked.map((c) => c.body)).toMatchObject([{ roomName: 'sip-room', participantIdentity: 'sip_caller', transferTo: 'sip:desk@pbx.example.com', playDialtone: true }]);
+    expect(call.toolCalls).toMatchObject([{ name: 'sip_transfer', output: { transferred_to: 'sip:desk@pbx.example.com', mode: 'cold' }, is_error: false }]);
+  }, 60_000);
+
+  it('tells the model the SIP answer of a refused transfer, and the call goes on; keys go out as DTMF events', async () => {
+    livekit.onTransfer('tel:+14155550143', { sipStatus: 486, reason: 'Busy Here' });
+    const transfer = await builtIn('sip_busy_desk', 'transfer_call', { destination: '+14155550143', mode: 'cold', handoff_message: null });
+    const keys = await builtIn('sip_keys', 'send_dtmf');
+    let told = '';
+    replies = (messages) => {
+      const results = messages.filter((m) => m.role === 'tool');
+      if (results.length > 0) told = results.map((m) => String(m.content)).join(' | ');
+      return results.length > 0 ? { text: 'The desk is busy, sorry.' } : { toolCalls: [{ name: 'sip_busy_desk', arguments: '{}' }, { name: 'sip_keys', arguments: '{"digits":"2#"}' }] };
+    };
+    const call = await sipCall([transfer, keys], 'book an appointment', 9_000);
+    expect(call.result).toMatchObject({ status: 'completed', endReason: 'customer_hangup' });
+    expect(told).toMatch(/the line was busy \(SIP 486 Busy Here\)/);
+    expect(call.published).toEqual(['2', '#']);
+    expect(call.turns.find((t) => t.text === 'The desk is busy, sorry.')?.toolCalls).toMatchObject([
+      { name: 'sip_busy_desk', is_error: true },
+      { name: 'sip_keys', output: { sent: '2#' }, is_error: false },
     ]);
   }, 60_000);
 });
