@@ -161,9 +161,9 @@ class AssistantAgents {
   }
 }
 
-/** The conversation so far, without the instructions of the agent that had it: the next agent brings its own. */
+/** The conversation so far, without the instructions and configuration of the agent that had it: the next brings its own. */
 function conversationOf(session: voice.AgentSession): llm.ChatContext {
-  return session.currentAgent.chatCtx.copy({ excludeInstructions: true });
+  return session.currentAgent.chatCtx.copy({ excludeInstructions: true, excludeConfigUpdate: true });
 }
 
 function functionNames(tools: readonly ToolEntry[]): string[] {
