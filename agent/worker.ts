@@ -55,8 +55,9 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   const access = vendorAccessOf(config);
   // It reads the recordings calls spool under the same DATA_DIR, and stores their tracks where calls store theirs; the
   // analysis of a recovered call uses the keys calls use.
+  const secrets = new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir));
   const recovery =
-    options.callRecovery === false ? undefined : startCallRecovery(options.prisma, { dataDir: config.dataDir, access, ...options.callRecovery });
+    options.callRecovery === false ? undefined : startCallRecovery(options.prisma, { dataDir: config.dataDir, access, secrets, ...options.callRecovery });
   const testRuns =
     options.testRuns === false
       ? undefined
@@ -64,7 +65,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   if (!config.livekit) {
     const runner = new LocalCallRunner(options.prisma, config.dataDir, {
       access,
-      secrets: new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir)),
+      secrets,
       allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false,
       carrier: config.carrier,
     });
@@ -72,9 +73,8 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       mode: 'local',
       runner,
       stop: async (o) => {
-        // Runs under way go back to the queue at once rather than wait out the calls' drain.
-        await testRuns?.stop();
-        await runner.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
+        // Runs under way go back to the queue at once, while the calls drain.
+        await Promise.all([runner.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS), testRuns?.stop()]);
         await recovery?.stop();
       },
     };
@@ -109,8 +109,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   return {
     mode: 'livekit',
     stop: async (o) => {
-      await testRuns?.stop();
-      await server.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS).catch(() => {});
+      await Promise.all([server.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS).catch(() => {}), testRuns?.stop()]);
       // The framework's close waits for every job offer it accepted to be assigned, and an assignment that never comes
       // (LiveKit gave the job to another worker, or lost it) would hold the shutdown for ever: the wait is bounded.
       const closed = await withTimeout(server.close().then(() => true), CLOSE_TIMEOUT_MS);

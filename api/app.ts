@@ -170,18 +170,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   registerHealthCheck(app, options.prisma);
+  // One box for every stored secret (tool headers, assistant vendor keys, webhook signing secrets).
+  const secrets = options.secrets ?? new SecretBox(crypto.randomBytes(SECRETS_KEY_BYTES));
   await app.register(
     async (api) => {
       declareAuth(api, 'api_key');
       await api.register(builtInBrowserCallRoutes, { prisma: options.prisma, runner: options.callAudioRunner, tokens: browserCallTokens, publicUrl: options.publicUrl });
-      await api.register(assistantRoutes, { prisma: options.prisma, cache: assistantCache });
+      await api.register(assistantRoutes, { prisma: options.prisma, cache: assistantCache, secrets });
       await api.register(contactRoutes, { prisma: options.prisma });
       await api.register(contactImportRoutes, { prisma: options.prisma });
       await api.register(contactPropertyRoutes, { prisma: options.prisma });
       await api.register(organizationSettingsRoutes, { prisma: options.prisma });
       await api.register(sessionOnlyRoutes);
-      await api.register(webhookRoutes, { prisma: options.prisma, allowPrivateTargets: options.allowPrivateWebhookTargets });
-      await api.register(toolRoutes, { prisma: options.prisma, secrets: options.secrets ?? new SecretBox(crypto.randomBytes(SECRETS_KEY_BYTES)), allowPrivateTargets: options.allowPrivateWebhookTargets });
+      await api.register(webhookRoutes, { prisma: options.prisma, secrets, allowPrivateTargets: options.allowPrivateWebhookTargets });
+      await api.register(toolRoutes, { prisma: options.prisma, secrets, allowPrivateTargets: options.allowPrivateWebhookTargets });
       await api.register(testRunRoutes, { prisma: options.prisma });
       await api.register(playbookRoutes, { prisma: options.prisma });
       await api.register(phoneRoutes, { prisma: options.prisma });

@@ -6,10 +6,14 @@ import { buildApp } from './app.js';
 import { loadSecretsKey, SecretBox } from '../lib/secret-box.js';
 import { hasAnyApiKey } from '../modules/organizations/bootstrap.js';
 import { startWebhookDelivery } from '../modules/webhooks/delivery-worker.js';
+import { sealClearWebhookSecrets } from '../modules/webhooks/endpoints.js';
+import { sealClearAssistantKeys } from '../modules/assistants/keys.js';
 
 /** Builds the API on an open database and starts listening on HOST:PORT. */
 export async function startApi(config: Config, db: Database, extra: { callAudioRunner?: CallAudioRunner | undefined } = {}): Promise<FastifyInstance> {
   const allowPrivateWebhookTargets = config.webhookAllowPrivateTargets ?? false;
+  // One box seals and opens every stored secret; agent workers open with the same SECRETS_KEY.
+  const secrets = new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir));
   const app = await buildApp({
     prisma: db.prisma,
     databaseUrl: db.url,
@@ -22,7 +26,7 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     twilioAuthToken: config.twilioAuthToken,
     publicUrl: config.publicUrl,
     streamTokenSecret: config.mediaStreamSecret,
-    secrets: new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir)),
+    secrets,
     rateLimit: config.rateLimit,
     httpTimeouts: config.httpKeepAliveTimeoutMs === undefined ? undefined : { keepAliveMs: config.httpKeepAliveTimeoutMs },
   });
@@ -31,7 +35,9 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     databaseUrl: db.url,
     allowPrivateTargets: allowPrivateWebhookTargets,
     logger: app.log.child({ component: 'webhooks' }),
+    secrets,
   });
+  await sealClearSecrets(db, secrets, app);
   app.addHook('onClose', async () => webhooks.stop());
   try {
     await app.listen({ port: config.port, host: config.host });
@@ -46,4 +52,18 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     );
   }
   return app;
+}
+
+/**
+ * Seals vendor keys and webhook signing secrets stored in the clear by a release that did not seal them. Rows in either
+ * form work meanwhile, so a failure here is logged and start-up goes on; the next start tries again.
+ */
+async function sealClearSecrets(db: Database, secrets: SecretBox, app: FastifyInstance): Promise<void> {
+  try {
+    const assistants = await sealClearAssistantKeys(db.prisma, secrets);
+    const endpoints = await sealClearWebhookSecrets(db.prisma, secrets);
+    if (assistants + endpoints > 0) app.log.info({ assistants, endpoints }, 'sealed secrets stored in the clear');
+  } catch (err) {
+    app.log.warn({ err }, 'secrets stored in the clear not sealed; they still work and the next start tries again');
+  }
 }

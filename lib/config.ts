@@ -173,6 +173,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.LIVEKIT_URL && (!e.LIVEKIT_API_KEY || !e.LIVEKIT_API_SECRET)) {
     throw new Error('invalid environment: LIVEKIT_URL needs LIVEKIT_API_KEY and LIVEKIT_API_SECRET');
   }
+  if (e.TWILIO_ACCOUNT_SID && !e.TWILIO_AUTH_TOKEN) {
+    throw new Error('invalid environment: TWILIO_ACCOUNT_SID needs TWILIO_AUTH_TOKEN');
+  }
   return {
     databaseUrl: e.DATABASE_URL,
     dataDir: path.resolve(e.DATA_DIR),

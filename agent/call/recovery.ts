@@ -17,6 +17,7 @@ import { buildLlm } from './session-config.js';
 import { summarizeLatency } from '../turn/metrics.js';
 import { endStaleUnstartedCalls, type UnstartedCallLimits } from '../../modules/calls/unstarted.js';
 import { startJobLoop } from '../../lib/jobs.js';
+import { loadSecretsKey, SecretBox } from '../../lib/secret-box.js';
 
 // A call's process can die mid-call (a crashed job process, a killed worker, a lost machine). Its call would stay
 // `in_progress` for ever, and no `call.completed` would ever reach the customer. Every running call renews a heartbeat
@@ -55,6 +56,8 @@ export interface CallRecoveryOptions {
   storage?: RecordingStorage;
   /** Vendor keys for the analysis's LLM; defaults to the environment, as for a call. */
   access?: VendorAccess;
+  /** Opens the assistant's stored vendor keys (SECRETS_KEY); default: the key in DATA_DIR, as for a call. */
+  secrets?: SecretBox;
 }
 
 /** Ends every call whose process stopped renewing its heartbeat; answers the call ids it ended. */
@@ -73,6 +76,7 @@ export async function recoverOrphanedCalls(prisma: PrismaClient, options: CallRe
     dataDir: path.resolve(options.dataDir ?? DEFAULT_DATA_DIR),
     storage: recordingStorageOf(options),
     access: options.access ?? vendorAccessFromEnv(),
+    secrets: options.secrets ?? new SecretBox(loadSecretsKey(undefined, path.resolve(options.dataDir ?? DEFAULT_DATA_DIR))),
     now,
   };
   const ended: number[] = [];
@@ -91,6 +95,7 @@ interface RecoveryContext {
   dataDir: string;
   storage: RecordingStorage;
   access: VendorAccess;
+  secrets: SecretBox;
   now: Date;
 }
 
@@ -118,7 +123,7 @@ async function recoverCall(prisma: PrismaClient, call: CallRow, context: Recover
       metrics: r.metrics as Record<string, number> | null,
       ...(r.toolCalls ? { tool_calls: r.toolCalls as unknown as ToolCallEntry[] } : {}),
     }));
-    const stored = call.assistantId === null ? null : await loadAssistantSettings(prisma, call.organizationId, call.assistantId);
+    const stored = call.assistantId === null ? null : await loadAssistantSettings(prisma, call.organizationId, call.assistantId, context.secrets);
     const settings = stored ? AssistantSettings.parse(stored) : null;
 
     // Rendered before the finishing transaction, so the call's record and `call.completed` list the tracks.

@@ -85,7 +85,9 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   keepPiiOutOfInfoLogs(logger);
   const { prisma } = options;
   const found = await findCall(prisma, options);
-  const stored = found.assistantId === null ? null : await loadAssistantSettings(prisma, found.organizationId, found.assistantId).catch(() => null);
+  // One box opens the assistant's vendor keys and its tools' credentials.
+  const secrets = options.secrets ?? new SecretBox(loadSecretsKey(undefined, options.dataDir ?? DEFAULT_DATA_DIR));
+  const stored = found.assistantId === null ? null : await loadAssistantSettings(prisma, found.organizationId, found.assistantId, secrets).catch(() => null);
   const startedAt = new Date();
   const call = await markCallStarted(prisma, found, startedAt);
   const logFields = { callSid: call.callSid, callId: call.id };
@@ -102,7 +104,7 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const session = built?.session;
   const toolResults = new Map<string, HttpToolResult>();
   const runs = settings && new ToolRuns({ minInterruptionWords: settings.interruption_settings.min_interruption_words, interruptions: settings.interruption_settings.allow_interruptions, logFields });
-  const tools = settings && texts && runs && (await step(() => toolsOf(call, texts.values, options, runs, (id, result) => toolResults.set(id, result), lineTools)));
+  const tools = settings && texts && runs && (await step(() => toolsOf(call, texts.values, { ...options, secrets }, runs, (id, result) => toolResults.set(id, result), lineTools)));
   const transcript =
     session &&
     captureTranscript(session, {

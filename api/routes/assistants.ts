@@ -6,12 +6,13 @@ import '../../modules/assistants/settings.js';
 import { commonErrors, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
 import { Assistant, AssistantCreate, AssistantParams, AssistantUpdate } from '../../modules/assistants/schemas.js';
 import type { AssistantReadCache } from '../../modules/assistants/cache.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 import { createAssistant, deleteAssistant, listAssistants, readAssistantJson, updateAssistant } from '../../modules/assistants/service.js';
 
 const tags = ['Assistants'];
 const notFound = { 404: ErrorResponse.describe('No such assistant in this organisation') };
 
-export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cache?: AssistantReadCache }> = async (app, { prisma, cache }) => {
+export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cache?: AssistantReadCache; secrets: SecretBox }> = async (app, { prisma, cache, secrets }) => {
   // This process's own writes drop its cache entry at once (read-your-writes); other processes hear of them through
   // the database's `assistant_changed` notification.
   const written = (id: number) => cache?.invalidate(id);
@@ -25,7 +26,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cach
       response: { 201: Assistant, ...commonErrors },
     },
     handler: async (request, reply) => {
-      const assistant = await createAssistant(prisma, request.identity, request.body);
+      const assistant = await createAssistant(prisma, request.identity, request.body, secrets);
       written(assistant.id);
       return reply.status(201).send(assistant);
     },
@@ -41,7 +42,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cach
     },
     handler: async (request) => {
       const { page, per_page } = request.query;
-      const result = await listAssistants(prisma, request.identity.organizationId, page, per_page);
+      const result = await listAssistants(prisma, request.identity.organizationId, page, per_page, secrets);
       return { success: true as const, message: 'Assistants retrieved', ...result };
     },
   });
@@ -54,7 +55,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cach
       response: { 200: Assistant, ...notFound, ...commonErrors },
     },
     handler: async (request, reply) => {
-      const json = await readAssistantJson(prisma, cache, request.identity.organizationId, request.params.assistant_id);
+      const json = await readAssistantJson(prisma, cache, request.identity.organizationId, request.params.assistant_id, secrets);
       // Already serialised (and cached that way): sent as is.
       return reply.type('application/json; charset=utf-8').serializer((body) => body as string).send(json as never);
     },
@@ -66,14 +67,15 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cach
       summary: 'Update an assistant',
       description:
         'Partial update. Nested settings merge field by field; arrays, free-form objects and explicit nulls replace the stored value. ' +
-        'A masked fallback `api_key` sent back unchanged keeps the stored key.',
+        'Vendor keys (`llm_provider_config.custom_config.api_key`, `tts_settings.provider_config.api_key`, a fallback\'s `api_key`) ' +
+        'are write-only: answers show a mask, and a mask sent back unchanged keeps the stored key.',
       params: AssistantParams,
       body: AssistantUpdate,
       response: { 200: Assistant, ...notFound, ...commonErrors },
     },
     handler: async (request) => {
       try {
-        return await updateAssistant(prisma, request.identity.organizationId, request.params.assistant_id, request.body as Record<string, unknown>);
+        return await updateAssistant(prisma, request.identity.organizationId, request.params.assistant_id, request.body as Record<string, unknown>, secrets);
       } finally {
         written(request.params.assistant_id);
       }

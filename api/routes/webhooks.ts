@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
 import {
   DeliveriesQuery,
@@ -32,11 +33,13 @@ const PATH = '/organization/webhooks';
 
 export interface WebhookRouteOptions {
   prisma: PrismaClient;
+  /** Seals the signing secrets at rest (SECRETS_KEY). */
+  secrets: SecretBox;
   /** Accept endpoint URLs whose host is a loopback, private or other non-public IP address. Default false. */
   allowPrivateTargets?: boolean;
 }
 
-export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (app, { prisma, allowPrivateTargets }) => {
+export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (app, { prisma, secrets, allowPrivateTargets }) => {
   const policy: WebhookPolicy = { allowPrivateTargets: allowPrivateTargets ?? false };
 
   app.post(PATH, {
@@ -54,7 +57,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
       },
     },
     handler: async (request, reply) => {
-      const data = await createWebhookEndpoint(prisma, request.identity.organizationId, request.body, policy);
+      const data = await createWebhookEndpoint(prisma, request.identity.organizationId, request.body, policy, secrets);
       return reply.status(201).send({ success: true as const, message: 'Webhook endpoint created', data });
     },
   });
@@ -69,7 +72,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
     },
     handler: async (request) => {
       const { page, per_page } = request.query;
-      const result = await listWebhookEndpoints(prisma, request.identity.organizationId, page, per_page);
+      const result = await listWebhookEndpoints(prisma, request.identity.organizationId, page, per_page, secrets);
       return { success: true as const, message: 'Webhook endpoints retrieved', ...result };
     },
   });
@@ -84,7 +87,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
     handler: async (request) => ({
       success: true as const,
       message: 'Webhook endpoint retrieved',
-      data: await getWebhookEndpoint(prisma, request.identity.organizationId, request.params.endpoint_id),
+      data: await getWebhookEndpoint(prisma, request.identity.organizationId, request.params.endpoint_id, secrets),
     }),
   });
 
@@ -99,7 +102,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
     handler: async (request) => ({
       success: true as const,
       message: 'Webhook endpoint updated',
-      data: await updateWebhookEndpoint(prisma, request.identity.organizationId, request.params.endpoint_id, request.body, policy),
+      data: await updateWebhookEndpoint(prisma, request.identity.organizationId, request.params.endpoint_id, request.body, policy, secrets),
     }),
   });
 
@@ -130,7 +133,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<WebhookRouteOptions> = async (
     },
     handler: async (request) => {
       const overlapS = RotateSecretBody.parse(request.body ?? {}).overlap_seconds;
-      const data = await rotateWebhookSecret(prisma, request.identity.organizationId, request.params.endpoint_id, overlapS);
+      const data = await rotateWebhookSecret(prisma, request.identity.organizationId, request.params.endpoint_id, overlapS, secrets);
       return { success: true as const, message: 'Webhook secret rotated', data };
     },
   });

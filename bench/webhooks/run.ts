@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import { createPrismaClient } from '../../prisma/client.js';
 import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
 import { migrate } from '../../prisma/migrate.js';
 import { recordEvent } from '../../modules/webhooks/events.js';
+import { SecretBox, SECRETS_KEY_BYTES } from '../../lib/secret-box.js';
 
 // Webhook delivery throughput and event-to-delivery delay, on one machine: embedded Postgres, delivery workers in this
 // process, and a receiver on 127.0.0.1 that answers 200 at once. `npm run bench:webhooks`.
@@ -52,15 +54,17 @@ server.keepAliveTimeout = 10_000;
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const port = (server.address() as AddressInfo).port;
 
+const secrets = new SecretBox(crypto.randomBytes(SECRETS_KEY_BYTES));
 const owner = await bootstrap(prisma, { organizationName: 'Bench', email: `bench-${Date.now()}@example.com` });
 await createWebhookEndpoint(
   prisma,
   owner.organization_id,
   { url: `http://127.0.0.1:${port}/hook`, event_types: ['call.completed'], enabled: true, description: null },
   { allowPrivateTargets: true },
+  secrets,
 );
 const startWorkers = () =>
-  Array.from({ length: WORKERS }, () => startWebhookDelivery(prisma, { databaseUrl: cluster.url, allowPrivateTargets: true, concurrency: CONCURRENCY }));
+  Array.from({ length: WORKERS }, () => startWebhookDelivery(prisma, { databaseUrl: cluster.url, allowPrivateTargets: true, concurrency: CONCURRENCY, secrets }));
 
 const payload = {
   call_sid: 'CA0',

@@ -8,30 +8,8 @@ import { zodIssuesToDetail } from '../../lib/zod/detail.js';
 import type { AssistantOut } from './schemas.js';
 import { paginationOf } from '../../lib/pagination.js';
 import type { AssistantReadCache } from './cache.js';
-import { isMaskOf, maskSecret } from '../../lib/secrets.js';
-
-type FallbackSettings = Settings['llm_fallback_providers'];
-
-function maskFallbacks(settings: FallbackSettings): FallbackSettings {
-  return {
-    ...settings,
-    fallbacks: settings.fallbacks.map((f) => ({ ...f, api_key: f.api_key === null ? null : maskSecret(f.api_key) })),
-  };
-}
-
-/** A mask sent back for a fallback keeps the key stored at the same position for the same provider. */
-function unmaskFallbacks(next: FallbackSettings, stored: FallbackSettings | undefined): FallbackSettings {
-  return {
-    ...next,
-    fallbacks: next.fallbacks.map((f, i) => {
-      const previous = stored?.fallbacks[i];
-      if (f.api_key !== null && previous?.api_key && previous.provider === f.provider && isMaskOf(f.api_key, previous.api_key)) {
-        return { ...f, api_key: previous.api_key };
-      }
-      return f;
-    }),
-  };
-}
+import type { SecretBox } from '../../lib/secret-box.js';
+import { keyProblems, maskKeys, openKeys, sealKeys } from './keys.js';
 
 /**
  * Vendors the settings name without a key: shown on the assistant so that its author learns it before a caller does.
@@ -41,9 +19,10 @@ function warningsOf(settings: Settings): AssistantOut['warnings'] {
   return missingCredentials(settings, vendorCredentialsFromEnv()).map((m) => ({ code: 'missing_credentials' as const, field: m.field, message: m.message }));
 }
 
-function toApi(row: AssistantRow): AssistantOut {
-  const all = settingsOf(row);
-  const { name, ...settings } = all;
+/** The assistant as every answer shows it: vendor keys masked; warnings from the keys that open. */
+function toApi(row: AssistantRow, secrets: SecretBox | undefined): AssistantOut {
+  const stored = settingsOf(row);
+  const { name, ...settings } = maskKeys(stored, secrets, row.organizationId);
   return {
     id: row.id,
     name,
@@ -52,9 +31,14 @@ function toApi(row: AssistantRow): AssistantOut {
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
     ...settings,
-    llm_fallback_providers: maskFallbacks(settings.llm_fallback_providers),
-    warnings: warningsOf(all),
+    warnings: warningsOf(openKeys(stored, secrets, row.organizationId)),
   };
+}
+
+/** A vendor key that is not a string is refused before anything is stored. */
+function checkKeys(settings: Settings): void {
+  const problems = keyProblems(settings);
+  if (problems.length > 0) throw new ValidationFailed(problems);
 }
 
 function unique(ids: readonly number[]): number[] {
@@ -116,35 +100,41 @@ async function writeAssignments(db: Db, assistantId: number, settings: Settings,
  * path of a missing one: a cache miss (the cache is looked up by organisation and id), then one query by id and
  * organisation that finds nothing, then the same 404.
  */
-export async function readAssistantJson(db: Db, cache: AssistantReadCache | undefined, organizationId: number, id: number): Promise<string> {
+export async function readAssistantJson(db: Db, cache: AssistantReadCache | undefined, organizationId: number, id: number, secrets: SecretBox): Promise<string> {
   const hit = cache?.get(organizationId, id);
   if (hit !== undefined) return hit;
   const ticket = cache?.ticket(id);
   const row = await readAssistantRow(db, organizationId, id);
   if (!row) throw notFound('Assistant');
-  const json = JSON.stringify(toApi(row));
+  const json = JSON.stringify(toApi(row, secrets));
   if (cache && ticket !== undefined) cache.set(id, row.organizationId, json, ticket);
   return json;
 }
 
+/**
+ * Creates the assistant with its vendor keys sealed by `secrets` (the API always passes its box; without one, as tests
+ * that make rows directly do, keys are stored as given and read like rows written before keys were sealed).
+ */
 export async function createAssistant(
   prisma: PrismaClient,
   identity: { organizationId: number; userId: number },
   input: Settings,
+  secrets?: SecretBox,
 ): Promise<AssistantOut> {
   const settings = AssistantSettings.safeParse(input);
   if (!settings.success) throw new ValidationFailed(zodIssuesToDetail(settings.error.issues, 'body', input));
+  checkKeys(settings.data);
   return prisma.$transaction(async (tx) => {
     await checkAssignments(tx, identity.organizationId, settings.data);
     const row = await tx.assistant.create({
-      data: { ...columnsOf(settings.data), organizationId: identity.organizationId, userId: identity.userId },
+      data: { ...columnsOf(sealKeys(settings.data, null, secrets, identity.organizationId)), organizationId: identity.organizationId, userId: identity.userId },
     });
     await writeAssignments(tx, row.id, settings.data);
-    return toApi((await readAssistantRow(tx, identity.organizationId, row.id))!);
+    return toApi((await readAssistantRow(tx, identity.organizationId, row.id))!, secrets);
   });
 }
 
-export async function listAssistants(db: Db, organizationId: number, page: number, perPage: number) {
+export async function listAssistants(db: Db, organizationId: number, page: number, perPage: number, secrets: SecretBox) {
   const [rows, total] = await Promise.all([
     db.assistant.findMany({
       where: { organizationId },
@@ -156,7 +146,7 @@ export async function listAssistants(db: Db, organizationId: number, page: numbe
     }),
     db.assistant.count({ where: { organizationId } }),
   ]);
-  return { data: rows.map(toApi), pagination: paginationOf(page, perPage, total) };
+  return { data: rows.map((row) => toApi(row, secrets)), pagination: paginationOf(page, perPage, total) };
 }
 
 export async function updateAssistant(
@@ -164,6 +154,7 @@ export async function updateAssistant(
   organizationId: number,
   id: number,
   patch: Record<string, unknown>,
+  secrets: SecretBox,
 ): Promise<AssistantOut> {
   return prisma.$transaction(async (tx) => {
     // Row lock: two concurrent partial updates of different fields both survive.
@@ -173,13 +164,13 @@ export async function updateAssistant(
     const stored = settingsOf(row);
     // Hidden assignments of tools that were disabled later stay assigned unless the client replaces the list.
     const storedToolIds = row.tools.map((t) => t.toolId);
-    const merged = mergeBySchema(assistantFields, { ...stored, assigned_tools: storedToolIds }, patch);
+    // Merged over the keys opened, so that a key the patch leaves alone is checked as the key it is, not its sealed form.
+    const base = openKeys(stored, secrets, organizationId, { keepUnopened: true });
+    const merged = mergeBySchema(assistantFields, { ...base, assigned_tools: storedToolIds }, patch);
     const parsed = AssistantSettings.safeParse(merged);
     if (!parsed.success) throw new ValidationFailed(zodIssuesToDetail(parsed.error.issues, 'body', merged));
-    const next: Settings = {
-      ...parsed.data,
-      llm_fallback_providers: unmaskFallbacks(parsed.data.llm_fallback_providers, stored.llm_fallback_providers),
-    };
+    checkKeys(parsed.data);
+    const next: Settings = parsed.data;
     const changedLists = new Set(['assigned_tools', 'assigned_documents', 'playbook_ids'].filter((k) => k in patch && patch[k] !== undefined));
     if (changedLists.size > 0) {
       await checkAssignments(tx, organizationId, {
@@ -190,8 +181,8 @@ export async function updateAssistant(
       });
       await writeAssignments(tx, id, next, changedLists);
     }
-    await tx.assistant.update({ where: { id }, data: columnsOf(next) });
-    return toApi((await readAssistantRow(tx, organizationId, id))!);
+    await tx.assistant.update({ where: { id }, data: columnsOf(sealKeys(next, stored, secrets, organizationId)) });
+    return toApi((await readAssistantRow(tx, organizationId, id))!, secrets);
   });
 }
 

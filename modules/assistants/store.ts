@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import type { Db } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
 import { conformer } from '../../lib/zod/walk.js';
+import type { SecretBox } from '../../lib/secret-box.js';
+import { openKeys } from './keys.js';
 import {
   AssistantSettings,
   InterruptionSettings,
@@ -15,7 +17,8 @@ import {
 } from './settings.js';
 
 // An assistant's row and its settings, both ways: what the API writes and reads, and what a call loads. Nothing here
-// knows of HTTP; the API masks secrets and shapes responses on top of it.
+// knows of HTTP; the API masks secrets and shapes responses on top of it. Vendor keys in the settings are stored sealed
+// (keys.ts): `settingsOf` gives them as stored, `loadAssistantSettings` opened for a call.
 
 export type Settings = z.output<typeof AssistantSettings>;
 type FallbackSettings = Settings['llm_fallback_providers'];
@@ -39,7 +42,10 @@ const conform = {
   interruptionSettings: conformer(InterruptionSettings),
 };
 
-/** The stored settings of a row, in the API's field names, completed with defaults of fields added since it was written. */
+/**
+ * The stored settings of a row, in the API's field names, completed with defaults of fields added since it was written.
+ * Vendor keys are as stored: sealed (or in the clear, in a row written before keys were sealed).
+ */
 export function settingsOf(row: AssistantRow): Settings {
   return {
     name: row.name,
@@ -94,8 +100,11 @@ export async function readAssistantRow(db: Db, organizationId: number, id: numbe
   return db.assistant.findFirst({ where: { id, organizationId }, include: withAssignments, relationLoadStrategy: 'join' });
 }
 
-/** The stored settings, unmasked, for the call runtime. */
-export async function loadAssistantSettings(db: Db, organizationId: number, id: number): Promise<Settings | null> {
+/**
+ * The stored settings for the call runtime, vendor keys opened with `secrets` (the SECRETS_KEY the API sealed them
+ * with); a key that does not open is left out, so the call reports it missing instead of sending ciphertext.
+ */
+export async function loadAssistantSettings(db: Db, organizationId: number, id: number, secrets: SecretBox): Promise<Settings | null> {
   const row = await readAssistantRow(db, organizationId, id);
-  return row ? settingsOf(row) : null;
+  return row ? openKeys(settingsOf(row), secrets, row.organizationId) : null;
 }

@@ -3,7 +3,9 @@ import { ABANDONED_ERROR, type Sender } from '../../lib/net/http-sender.js';
 import type { ClaimedDelivery, Outcome } from './delivery-queue.js';
 import type { OutcomeWriter } from './outcome-writer.js';
 import { maxAttempts, retryDelayMs } from './retry-schedule.js';
-import { signedHeaders } from './signing.js';
+import { secretContext, signedHeaders } from './signing.js';
+import type { SecretBox } from '../../lib/secret-box.js';
+import { openedForm } from '../../lib/secrets.js';
 
 /**
  * What delivery logs through: the process's pino logger (the API passes a child of `app.log`). Errors go in the `err`
@@ -21,15 +23,23 @@ export interface AttemptSettings {
   retryScheduleMs: readonly number[];
   /** Spread of each retry wait, ±ratio. */
   jitterRatio: number;
+  /** Opens the endpoints' signing secrets (SECRETS_KEY): a local AES-GCM open, no database round trip. */
+  secrets: SecretBox;
 }
+
+/** Why an attempt sent nothing: a request we cannot sign must not go out unsigned. */
+export const UNSIGNABLE_ERROR = 'signing secret does not open: this process has another SECRETS_KEY than the one that sealed it';
 
 function bodyOf(job: ClaimedDelivery): string {
   return JSON.stringify({ id: job.eventId, type: job.eventType, timestamp: job.eventCreatedAt.toISOString(), data: job.payload });
 }
 
-function secretsOf(job: ClaimedDelivery, nowMs: number): string[] {
+/** The secrets that sign now, opened: the current one, and the one it replaced while the overlap lasts. */
+function secretsOf(job: ClaimedDelivery, nowMs: number, box: SecretBox): string[] {
+  const context = secretContext(job.organizationId);
   const previousValid = job.previousSecret !== null && job.previousSecretExpiresAt !== null && job.previousSecretExpiresAt.getTime() > nowMs;
-  return previousValid ? [job.secret, job.previousSecret!] : [job.secret];
+  const stored = previousValid ? [job.secret, job.previousSecret!] : [job.secret];
+  return stored.map((s) => openedForm(box, s, context)).filter((s) => s !== undefined);
 }
 
 /**
@@ -37,7 +47,7 @@ function secretsOf(job: ClaimedDelivery, nowMs: number): string[] {
  * function never rejects; whatever goes wrong is logged, and the lease brings the delivery back: at least once.
  */
 export function createAttempt(settings: AttemptSettings): (job: ClaimedDelivery) => Promise<void> {
-  const { sender, writer, log, retryScheduleMs, jitterRatio } = settings;
+  const { sender, writer, log, retryScheduleMs, jitterRatio, secrets } = settings;
   const attemptLimit = maxAttempts(retryScheduleMs);
 
   function outcomeOf(job: ClaimedDelivery, status: number | null, error: string | null, durationMs: number): Outcome {
@@ -50,8 +60,12 @@ export function createAttempt(settings: AttemptSettings): (job: ClaimedDelivery)
   async function attempt(job: ClaimedDelivery): Promise<void> {
     const body = bodyOf(job);
     const nowMs = Date.now();
-    const headers = signedHeaders(secretsOf(job, nowMs), job.eventId, Math.floor(nowMs / 1000), body);
-    const result = await sender.send(job.url, { ...headers }, body);
+    const signing = secretsOf(job, nowMs, secrets);
+    // Retried on the schedule like a refused request, so deliveries resume once the process has the right key.
+    const result =
+      signing.length === 0
+        ? { status: null, error: UNSIGNABLE_ERROR, durationMs: 0 }
+        : await sender.send(job.url, { ...signedHeaders(signing, job.eventId, Math.floor(nowMs / 1000), body) }, body);
     if (result.error === ABANDONED_ERROR) return; // the lease expires and another process retries it
     const outcome = outcomeOf(job, result.status, result.error, result.durationMs);
     const fields = { deliveryId: job.id, endpointId: job.endpointId, eventId: job.eventId, attempt: job.attempt, status: result.status, durationMs: result.durationMs };

@@ -10,6 +10,8 @@ import { WEBHOOK_NOTIFY_CHANNEL } from './events.js';
 export interface ClaimedDelivery {
   id: number;
   endpointId: number;
+  /** The endpoint's organisation: its signing secrets are sealed for it. */
+  organizationId: number;
   eventId: string;
   /** Number of this attempt in the log (1-based, counts every attempt ever started). */
   attempt: number;
@@ -20,6 +22,7 @@ export interface ClaimedDelivery {
   payload: unknown;
   eventCreatedAt: Date;
   url: string;
+  /** As stored: sealed (or in the clear, written before secrets were sealed); opened by the attempt that signs. */
   secret: string;
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
@@ -28,6 +31,7 @@ export interface ClaimedDelivery {
 interface ClaimRow {
   id: number;
   endpoint_id: number;
+  organization_id: number;
   event_id: string;
   attempts: number;
   attempts_since_queued: number;
@@ -67,18 +71,19 @@ export async function claimDeliveries(db: Db, limit: number, leaseMs: number): P
       WHERE d.id = picked.id AND e.id = d.event_id AND w.id = d.endpoint_id
       RETURNING d.id, d.endpoint_id, d.event_id, d.attempts, d.attempts_since_queued, picked.previous_lease,
                 picked.previous_attempt_at, e.type, e.payload, e.created_at AS event_created_at, w.url, w.secret,
-                w.previous_secret, w.previous_secret_expires_at
+                w.previous_secret, w.previous_secret_expires_at, w.organization_id
     ), interrupted AS (
       INSERT INTO webhook_delivery_attempts (delivery_id, endpoint_id, attempt, started_at, error, succeeded, next_retry_at)
       SELECT id, endpoint_id, attempts - 1, coalesce(previous_attempt_at, now()), ${INTERRUPTED_ERROR}, false, now()
       FROM claimed WHERE previous_lease IS NOT NULL
     )
     SELECT id, endpoint_id, event_id, attempts, attempts_since_queued, type, payload, event_created_at, url, secret,
-           previous_secret, previous_secret_expires_at
+           previous_secret, previous_secret_expires_at, organization_id
     FROM claimed`;
   return rows.map((r) => ({
     id: r.id,
     endpointId: r.endpoint_id,
+    organizationId: r.organization_id,
     eventId: r.event_id,
     attempt: r.attempts,
     attemptsSinceQueued: r.attempts_since_queued,

@@ -7,10 +7,13 @@ import { claimDeliveries, type ClaimedDelivery } from './delivery-queue.js';
 import { createAttempt, silentLogger, type WebhookLogger } from './delivery-attempt.js';
 import { createOutcomeWriter } from './outcome-writer.js';
 import { DEFAULT_JITTER_RATIO, DEFAULT_RETRY_SCHEDULE_MS } from './retry-schedule.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 
 export type { WebhookLogger } from './delivery-attempt.js';
 
 export interface WebhookDeliveryOptions {
+  /** Opens the endpoints' sealed signing secrets: the box of the API that sealed them (SECRETS_KEY). */
+  secrets: SecretBox;
   /** Connection string for LISTEN, so a new event wakes the worker at once; without it the worker only polls. */
   databaseUrl?: string;
   /** Deliver to loopback, private and other non-public addresses (env WEBHOOK_ALLOW_PRIVATE_TARGETS=true). */
@@ -60,7 +63,7 @@ const ABANDON_GRACE_MS = 2_000;
  * Starts delivering queued webhook deliveries from this process. Any number of processes may run it on the same
  * database: each claims its own rows. Returns a handle whose stop() ends it gracefully.
  */
-export function startWebhookDelivery(prisma: PrismaClient, options: WebhookDeliveryOptions = {}): WebhookDeliveryWorker {
+export function startWebhookDelivery(prisma: PrismaClient, options: WebhookDeliveryOptions): WebhookDeliveryWorker {
   const log = options.logger ?? silentLogger;
   const requestTimeoutMs = options.requestTimeoutMs ?? DELIVERY_TIMEOUT_MS;
   const sender = createSender({ timeoutMs: requestTimeoutMs, allowPrivateTargets: options.allowPrivateTargets ?? false });
@@ -70,6 +73,7 @@ export function startWebhookDelivery(prisma: PrismaClient, options: WebhookDeliv
     log,
     retryScheduleMs: options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS,
     jitterRatio: options.jitterRatio ?? DEFAULT_JITTER_RATIO,
+    secrets: options.secrets,
   });
   const slots = claimingSlots(prisma, {
     concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,

@@ -11,8 +11,10 @@ import type {
 } from './schemas.js';
 import { paginationOf } from '../../lib/pagination.js';
 import { pauseDeliveries } from './delivery-queue.js';
-import { generateSecret, secretHint } from './signing.js';
+import { generateSecret, SECRET_PREFIX, secretContext, secretHint } from './signing.js';
 import { isRefusedLiteral } from '../../lib/net/target-guard.js';
+import type { SecretBox } from '../../lib/secret-box.js';
+import { openedForm, sealedForm } from '../../lib/secrets.js';
 
 export interface WebhookPolicy {
   /** Accept endpoints on loopback, private and other non-public addresses (operator setting). */
@@ -22,7 +24,12 @@ export interface WebhookPolicy {
 /** 50 endpoints per organisation: every event fans out to each subscriber in the transaction that records it. */
 export const MAX_ENDPOINTS_PER_ORGANIZATION = 50;
 
-function toApi(row: EndpointRow): WebhookEndpointOut {
+// Signing secrets are stored sealed (lib/secret-box.ts, SECRETS_KEY), bound to the organisation: a database dump does
+// not let anyone sign as us. The delivery worker opens them to sign (delivery-attempt.ts); creation and rotation show
+// the new secret once; reads show its hint. A secret stored in the clear before sealing still signs, and is sealed by
+// the API's start-up pass (`sealClearWebhookSecrets`) or the next rotation.
+
+function toApi(row: EndpointRow, secrets: SecretBox): WebhookEndpointOut {
   return {
     id: row.id,
     url: row.url,
@@ -30,7 +37,8 @@ function toApi(row: EndpointRow): WebhookEndpointOut {
     event_types: row.eventTypes as string[],
     enabled: row.enabled,
     disabled_reason: row.disabledReason,
-    secret_hint: secretHint(row.secret),
+    // A secret that does not open (sealed under another SECRETS_KEY) shows the prefix alone.
+    secret_hint: secretHint(openedForm(secrets, row.secret, secretContext(row.organizationId)) ?? SECRET_PREFIX),
     previous_secret_expires_at:
       row.previousSecretExpiresAt && row.previousSecretExpiresAt.getTime() > Date.now() ? row.previousSecretExpiresAt.toISOString() : null,
     created_at: row.createdAt.toISOString(),
@@ -67,6 +75,7 @@ export async function createWebhookEndpoint(
   organizationId: number,
   input: WebhookEndpointCreateIn,
   policy: WebhookPolicy,
+  secrets: SecretBox,
 ): Promise<WebhookEndpointOut & { secret: string }> {
   const url = checkedUrl(input.url, policy);
   const count = await db.webhookEndpoint.count({ where: { organizationId } });
@@ -81,13 +90,13 @@ export async function createWebhookEndpoint(
       description: input.description,
       eventTypes: [...new Set(input.event_types)],
       enabled: input.enabled,
-      secret,
+      secret: secrets.seal(secret, secretContext(organizationId)),
     },
   });
-  return { ...toApi(row), secret };
+  return { ...toApi(row, secrets), secret };
 }
 
-export async function listWebhookEndpoints(db: Db, organizationId: number, page: number, perPage: number) {
+export async function listWebhookEndpoints(db: Db, organizationId: number, page: number, perPage: number, secrets: SecretBox) {
   const [rows, total] = await Promise.all([
     db.webhookEndpoint.findMany({
       where: { organizationId },
@@ -97,11 +106,11 @@ export async function listWebhookEndpoints(db: Db, organizationId: number, page:
     }),
     db.webhookEndpoint.count({ where: { organizationId } }),
   ]);
-  return { data: rows.map(toApi), pagination: paginationOf(page, perPage, total) };
+  return { data: rows.map((row) => toApi(row, secrets)), pagination: paginationOf(page, perPage, total) };
 }
 
-export async function getWebhookEndpoint(db: Db, organizationId: number, id: number): Promise<WebhookEndpointOut> {
-  return toApi(await findEndpoint(db, organizationId, id));
+export async function getWebhookEndpoint(db: Db, organizationId: number, id: number, secrets: SecretBox): Promise<WebhookEndpointOut> {
+  return toApi(await findEndpoint(db, organizationId, id), secrets);
 }
 
 export async function updateWebhookEndpoint(
@@ -110,6 +119,7 @@ export async function updateWebhookEndpoint(
   id: number,
   patch: WebhookEndpointUpdateIn,
   policy: WebhookPolicy,
+  secrets: SecretBox,
 ): Promise<WebhookEndpointOut> {
   const url = patch.url === undefined ? undefined : checkedUrl(patch.url, policy);
   return prisma.$transaction(async (tx) => {
@@ -128,7 +138,7 @@ export async function updateWebhookEndpoint(
       },
     });
     if (patch.enabled !== undefined && patch.enabled !== before.enabled) await pauseDeliveries(tx, id, !patch.enabled);
-    return getWebhookEndpoint(tx, organizationId, id);
+    return getWebhookEndpoint(tx, organizationId, id, secrets);
   });
 }
 
@@ -139,13 +149,15 @@ export async function deleteWebhookEndpoint(db: Db, organizationId: number, id: 
 
 /**
  * Replaces the signing secret. The secret it replaces keeps signing next to the new one for `overlapS` seconds, so
- * receivers can switch without rejecting a delivery; a rotation during an overlap drops the oldest secret.
+ * receivers can switch without rejecting a delivery; a rotation during an overlap drops the oldest secret. Both are
+ * stored sealed, the one replaced too if it was stored in the clear.
  */
 export async function rotateWebhookSecret(
   prisma: PrismaClient,
   organizationId: number,
   id: number,
   overlapS: number,
+  secrets: SecretBox,
 ): Promise<WebhookEndpointOut & { secret: string }> {
   return prisma.$transaction(async (tx) => {
     // NO KEY UPDATE: serialises rotations without blocking events that queue deliveries for this endpoint meanwhile.
@@ -154,15 +166,16 @@ export async function rotateWebhookSecret(
     const current = locked[0];
     if (!current) throw notFound('Webhook endpoint');
     const secret = generateSecret();
+    const context = secretContext(organizationId);
     const row = await tx.webhookEndpoint.update({
       where: { id },
       data: {
-        secret,
-        previousSecret: overlapS > 0 ? current.secret : null,
+        secret: secrets.seal(secret, context),
+        previousSecret: overlapS > 0 ? sealedForm(secrets, current.secret, context) : null,
         previousSecretExpiresAt: overlapS > 0 ? new Date(Date.now() + overlapS * 1000) : null,
       },
     });
-    return { ...toApi(row), secret };
+    return { ...toApi(row, secrets), secret };
   });
 }
 
@@ -252,4 +265,35 @@ export async function redeliverWebhook(
       next_attempt_at: u.next_attempt_at.toISOString(),
     };
   });
+}
+
+/** Endpoints read and written per batch of the start-up pass. */
+const SEAL_BATCH = 100;
+
+/**
+ * Seals every signing secret still stored in the clear (written before secrets were sealed), and answers how many
+ * endpoints it sealed. Any number of processes may run it at once: a row is written only if its secrets are still what
+ * was read, so neither a concurrent pass nor a rotation made meanwhile is overwritten; `updated_at` is left as it was.
+ */
+export async function sealClearWebhookSecrets(db: Db, secrets: SecretBox): Promise<number> {
+  let sealed = 0;
+  let after = 0;
+  for (;;) {
+    // `v1.` starts every sealed value and no `whsec_` secret.
+    const rows = await db.$queryRaw<{ id: number; organization_id: number; secret: string; previous_secret: string | null }[]>`
+      SELECT id, organization_id, secret, previous_secret FROM webhook_endpoints
+      WHERE id > ${after} AND (secret NOT LIKE 'v1.%' OR previous_secret NOT LIKE 'v1.%')
+      ORDER BY id
+      LIMIT ${SEAL_BATCH}`;
+    for (const row of rows) {
+      const context = secretContext(row.organization_id);
+      const secret = sealedForm(secrets, row.secret, context);
+      const previous = row.previous_secret === null ? null : sealedForm(secrets, row.previous_secret, context);
+      sealed += await db.$executeRaw`
+        UPDATE webhook_endpoints SET secret = ${secret}, previous_secret = ${previous}
+        WHERE id = ${row.id} AND secret = ${row.secret} AND previous_secret IS NOT DISTINCT FROM ${row.previous_secret}`;
+    }
+    if (rows.length < SEAL_BATCH) return sealed;
+    after = rows[rows.length - 1]!.id;
+  }
 }

@@ -10,6 +10,12 @@ const SECRET_BYTES = 32;
 /** How many characters of a secret a response may show after creation: the `whsec_` prefix and 4 more, to tell secrets apart. */
 const VISIBLE_SECRET_CHARS = SECRET_PREFIX.length + 4;
 
+/**
+ * Binds a stored (sealed) signing secret to its endpoint's organisation: copied into another organisation's endpoint, it
+ * does not open. Secrets are sealed with the SecretBox of lib/secret-box.ts (SECRETS_KEY).
+ */
+export const secretContext = (organizationId: number) => `webhook-secret:${organizationId}`;
+
 export function generateSecret(): string {
   return SECRET_PREFIX + crypto.randomBytes(SECRET_BYTES).toString('base64');
 }

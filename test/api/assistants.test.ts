@@ -6,6 +6,12 @@ import type { Db } from '../../prisma/client.js';
 import type { Tenant } from '../helpers/api.js';
 import { apiTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
+import crypto from 'node:crypto';
+import { SecretBox } from '../../lib/secret-box.js';
+import { keyContext } from '../../modules/assistants/keys.js';
+
+/** The API seals vendor keys with it; the tests open what the rows hold with it. */
+const secrets = new SecretBox(crypto.randomBytes(32));
 
 // The spec's table of defaults, written out by hand so that a changed default fails here.
 const SPEC_DEFAULTS = {
@@ -80,6 +86,7 @@ const SPEC_DEFAULTS = {
 };
 
 const it = apiTest
+  .extend('apiOptions', { scope: 'file' }, { secrets })
   .extend('create', { scope: 'file' }, async ({ api, tenant }) => (body: Record<string, unknown>) => api.call(tenant, 'POST', '/api/assistants', body))
   .extend('patch', { scope: 'file' }, async ({ api, tenant }) => (id: number, body: unknown) => api.call(tenant, 'PATCH', `/api/assistants/${id}`, body));
 
@@ -355,14 +362,16 @@ describe('assistants', () => {
       const res = await patch(created.body.id, { llm_fallback_providers: { fallbacks } });
       expect(res.body.llm_fallback_providers.fallbacks[0]).toEqual({ provider: 'anthropic', api_key: '****1234', base_url: null, model: 'claude-2' });
       const row = await api.db.prisma.assistant.findUniqueOrThrow({ where: { id: created.body.id } });
-      expect((row.llmFallbackProviders as { fallbacks: { api_key: string }[] }).fallbacks[0]!.api_key).toBe(secret);
+      const stored = (row.llmFallbackProviders as { fallbacks: { api_key: string }[] }).fallbacks[0]!.api_key;
+      expect(secrets.open(stored, keyContext(row.organizationId))).toBe(secret);
     });
 
     it('are replaced when a new key is sent', async ({ api, create, patch }) => {
       const created = await create({ name: 'F', llm_fallback_providers: { fallbacks: [{ provider: 'groq', api_key: 'gsk_old_key_1234567890' }] } });
       await patch(created.body.id, { llm_fallback_providers: { fallbacks: [{ provider: 'groq', api_key: 'gsk_new_key_0987654321' }] } });
       const row = await api.db.prisma.assistant.findUniqueOrThrow({ where: { id: created.body.id } });
-      expect((row.llmFallbackProviders as { fallbacks: { api_key: string }[] }).fallbacks[0]!.api_key).toBe('gsk_new_key_0987654321');
+      const stored = (row.llmFallbackProviders as { fallbacks: { api_key: string }[] }).fallbacks[0]!.api_key;
+      expect(secrets.open(stored, keyContext(row.organizationId))).toBe('gsk_new_key_0987654321');
     });
   });
 
@@ -540,7 +549,7 @@ describe('the assistant read cache', () => {
     const cache = new AssistantReadCache(60_000);
     const outcome = async (organizationId: number, assistantId: number) => {
       const before = queries;
-      const result = await readAssistantJson(counted, cache, organizationId, assistantId).then(
+      const result = await readAssistantJson(counted, cache, organizationId, assistantId, secrets).then(
         (json) => ({ json }),
         (error: { kind: string; code: string; message: string }) => ({ kind: error.kind, code: error.code, message: error.message }),
       );

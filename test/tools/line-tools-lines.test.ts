@@ -134,6 +134,7 @@ describe("the carrier's Media Streams line", () => {
     expect(readConfig({ TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: 't', TWILIO_API_BASE_URL: 'http://127.0.0.1:4010' }).carrier?.apiBaseUrl).toBe('http://127.0.0.1:4010');
     expect(readConfig({ TWILIO_AUTH_TOKEN: 't' }).carrier).toBeUndefined();
     expect(() => readConfig({ TWILIO_ACCOUNT_SID: 'AC123' })).toThrow(/TWILIO_ACCOUNT_SID/);
+    expect(() => readConfig({ TWILIO_ACCOUNT_SID: sid })).toThrow('TWILIO_ACCOUNT_SID needs TWILIO_AUTH_TOKEN');
     expect(() => readConfig({ TWILIO_API_BASE_URL: 'api.twilio.com' })).toThrow(/TWILIO_API_BASE_URL/);
   });
 });

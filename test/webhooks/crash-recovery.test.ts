@@ -5,9 +5,14 @@ import { recordEvent } from '../../modules/webhooks/events.js';
 import { signatureValid, startReceiver, type Receiver } from '../fakes/webhook-receiver.js';
 import { apiTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
+import crypto from 'node:crypto';
+import { SecretBox } from '../../lib/secret-box.js';
+
+/** SECRETS_KEY of the API and of the delivering processes: they open the signing secrets the API sealed. */
+const SECRETS_KEY = crypto.randomBytes(32);
 
 const it = apiTest;
-it.override('apiOptions', { allowPrivateWebhookTargets: true });
+it.override('apiOptions', { allowPrivateWebhookTargets: true, secrets: new SecretBox(SECRETS_KEY) });
 
 const SCRIPT = path.join(import.meta.dirname, 'deliver-process.ts');
 /** Longer than the test's whole wait for the held request, so the first attempt can only end by the kill. */
@@ -18,7 +23,7 @@ const LEASE_MS = 2_000;
 async function startDeliveringProcess(databaseUrl: string): Promise<ChildProcess> {
   // Node itself with tsx as a loader (not the tsx launcher), so SIGKILL hits the process that holds the connection.
   const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), LEASE_MS: String(LEASE_MS) },
+    env: { ...process.env, DATABASE_URL: databaseUrl, REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), LEASE_MS: String(LEASE_MS), SECRETS_KEY: SECRETS_KEY.toString('base64') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

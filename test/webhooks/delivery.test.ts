@@ -6,6 +6,8 @@ import type { Tenant } from '../helpers/api.js';
 import { signatureValid, startReceiver, type Receiver } from '../fakes/webhook-receiver.js';
 import { apiTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
+import crypto from 'node:crypto';
+import { SecretBox } from '../../lib/secret-box.js';
 
 const BASE = '/api/organization/webhooks';
 
@@ -30,8 +32,12 @@ function completedCall(callSid: string) {
   };
 }
 
+/** The API seals signing secrets with it, and the workers open them with it. */
+const secrets = new SecretBox(crypto.randomBytes(32));
+
 /** Short schedules so that retries happen within a test; the shape of the policy is the production one. */
 const FAST: WebhookDeliveryOptions = {
+  secrets,
   allowPrivateTargets: true,
   pollIntervalMs: 100,
   retryScheduleMs: [200, 400, 800],
@@ -43,7 +49,7 @@ const FAST: WebhookDeliveryOptions = {
 /** An API whose webhook delivery worker runs for the whole file, with receivers that each test closes. */
 function deliveryTest(allowPrivateTargets: boolean) {
   return apiTest
-    .extend('apiOptions', { scope: 'file' }, { allowPrivateWebhookTargets: allowPrivateTargets })
+    .extend('apiOptions', { scope: 'file' }, { allowPrivateWebhookTargets: allowPrivateTargets, secrets })
     .extend('worker', { scope: 'file', auto: true }, async ({ api }, { onCleanup }) => {
       const worker = startWebhookDelivery(api.db.prisma, { ...FAST, allowPrivateTargets, databaseUrl: api.db.url });
       onCleanup(() => worker.stop());

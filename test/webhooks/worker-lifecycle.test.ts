@@ -7,9 +7,14 @@ import { createTestDatabase } from '../helpers/database.js';
 import { apiTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 import { startReceiver } from '../fakes/webhook-receiver.js';
+import crypto from 'node:crypto';
+import { SecretBox } from '../../lib/secret-box.js';
+
+/** The API seals signing secrets with it, and the workers open them with it. */
+const secrets = new SecretBox(crypto.randomBytes(32));
 
 const lifecycleTest = apiTest
-  .extend('apiOptions', { scope: 'file' }, { allowPrivateWebhookTargets: true })
+  .extend('apiOptions', { scope: 'file' }, { allowPrivateWebhookTargets: true, secrets })
   .extend('endpoint', { scope: 'file' }, async ({ api }) => async (url: string) => {
     const tenant = await api.tenant();
     const res = await api.call(tenant, 'POST', '/api/organization/webhooks', { url, event_types: ['*'] });
@@ -21,7 +26,7 @@ describe('the delivery worker lifecycle', () => {
 
   it('waits at stop for an attempt in flight and records its outcome', async ({ api, endpoint }) => {
     const receiver = await startReceiver({ reply: () => ({ status: 200, delayMs: 400 }) });
-    const worker = startWebhookDelivery(api.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50 });
+    const worker = startWebhookDelivery(api.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50, secrets });
     try {
       const { tenant, id } = await endpoint(receiver.url);
       await recordEvent(api.db.prisma, tenant.organizationId, 'call.started', { call_sid: 'CA-stop' });
@@ -38,7 +43,7 @@ describe('the delivery worker lifecycle', () => {
 
   it('abandons an attempt that outlasts the stop timeout to its lease, and another worker delivers it', async ({ api, endpoint }) => {
     const receiver = await startReceiver({ reply: (i) => (i === 0 ? 'hold' : { status: 200 }) });
-    const first = startWebhookDelivery(api.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50, leaseMs: 1_000, stopTimeoutMs: 200 });
+    const first = startWebhookDelivery(api.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50, leaseMs: 1_000, stopTimeoutMs: 200, secrets });
     try {
       const { tenant, id } = await endpoint(receiver.url);
       await recordEvent(api.db.prisma, tenant.organizationId, 'call.started', { call_sid: 'CA-abandon' });
@@ -46,7 +51,7 @@ describe('the delivery worker lifecycle', () => {
       await first.stop();
       const leased = await api.db.prisma.webhookDelivery.findFirstOrThrow({ where: { endpointId: id } });
       expect(leased.status).toBe('pending');
-      const second = startWebhookDelivery(api.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50 });
+      const second = startWebhookDelivery(api.db.prisma, { allowPrivateTargets: true, pollIntervalMs: 50, secrets });
       try {
         await receiver.until((got) => got.length === 2);
         const row = await until(async () => {

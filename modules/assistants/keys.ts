@@ -1,0 +1,175 @@
+import type { Db } from '../../prisma/client.js';
+import type { SecretBox } from '../../lib/secret-box.js';
+import type { ValidationDetail } from '../../lib/errors.js';
+import { maskSecret, openedForm, sealedForm } from '../../lib/secrets.js';
+
+// The vendor keys an assistant may carry in its settings: `llm_provider_config.custom_config.api_key`,
+// `tts_settings.provider_config.api_key` and each `llm_fallback_providers.fallbacks[].api_key` (STT takes its key from
+// the service only). They are write-only and sealed at rest: stored sealed with the SecretBox (SECRETS_KEY), bound to
+// the organisation; shown masked in every answer; opened only for the call runtime. A value stored in the clear before
+// keys were sealed is still read, and is sealed by the next write of its assistant or by the API's start-up pass.
+
+/** Binds a sealed key to its organisation: copied into another organisation's assistant, it does not open. */
+export const keyContext = (organizationId: number) => `assistant-key:${organizationId}`;
+
+/** The parts of the settings that hold keys, as the API names them (what a row's JSON columns hold). */
+export interface KeyHolders {
+  llm_provider: string | null;
+  llm_provider_config: { custom_config: Record<string, unknown> | null };
+  tts_settings: { provider: string; provider_config: Record<string, unknown> };
+  llm_fallback_providers: { fallbacks: { provider: string; api_key: string | null }[] };
+}
+
+interface Slot {
+  /** Where the key sits, dotted as the API names it. */
+  field: string;
+  /** The vendor it is sent to: a mask sent back keeps the stored key only for the same vendor. */
+  vendor: string;
+  value: unknown;
+}
+
+function slotsOf(s: KeyHolders): Slot[] {
+  return [
+    { field: 'llm_provider_config.custom_config.api_key', vendor: s.llm_provider ?? 'openai', value: s.llm_provider_config.custom_config?.api_key },
+    { field: 'tts_settings.provider_config.api_key', vendor: s.tts_settings.provider, value: s.tts_settings.provider_config?.api_key },
+    ...s.llm_fallback_providers.fallbacks.map((f, i) => ({ field: `llm_fallback_providers.fallbacks.${i}.api_key`, vendor: f.provider, value: f.api_key })),
+  ];
+}
+
+/**
+ * The settings with each key that is a string replaced by `replace(slot)`; undefined takes the key out (a fallback's
+ * becomes null). Nothing else changes.
+ */
+function withKeys<S extends KeyHolders>(s: S, replace: (slot: Slot & { value: string }) => string | undefined): S {
+  const [llm, tts, ...fallbacks] = slotsOf(s);
+  const swap = <R extends Record<string, unknown> | null>(record: R, slot: Slot): R => {
+    if (!record || typeof slot.value !== 'string') return record;
+    const next = replace(slot as Slot & { value: string });
+    if (next !== undefined) return { ...record, api_key: next };
+    const { api_key: _gone, ...rest } = record;
+    return rest as R;
+  };
+  return {
+    ...s,
+    llm_provider_config: { ...s.llm_provider_config, custom_config: swap(s.llm_provider_config.custom_config, llm!) },
+    tts_settings: { ...s.tts_settings, provider_config: swap(s.tts_settings.provider_config, tts!) },
+    llm_fallback_providers: {
+      ...s.llm_fallback_providers,
+      fallbacks: s.llm_fallback_providers.fallbacks.map((f, i) => {
+        const slot = fallbacks[i]!;
+        return typeof slot.value === 'string' ? { ...f, api_key: replace(slot as Slot & { value: string }) ?? null } : f;
+      }),
+    },
+  };
+}
+
+/** A key in a free-form object must be a string (or null): anything else could not be sealed, nor sent as a key. */
+export function keyProblems(s: KeyHolders): ValidationDetail[] {
+  return slotsOf(s)
+    .filter((slot) => slot.value !== undefined && slot.value !== null && typeof slot.value !== 'string')
+    .map((slot) => ({ loc: ['body', ...slot.field.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p))], msg: 'api_key must be a string', type: 'string_type' }));
+}
+
+/**
+ * The keys as the call runtime uses them: opened. A key that does not open (sealed under another SECRETS_KEY) is left
+ * out, or with `keepUnopened` kept as stored, so that an update that does not touch it does not erase it either.
+ */
+export function openKeys<S extends KeyHolders>(s: S, secrets: SecretBox | undefined, organizationId: number, options: { keepUnopened?: boolean } = {}): S {
+  const context = keyContext(organizationId);
+  return withKeys(s, (slot) => openedForm(secrets, slot.value, context) ?? (options.keepUnopened ? slot.value : undefined));
+}
+
+/** The mask a read shows for a stored key (sealed or not): `****` and its last 4 characters, or `****` alone. */
+function maskOf(secrets: SecretBox | undefined, stored: string, context: string): string {
+  return maskSecret(openedForm(secrets, stored, context) ?? '');
+}
+
+/** The keys as every answer shows them: masked. */
+export function maskKeys<S extends KeyHolders>(s: S, secrets: SecretBox | undefined, organizationId: number): S {
+  const context = keyContext(organizationId);
+  return withKeys(s, (slot) => maskOf(secrets, slot.value, context));
+}
+
+/**
+ * The keys as they are stored: sealed. `stored` is what the row holds (null for a new assistant). A value equal to the
+ * stored key at the same place, as stored or opened (a field the update left alone), or to its mask for the same vendor
+ * (a client writing back what it read), keeps the stored key; anything else is a new key, sealed. Without `secrets`
+ * (tests that make rows directly) the keys are stored as given, and read like rows written before keys were sealed.
+ */
+export function sealKeys<S extends KeyHolders>(next: S, stored: KeyHolders | null, secrets: SecretBox | undefined, organizationId: number): S {
+  if (!secrets) return next;
+  const context = keyContext(organizationId);
+  const before = new Map((stored ? slotsOf(stored) : []).map((slot) => [slot.field, slot]));
+  return withKeys(next, (slot) => {
+    const previous = before.get(slot.field);
+    if (previous && typeof previous.value === 'string') {
+      const untouched = slot.value === previous.value || slot.value === openedForm(secrets, previous.value, context);
+      const maskSentBack = previous.vendor === slot.vendor && slot.value === maskOf(secrets, previous.value, context);
+      if (untouched || maskSentBack) return sealedForm(secrets, previous.value, context);
+    }
+    return secrets.seal(slot.value, context);
+  });
+}
+
+// The start-up pass: keys stored in the clear before they were sealed. jsonpath `starts with` finds them in the database
+// without opening anything, so once every key is sealed a start costs one scan of the assistants and writes nothing.
+const CLEAR_KEY = {
+  llm: '$.custom_config.api_key ? (@.type() == "string" && !(@ starts with "v1."))',
+  tts: '$.provider_config.api_key ? (@.type() == "string" && !(@ starts with "v1."))',
+  fallbacks: '$.fallbacks[*].api_key ? (@.type() == "string" && !(@ starts with "v1."))',
+};
+/** Rows read and written per batch: bounded memory and short statements whatever the number of assistants. */
+const SEAL_BATCH = 100;
+
+interface KeyColumns {
+  id: number;
+  organization_id: number;
+  llm_provider: string | null;
+  llm_provider_config: KeyHolders['llm_provider_config'];
+  tts_settings: KeyHolders['tts_settings'];
+  llm_fallback_providers: KeyHolders['llm_fallback_providers'];
+}
+
+/**
+ * Seals the keys of every assistant that still holds one in the clear, and answers how many assistants it sealed. Any
+ * number of processes may run it at once: each row is written only if its key columns are still what was read (a
+ * compare-and-set), so neither a concurrent pass nor an update made meanwhile is overwritten. `updated_at` is left as
+ * it was: the assistant's settings did not change.
+ */
+export async function sealClearAssistantKeys(db: Db, secrets: SecretBox): Promise<number> {
+  const json = (value: unknown) => JSON.stringify(value);
+  let sealed = 0;
+  let after = 0;
+  for (;;) {
+    const rows = await db.$queryRaw<KeyColumns[]>`
+      SELECT id, organization_id, llm_provider, llm_provider_config, tts_settings, llm_fallback_providers
+      FROM assistants
+      WHERE id > ${after}
+        AND (jsonb_path_exists(llm_provider_config, ${CLEAR_KEY.llm}::jsonpath)
+          OR jsonb_path_exists(tts_settings, ${CLEAR_KEY.tts}::jsonpath)
+          OR jsonb_path_exists(llm_fallback_providers, ${CLEAR_KEY.fallbacks}::jsonpath))
+      ORDER BY id
+      LIMIT ${SEAL_BATCH}`;
+    for (const row of rows) {
+      const holders: KeyHolders = {
+        llm_provider: row.llm_provider,
+        llm_provider_config: { ...row.llm_provider_config, custom_config: row.llm_provider_config.custom_config ?? null },
+        tts_settings: { ...row.tts_settings },
+        llm_fallback_providers: { ...row.llm_fallback_providers, fallbacks: row.llm_fallback_providers.fallbacks ?? [] },
+      };
+      const next = sealKeys(holders, holders, secrets, row.organization_id);
+      const written = await db.$executeRaw`
+        UPDATE assistants
+        SET llm_provider_config = ${json(next.llm_provider_config)}::jsonb,
+            tts_settings = ${json(next.tts_settings)}::jsonb,
+            llm_fallback_providers = ${json(next.llm_fallback_providers)}::jsonb
+        WHERE id = ${row.id}
+          AND llm_provider_config = ${json(row.llm_provider_config)}::jsonb
+          AND tts_settings = ${json(row.tts_settings)}::jsonb
+          AND llm_fallback_providers = ${json(row.llm_fallback_providers)}::jsonb`;
+      sealed += written;
+    }
+    if (rows.length < SEAL_BATCH) return sealed;
+    after = rows[rows.length - 1]!.id;
+  }
+}

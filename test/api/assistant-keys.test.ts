@@ -1,0 +1,198 @@
+import crypto from 'node:crypto';
+import { describe, expect } from 'vitest';
+import { SecretBox } from '../../lib/secret-box.js';
+import { keyContext, sealClearAssistantKeys } from '../../modules/assistants/keys.js';
+import { loadAssistantSettings } from '../../modules/assistants/store.js';
+import { apiTest } from '../helpers/fixtures.js';
+
+// Vendor keys in an assistant's settings are write-only and sealed at rest: no answer carries one, the row holds them
+// sealed, a client that reads and writes back the assistant keeps them, and a call gets them opened.
+
+const secrets = new SecretBox(crypto.randomBytes(32));
+
+const LLM_KEY = 'sk-proj-llm-primary-key-000111';
+const TTS_KEY = 'xi-tts-voice-key-000222';
+const FALLBACK_KEY = 'sk-ant-fallback-key-000333';
+const KEYS = [LLM_KEY, TTS_KEY, FALLBACK_KEY];
+
+const WITH_KEYS = {
+  name: 'Keyed',
+  llm_provider: 'openai',
+  llm_provider_config: { model: 'gpt-4.1-mini', custom_config: { api_key: LLM_KEY, seed: 7 } },
+  tts_settings: { provider: 'elevenlabs', voice_id: 'v1', provider_config: { api_key: TTS_KEY, speed: 1.1 } },
+  llm_fallback_providers: { enabled: true, fallbacks: [{ provider: 'anthropic', api_key: FALLBACK_KEY, model: 'claude' }] },
+};
+
+/** What the API must never answer: any of the keys, whole or in part beyond the last 4 characters of a mask. */
+function expectNoKey(body: unknown): void {
+  const text = JSON.stringify(body);
+  for (const key of KEYS) expect(text).not.toContain(key.slice(0, -4));
+}
+
+const it = apiTest
+  .extend('apiOptions', { scope: 'file' }, { secrets })
+  .extend('create', { scope: 'file' }, async ({ api, tenant }) => (body: Record<string, unknown>) => api.call(tenant, 'POST', '/api/assistants', body))
+  .extend('row', { scope: 'file' }, async ({ api }) => (id: number) => api.db.prisma.assistant.findUniqueOrThrow({ where: { id } }));
+
+interface KeyColumns {
+  llmProviderConfig: unknown;
+  ttsSettings: unknown;
+  llmFallbackProviders: unknown;
+}
+const storedKeys = (row: KeyColumns) => [
+  (row.llmProviderConfig as { custom_config: { api_key: string } }).custom_config.api_key,
+  (row.ttsSettings as { provider_config: { api_key: string } }).provider_config.api_key,
+  (row.llmFallbackProviders as { fallbacks: { api_key: string }[] }).fallbacks[0]!.api_key,
+];
+
+describe('assistant vendor keys', () => {
+  it('are masked in the answer to create, in GET and in the list', async ({ api, tenant, create }) => {
+    const created = await create(WITH_KEYS);
+    expect(created.status).toBe(201);
+    expectNoKey(created.body);
+    expect(created.body.llm_provider_config.custom_config).toEqual({ api_key: '****0111', seed: 7 });
+    expect(created.body.tts_settings.provider_config).toEqual({ api_key: '****0222', speed: 1.1 });
+    expect(created.body.llm_fallback_providers.fallbacks[0].api_key).toBe('****0333');
+
+    const read = await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(created.body);
+    const listed = await api.call(tenant, 'GET', '/api/assistants?per_page=100');
+    expectNoKey(listed.body);
+    expect(listed.body.data.find((a: { id: number }) => a.id === created.body.id)).toEqual(created.body);
+  });
+
+  it('are stored sealed for the organisation, never in the clear', async ({ create, row }) => {
+    const created = await create(WITH_KEYS);
+    const stored = await row(created.body.id);
+    expectNoKey(stored);
+    const sealed = storedKeys(stored);
+    expect(sealed.every((s) => s.startsWith('v1.'))).toBe(true);
+    expect(sealed.map((s) => secrets.open(s, keyContext(stored.organizationId)))).toEqual(KEYS);
+    // Bound to the organisation: under another one's context it does not open.
+    expect(() => secrets.open(sealed[0]!, keyContext(stored.organizationId + 1))).toThrow();
+  });
+
+  it('survive a client that reads the assistant, changes one field and writes it all back', async ({ api, tenant, create, row }) => {
+    const created = await create(WITH_KEYS);
+    const { id, organization_id: _o, user_id: _u, created_at: _c, updated_at: _up, warnings: _w, ...fields } = created.body;
+    const res = await api.call(tenant, 'PATCH', `/api/assistants/${id}`, { ...fields, description: 'edited' });
+    expect(res.status).toBe(200);
+    expect(res.body.description).toBe('edited');
+    expectNoKey(res.body);
+    expect(res.body.llm_provider_config.custom_config.api_key).toBe('****0111');
+    const stored = await row(id);
+    expect(storedKeys(stored).map((s) => secrets.open(s, keyContext(stored.organizationId)))).toEqual(KEYS);
+    expectNoKey((await api.call(tenant, 'GET', `/api/assistants/${id}`)).body);
+  });
+
+  it('are kept by a patch that does not name them, and replaced by one that sends a new key', async ({ api, tenant, create, row }) => {
+    const created = await create(WITH_KEYS);
+    const id = created.body.id;
+    await api.call(tenant, 'PATCH', `/api/assistants/${id}`, { llm_settings: { temperature: 0.9 }, llm_provider_config: { model: 'gpt-4.1' } });
+    let stored = await row(id);
+    expect(storedKeys(stored).map((s) => secrets.open(s, keyContext(stored.organizationId)))).toEqual(KEYS);
+
+    const replaced = await api.call(tenant, 'PATCH', `/api/assistants/${id}`, { tts_settings: { provider_config: { api_key: 'xi-new-voice-key-999888' } } });
+    expect(replaced.body.tts_settings.provider_config).toEqual({ api_key: '****9888' });
+    stored = await row(id);
+    expect(secrets.open(storedKeys(stored)[1]!, keyContext(stored.organizationId))).toBe('xi-new-voice-key-999888');
+  });
+
+  it('are not kept for another vendor: a mask sent back with a new provider is not the stored key', async ({ api, tenant, create, row }) => {
+    const created = await create(WITH_KEYS);
+    const id = created.body.id;
+    const res = await api.call(tenant, 'PATCH', `/api/assistants/${id}`, { tts_settings: { provider: 'cartesia', provider_config: created.body.tts_settings.provider_config } });
+    expect(res.status).toBe(200);
+    const stored = await row(id);
+    expect(secrets.open(storedKeys(stored)[1]!, keyContext(stored.organizationId))).toBe('****0222');
+  });
+
+  it('refuses a key that is not a string', async ({ create }) => {
+    const res = await create({ name: 'Odd', tts_settings: { provider_config: { api_key: { nested: 'xi-secret' } } } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([{ loc: ['body', 'tts_settings', 'provider_config', 'api_key'], msg: 'api_key must be a string', type: 'string_type' }]);
+  });
+
+  it('reach the call runtime opened', async ({ api, tenant, create }) => {
+    const created = await create(WITH_KEYS);
+    const settings = (await loadAssistantSettings(api.db.prisma, tenant.organizationId, created.body.id, secrets))!;
+    expect(settings.llm_provider_config.custom_config).toEqual({ api_key: LLM_KEY, seed: 7 });
+    expect(settings.tts_settings.provider_config).toEqual({ api_key: TTS_KEY, speed: 1.1 });
+    expect(settings.llm_fallback_providers.fallbacks[0]!.api_key).toBe(FALLBACK_KEY);
+  });
+
+  it('sealed under another SECRETS_KEY show a bare mask, count as missing, and reach no call', async ({ api, tenant, create }) => {
+    const created = await create(WITH_KEYS);
+    const stranger = new SecretBox(crypto.randomBytes(32));
+    const settings = (await loadAssistantSettings(api.db.prisma, tenant.organizationId, created.body.id, stranger))!;
+    expect(settings.llm_provider_config.custom_config).toEqual({ seed: 7 });
+    expect(settings.llm_fallback_providers.fallbacks[0]!.api_key).toBeNull();
+    // The same rows read by an API with another key.
+    const other = await api.db.prisma.assistant.update({
+      where: { id: created.body.id },
+      data: { ttsSettings: { provider: 'elevenlabs', voice_id: 'v1', model_id: null, provider_config: { api_key: stranger.seal(TTS_KEY, keyContext(tenant.organizationId)) } } },
+    });
+    const read = await api.call(tenant, 'GET', `/api/assistants/${other.id}`);
+    expect(read.body.tts_settings.provider_config.api_key).toBe('****');
+    if (!process.env.ELEVENLABS_API_KEY) expect(read.body.warnings.map((w: { field: string }) => w.field)).toContain('tts_settings.provider');
+  });
+});
+
+describe('assistant vendor keys stored in the clear by an earlier release', () => {
+  /** An assistant row as a release that did not seal keys wrote it. */
+  async function clearRow(api: { db: { prisma: import('../../prisma/client.js').PrismaClient } }, organizationId: number, userId: number) {
+    return api.db.prisma.assistant.create({
+      data: {
+        organizationId,
+        userId,
+        name: 'Written before sealing',
+        llmProvider: 'openai',
+        llmProviderConfig: { base_url: null, model: 'gpt-4.1-mini', custom_config: { api_key: LLM_KEY } },
+        llmSettings: {},
+        llmFallbackProviders: { enabled: true, fallbacks: [{ provider: 'anthropic', api_key: FALLBACK_KEY, base_url: null, model: null }] },
+        sttSettings: {},
+        ttsSettings: { provider: 'elevenlabs', voice_id: null, model_id: null, provider_config: { api_key: TTS_KEY } },
+        ragSettings: {},
+        recordingSettings: {},
+        interruptionSettings: {},
+        updatedAt: new Date('2026-01-02T03:04:05.000Z'),
+      },
+    });
+  }
+
+  it('are read masked and reach a call as they are', async ({ api, tenant }) => {
+    const written = await clearRow(api, tenant.organizationId, tenant.userId);
+    const read = await api.call(tenant, 'GET', `/api/assistants/${written.id}`);
+    expect(read.status).toBe(200);
+    expectNoKey(read.body);
+    expect(read.body.llm_provider_config.custom_config.api_key).toBe('****0111');
+    const settings = (await loadAssistantSettings(api.db.prisma, tenant.organizationId, written.id, secrets))!;
+    expect(settings.llm_provider_config.custom_config).toEqual({ api_key: LLM_KEY });
+  });
+
+  it('are sealed by the next write of the assistant, a mask sent back keeping them', async ({ api, tenant, row }) => {
+    const written = await clearRow(api, tenant.organizationId, tenant.userId);
+    const read = await api.call(tenant, 'GET', `/api/assistants/${written.id}`);
+    const res = await api.call(tenant, 'PATCH', `/api/assistants/${written.id}`, { name: 'Renamed', tts_settings: read.body.tts_settings });
+    expect(res.status).toBe(200);
+    const stored = await row(written.id);
+    expectNoKey(stored);
+    expect(storedKeys(stored).map((s) => secrets.open(s, keyContext(tenant.organizationId)))).toEqual(KEYS);
+  });
+
+  it('are sealed by the start-up pass, which changes nothing else and finds nothing the second time', async ({ api, tenant, row }) => {
+    const written = await clearRow(api, tenant.organizationId, tenant.userId);
+    const before = await row(written.id);
+    expect(await sealClearAssistantKeys(api.db.prisma, secrets)).toBeGreaterThanOrEqual(1);
+    const after = await row(written.id);
+    expectNoKey(after);
+    expect(storedKeys(after).map((s) => secrets.open(s, keyContext(tenant.organizationId)))).toEqual(KEYS);
+    expect(after.updatedAt).toEqual(before.updatedAt);
+    expect(after.llmSettings).toEqual(before.llmSettings);
+    expect((after.llmProviderConfig as Record<string, unknown>).model).toBe('gpt-4.1-mini');
+    expect(await sealClearAssistantKeys(api.db.prisma, secrets)).toBe(0);
+    const read = await api.call(tenant, 'GET', `/api/assistants/${written.id}`);
+    expect(read.body.llm_provider_config.custom_config.api_key).toBe('****0111');
+  });
+});
