@@ -16,6 +16,8 @@ export const ASSISTANT_ENDED_CALL = 'assistant_ended_call';
 /** The end reason of a call handed over by `transfer_call`. */
 export const TRANSFERRED = 'transferred';
 
+/** The reply in progress plays out before a built-in acts; a long answer is half a minute of speech, so past a minute it acts anyway. */
+export const REPLY_PLAYOUT_TIMEOUT_MS = 60_000;
 /** A goodbye asked of the model is one short sentence: a few seconds; past 15 s (FINAL_PLAYOUT_TIMEOUT_MS's bound) the call ends anyway. */
 export const GOODBYE_TIMEOUT_MS = 15_000;
 /** A handoff message is at most 300 characters, about 20 s of speech: past 30 s the transfer goes ahead. */
@@ -98,7 +100,7 @@ export class CallLineTools {
         const ending: Ending = { status: 'completed', reason: ASSISTANT_ENDED_CALL };
         // What the model says along with the call is the goodbye: it plays to its end first.
         const before = ctx.speechHandle.chatItems.length;
-        await ctx.waitForPlayout().catch(() => {});
+        await withTimeout(ctx.waitForPlayout().catch(() => {}), REPLY_PLAYOUT_TIMEOUT_MS);
         const spoken = ctx.speechHandle.chatItems.slice(before).some((item) => item.type === 'message' && item.role === 'assistant' && Boolean(item.textContent?.trim()));
         log().info({ ...this.#logFields, tool: tool.name, goodbyeSaid: spoken }, 'assistant ends the call');
         if (spoken) {
@@ -125,7 +127,7 @@ export class CallLineTools {
         if (!this.line.canTransfer) throw new llm.ToolError(await refusalOf(this.line.transfer(config.destination)));
         if (this.#transfer !== 'none') throw new llm.ToolError('A transfer is already under way.');
         // The reply in progress ("let me put you through") is heard first, whatever the mode.
-        await ctx.waitForPlayout().catch(() => {});
+        await withTimeout(ctx.waitForPlayout().catch(() => {}), REPLY_PLAYOUT_TIMEOUT_MS);
         if (config.mode === 'warm' && config.handoff_message?.trim()) {
           const handoff = ctx.session.say(config.handoff_message, { allowInterruptions: false });
           await withTimeout(handoff.waitForPlayout(), HANDOFF_TIMEOUT_MS);
@@ -172,7 +174,7 @@ export class CallLineTools {
         if (!this.line.canSendDtmf) throw new llm.ToolError(await refusalOf(this.line.sendDtmf(digits)));
         if (!DTMF_SEQUENCE.test(digits)) throw new llm.ToolError('digits must be 1 to 32 of 0-9, *, #, A-D and w (a half-second pause). Nothing was sent.');
         // Keys pressed over the assistant's own words would be lost in them: the reply in progress ends first.
-        await ctx.waitForPlayout().catch(() => {});
+        await withTimeout(ctx.waitForPlayout().catch(() => {}), REPLY_PLAYOUT_TIMEOUT_MS);
         const sent = await withTimeout(
           this.line.sendDtmf(digits, { signal: abortSignal }).then(
             () => null,
