@@ -68,7 +68,8 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cach
       description:
         'Partial update. Nested settings merge field by field; arrays, free-form objects and explicit nulls replace the stored value. ' +
         'Vendor keys (`llm_provider_config.custom_config.api_key`, `tts_settings.provider_config.api_key`, a fallback\'s `api_key`) ' +
-        'are write-only: answers show a mask, and a mask sent back unchanged keeps the stored key.',
+        'are write-only: answers show a mask, and a mask sent back unchanged keeps the stored key. A stored key is not sent to another ' +
+        'provider or `base_url` unless it is sent again (422 at the key otherwise).',
       params: AssistantParams,
       body: AssistantUpdate,
       response: { 200: Assistant, ...notFound, ...commonErrors },

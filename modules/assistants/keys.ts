@@ -1,6 +1,6 @@
 import type { Db } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import type { ValidationDetail } from '../../lib/errors.js';
+import { ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
 import { maskSecret, openedForm, sealedForm } from '../../lib/secrets.js';
 
 // The vendor keys an assistant may carry in its settings: `llm_provider_config.custom_config.api_key`,
@@ -8,6 +8,10 @@ import { maskSecret, openedForm, sealedForm } from '../../lib/secrets.js';
 // the service only). They are write-only and sealed at rest: stored sealed with the SecretBox (SECRETS_KEY), bound to
 // the organisation; shown masked in every answer; opened only for the call runtime. A value stored in the clear before
 // keys were sealed is still read, and is sealed by the next write of its assistant or by the API's start-up pass.
+//
+// A stored key is only ever sent where it was given for: the same vendor at the same address. An update that moves a
+// stored key elsewhere (another provider, another `base_url`) without sending the key again is refused, so nobody who
+// can edit an assistant can have its key sent to a server of their own and read it there.
 
 /** Binds a sealed key to its organisation: copied into another organisation's assistant, it does not open. */
 export const keyContext = (organizationId: number) => `assistant-key:${organizationId}`;
@@ -15,26 +19,32 @@ export const keyContext = (organizationId: number) => `assistant-key:${organizat
 /** The parts of the settings that hold keys, as the API names them (what a row's JSON columns hold). */
 export interface KeyHolders {
   llm_provider: string | null;
-  llm_provider_config: { custom_config: Record<string, unknown> | null };
+  llm_provider_config: { base_url?: string | null; custom_config: Record<string, unknown> | null };
   tts_settings: { provider: string; provider_config: Record<string, unknown> };
-  llm_fallback_providers: { fallbacks: { provider: string; api_key: string | null }[] };
+  llm_fallback_providers: { fallbacks: { provider: string; api_key: string | null; base_url?: string | null }[] };
 }
 
 interface Slot {
   /** Where the key sits, dotted as the API names it. */
   field: string;
-  /** The vendor it is sent to: a mask sent back keeps the stored key only for the same vendor. */
-  vendor: string;
+  /** Where it is sent: the vendor and the address that overrides the vendor's own (`base_url`), if any. */
+  destination: string;
   value: unknown;
 }
 
+const destination = (vendor: string, baseUrl: unknown) => `${vendor} ${typeof baseUrl === 'string' ? baseUrl : ''}`;
+
 function slotsOf(s: KeyHolders): Slot[] {
+  const llm = s.llm_provider_config;
+  const tts = s.tts_settings.provider_config;
   return [
-    { field: 'llm_provider_config.custom_config.api_key', vendor: s.llm_provider ?? 'openai', value: s.llm_provider_config.custom_config?.api_key },
-    { field: 'tts_settings.provider_config.api_key', vendor: s.tts_settings.provider, value: s.tts_settings.provider_config?.api_key },
-    ...s.llm_fallback_providers.fallbacks.map((f, i) => ({ field: `llm_fallback_providers.fallbacks.${i}.api_key`, vendor: f.provider, value: f.api_key })),
+    { field: 'llm_provider_config.custom_config.api_key', destination: destination(s.llm_provider ?? 'openai', llm.base_url), value: llm.custom_config?.api_key },
+    { field: 'tts_settings.provider_config.api_key', destination: destination(s.tts_settings.provider, tts?.base_url), value: tts?.api_key },
+    ...s.llm_fallback_providers.fallbacks.map((f, i) => ({ field: `llm_fallback_providers.fallbacks.${i}.api_key`, destination: destination(f.provider, f.base_url), value: f.api_key })),
   ];
 }
+
+const locOf = (field: string) => ['body', ...field.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p))];
 
 /**
  * The settings with each key that is a string replaced by `replace(slot)`; undefined takes the key out (a fallback's
@@ -67,17 +77,25 @@ function withKeys<S extends KeyHolders>(s: S, replace: (slot: Slot & { value: st
 export function keyProblems(s: KeyHolders): ValidationDetail[] {
   return slotsOf(s)
     .filter((slot) => slot.value !== undefined && slot.value !== null && typeof slot.value !== 'string')
-    .map((slot) => ({ loc: ['body', ...slot.field.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p))], msg: 'api_key must be a string', type: 'string_type' }));
+    .map((slot) => ({ loc: locOf(slot.field), msg: 'api_key must be a string', type: 'string_type' }));
+}
+
+/** The keys as the call runtime uses them: opened; a key that does not open (another SECRETS_KEY) is left out. */
+export function openKeys<S extends KeyHolders>(s: S, secrets: SecretBox | undefined, organizationId: number): S {
+  const context = keyContext(organizationId);
+  return withKeys(s, (slot) => openedForm(secrets, slot.value, context));
 }
 
 /**
- * The keys as the call runtime uses them: opened. A key that does not open (sealed under another SECRETS_KEY) is left
- * out, or with `keepUnopened` kept as stored, so that an update that does not touch it does not erase it either.
+ * The stored settings with each key replaced by a token that names its place, for an update to merge over: a key the
+ * update leaves alone comes out of the merge as its token (which `sealKeys` knows), not as a value a client could send.
+ * `nonce` is fresh for each update.
  */
-export function openKeys<S extends KeyHolders>(s: S, secrets: SecretBox | undefined, organizationId: number, options: { keepUnopened?: boolean } = {}): S {
-  const context = keyContext(organizationId);
-  return withKeys(s, (slot) => openedForm(secrets, slot.value, context) ?? (options.keepUnopened ? slot.value : undefined));
+export function withKeyTokens<S extends KeyHolders>(s: S, nonce: string): S {
+  return withKeys(s, (slot) => keyToken(nonce, slot.field));
 }
+
+const keyToken = (nonce: string, field: string) => `kept:${nonce}:${field}`;
 
 /** The mask a read shows for a stored key (sealed or not): `****` and its last 4 characters, or `****` alone. */
 function maskOf(secrets: SecretBox | undefined, stored: string, context: string): string {
@@ -91,24 +109,38 @@ export function maskKeys<S extends KeyHolders>(s: S, secrets: SecretBox | undefi
 }
 
 /**
- * The keys as they are stored: sealed. `stored` is what the row holds (null for a new assistant). A value equal to the
- * stored key at the same place, as stored or opened (a field the update left alone), or to its mask for the same vendor
- * (a client writing back what it read), keeps the stored key; anything else is a new key, sealed. Without `secrets`
- * (tests that make rows directly) the keys are stored as given, and read like rows written before keys were sealed.
+ * The keys as they are stored: sealed. `stored` is what the row holds (null for a new assistant) and `nonce` the one
+ * `withKeyTokens` replaced its keys with before the merge. A key the update left alone (its token), or whose mask the
+ * client sent back (a client writing back what it read), keeps the stored key, as long as it is still sent to the same
+ * vendor at the same address; otherwise the update is refused (422 at the key): the key must be sent again. Anything
+ * else is a new key, sealed. Without `secrets` (tests that make rows directly) keys are stored as given, and read like
+ * rows written before keys were sealed.
  */
-export function sealKeys<S extends KeyHolders>(next: S, stored: KeyHolders | null, secrets: SecretBox | undefined, organizationId: number): S {
+export function sealKeys<S extends KeyHolders>(next: S, stored: { settings: KeyHolders; nonce: string } | null, secrets: SecretBox | undefined, organizationId: number): S {
   if (!secrets) return next;
   const context = keyContext(organizationId);
-  const before = new Map((stored ? slotsOf(stored) : []).map((slot) => [slot.field, slot]));
-  return withKeys(next, (slot) => {
+  const before = new Map((stored ? slotsOf(stored.settings) : []).map((slot) => [slot.field, slot]));
+  const moved: ValidationDetail[] = [];
+  const sealed = withKeys(next, (slot) => {
     const previous = before.get(slot.field);
     if (previous && typeof previous.value === 'string') {
-      const untouched = slot.value === previous.value || slot.value === openedForm(secrets, previous.value, context);
-      const maskSentBack = previous.vendor === slot.vendor && slot.value === maskOf(secrets, previous.value, context);
-      if (untouched || maskSentBack) return sealedForm(secrets, previous.value, context);
+      const kept = slot.value === keyToken(stored!.nonce, slot.field);
+      if (kept || slot.value === maskOf(secrets, previous.value, context)) {
+        if (previous.destination === slot.destination) return sealedForm(secrets, previous.value, context);
+        moved.push({ loc: locOf(slot.field), msg: 'The stored key is not sent to another provider or base_url: send the key again', type: 'value_error' });
+        return undefined;
+      }
     }
     return secrets.seal(slot.value, context);
   });
+  if (moved.length > 0) throw new ValidationFailed(moved);
+  return sealed;
+}
+
+/** The keys as stored, with each one stored in the clear sealed (the start-up pass). */
+function sealStored<S extends KeyHolders>(s: S, secrets: SecretBox, organizationId: number): S {
+  const context = keyContext(organizationId);
+  return withKeys(s, (slot) => sealedForm(secrets, slot.value, context));
 }
 
 // The start-up pass: keys stored in the clear before they were sealed. jsonpath `starts with` finds them in the database
@@ -157,7 +189,7 @@ export async function sealClearAssistantKeys(db: Db, secrets: SecretBox): Promis
         tts_settings: { ...row.tts_settings },
         llm_fallback_providers: { ...row.llm_fallback_providers, fallbacks: row.llm_fallback_providers.fallbacks ?? [] },
       };
-      const next = sealKeys(holders, holders, secrets, row.organization_id);
+      const next = sealStored(holders, secrets, row.organization_id);
       const written = await db.$executeRaw`
         UPDATE assistants
         SET llm_provider_config = ${json(next.llm_provider_config)}::jsonb,

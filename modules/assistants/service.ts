@@ -9,7 +9,8 @@ import type { AssistantOut } from './schemas.js';
 import { paginationOf } from '../../lib/pagination.js';
 import type { AssistantReadCache } from './cache.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import { keyProblems, maskKeys, openKeys, sealKeys } from './keys.js';
+import { keyProblems, maskKeys, openKeys, sealKeys, withKeyTokens } from './keys.js';
+import { randomUUID } from 'node:crypto';
 
 /**
  * Vendors the settings name without a key: shown on the assistant so that its author learns it before a caller does.
@@ -164,13 +165,13 @@ export async function updateAssistant(
     const stored = settingsOf(row);
     // Hidden assignments of tools that were disabled later stay assigned unless the client replaces the list.
     const storedToolIds = row.tools.map((t) => t.toolId);
-    // Merged over the keys opened, so that a key the patch leaves alone is checked as the key it is, not its sealed form.
-    const base = openKeys(stored, secrets, organizationId, { keepUnopened: true });
-    const merged = mergeBySchema(assistantFields, { ...base, assigned_tools: storedToolIds }, patch);
+    // Merged over tokens in place of the stored keys: a key the patch leaves alone is told from one the client sends.
+    const nonce = randomUUID();
+    const merged = mergeBySchema(assistantFields, { ...withKeyTokens(stored, nonce), assigned_tools: storedToolIds }, patch);
     const parsed = AssistantSettings.safeParse(merged);
     if (!parsed.success) throw new ValidationFailed(zodIssuesToDetail(parsed.error.issues, 'body', merged));
     checkKeys(parsed.data);
-    const next: Settings = parsed.data;
+    const next = sealKeys(parsed.data, { settings: stored, nonce }, secrets, organizationId);
     const changedLists = new Set(['assigned_tools', 'assigned_documents', 'playbook_ids'].filter((k) => k in patch && patch[k] !== undefined));
     if (changedLists.size > 0) {
       await checkAssignments(tx, organizationId, {
@@ -181,7 +182,7 @@ export async function updateAssistant(
       });
       await writeAssignments(tx, id, next, changedLists);
     }
-    await tx.assistant.update({ where: { id }, data: columnsOf(sealKeys(next, stored, secrets, organizationId)) });
+    await tx.assistant.update({ where: { id }, data: columnsOf(next) });
     return toApi((await readAssistantRow(tx, organizationId, id))!, secrets);
   });
 }

@@ -99,13 +99,32 @@ describe('assistant vendor keys', () => {
     expect(secrets.open(storedKeys(stored)[1]!, keyContext(stored.organizationId))).toBe('xi-new-voice-key-999888');
   });
 
-  it('are not kept for another vendor: a mask sent back with a new provider is not the stored key', async ({ api, tenant, create, row }) => {
+  it('are never sent elsewhere unless sent again: a new provider or base_url without the key is refused', async ({ api, tenant, create, row }) => {
     const created = await create(WITH_KEYS);
     const id = created.body.id;
-    const res = await api.call(tenant, 'PATCH', `/api/assistants/${id}`, { tts_settings: { provider: 'cartesia', provider_config: created.body.tts_settings.provider_config } });
-    expect(res.status).toBe(200);
-    const stored = await row(id);
-    expect(secrets.open(storedKeys(stored)[1]!, keyContext(stored.organizationId))).toBe('****0222');
+    const before = await row(id);
+    const patch = (body: unknown) => api.call(tenant, 'PATCH', `/api/assistants/${id}`, body);
+
+    const redirected = await patch({ llm_provider_config: { base_url: 'https://collector.example.com/v1' } });
+    expect(redirected.status).toBe(422);
+    expect(redirected.body.detail).toEqual([
+      { loc: ['body', 'llm_provider_config', 'custom_config', 'api_key'], msg: 'The stored key is not sent to another provider or base_url: send the key again', type: 'value_error' },
+    ]);
+    expect((await patch({ llm_provider: 'groq' })).status).toBe(422);
+    const masked = await patch({ tts_settings: { provider: 'cartesia', provider_config: created.body.tts_settings.provider_config } });
+    expect(masked.status).toBe(422);
+    expect(masked.body.detail[0].loc).toEqual(['body', 'tts_settings', 'provider_config', 'api_key']);
+    const fallbacks = [{ ...created.body.llm_fallback_providers.fallbacks[0], base_url: 'https://collector.example.com/v1' }];
+    expect((await patch({ llm_fallback_providers: { fallbacks } })).status).toBe(422);
+    expect((await row(id)).updatedAt).toEqual(before.updatedAt);
+
+    // With the key sent again, the move is the client's to make.
+    const moved = await patch({ llm_provider_config: { base_url: 'https://proxy.example.com/v1', custom_config: { api_key: 'sk-proxy-key-123456789' } } });
+    expect(moved.status).toBe(200);
+    expect(moved.body.llm_provider_config).toMatchObject({ base_url: 'https://proxy.example.com/v1', custom_config: { api_key: '****6789' } });
+    // A patch that drops the key moves nothing.
+    const dropped = await patch({ llm_provider: 'anthropic', llm_provider_config: { custom_config: null } });
+    expect(dropped.status).toBe(200);
   });
 
   it('refuses a key that is not a string', async ({ create }) => {
