@@ -106,5 +106,54 @@ describe('a playbook in a call', () => {
     // The main agent answered after the way back.
     const turns = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
     expect(turns.map((t) => t.text)).toEqual(expect.arrayContaining(['Which day would suit you?', 'You are booked. Anything else?']));
+    // The transcript records the handoff, the saves (the refused one as an error) and the way back, across the agents.
+    const called = turns.flatMap((t) => ((t.toolCalls ?? []) as Array<{ name: string; is_error: boolean }>).map((c) => `${c.name}${c.is_error ? '!' : ''}`));
+    expect(called).toEqual(['use_playbook_booking', 'save_values!', 'save_values', 'finish_playbook']);
+  }, 40_000);
+
+  it('goes back to the main agent when the caller changes the subject, which answers them, and reports what is missing', async ({ db, llm }) => {
+    const organizationId = await runtimeOrganization(db.prisma);
+    const playbook = await createPlaybook(
+      db.prisma,
+      organizationId,
+      PlaybookCreate.parse({ name: 'Callback', description: 'The caller wants a call back', instructions: ['Ask for their number'], collect: [{ name: 'phone', type: 'string', required: true }] }),
+    );
+    let handedOff = false;
+    const mainChats: Chat[] = [];
+    replies = (body) => {
+      const last = (body.messages ?? []).at(-1);
+      if (toolNames(body).includes('use_playbook_callback')) {
+        mainChats.push(body);
+        if (!handedOff) {
+          handedOff = true;
+          return { toolCalls: [{ name: 'use_playbook_callback', arguments: '{}' }] };
+        }
+        return { text: 'It is nine o clock.' };
+      }
+      if (last?.role === 'user' && String(last.content).includes('time')) return { toolCalls: [{ name: 'finish_playbook', arguments: '{"reason":"changed_subject"}' }] };
+      return { text: 'What number should we call?' };
+    };
+
+    const call = await createCall(db.prisma, localSettings(llm.url, { playbook_ids: [playbook.id] }));
+    const run = await runTimeline(
+      db.prisma,
+      call.id,
+      [
+        { atMs: 1_000, text: 'book an appointment' },
+        { atMs: 5_000, text: 'what time is it' },
+      ],
+      { hangupAtMs: 10_000 },
+    );
+    expect(run.result.status).toBe('completed');
+    // Back in the main agent, the caller's question is the last thing it reads, with its own prompt and tools.
+    const back = mainChats.at(-1)!;
+    expect(toolNames(back)).toEqual(['use_playbook_callback']);
+    expect(String(back.messages?.[0]?.content)).not.toContain('## Playbook');
+    expect(back.messages?.filter((m) => m.role === 'user').map((m) => String(m.content)).at(-1)).toContain('what time is it');
+
+    const turns = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
+    expect(turns.map((t) => t.text)).toContain('It is nine o clock.');
+    const row = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } });
+    expect(row.collectedValues).toEqual({ Callback: { values: {}, missing: ['phone'] } });
   }, 40_000);
 });
