@@ -36,9 +36,6 @@ const JUDGE_SAMPLING = { temperature: 0, maxTokens: 300 };
 
 class CannotRun extends Error {}
 
-/** The assistant's settings as a call loads them, its own stored keys opened with `secrets`. */
-const loadSettings = loadAssistantSettings as (db: PrismaClient, organizationId: number, id: number, secrets: SecretBox) => ReturnType<typeof loadAssistantSettings>;
-
 interface Loaded {
   settings: AssistantSettings;
   prompt: string;
@@ -51,7 +48,7 @@ interface Loaded {
 
 async function load(deps: TestRunDeps, run: ClaimedRun): Promise<Loaded> {
   const { prisma } = deps;
-  const stored = run.assistantId === null ? null : await loadSettings(prisma, run.organizationId, run.assistantId, deps.secrets);
+  const stored = run.assistantId === null ? null : await loadAssistantSettings(prisma, run.organizationId, run.assistantId, deps.secrets);
   if (!stored || run.assistantId === null) throw new CannotRun('the assistant no longer exists');
   const settings = AssistantSettings.parse(stored);
   try {
@@ -109,7 +106,7 @@ export async function executeTestRun(
   run: ClaimedRun,
   signal: AbortSignal,
   progress: (results: RepetitionOut[]) => Promise<boolean>,
-  options: { llm?: () => llm.LLM } = {},
+  options: { llm?: () => llm.LLM; onSessionClosing?: (closed: Promise<unknown>) => void } = {},
 ): Promise<RunOutcome> {
   let loaded: Loaded;
   try {
@@ -137,7 +134,7 @@ export async function executeTestRun(
     } else {
       speaker = { kind: 'script', turns: request.script ?? [] };
     }
-    const conversation = await runConversation({
+    const { record: conversation, closed } = await runConversation({
       settings,
       access: deps.access,
       prompt: loaded.prompt,
@@ -150,6 +147,7 @@ export async function executeTestRun(
       signal,
       ...(options.llm ? { llm: options.llm() } : {}),
     });
+    options.onSessionClosing?.(closed);
     const judgeUsage = emptyUsage();
     const assertions = await judgeAll(request.assertions, conversation, async (question) => {
       judge ??= modelOf(request.judge_model, settings, deps.access, JUDGE_SAMPLING);

@@ -74,10 +74,15 @@ export function startTestRunWorker(prisma: PrismaClient, options: TestRunWorkerO
         (err: unknown) => logger().warn({ ...fields, err }, 'test run lease not renewed'),
       );
     }, Math.max(leaseMs / 3, 50));
+    // Sessions close in the background (half a second each); the run's work ends when they have.
+    const closing: Promise<unknown>[] = [];
     try {
       let outcome: RunOutcome;
       try {
-        outcome = await executeTestRun({ ...options, prisma }, run, controller.signal, (results) => saveProgress(prisma, run, results), options.llm ? { llm: options.llm } : {});
+        outcome = await executeTestRun({ ...options, prisma }, run, controller.signal, (results) => saveProgress(prisma, run, results), {
+          onSessionClosing: (closed) => closing.push(closed),
+          ...(options.llm ? { llm: options.llm } : {}),
+        });
       } catch (error) {
         if (controller.signal.aborted || error instanceof Stopped) {
           if (stopping) await releaseTestRun(prisma, run).catch((err: unknown) => logger().warn({ ...fields, err }, 'test run not handed back; its lease will lapse'));
@@ -96,6 +101,7 @@ export function startTestRunWorker(prisma: PrismaClient, options: TestRunWorkerO
     } finally {
       clearInterval(renew);
       running.delete(run.id);
+      await Promise.all(closing);
     }
   }
 

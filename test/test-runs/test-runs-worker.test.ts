@@ -11,7 +11,10 @@ import { createAssistant } from '../../modules/assistants/service.js';
 import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import { EXHAUSTED_ERROR, finishTestRun, MAX_ATTEMPTS } from '../../modules/test-runs/queue.js';
 import { TestRunCreate, type RepetitionOut } from '../../modules/test-runs/schemas.js';
-import { cancelTestRun, createAssistantTestRun, getTestRun } from '../../modules/test-runs/service.js';
+import { cancelTestRun, createAssistantTestRun, createPlaybookTestRun, getTestRun } from '../../modules/test-runs/service.js';
+import { createPlaybook } from '../../modules/playbooks/service.js';
+import { PlaybookCreate } from '../../modules/playbooks/schemas.js';
+import { PlaybookTestRunCreate } from '../../modules/test-runs/schemas.js';
 import { createTool } from '../../modules/tools/service.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
@@ -228,6 +231,44 @@ describe('a simulated user and a judge', () => {
     expect(rep.assertions[0]).toMatchObject({ passed: false, reason: 'Nothing was booked.' });
     expect(run.pass_rate).toBe(0);
     judgeReply = { text: '{"answer": "yes", "reason": "The assistant confirmed the booking."}' };
+  }, 30_000);
+});
+
+describe('a playbook', () => {
+  it('starts inside the playbook, in the assistant named, and checks the values it collected', async ({ db, setup }) => {
+    const playbook = await createPlaybook(
+      db.prisma,
+      setup.org.organizationId,
+      PlaybookCreate.parse({ name: 'Returns', goal: 'Take a return', instructions: ['Ask for the order number'], collect: [{ name: 'order_number', type: 'string', required: true }], mode: 'handoff' }),
+    );
+    assistantReplies = (body) => {
+      const last = lastOf(body);
+      if (last.role === 'tool') return { text: 'Thanks, I have noted order A-17.' };
+      if (String(last.content).includes('A-17')) return { toolCalls: [{ name: 'save_values', arguments: '{"order_number":"A-17"}' }] };
+      return { text: 'What is your order number?' };
+    };
+    const queued = await createPlaybookTestRun(
+      db.prisma,
+      setup.org.organizationId,
+      playbook.id,
+      PlaybookTestRunCreate.parse({
+        script: ['I want to return something', 'It is A-17'],
+        assistant_id: setup.assistantId,
+        assertions: [
+          { type: 'value_collected', name: 'order_number', expected: 'a-17' },
+          { type: 'value_collected', name: 'Returns.order_number' },
+          { type: 'tool_called', name: 'save_values', turn: 2 },
+        ],
+      }),
+    );
+    const run = await finished(db, setup, queued.id);
+    expect(run).toMatchObject({ status: 'completed', playbook_id: playbook.id, assistant_id: setup.assistantId, pass_rate: 1 });
+    const rep = run.results[0]!;
+    expect(rep.collected).toEqual({ Returns: { values: { order_number: 'A-17' }, missing: [] } });
+    expect(rep.tool_calls).toEqual([{ turn: 2, name: 'save_values', arguments: { order_number: 'A-17' }, output: { saved: ['order_number'], still_missing: [] }, mocked: false, is_error: false }]);
+    // The first request was the playbook's agent: its procedure was in the prompt.
+    const first = setup.llm.chats().find((c) => JSON.stringify(c.messages).includes('I want to return something'))!;
+    expect(systemOf(first)).toContain('Ask for the order number');
   }, 30_000);
 });
 
