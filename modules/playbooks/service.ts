@@ -57,7 +57,7 @@ function toApi(row: PlaybookRow): PlaybookOut {
 }
 
 /** Every problem of the playbook beyond its fields' shapes, located in the body; tools are checked against the rows. */
-async function problemsOf(db: Db, organizationId: number, playbook: PlaybookCreateIn): Promise<ValidationDetail[]> {
+async function problemsOf(db: Db, organizationId: number, playbook: PlaybookCreateIn, checkTools = true): Promise<ValidationDetail[]> {
   const problems: ValidationDetail[] = [];
   const fail = (loc: (string | number)[], msg: string) => problems.push({ loc: ['body', ...loc], msg, type: 'value_error' });
   const seen = new Map<string, number>();
@@ -69,9 +69,10 @@ async function problemsOf(db: Db, organizationId: number, playbook: PlaybookCrea
     if (field.type !== 'enum' && field.values) fail(['collect', i, 'values'], `A ${field.type} value has no list of values`);
     if (field.values && new Set(field.values).size !== field.values.length) fail(['collect', i, 'values'], 'Values must be distinct');
   });
-  const ids = [...new Set(playbook.tool_ids)];
+  // An update that leaves the tools alone is not refused for one disabled since: the call skips it (call-playbooks.ts).
+  const ids = checkTools ? [...new Set(playbook.tool_ids)] : [];
   const rows = ids.length ? await db.tool.findMany({ where: { organizationId, id: { in: ids } }, select: { id: true, enabled: true } }) : [];
-  playbook.tool_ids.forEach((id, i) => {
+  if (checkTools) playbook.tool_ids.forEach((id, i) => {
     const row = rows.find((r) => r.id === id);
     if (!row) fail(['tool_ids', i], `Tool ${id} does not exist`);
     else if (!row.enabled) fail(['tool_ids', i], `Tool ${id} is disabled`);
@@ -133,7 +134,7 @@ export async function updatePlaybook(db: PrismaClient, organizationId: number, i
   if (!merged.success) {
     throw new ValidationFailed(merged.error.issues.map((issue) => ({ loc: ['body', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], msg: issue.message, type: 'value_error' })));
   }
-  const problems = await problemsOf(db, organizationId, merged.data);
+  const problems = await problemsOf(db, organizationId, merged.data, patch.tool_ids !== undefined);
   if (problems.length > 0) throw new ValidationFailed(problems);
   const { columns, toolIds } = storable(merged.data);
   try {

@@ -112,6 +112,11 @@ describe('playbooks API', () => {
       { loc: ['body', 'tool_ids', 2], msg: `Tool ${disabled} is disabled`, type: 'value_error' },
     ]);
 
+    // A tool disabled after it was given does not block an update that leaves the tools alone.
+    await api.call(tenant, 'PATCH', `/api/tools/${b}`, { enabled: false });
+    const renamed = await api.call(tenant, 'PATCH', `${BASE}/${res.body.data.id}`, { goal: 'Changed' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.data.tool_ids).toEqual([b, a]);
     const patched = await api.call(tenant, 'PATCH', `${BASE}/${res.body.data.id}`, { tool_ids: [a] });
     expect(patched.body.data.tool_ids).toEqual([a]);
     // A deleted tool leaves every playbook.
