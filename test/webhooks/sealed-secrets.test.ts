@@ -1,6 +1,10 @@
 import crypto from 'node:crypto';
 import { describe, expect } from 'vitest';
+import { startApi } from '../../api/server.js';
+import { readConfig } from '../../lib/config.js';
 import { SecretBox } from '../../lib/secret-box.js';
+import { keyContext } from '../../modules/assistants/keys.js';
+import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import { startWebhookDelivery } from '../../modules/webhooks/delivery-worker.js';
 import { UNSIGNABLE_ERROR } from '../../modules/webhooks/delivery-attempt.js';
 import { sealClearWebhookSecrets } from '../../modules/webhooks/endpoints.js';
@@ -8,6 +12,7 @@ import { recordEvent } from '../../modules/webhooks/events.js';
 import { generateSecret, secretContext } from '../../modules/webhooks/signing.js';
 import { signatureValid, startReceiver, type Receiver } from '../fakes/webhook-receiver.js';
 import type { Tenant } from '../helpers/api.js';
+import { createTestDatabase } from '../helpers/database.js';
 import { apiTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 
@@ -139,5 +144,43 @@ describe('webhook signing secrets stored in the clear by an earlier release', ()
     expect(await sealClearWebhookSecrets(api.db.prisma, secrets)).toBe(0);
     const got = await deliveredTo(receiver, api, tenant, 'CA-pass');
     expect(signatureValid(secret, got, got.signatures[0]!)).toBe(true);
+  });
+});
+
+describe('an API process starting', () => {
+  it('seals with its SECRETS_KEY the signing secrets and vendor keys an earlier release stored in the clear', async () => {
+    const db = await createTestDatabase();
+    const key = crypto.randomBytes(32);
+    try {
+      const owner = await bootstrap(db.prisma, { organizationName: 'Upgraded', email: `upgraded-${Date.now()}@example.com` });
+      const secret = generateSecret();
+      const endpoint = await db.prisma.webhookEndpoint.create({ data: { organizationId: owner.organization_id, url: 'https://example.com/hook', eventTypes: ['*'], secret } });
+      const assistant = await db.prisma.assistant.create({
+        data: {
+          organizationId: owner.organization_id,
+          userId: owner.user_id,
+          name: 'Upgraded',
+          llmProviderConfig: { custom_config: { api_key: 'sk-written-in-the-clear-0001' } },
+          llmSettings: {},
+          llmFallbackProviders: {},
+          sttSettings: {},
+          ttsSettings: { provider: 'elevenlabs', provider_config: {} },
+          ragSettings: {},
+          recordingSettings: {},
+          interruptionSettings: {},
+        },
+      });
+      const config = readConfig({ LOG_LEVEL: 'silent', PORT: '0', SECRETS_KEY: key.toString('base64') });
+      const app = await startApi(config, { url: db.url, prisma: db.prisma, embedded: false, close: async () => {} });
+      await app.close();
+      const box = new SecretBox(key);
+      const sealedEndpoint = await db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      expect(box.open(sealedEndpoint.secret, secretContext(owner.organization_id))).toBe(secret);
+      const sealedAssistant = await db.prisma.assistant.findUniqueOrThrow({ where: { id: assistant.id } });
+      const stored = (sealedAssistant.llmProviderConfig as { custom_config: { api_key: string } }).custom_config.api_key;
+      expect(box.open(stored, keyContext(owner.organization_id))).toBe('sk-written-in-the-clear-0001');
+    } finally {
+      await db.drop();
+    }
   });
 });
