@@ -23,7 +23,10 @@ const shortText = z.string().max(200);
 export const LLMProviderConfig = z
   .strictObject({
     base_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null),
-    custom_config: freeForm.nullable().default(null),
+    custom_config: freeForm
+      .nullable()
+      .default(null)
+      .describe('Passed on to the vendor. `api_key`, the assistant\'s own key, is write-only: stored sealed, masked in every answer.'),
     model: shortText.nullable().default(DEFAULT_LLM_MODEL),
   })
   .meta({ id: 'LLMProviderConfig' });
@@ -44,7 +47,7 @@ export const LLMSettings = z
 export const LLMFallbackProvider = z
   .strictObject({
     provider: z.enum(LLM_PROVIDERS),
-    api_key: z.string().max(1000).nullable().default(null),
+    api_key: z.string().max(1000).nullable().default(null).describe('Write-only: stored sealed, masked in every answer.'),
     base_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null),
     model: shortText.nullable().default(null),
   })
@@ -86,7 +89,7 @@ export const TTSSettings = z
     provider: z.enum(TTS_PROVIDERS).default(TTS_PROVIDERS[0]),
     voice_id: shortText.nullable().default(null),
     model_id: shortText.nullable().default(null),
-    provider_config: freeForm.default({}),
+    provider_config: freeForm.default({}).describe('Passed on to the vendor. `api_key`, the assistant\'s own key, is write-only: stored sealed, masked in every answer.'),
   })
   .meta({ id: 'TTSSettings' });
 
