@@ -50,8 +50,9 @@ const Env = z.object({
   /** The public base URL (https://voice.example.com) carriers and browsers reach the service at. */
   PUBLIC_URL: z.string().url().optional(),
   /**
-   * Seals stored secrets (tool credentials): base64 of 32 random bytes (`openssl rand -base64 32`). Unset, a key is
-   * made and kept in DATA_DIR/secrets.key, which suits one host; processes on several hosts must share this value.
+   * Seals stored secrets (tool credentials, assistant vendor keys, webhook signing secrets): base64 of 32 random bytes
+   * (`openssl rand -base64 32`). Unset, a key is made and kept in DATA_DIR/secrets.key, which suits one host; processes
+   * on several hosts must share this value.
    */
   SECRETS_KEY: z
     .string()

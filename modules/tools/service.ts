@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Db } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
-import { AppError, notFound, ValidationFailed } from '../../lib/errors.js';
+import { AppError, notFound, ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
 import { paginationOf } from '../../lib/pagination.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { isMaskOf, maskSecret } from '../../lib/secrets.js';
@@ -72,14 +72,30 @@ function storable(organizationId: number, tool: ToolCreateIn, previous: StoredCo
   if (problems.length > 0) throw new ValidationFailed(problems);
   const stored = previous?.http?.secret_headers ?? {};
   const sealed: Record<string, string> = {};
+  // A stored credential goes only where it went before: moving the tool to another host takes the credential sent
+  // again, or anyone who may edit the tool could have it sent to a server of theirs.
+  const moved = previous?.http !== undefined && previous.http !== null && tool.http !== null && originOf(previous.http.url) !== originOf(tool.http.url);
+  const kept: ValidationDetail[] = [];
   for (const [name, value] of Object.entries(tool.http?.secret_headers ?? {})) {
     const context = sealContext(organizationId, name);
-    const kept = stored[name] ?? Object.entries(stored).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
-    const current = kept === undefined ? undefined : opened(deps.secrets, kept, context);
-    sealed[name] = kept !== undefined && current !== undefined && isMaskOf(value, current) ? kept : deps.secrets.seal(value, context);
+    const keptSealed = stored[name] ?? Object.entries(stored).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+    const current = keptSealed === undefined ? undefined : opened(deps.secrets, keptSealed, context);
+    const keeps = keptSealed !== undefined && current !== undefined && isMaskOf(value, current);
+    if (keeps && moved) kept.push({ loc: ['body', 'http', 'secret_headers', name], msg: "The tool's URL moves to another host: send this credential again", type: 'value_error' });
+    sealed[name] = keeps ? keptSealed : deps.secrets.seal(value, context);
   }
+  if (kept.length > 0) throw new ValidationFailed(kept);
   const { parameters, http, transfer, messages, ...columns } = tool;
   return { columns, config: { parameters, http: http ? { ...http, secret_headers: sealed } : null, transfer, messages } };
+}
+
+/** Scheme, host and port of a URL template (its host is literal: modules/tools/validation.ts); placeholders elsewhere are neutral. */
+function originOf(urlTemplate: string): string {
+  try {
+    return new URL(urlTemplate.replace(/\{\{[^}]*\}\}/g, 'x')).origin;
+  } catch {
+    return urlTemplate;
+  }
 }
 
 function nameTaken(error: unknown): boolean {

@@ -67,6 +67,22 @@ describe('tools API', () => {
     expect(replaced.body.data.http.secret_headers.Authorization).toBe('****9999');
   });
 
+  it('refuses to keep a stored credential for a URL moved to another host, and takes one sent again', async ({ api, tenant, create }) => {
+    const res = await create(httpTool({}, { secret_headers: { Authorization: 'Bearer sk_live_stays_home_0001' } }));
+    const { http } = res.body.data;
+    const before = await api.db.prisma.tool.findUniqueOrThrow({ where: { id: res.body.data.id } });
+    const moved = await api.call(tenant, 'PATCH', `${BASE}/${res.body.data.id}`, { http: { ...http, url: 'https://collector.example.net/steal' } });
+    expect(moved.status).toBe(422);
+    expect(moved.body.detail).toEqual([{ loc: ['body', 'http', 'secret_headers', 'Authorization'], msg: expect.stringContaining('send this credential again'), type: 'value_error' }]);
+    expect((await api.db.prisma.tool.findUniqueOrThrow({ where: { id: res.body.data.id } })).config).toEqual(before.config);
+    // Another path on the same host keeps it; the new host with the credential sent again is accepted.
+    const samePlace = await api.call(tenant, 'PATCH', `${BASE}/${res.body.data.id}`, { http: { ...http, url: http.url.replace(/\/[^/]*$/, '/other') } });
+    expect(samePlace.status).toBe(200);
+    const resent = await api.call(tenant, 'PATCH', `${BASE}/${res.body.data.id}`, { http: { ...http, url: 'https://collector.example.net/steal', secret_headers: { Authorization: 'Bearer sk_live_new_home_0002' } } });
+    expect(resent.status).toBe(200);
+    expect(resent.body.data.http.secret_headers.Authorization).toBe('****0002');
+  });
+
   it('creates the built-ins: end_call, transfer_call with its destination, send_dtmf', async ({ create }) => {
     expect((await create({ name: 'hang_up', type: 'end_call' })).status).toBe(201);
     const transfer = await create({ name: 'to_sales', type: 'transfer_call', transfer: { destination: '+14155550123', mode: 'warm', handoff_message: 'Putting you through to sales.' } });
