@@ -180,6 +180,39 @@ describe('a scripted test run', () => {
   }, 30_000);
 });
 
+describe('the opening', () => {
+  it('opens with the assistant’s welcome, rendered with the run’s variables, as turn 0', async ({ db, setup }) => {
+    assistantReplies = () => ({ text: 'Sure.' });
+    const welcoming = await createAssistant(db.prisma, setup.org, {
+      name: 'Welcoming',
+      llm_provider: 'custom',
+      llm_provider_config: { base_url: setup.llm.url, model: 'fake-model', custom_config: { api_key: 'test-key' } },
+      llm_settings: { welcome_message: 'Welcome to {{var.shop}}.' },
+    } as never, secrets);
+    const run = await finished(db, setup, (await queue(db, setup, { script: ['Hi'], variables: { shop: 'Acme' }, assertions: [{ type: 'reply_contains', text: 'acme', turn: null }] }, welcoming.id)).id);
+    const rep = run.results[0]!;
+    expect(rep.transcript).toEqual([
+      { role: 'assistant', text: 'Welcome to Acme.', turn: 0 },
+      { role: 'user', text: 'Hi', turn: 1 },
+      { role: 'assistant', text: 'Sure.', turn: 1 },
+    ]);
+    expect(rep.turns.map((t) => [t.turn, t.llm_ttft_ms === null])).toEqual([[0, true], [1, false]]);
+    expect(run.pass_rate).toBe(1);
+  }, 30_000);
+
+  it('lets the assistant open from its prompt when asked and it has no welcome', async ({ db, setup }) => {
+    userIndex = 0;
+    userReplies = () => ({ text: 'Bye. [DONE]' });
+    assistantReplies = (body) => (lastOf(body).role === 'system' ? { text: 'Good evening, order desk.' } : { text: 'Goodbye.' });
+    const run = await finished(db, setup, (await queue(db, setup, { simulated_user: { persona: 'p', goal: 'g', assistant_speaks_first: true } })).id);
+    const rep = run.results[0]!;
+    expect(rep.transcript[0]).toEqual({ role: 'assistant', text: 'Good evening, order desk.', turn: 0 });
+    expect(rep.transcript.slice(1).map((t) => t.text)).toEqual(['Bye.', 'Goodbye.']);
+    const userChat = setup.llm.chats().filter((c) => systemOf(c).startsWith('You are role-playing')).at(-1)!;
+    expect(JSON.stringify(userChat.messages)).toContain('Good evening, order desk.');
+  }, 30_000);
+});
+
 describe('a simulated user and a judge', () => {
   it('lets the simulated user speak until it is done, and asks the judge its question', async ({ db, setup }) => {
     userIndex = 0;
