@@ -103,6 +103,15 @@ export async function runConversation(spec: ConversationSpec): Promise<{ record:
     ttftMs ??= Math.round(metrics.ttftMs);
     addUsage(record.usage.assistant, { prompt_tokens: metrics.promptTokens, completion_tokens: metrics.completionTokens, total_tokens: metrics.totalTokens, requests: 1 });
   });
+  // A model that failed after its retries and fallbacks: the framework ends the turn without a reply (and closes the
+  // session after), so the turn is failed here rather than read as an assistant that said nothing.
+  let failure: Error | undefined;
+  session.on(voice.AgentSessionEventTypes.Error, (ev) => {
+    if (ev.error.recoverable) return;
+    const error = 'error' in ev.error ? ev.error.error : undefined;
+    failure ??= error instanceof Error ? error : new Error(`the session failed: ${ev.error.type}`);
+    closedWith?.(failure);
+  });
   session.on(voice.AgentSessionEventTypes.Close, (ev) => {
     const error = ev.error && 'error' in ev.error ? ev.error.error : undefined;
     closedWith?.(error instanceof Error ? error : new Error(ev.error ? `the session closed: ${ev.error.type}` : 'the session closed'));
@@ -126,6 +135,7 @@ export async function runConversation(spec: ConversationSpec): Promise<{ record:
       clearTimeout(timer);
     }
     record.turns.push({ turn, latency_ms: Math.round(performance.now() - started), llm_ttft_ms: ttftMs });
+    if (failure) throw failure;
   };
   const say = async (text: string) => {
     turn += 1;

@@ -12,7 +12,7 @@ import type { RepetitionOut, TotalsOut } from '../../modules/test-runs/schemas.j
 import { loadCallTools } from '../../modules/tools/call-tools.js';
 import { buildLlm } from '../call/session-config.js';
 import type { VendorAccess } from '../providers/speech-providers.js';
-import { runConversation, type Speaker } from './conversation.js';
+import { runConversation, Stopped, type Speaker } from './conversation.js';
 import { askJudge } from './judge.js';
 import { addUsage, emptyUsage, modelOf } from './models.js';
 import { SimulatedUser } from './simulated-user.js';
@@ -163,7 +163,8 @@ export async function executeTestRun(
       assertions,
       usage: { ...usage, judge: judgeUsage },
     });
-    if (!(await progress(results))) throw new Error('the run is no longer this worker’s');
+    // Cancelled, or taken over after the lease lapsed: stop without writing anything more.
+    if (!(await progress(results))) throw new Stopped('the run is no longer this worker’s');
   }
   const totals = totalsOf(results);
   return { status: 'completed', results, passRate: results.length === 0 ? 0 : totals.passed / results.length, totals };

@@ -347,6 +347,17 @@ describe('leases, failures and cancellation', () => {
     expect(event?.payload).toMatchObject({ status: 'failed', error: EXHAUSTED_ERROR });
   }, 30_000);
 
+  it('records a model that fails for good as the repetition’s error, and completes the run', async ({ db, setup }) => {
+    assistantReplies = () => ({ status: 500, message: 'overloaded' });
+    const run = await finished(db, setup, (await queue(db, setup, { script: ['Hi', 'Again'], repeat: 2 })).id);
+    expect(run).toMatchObject({ status: 'completed', pass_rate: 0 });
+    for (const rep of run.results) {
+      expect(rep).toMatchObject({ ended_by: 'error', passed: false });
+      expect(rep.error).toEqual(expect.any(String));
+      expect(rep.transcript).toEqual([{ role: 'user', text: 'Hi', turn: 1 }]);
+    }
+  }, 60_000);
+
   it('fails a run whose assistant has no credential for its model', async ({ db, setup }) => {
     const keyless = await createAssistant(db.prisma, setup.org, { name: 'Keyless', llm_provider: 'openai' } as never);
     const done = await finished(db, setup, (await queue(db, setup, { script: ['Hi'] }, keyless.id)).id);
