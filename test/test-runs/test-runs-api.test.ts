@@ -109,6 +109,9 @@ describe('POST /api/playbooks/{playbook_id}/test-runs', () => {
     expect(defaulted.status).toBe(202);
     expect(defaulted.body.data.assistant_id).toBe(second.body.id);
 
+    const ofPlaybook = await api.call(tenant, 'GET', `/api/test-runs?playbook_id=${playbook.id}`);
+    expect(ofPlaybook.body.data.map((r: { id: number }) => r.id)).toEqual([defaulted.body.data.id, named.body.data.id]);
+
     const other = await api.tenant();
     expect((await api.call(other, 'POST', `/api/playbooks/${playbook.id}/test-runs`, SCRIPT)).status).toBe(404);
     const foreign = await api.call(other, 'POST', '/api/assistants', { name: 'Foreign' });

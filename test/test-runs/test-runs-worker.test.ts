@@ -9,7 +9,7 @@ import { JUDGE_PROMPT } from '../../agent/test-runs/judge.js';
 import { startTestRunWorker, type TestRunWorker } from '../../agent/test-runs/worker.js';
 import { createAssistant } from '../../modules/assistants/service.js';
 import { bootstrap } from '../../modules/organizations/bootstrap.js';
-import { EXHAUSTED_ERROR, finishTestRun, MAX_ATTEMPTS } from '../../modules/test-runs/queue.js';
+import { EXHAUSTED_ERROR, finishTestRun, MAX_ATTEMPTS, releaseTestRun } from '../../modules/test-runs/queue.js';
 import { TestRunCreate, type RepetitionOut } from '../../modules/test-runs/schemas.js';
 import { cancelTestRun, createAssistantTestRun, createPlaybookTestRun, getTestRun } from '../../modules/test-runs/service.js';
 import { createPlaybook } from '../../modules/playbooks/service.js';
@@ -326,6 +326,41 @@ describe('leases, failures and cancellation', () => {
     const late = await finishTestRun(db.prisma, { id: run.id, leaseToken: 'dead-worker', organizationId: setup.org.organizationId }, { status: 'failed', results: [], error: 'late', totals: null });
     expect(late).toBe(false);
     expect((await getTestRun(db.prisma, setup.org.organizationId, run.id)).status).toBe('completed');
+  }, 30_000);
+
+  it('resumes a run handed back by a stopping worker after its stored repetitions, without counting the attempt', async ({ db, setup }) => {
+    assistantReplies = () => ({ text: 'Second time.' });
+    const stored: RepetitionOut = {
+      repetition: 1,
+      passed: true,
+      ended_by: 'script',
+      transcript: [{ role: 'user', text: 'Hi', turn: 1 }, { role: 'assistant', text: 'First time.', turn: 1 }],
+      tool_calls: [],
+      collected: {},
+      assertions: [],
+      turns: [{ turn: 1, latency_ms: 5, llm_ttft_ms: 2 }],
+      usage: { assistant: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, requests: 1 }, simulated_user: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, requests: 0 }, judge: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, requests: 0 } },
+      error: null,
+    };
+    // Held by a worker whose lease is still good: no other worker may take it until it is handed back.
+    const run = await db.prisma.testRun.create({
+      data: {
+        organizationId: setup.org.organizationId,
+        assistantId: setup.assistantId,
+        status: 'running',
+        request: TestRunCreate.parse({ script: ['Hi'], repeat: 2 }) as never,
+        results: [stored] as never,
+        attempts: 1,
+        leaseToken: 'stopping-worker',
+        leaseExpiresAt: new Date(Date.now() + 60_000),
+      },
+    });
+    expect(await releaseTestRun(db.prisma, { id: run.id, leaseToken: 'someone-else' })).toBe(false);
+    expect(await releaseTestRun(db.prisma, { id: run.id, leaseToken: 'stopping-worker' })).toBe(true);
+    const done = await finished(db, setup, run.id);
+    expect(done).toMatchObject({ status: 'completed', attempts: 1, pass_rate: 1 });
+    expect(done.results.map((r) => r.transcript.at(-1)!.text)).toEqual(['First time.', 'Second time.']);
+    expect(done.totals).toMatchObject({ repetitions: 2, usage: { assistant: { requests: 2 } } });
   }, 30_000);
 
   it('fails a run interrupted on its last attempt, with the reason and its event', async ({ db, setup }) => {
