@@ -13,6 +13,7 @@ import {
 import { cancelTestRun, createAssistantTestRun, createPlaybookTestRun, getTestRun, listTestRuns } from '../../modules/test-runs/service.js';
 
 const tags = ['Test runs'];
+const tooMany = { 409: ErrorResponse.describe('`limit_reached`: the organisation has 100 runs queued or running') };
 const runMissing = { 404: ErrorResponse.describe('No such test run in this organisation') };
 const QUEUED =
   'Answers 202 with the run, `queued`: an agent worker runs it as a text conversation (no audio, no phone) and the ' +
@@ -27,7 +28,7 @@ export const testRunRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = as
       description: `A scripted or simulated conversation with the assistant, repeated \`repeat\` times, judged by \`assertions\`. ${QUEUED}`,
       params: AssistantTestRunParams,
       body: TestRunCreate,
-      response: { 202: envelope(TestRun), 404: ErrorResponse.describe('No such assistant in this organisation'), ...commonErrors },
+      response: { 202: envelope(TestRun), 404: ErrorResponse.describe('No such assistant in this organisation'), ...tooMany, ...commonErrors },
     },
     handler: async (request, reply) => {
       const data = await createAssistantTestRun(prisma, request.identity.organizationId, request.params.assistant_id, request.body);
@@ -44,7 +45,7 @@ export const testRunRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = as
         `assistant, by id, the playbook is assigned to; 422 when there is none). ${QUEUED}`,
       params: PlaybookTestRunParams,
       body: PlaybookTestRunCreate,
-      response: { 202: envelope(TestRun), 404: ErrorResponse.describe('No such playbook in this organisation'), ...commonErrors },
+      response: { 202: envelope(TestRun), 404: ErrorResponse.describe('No such playbook in this organisation'), ...tooMany, ...commonErrors },
     },
     handler: async (request, reply) => {
       const data = await createPlaybookTestRun(prisma, request.identity.organizationId, request.params.playbook_id, request.body);

@@ -28,6 +28,11 @@ export const MAX_TOOL_MOCKS = 50;
 /** A canned result is at most 16 KiB of JSON: the model reads at most 4,000 characters of a real tool's answer. */
 export const MAX_MOCK_BYTES = 16_384;
 export const MAX_VARIABLES = 50;
+/**
+ * An organisation has at most 100 runs queued or running: each costs model tokens and a worker's time, and 100 runs of
+ * 10 repetitions is more than a release's regression suite; past it, a client in a loop is stopped with 409.
+ */
+export const MAX_ACTIVE_RUNS = 100;
 const MAX_TEXT = 500;
 const MAX_PERSONA = 2_000;
 const MAX_GOAL = 1_000;

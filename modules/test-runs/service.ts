@@ -4,6 +4,7 @@ import { AppError, notFound, ValidationFailed, type ValidationDetail } from '../
 import { paginationOf } from '../../lib/pagination.js';
 import { TEST_RUN_CANCEL_CHANNEL, TEST_RUN_NOTIFY_CHANNEL } from './queue.js';
 import {
+  MAX_ACTIVE_RUNS,
   type PlaybookTestRunCreateIn,
   type RepetitionOut,
   type TestRunCreateIn,
@@ -86,6 +87,12 @@ async function checkReferences(db: Db, organizationId: number, assistantId: numb
 
 async function queue(prisma: PrismaClient, organizationId: number, assistantId: number, playbookId: number | null, request: TestRunCreateIn): Promise<TestRunOut> {
   const row = await prisma.$transaction(async (tx) => {
+    // Counted under a lock of the organisation's row, so two requests at once cannot both take the last place.
+    await tx.$executeRaw`SELECT 1 FROM organizations WHERE id = ${organizationId} FOR UPDATE`;
+    const active = await tx.testRun.count({ where: { organizationId, status: { in: ['queued', 'running'] } } });
+    if (active >= MAX_ACTIVE_RUNS) {
+      throw new AppError('limit_reached', `An organisation has at most ${MAX_ACTIVE_RUNS} test runs queued or running: wait for some to finish, or cancel them`, { limit: MAX_ACTIVE_RUNS });
+    }
     const created = await tx.testRun.create({ data: { organizationId, assistantId, playbookId, request: request as unknown as Prisma.InputJsonValue } });
     // Delivered at commit: a worker woken by it finds the row.
     await tx.$executeRaw`SELECT pg_notify(${TEST_RUN_NOTIFY_CHANNEL}, ${String(created.id)})`;

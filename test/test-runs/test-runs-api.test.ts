@@ -143,6 +143,19 @@ describe('listing and cancelling', () => {
     expect((await api.call(tenant, 'GET', '/api/test-runs?status=done')).status).toBe(422);
   });
 
+  it('refuses a 101st run queued or running with 409 limit_reached; a finished one frees a place', async ({ api }) => {
+    const tenant = await api.tenant();
+    const assistant = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Busy' })).body.id;
+    await api.db.prisma.testRun.createMany({ data: Array.from({ length: 99 }, (_, i) => ({ organizationId: tenant.organizationId, assistantId: assistant, status: i % 2 ? 'queued' : 'running', request: {} })) });
+    const hundredth = await api.call(tenant, 'POST', `/api/assistants/${assistant}/test-runs`, SCRIPT);
+    expect(hundredth.status).toBe(202);
+    const refused = await api.call(tenant, 'POST', `/api/assistants/${assistant}/test-runs`, SCRIPT);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ success: false, code: 'limit_reached', limit: 100 });
+    await api.call(tenant, 'POST', `/api/test-runs/${hundredth.body.data.id}/cancel`);
+    expect((await api.call(tenant, 'POST', `/api/assistants/${assistant}/test-runs`, SCRIPT)).status).toBe(202);
+  });
+
   it('cancels a queued run once; a finished run answers 409', async ({ api, tenant, assistantId }) => {
     const run = (await api.call(tenant, 'POST', `/api/assistants/${assistantId}/test-runs`, SCRIPT)).body.data;
     const cancelled = await api.call(tenant, 'POST', `/api/test-runs/${run.id}/cancel`);
