@@ -33,6 +33,11 @@ export interface TestRunDeps {
 /** The simulated user answers with some variety, as people do; the judge answers the same way every time. */
 const SIMULATED_USER_SAMPLING = { temperature: 0.7, maxTokens: 300 };
 const JUDGE_SAMPLING = { temperature: 0, maxTokens: 300 };
+/**
+ * Up to 3 repetitions of a run at once: a run of 10 takes about a third of the time, and a vendor sees at most 3
+ * conversations of one run together (6 per worker at its 2 runs), well inside any paid tier's rate limits.
+ */
+export const REPETITION_CONCURRENCY = 3;
 
 class CannotRun extends Error {}
 
@@ -98,8 +103,9 @@ export function totalsOf(results: RepetitionOut[]): TotalsOut {
 }
 
 /**
- * Runs what is left of the run (a run taken over resumes after the repetitions already stored), calling `progress`
- * after each repetition; `progress` answering false (the run is no longer this worker's) stops it.
+ * Runs what is left of the run (a run taken over runs only the repetitions not stored yet), up to
+ * REPETITION_CONCURRENCY at once, calling `progress` with every repetition finished so far each time one finishes;
+ * `progress` answering false (the run is no longer this worker's) stops it.
  */
 export async function executeTestRun(
   deps: TestRunDeps,
@@ -118,8 +124,12 @@ export async function executeTestRun(
   const { request } = run;
   const { settings } = loaded;
   let judge: llm.LLM | undefined;
-  const results = [...run.results];
-  for (let repetition = results.length + 1; repetition <= request.repeat; repetition++) {
+  // Stops the other repetitions when one cannot go on (the run was stopped, or a fault of ours).
+  const halt = new AbortController();
+  const stop = () => halt.abort();
+  signal.addEventListener('abort', stop, { once: true });
+
+  const repeatOnce = async (repetition: number): Promise<RepetitionOut> => {
     const simulated = request.simulated_user;
     let speaker: Speaker;
     if (simulated) {
@@ -144,28 +154,50 @@ export async function executeTestRun(
       ...(loaded.startInPlaybook !== undefined ? { startInPlaybook: loaded.startInPlaybook } : {}),
       policy: { mocks: request.tool_mocks, useRealTools: request.use_real_tools, values: { variables: loaded.values.variables, contact: loaded.values.contact }, allowPrivateTargets: deps.allowPrivateToolTargets },
       speaker,
-      signal,
+      signal: halt.signal,
       ...(options.llm ? { llm: options.llm() } : {}),
     });
     options.onSessionClosing?.(closed);
     const judgeUsage = emptyUsage();
     const assertions = await judgeAll(request.assertions, conversation, async (question) => {
       judge ??= modelOf(request.judge_model, settings, deps.access, JUDGE_SAMPLING);
-      const answer = await askJudge(judge, question, conversation, signal);
+      const answer = await askJudge(judge, question, conversation, halt.signal);
       addUsage(judgeUsage, answer.usage);
       return { passed: answer.passed, reason: answer.reason };
     });
     const { userTurns: _turns, usage, ...recorded } = conversation;
-    results.push({
-      repetition,
-      passed: conversation.error === null && assertions.every((a) => a.passed),
-      ...recorded,
-      assertions,
-      usage: { ...usage, judge: judgeUsage },
-    });
-    // Cancelled, or taken over after the lease lapsed: stop without writing anything more.
-    if (!(await progress(results))) throw new Stopped('the run is no longer this worker’s');
-  }
+    return { repetition, passed: conversation.error === null && assertions.every((a) => a.passed), ...recorded, assertions, usage: { ...usage, judge: judgeUsage } };
+  };
+
+  const results = [...run.results];
+  const stored = new Set(results.map((r) => r.repetition));
+  const pending = Array.from({ length: request.repeat }, (_, i) => i + 1).filter((n) => !stored.has(n));
+  // Progress is written one snapshot at a time, each holding every repetition finished before it.
+  let writes: Promise<unknown> = Promise.resolve();
+  const lane = async () => {
+    for (let repetition = pending.shift(); repetition !== undefined && !halt.signal.aborted; repetition = pending.shift()) {
+      const result = await repeatOnce(repetition);
+      results.push(result);
+      results.sort((a, b) => a.repetition - b.repetition);
+      const snapshot = [...results];
+      const write = writes.then(() => progress(snapshot));
+      writes = write.catch(() => {});
+      // Cancelled, or taken over after the lease lapsed: stop without writing anything more.
+      if (!(await write)) throw new Stopped('the run is no longer this worker’s');
+    }
+  };
+  // The first failure is the one reported: the lanes it stopped fail after it, as stopped.
+  let failure: { error: unknown } | undefined;
+  await Promise.all(
+    Array.from({ length: Math.min(REPETITION_CONCURRENCY, pending.length) }, () =>
+      lane().catch((error: unknown) => {
+        failure ??= { error };
+        stop();
+      }),
+    ),
+  );
+  signal.removeEventListener('abort', stop);
+  if (failure) throw failure.error;
   const totals = totalsOf(results);
   return { status: 'completed', results, passRate: results.length === 0 ? 0 : totals.passed / results.length, totals };
 }

@@ -128,9 +128,11 @@ describe('a scripted test run', () => {
     });
     const done = await finished(db, setup, run.id);
     expect(done).toMatchObject({ status: 'completed', pass_rate: 0.5, attempts: 1, error: null });
-    const [first, second] = done.results as [RepetitionOut, RepetitionOut];
-    expect(first.passed).toBe(true);
-    expect(second.passed).toBe(false);
+    // The two repetitions run at once: whichever was answered first passed.
+    expect(done.results.map((r) => r.repetition)).toEqual([1, 2]);
+    const first = done.results.find((r) => r.passed)!;
+    const second = done.results.find((r) => !r.passed)!;
+    expect(second).toBeDefined();
     expect(first.ended_by).toBe('script');
     expect(first.transcript).toEqual([
       { role: 'user', text: 'Hi there', turn: 1 },
@@ -160,6 +162,20 @@ describe('a scripted test run', () => {
     const events = await db.prisma.event.findMany({ where: { organizationId: setup.org.organizationId, type: 'test_run.completed' } });
     const event = events.find((e) => (e.payload as { test_run_id: number }).test_run_id === run.id);
     expect(event?.payload).toMatchObject({ test_run_id: run.id, assistant_id: setup.assistantId, status: 'completed', pass_rate: 0.5, repetitions: 2, passed: 1, usage: { requests: 6 } });
+  }, 30_000);
+
+  it('runs up to 3 repetitions at once, and stores them in order', async ({ db, setup }) => {
+    const arrivals: number[] = [];
+    assistantReplies = () => {
+      arrivals.push(Date.now());
+      return { text: 'Later.', delayMs: 1_000 };
+    };
+    const run = await finished(db, setup, (await queue(db, setup, { script: ['Hi'], repeat: 4 })).id);
+    expect(run.results.map((r) => r.repetition)).toEqual([1, 2, 3, 4]);
+    // Three conversations asked the model within moments of each other, each answer taking a second; the fourth after.
+    expect(arrivals).toHaveLength(4);
+    expect(arrivals[2]! - arrivals[0]!).toBeLessThan(900);
+    expect(arrivals[3]! - arrivals[0]!).toBeGreaterThanOrEqual(900);
   }, 30_000);
 
   it('answers a tool without a mock with a generic success, and a mocked error as a failure', async ({ db, setup }) => {
