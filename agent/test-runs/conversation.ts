@@ -1,4 +1,4 @@
-import { voice, type llm } from '@livekit/agents';
+import { voice } from '@livekit/agents';
 import { settledWithin } from '../../lib/async.js';
 import type { AssistantSettings } from '../../modules/assistants/settings.js';
 import type { CallPlaybook } from '../../modules/playbooks/call-playbooks.js';
@@ -40,8 +40,6 @@ export interface ConversationSpec {
   policy: ToolPolicy;
   speaker: Speaker;
   signal: AbortSignal;
-  /** The assistant's model; default: built from the settings (buildLlm, with its fallbacks). */
-  llm?: llm.LLM;
 }
 
 export type ConversationRecord = Omit<RepetitionOut, 'repetition' | 'passed' | 'assertions' | 'usage'> & { userTurns: number; usage: { assistant: UsageOut; simulated_user: UsageOut } };
@@ -77,7 +75,7 @@ export async function runConversation(spec: ConversationSpec): Promise<{ record:
   const tools = testRunTools(spec.policy);
   const collected = new CollectedValues();
   const session = new voice.AgentSession({
-    llm: spec.llm ?? buildLlm(spec.settings, spec.access),
+    llm: buildLlm(spec.settings, spec.access),
     userData: { customSettings: spec.settings.custom_settings ?? {} },
     connOptions: { llmConnOptions: LLM_CONN_OPTIONS, maxUnrecoverableErrors: 0 },
   });

@@ -112,7 +112,7 @@ export async function executeTestRun(
   run: ClaimedRun,
   signal: AbortSignal,
   progress: (results: RepetitionOut[]) => Promise<boolean>,
-  options: { llm?: () => llm.LLM; onSessionClosing?: (closed: Promise<unknown>) => void } = {},
+  options: { onSessionClosing?: (closed: Promise<unknown>) => void } = {},
 ): Promise<RunOutcome> {
   let loaded: Loaded;
   try {
@@ -155,7 +155,6 @@ export async function executeTestRun(
       policy: { mocks: request.tool_mocks, useRealTools: request.use_real_tools, values: { variables: loaded.values.variables, contact: loaded.values.contact }, allowPrivateTargets: deps.allowPrivateToolTargets },
       speaker,
       signal: halt.signal,
-      ...(options.llm ? { llm: options.llm() } : {}),
     });
     options.onSessionClosing?.(closed);
     const judgeUsage = emptyUsage();

@@ -30,8 +30,6 @@ export interface TestRunWorkerOptions extends Omit<TestRunDeps, 'prisma'> {
   leaseMs?: number;
   /** How often the queue is looked at without a notification (default 5 s). */
   pollIntervalMs?: number;
-  /** Test hook: the assistant's model for every repetition, instead of the one its settings build. */
-  llm?: () => import('@livekit/agents').llm.LLM;
 }
 
 export interface TestRunWorker {
@@ -81,7 +79,6 @@ export function startTestRunWorker(prisma: PrismaClient, options: TestRunWorkerO
       try {
         outcome = await executeTestRun({ ...options, prisma }, run, controller.signal, (results) => saveProgress(prisma, run, results), {
           onSessionClosing: (closed) => closing.push(closed),
-          ...(options.llm ? { llm: options.llm } : {}),
         });
       } catch (error) {
         if (controller.signal.aborted || error instanceof Stopped) {
@@ -113,6 +110,11 @@ export function startTestRunWorker(prisma: PrismaClient, options: TestRunWorkerO
       while (!l.stopping && l.inFlight < concurrency) {
         const run = await claimTestRun(prisma, leaseMs);
         if (!run) return;
+        // Claimed as the worker began to stop: straight back to the queue.
+        if (stopping) {
+          await releaseTestRun(prisma, run);
+          return;
+        }
         const controller = new AbortController();
         running.set(run.id, controller);
         l.track(execute(run, controller));
