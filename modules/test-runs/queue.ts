@@ -43,16 +43,21 @@ interface ClaimRow {
   attempts: number;
 }
 
-/** Claims the oldest run that is queued, or running under a lease that ran out, and leases it for `leaseMs`. */
+/**
+ * Claims a run that is queued, or running under a lease that ran out, and leases it for `leaseMs`. Organisations take
+ * turns: the run picked is the oldest of the organisations with the fewest runs under way, so one that queued a hundred
+ * runs does not hold every worker while another's single run waits behind them.
+ */
 export async function claimTestRun(db: Db, leaseMs: number): Promise<ClaimedRun | null> {
   const token = crypto.randomUUID();
   const rows = await db.$queryRaw<ClaimRow[]>`
     WITH picked AS (
-      SELECT id FROM test_runs
-      WHERE status = 'queued' OR (status = 'running' AND lease_expires_at < now() AND attempts < ${MAX_ATTEMPTS})
-      ORDER BY created_at, id
+      SELECT t.id FROM test_runs t
+      WHERE t.status = 'queued' OR (t.status = 'running' AND t.lease_expires_at < now() AND t.attempts < ${MAX_ATTEMPTS})
+      ORDER BY (SELECT count(*) FROM test_runs r WHERE r.organization_id = t.organization_id AND r.status = 'running' AND r.lease_expires_at >= now()),
+               t.created_at, t.id
       LIMIT 1
-      FOR UPDATE SKIP LOCKED
+      FOR UPDATE OF t SKIP LOCKED
     )
     UPDATE test_runs t
     SET status = 'running',
