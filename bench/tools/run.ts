@@ -8,8 +8,9 @@ import type { CallTool } from '../../modules/tools/call-tools.js';
 import type { HttpToolResult } from '../../modules/tools/http-executor.js';
 import { startFakeOpenAI } from '../../test/fakes/vendors/openai.js';
 
-// The time a tool call adds to a turn beyond the tool's own latency. One session in the framework's text mode (no
-// audio, so nothing but the turn's own work is timed), an instant model on loopback, and an HTTP tool on loopback that
+// The time a tool call adds to a turn beyond the tool's own latency. Sessions in the framework's text mode (no audio,
+// so nothing but the turn's own work is timed), a new one every PAIRS_PER_SESSION pairs so the conversation stays as
+// long as a call's (a session of hundreds of turns would time the growth of its history instead), an instant model on loopback, and an HTTP tool on loopback that
 // answers after TOOL_DELAY_MS. Turns alternate between a question the model answers at once and one it answers by
 // calling the tool first. Two figures per tool turn, on one clock (the servers run in this process):
 //
@@ -27,6 +28,8 @@ initializeLogger({ pretty: false, level: 'silent' });
 const PAIRS = Math.min(Number(process.argv[2] ?? 200), 1_000);
 const TOOL_DELAY_MS = 50;
 const WARMUP_PAIRS = 20;
+/** 20 turns: a few minutes of a call. */
+const PAIRS_PER_SESSION = 10;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
@@ -80,9 +83,15 @@ async function main(): Promise<void> {
     },
   })) as unknown as llm.ToolContextLike;
   const model = createLlm({ provider: 'custom', model: 'instant', apiKey: 'bench', baseUrl: fakeModel.url, sampling: { temperature: 0, topP: 1, maxTokens: 200, frequencyPenalty: 0, presencePenalty: 0, stopSequences: [] }, customConfig: {} });
-  const session = new voice.AgentSession({ llm: model });
-  await session.start({ agent: new voice.Agent({ instructions: 'You book appointments.', tools }) });
-  runs.attach(session);
+  let session!: voice.AgentSession;
+  let detach = () => {};
+  const openSession = async () => {
+    detach();
+    if (session) await session.close();
+    session = new voice.AgentSession({ llm: model });
+    await session.start({ agent: new voice.Agent({ instructions: 'You book appointments.', tools }) });
+    detach = runs.attach(session);
+  };
 
   const turn = async (text: string) => {
     const started = performance.now();
@@ -95,6 +104,7 @@ async function main(): Promise<void> {
   const plain: number[] = [];
   const withTool: number[] = [];
   for (let i = 0; i < WARMUP_PAIRS + PAIRS; i++) {
+    if (i % PAIRS_PER_SESSION === 0) await openSession();
     const before = results.size;
     const plainMs = await turn('hello');
     const firstRequest = modelTimes.length;

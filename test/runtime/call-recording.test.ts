@@ -24,7 +24,8 @@ describe('call recording', () => {
       db.prisma,
       localSettings(llm.url, { recording_settings: { recording_enabled: true, consent_required: true, consent_prompt: consent }, llm_settings: { welcome_message: 'Hi there.' } }),
     );
-    const run = await runTimeline(db.prisma, call.id, [{ atMs: 3000, text: 'what time is it' }], { hangupAtMs: 7000 });
+    // The caller speaks once both lines have had time to start even on a busy machine: this test is about the tracks.
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 4500, text: 'what time is it' }], { hangupAtMs: 8500 });
     const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { recordings: true, turns: { orderBy: { position: 'asc' } } } });
     expect(stored.turns.slice(0, 2).map((t) => t.text)).toEqual([consent, 'Hi there.']);
     expect(stored.recordings.map((r) => r.track).sort()).toEqual(['assistant', 'mixed', 'user']);
