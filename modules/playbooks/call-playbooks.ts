@@ -1,8 +1,6 @@
 import type { Db } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import type { CallTool } from '../tools/call-tools.js';
-import type { ToolOut } from '../tools/schemas.js';
-import { openedSecretHeaders, type StoredConfig } from '../tools/service.js';
+import { callToolOf, type CallTool } from '../tools/call-tools.js';
 import { configOf } from './service.js';
 import type { CollectFieldIn, PlaybookCreateIn } from './schemas.js';
 
@@ -88,29 +86,4 @@ function callPlaybookOf(row: PlaybookWithTools, secrets: SecretBox | undefined):
     tools: row.tools.map(({ tool }) => callToolOf(tool, row.organizationId, secrets)),
   };
   return { ...base, mode: resolvedMode({ ...base, mode: config.mode }) };
-}
-
-/** As `loadCallTools` builds an assistant's tool (modules/tools/call-tools.ts). */
-function callToolOf(tool: PlaybookWithTools['tools'][number]['tool'], organizationId: number, secrets: SecretBox | undefined): CallTool {
-  const config = tool.config as StoredConfig;
-  const http = config.http;
-  return {
-    name: tool.name,
-    description: tool.description ?? '',
-    type: tool.type as ToolOut['type'],
-    parameters: config.parameters,
-    http: http
-      ? {
-          method: http.method,
-          url: http.url,
-          headers: http.headers,
-          query: http.query,
-          body: http.body,
-          secretHeaders: secrets ? openedSecretHeaders(secrets, organizationId, http.secret_headers) : {},
-          timeoutMs: http.timeout_ms,
-        }
-      : null,
-    transfer: config.transfer ?? null,
-    messages: config.messages,
-  };
 }

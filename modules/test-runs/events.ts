@@ -1,22 +1,11 @@
+import type { TestRun } from '../../prisma/generated/client.js';
 import type { TotalsOut } from './schemas.js';
 
 // The payload of `test_run.completed`, recorded in the transaction that ends the run (modules/test-runs/queue.ts).
 // It says how the run ended and its figures; the transcripts and assertion results are read from the run itself
 // (GET /api/test-runs/{test_run_id}), so a webhook stays small whatever the run's size. docs/test-runs.md.
 
-interface EndedRun {
-  id: number;
-  assistantId: number | null;
-  playbookId: number | null;
-  status: string;
-  passRate: number | null;
-  usage: unknown;
-  error: string | null;
-  attempts: number;
-  createdAt: Date;
-  startedAt: Date | null;
-  completedAt: Date | null;
-}
+type EndedRun = Pick<TestRun, 'id' | 'assistantId' | 'playbookId' | 'status' | 'passRate' | 'usage' | 'error' | 'attempts' | 'createdAt' | 'startedAt' | 'completedAt'>;
 
 export function testRunEventPayload(run: EndedRun): Record<string, unknown> {
   const totals = run.usage as TotalsOut | null;

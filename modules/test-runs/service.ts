@@ -1,5 +1,5 @@
 import type { Db, PrismaClient } from '../../prisma/client.js';
-import type { Prisma } from '../../prisma/generated/client.js';
+import type { Prisma, TestRun } from '../../prisma/generated/client.js';
 import { AppError, notFound, ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
 import { paginationOf } from '../../lib/pagination.js';
 import { TEST_RUN_CANCEL_CHANNEL, TEST_RUN_NOTIFY_CHANNEL } from './queue.js';
@@ -16,22 +16,7 @@ import {
 // Test runs as the API sees them: queued here (a row and a NOTIFY, in one transaction), run by an agent worker
 // (agent/test-runs/), read and cancelled here. Every read and write is filtered by the organisation.
 
-type TestRunRow = {
-  id: number;
-  assistantId: number | null;
-  playbookId: number | null;
-  status: string;
-  request: unknown;
-  results: unknown;
-  passRate: number | null;
-  usage: unknown;
-  error: string | null;
-  attempts: number;
-  createdAt: Date;
-  startedAt: Date | null;
-  completedAt: Date | null;
-  updatedAt: Date;
-};
+type TestRunRow = Omit<TestRun, 'organizationId' | 'leaseExpiresAt' | 'leaseToken'>;
 
 function toApi(row: TestRunRow): TestRunOut {
   return {

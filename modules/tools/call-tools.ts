@@ -1,4 +1,5 @@
 import type { Db } from '../../prisma/client.js';
+import type { Tool as ToolRow } from '../../prisma/generated/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { openedSecretHeaders, type StoredConfig } from './service.js';
 import type { ToolOut } from './schemas.js';
@@ -24,27 +25,33 @@ export async function loadCallTools(db: Db, secrets: SecretBox, organizationId: 
     orderBy: { position: 'asc' },
     include: { tool: true },
   });
-  return assigned.map(({ tool }) => {
-    const config = tool.config as unknown as StoredConfig;
-    const http = config.http;
-    return {
-      name: tool.name,
-      description: tool.description ?? '',
-      type: tool.type as ToolOut['type'],
-      parameters: config.parameters,
-      http: http
-        ? {
-            method: http.method,
-            url: http.url,
-            headers: http.headers,
-            query: http.query,
-            body: http.body,
-            secretHeaders: openedSecretHeaders(secrets, organizationId, http.secret_headers),
-            timeoutMs: http.timeout_ms,
-          }
-        : null,
-      transfer: config.transfer ?? null,
-      messages: config.messages,
-    };
-  });
+  return assigned.map(({ tool }) => callToolOf(tool, organizationId, secrets));
+}
+
+/**
+ * A stored tool as a session runs it. Without `secrets` (a caller that must not open credentials), an HTTP tool's
+ * credential headers are left out.
+ */
+export function callToolOf(tool: Pick<ToolRow, 'name' | 'description' | 'type'> & { config: unknown }, organizationId: number, secrets: SecretBox | undefined): CallTool {
+  const config = tool.config as unknown as StoredConfig;
+  const http = config.http;
+  return {
+    name: tool.name,
+    description: tool.description ?? '',
+    type: tool.type as ToolOut['type'],
+    parameters: config.parameters,
+    http: http
+      ? {
+          method: http.method,
+          url: http.url,
+          headers: http.headers,
+          query: http.query,
+          body: http.body,
+          secretHeaders: secrets ? openedSecretHeaders(secrets, organizationId, http.secret_headers) : {},
+          timeoutMs: http.timeout_ms,
+        }
+      : null,
+    transfer: config.transfer ?? null,
+    messages: config.messages,
+  };
 }
