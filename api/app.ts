@@ -22,6 +22,7 @@ import { organizationSettingsRoutes } from './routes/organization-settings.js';
 import { sessionOnlyRoutes } from './routes/session-only.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { toolRoutes } from './routes/tools.js';
+import { documentRoutes } from './routes/documents.js';
 import { testRunRoutes } from './routes/test-runs.js';
 import { playbookRoutes } from './routes/playbooks.js';
 import { SecretBox, SECRETS_KEY_BYTES } from '../lib/secret-box.js';
@@ -184,6 +185,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(sessionOnlyRoutes);
       await api.register(webhookRoutes, { prisma: options.prisma, secrets, allowPrivateTargets: options.allowPrivateWebhookTargets });
       await api.register(toolRoutes, { prisma: options.prisma, secrets, allowPrivateTargets: options.allowPrivateWebhookTargets });
+      await api.register(documentRoutes, { prisma: options.prisma });
       await api.register(testRunRoutes, { prisma: options.prisma });
       await api.register(playbookRoutes, { prisma: options.prisma });
       await api.register(phoneRoutes, { prisma: options.prisma });

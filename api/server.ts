@@ -6,6 +6,7 @@ import { buildApp } from './app.js';
 import { loadSecretsKey, SecretBox } from '../lib/secret-box.js';
 import { hasAnyApiKey } from '../modules/organizations/bootstrap.js';
 import { startWebhookDelivery } from '../modules/webhooks/delivery-worker.js';
+import { startDocumentProcessing } from '../modules/knowledge/processing.js';
 import { sealClearWebhookSecrets } from '../modules/webhooks/endpoints.js';
 import { sealClearAssistantKeys } from '../modules/assistants/keys.js';
 
@@ -37,8 +38,12 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     logger: app.log.child({ component: 'webhooks' }),
     secrets,
   });
+  // And processes queued knowledge documents: leased rows too, so any API process may take any document.
+  const documents = startDocumentProcessing(db.prisma, { databaseUrl: db.url, logger: app.log.child({ component: 'documents' }) });
   await sealClearSecrets(db, secrets, app);
-  app.addHook('onClose', async () => webhooks.stop());
+  app.addHook('onClose', async () => {
+    await Promise.all([webhooks.stop(), documents.stop()]);
+  });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

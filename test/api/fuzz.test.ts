@@ -131,6 +131,7 @@ describe('hostile requests generated from the OpenAPI document', () => {
     fixtures.contact_id = (await created('/api/contacts', { email: 'fixture@example.com', custom_fields: { plan: 'gold' } })).id;
     fixtures.endpoint_id = (await created('/api/organization/webhooks', { url: 'http://127.0.0.1:9/hook', event_types: ['*'] })).id;
     fixtures.tool_id = (await created('/api/tools', { name: 'fuzz_tool', type: 'http', parameters: { type: 'object', properties: { q: { type: 'string' } } }, http: { url: 'https://api.example.com/search?q={{args.q}}', secret_headers: { Authorization: 'Bearer fuzz-secret-123456' } } })).id;
+    fixtures.document_id = (await created('/api/documents', { name: 'Fuzz document', text: '# Fuzz\n\nSome text.' })).id;
     fixtures.playbook_id = (await created('/api/playbooks', { name: 'Fuzz playbook', instructions: ['Ask for the order number'], tool_ids: [fixtures.tool_id], collect: [{ name: 'order_number', type: 'string', required: true }] })).id;
     const connectionId: number = (await created('/api/phone-connections', { name: 'Carrier', sip_address: 'sip.example.com' })).id;
     fixtures.connection_id = connectionId;

@@ -1,0 +1,142 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { PrismaClient } from '../../prisma/client.js';
+import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
+import {
+  DOCUMENT_BODY_LIMIT_BYTES,
+  DOCUMENT_STATUSES,
+  DocumentContent,
+  DocumentContentUpdate,
+  DocumentCreate,
+  DocumentOut,
+  DocumentParams,
+  DocumentUpdate,
+} from '../../modules/knowledge/schemas.js';
+import {
+  createDocument,
+  deleteDocument,
+  getDocument,
+  getDocumentContent,
+  listDocuments,
+  replaceDocumentContent,
+  updateDocument,
+} from '../../modules/knowledge/documents.js';
+
+const tags = ['Knowledge'];
+const notFound = { 404: ErrorResponse.describe('No such document in this organisation') };
+const tooLarge = { 413: ErrorResponse.describe('The document is over 10 MiB (`limit_bytes` says the cap)') };
+const PATH = '/documents';
+
+const ListQuery = pageQuery.extend({ status: z.enum(DOCUMENT_STATUSES).optional().describe('Only documents in this status') });
+
+export const documentRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = async (app, { prisma }) => {
+  app.post(PATH, {
+    bodyLimit: DOCUMENT_BODY_LIMIT_BYTES,
+    schema: {
+      tags,
+      summary: 'Create a document',
+      description:
+        'From text (`{name, text}`: Markdown) or from a file (`{filename, content_base64, media_type?}`): PDF, Word ' +
+        '.docx, HTML, CSV, Markdown or plain text, at most 10 MiB. The document is queued (`status: pending`) and ' +
+        'processed in the background: converted to Markdown, then cut into chunks. The same source twice in an ' +
+        'organisation is a 409 whose `document_id` names the document that has it. See docs/knowledge.md.',
+      body: DocumentCreate,
+      response: {
+        201: envelope(DocumentOut),
+        409: ErrorResponse.describe('The organisation has a document with the same source (`document_id`)'),
+        ...tooLarge,
+        ...commonErrors,
+      },
+    },
+    handler: async (request, reply) => {
+      const data = await createDocument(prisma, request.identity.organizationId, request.body);
+      return reply.status(201).send({ success: true as const, message: 'Document created', data });
+    },
+  });
+
+  app.get(PATH, {
+    schema: {
+      tags,
+      summary: 'List documents',
+      description: 'Newest first. `per_page` defaults to 20, at most 100.',
+      querystring: ListQuery,
+      response: { 200: pagedEnvelope(DocumentOut), ...commonErrors },
+    },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Documents retrieved',
+      ...(await listDocuments(prisma, request.identity.organizationId, request.query)),
+    }),
+  });
+
+  app.get(`${PATH}/:document_id`, {
+    schema: { tags, summary: 'Get a document', params: DocumentParams, response: { 200: envelope(DocumentOut), ...notFound, ...commonErrors } },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Document retrieved',
+      data: await getDocument(prisma, request.identity.organizationId, request.params.document_id),
+    }),
+  });
+
+  app.patch(`${PATH}/:document_id`, {
+    schema: {
+      tags,
+      summary: 'Update a document',
+      description: 'Its metadata (`name`); the content is replaced with PUT /documents/{document_id}/content.',
+      params: DocumentParams,
+      body: DocumentUpdate,
+      response: { 200: envelope(DocumentOut), ...notFound, ...commonErrors },
+    },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Document updated',
+      data: await updateDocument(prisma, request.identity.organizationId, request.params.document_id, request.body),
+    }),
+  });
+
+  app.delete(`${PATH}/:document_id`, {
+    schema: {
+      tags,
+      summary: 'Delete a document',
+      description: 'With its chunks; assistants it was assigned to no longer have it.',
+      params: DocumentParams,
+      response: { 200: envelope(z.object({ id: z.int() })), ...notFound, ...commonErrors },
+    },
+    handler: async (request) => {
+      await deleteDocument(prisma, request.identity.organizationId, request.params.document_id);
+      return { success: true as const, message: 'Document deleted', data: { id: request.params.document_id } };
+    },
+  });
+
+  app.get(`${PATH}/:document_id/content`, {
+    schema: {
+      tags,
+      summary: "Get a document's Markdown",
+      description: 'The canonical form of the document. Empty while an uploaded file waits to be converted.',
+      params: DocumentParams,
+      response: { 200: envelope(DocumentContent), ...notFound, ...commonErrors },
+    },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Document content retrieved',
+      data: await getDocumentContent(prisma, request.identity.organizationId, request.params.document_id),
+    }),
+  });
+
+  app.put(`${PATH}/:document_id/content`, {
+    bodyLimit: DOCUMENT_BODY_LIMIT_BYTES,
+    schema: {
+      tags,
+      summary: "Replace a document's Markdown",
+      description: 'Stores the Markdown (at most 10 MiB) and queues the document to be processed again (`status: pending`): its chunks are made anew from it.',
+      params: DocumentParams,
+      body: DocumentContentUpdate,
+      response: { 200: envelope(DocumentOut), ...notFound, ...tooLarge, ...commonErrors },
+    },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Document content replaced; processing queued',
+      data: await replaceDocumentContent(prisma, request.identity.organizationId, request.params.document_id, request.body.content),
+    }),
+  });
+};

@@ -1,0 +1,78 @@
+import { describe, expect } from 'vitest';
+import { claimDocuments, processDocument, startDocumentProcessing } from '../../modules/knowledge/processing.js';
+import { dbTest } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
+
+const it = dbTest.extend('organizationId', { scope: 'file' }, async ({ db }) => (await db.prisma.organization.create({ data: { name: 'Knowledge' } })).id);
+
+let files = 0;
+/** A pending upload of `text` as `filename`, as POST /api/documents stores it. */
+async function pendingUpload(db: { prisma: import('../../prisma/client.js').PrismaClient }, organizationId: number, text: string, filename = 'guide.md', mediaType = 'text/markdown') {
+  const bytes = Buffer.from(text, 'utf8');
+  files += 1;
+  return db.prisma.document.create({
+    data: { organizationId, name: filename, sourceKind: 'upload', filename, mediaType, sizeBytes: bytes.length, sha256: `test-${files}-${Date.now()}`, sourceBytes: new Uint8Array(bytes), status: 'pending' },
+  });
+}
+
+describe('document processing', () => {
+  it('takes a pending upload to ready: its Markdown stored, its source dropped, chunks with heading paths', async ({ db, organizationId }) => {
+    const doc = await pendingUpload(db, organizationId, '# Guide\n\n## Returns\n\n### Refunds\n\nRefunds take 5 days.\n');
+    const [job] = await claimDocuments(db.prisma, 10, 60_000);
+    expect(job).toMatchObject({ id: doc.id, attempt: 1 });
+    expect(await processDocument(db.prisma, job!)).toEqual({ kind: 'ready', chunks: 1 });
+    const row = await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
+    expect(row).toMatchObject({ status: 'ready', content: '# Guide\n\n## Returns\n\n### Refunds\n\nRefunds take 5 days.\n', sourceBytes: null, chunkCount: 1, leaseToken: null, embeddingModel: null });
+    expect(row.tokenCount).toBeGreaterThan(0);
+    const chunks = await db.prisma.documentChunk.findMany({ where: { documentId: doc.id } });
+    expect(chunks).toMatchObject([{ position: 0, headingPath: ['Guide', 'Returns', 'Refunds'], content: '### Refunds\n\nRefunds take 5 days.' }]);
+    expect(row.content.slice(chunks[0]!.startOffset, chunks[0]!.endOffset)).toBe(chunks[0]!.content);
+  });
+
+  it('a source that cannot be parsed fails at the parse stage with a readable error', async ({ db, organizationId }) => {
+    const doc = await pendingUpload(db, organizationId, '   \n', 'empty.txt', 'text/plain');
+    const [job] = await claimDocuments(db.prisma, 10, 60_000);
+    const outcome = await processDocument(db.prisma, job!);
+    expect(outcome).toMatchObject({ kind: 'failed', stage: 'parse' });
+    const row = await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
+    expect(row).toMatchObject({ status: 'failed', failedStage: 'parse', leaseToken: null });
+    expect(row.error).toMatch(/^[A-Z].*\.$/);
+    expect(row.error).not.toMatch(/at .*\.ts|Error:/);
+  });
+
+  it('a lapsed lease is taken over by a second loop and processed once; the first holder’s late writes are ignored', async ({ db, organizationId }) => {
+    const doc = await pendingUpload(db, organizationId, '# Late\n\nFirst version.\n');
+    // The first process claims it, then stalls (killed, or paused past its lease).
+    const [first] = await claimDocuments(db.prisma, 10, 60_000);
+    expect(first!.id).toBe(doc.id);
+    expect(await claimDocuments(db.prisma, 10, 60_000)).toEqual([]);
+    await db.prisma.document.update({ where: { id: doc.id }, data: { leaseExpiresAt: new Date(Date.now() - 1_000) } });
+    // A second process's loop takes it over and finishes it.
+    const loop = startDocumentProcessing(db.prisma, { pollIntervalMs: 50 });
+    try {
+      await until(async () => (await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } })).status === 'ready');
+    } finally {
+      await loop.stop();
+    }
+    const done = await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
+    expect(done.attempts).toBe(2);
+    const chunksBefore = await db.prisma.documentChunk.findMany({ where: { documentId: doc.id } });
+    // The first holder wakes up and writes what it had: fenced out, nothing changes.
+    expect(await processDocument(db.prisma, { ...first!, sourceBytes: null, content: '# Stale\n\nOld words.\n' })).toEqual({ kind: 'lease_lost' });
+    expect(await processDocument(db.prisma, first!)).toEqual({ kind: 'lease_lost' });
+    expect(await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({ status: 'ready', content: done.content, chunkCount: done.chunkCount });
+    expect(await db.prisma.documentChunk.findMany({ where: { documentId: doc.id } })).toEqual(chunksBefore);
+  });
+
+  it('a document whose processing is cut short again and again fails once its attempts are spent', async ({ db, organizationId }) => {
+    const doc = await pendingUpload(db, organizationId, '# Poison\n\nText.\n');
+    for (let i = 0; i < 2; i++) {
+      expect(await claimDocuments(db.prisma, 10, 60_000, 2)).toHaveLength(1);
+      await db.prisma.document.update({ where: { id: doc.id }, data: { leaseExpiresAt: new Date(Date.now() - 1_000) } });
+    }
+    expect(await claimDocuments(db.prisma, 10, 60_000, 2)).toEqual([]);
+    const row = await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
+    expect(row).toMatchObject({ status: 'failed', failedStage: 'parse', attempts: 2, leaseToken: null });
+    expect(row.error).toContain('interrupted 2 times');
+  });
+});
