@@ -122,6 +122,8 @@ describe('documents API', () => {
     expect((await api.call(tenant, 'GET', `${BASE}/${b.id}`)).status).toBe(404);
     expect(await api.db.prisma.documentChunk.count({ where: { documentId: b.id } })).toBe(0);
     expect(await api.db.prisma.assistantDocument.count({ where: { documentId: b.id } })).toBe(0);
+    const read = (await api.call(tenant, 'GET', `/api/assistants/${(assistant.body.data ?? assistant.body).id}`)).body;
+    expect((read.data ?? read).assigned_documents).toEqual([]);
   });
 
   it('replacing the content stores it and processes the document again, with new chunks', async ({ api, tenant, create, processing }) => {

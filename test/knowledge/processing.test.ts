@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import { claimDocuments, processDocument, startDocumentProcessing } from '../../modules/knowledge/processing.js';
+import { replaceDocumentContent } from '../../modules/knowledge/documents.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 
@@ -62,6 +63,17 @@ describe('document processing', () => {
     expect(await processDocument(db.prisma, first!)).toEqual({ kind: 'lease_lost' });
     expect(await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({ status: 'ready', content: done.content, chunkCount: done.chunkCount });
     expect(await db.prisma.documentChunk.findMany({ where: { documentId: doc.id } })).toEqual(chunksBefore);
+  });
+
+  it('content replaced while a process works on the document: that process’s result is discarded and the new content is processed', async ({ db, organizationId }) => {
+    const doc = await pendingUpload(db, organizationId, '# Old\n\nOld words.\n');
+    const [stale] = await claimDocuments(db.prisma, 10, 60_000);
+    await replaceDocumentContent(db.prisma, organizationId, doc.id, '# New\n\nNew words.\n');
+    expect(await processDocument(db.prisma, stale!)).toEqual({ kind: 'lease_lost' });
+    expect(await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({ status: 'pending', content: '# New\n\nNew words.\n', sourceBytes: null });
+    const [fresh] = await claimDocuments(db.prisma, 10, 60_000);
+    expect(await processDocument(db.prisma, fresh!)).toEqual({ kind: 'ready', chunks: 1 });
+    expect((await db.prisma.documentChunk.findMany({ where: { documentId: doc.id } })).map((c) => [c.headingPath, c.content])).toEqual([[['New'], '# New\n\nNew words.']]);
   });
 
   it('a document whose processing is cut short again and again fails once its attempts are spent', async ({ db, organizationId }) => {
