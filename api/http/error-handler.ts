@@ -57,6 +57,16 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   return send(reply, 500, 'internal_error', 'Internal server error');
 }
 
+/** A body over the route's own limit (1 MiB for most, more for imports and documents), named with that limit. */
+function tooLarge(request: FastifyRequest, reply: FastifyReply) {
+  const limit = request.routeOptions.bodyLimit ?? 1024 * 1024;
+  return send(reply, 413, 'payload_too_large', `Request body is larger than ${sizeInWords(limit)}`, { limit_bytes: limit });
+}
+
+function sizeInWords(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+}
+
 /** The one place where errors become HTTP responses. Nothing a client sends can make this answer 500. */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
@@ -70,6 +80,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return send(reply, STATUS_OF[error.kind], error.code, error.message, error.data);
     }
     const fastifyError = error as FastifyError;
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return tooLarge(request, reply);
     const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
     if (known) return send(reply, known[0], known[1], known[2]);
     const status = fastifyError.statusCode;

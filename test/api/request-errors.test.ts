@@ -60,7 +60,7 @@ describe('malformed requests get a clear 4xx, never a 500', () => {
   it('answers a body over 1 MiB with 413', async ({ send }) => {
     const res = await send(JSON.stringify({ name: 'A', description: 'x'.repeat(1024 * 1024) }));
     expect(res.statusCode).toBe(413);
-    expect(res.json()).toMatchObject({ success: false, code: 'payload_too_large' });
+    expect(res.json()).toEqual({ success: false, code: 'payload_too_large', message: 'Request body is larger than 1 MiB', limit_bytes: 1024 * 1024 });
   });
 
   it('answers numbers too large for their field with 422, not an overflow', async ({ send }) => {
