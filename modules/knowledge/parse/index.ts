@@ -1,0 +1,95 @@
+import { Worker } from 'node:worker_threads';
+import { DocumentParseError, type DocumentParseErrorCode } from './errors.js';
+import { mediaTypeOf } from './media-types.js';
+import { textToMarkdown } from './text.js';
+
+export { DocumentParseError, UnsupportedDocument } from './errors.js';
+export { SUPPORTED_MEDIA_TYPES, mediaTypeOf } from './media-types.js';
+
+// The longest one conversion may take. Measured on a 2-core machine, the slowest parser (DOCX) reads ~1 MB/s and PDF
+// several MB/s (bench/knowledge/parse.ts), so 20 s is well above any document under the upload cap; past it, the
+// document is taken to be hostile and its thread is ended.
+export const PARSE_TIMEOUT_MS = 20_000;
+// The heap of a conversion's thread. A DOCX's unpacked parts are capped at 64 MB (docx.ts), and a DOM of an HTML page
+// takes ~10× its size: 512 MB leaves room for both and still ends a runaway parser long before the process's own heap.
+export const PARSE_HEAP_MB = 512;
+
+const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
+
+type WorkerAnswer =
+  | { ok: true; markdown: string }
+  | { ok: false; code: DocumentParseErrorCode; message: string | null };
+
+const UNREADABLE = 'This document is damaged and its text cannot be read.';
+
+function runInWorker(bytes: Buffer, mediaType: string, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const worker = new Worker(WORKER_URL, {
+      // The parent's flags (a loader, an inspector) are not the conversion's; the entry registers its own loader.
+      execArgv: [],
+      workerData: { bytes: new Uint8Array(bytes), mediaType },
+      resourceLimits: { maxOldGenerationSizeMb: PARSE_HEAP_MB },
+      stdout: true,
+      stderr: true,
+    });
+    const settle = (error: DocumentParseError | null, markdown?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      if (error) reject(error);
+      else resolve(markdown!);
+    };
+    const timer = setTimeout(
+      () =>
+        settle(
+          new DocumentParseError(
+            'document_too_complex',
+            `This document took longer than ${Math.ceil(timeoutMs / 1000)} seconds to convert and was abandoned.`,
+          ),
+        ),
+      timeoutMs,
+    );
+    worker.once('message', (answer: WorkerAnswer) => {
+      if (answer.ok) settle(null, answer.markdown);
+      else settle(new DocumentParseError(answer.code, answer.message ?? UNREADABLE));
+    });
+    worker.once('error', (error: NodeJS.ErrnoException) => {
+      settle(
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new DocumentParseError(
+              'document_too_complex',
+              'This document needs more memory to convert than any real document would, so it was abandoned.',
+            )
+          : new DocumentParseError('unreadable_document', UNREADABLE),
+      );
+    });
+    worker.once('exit', () => settle(new DocumentParseError('unreadable_document', UNREADABLE)));
+  });
+}
+
+/**
+ * A document as Markdown: PDF (text per page), Word .docx, HTML (the page's main content), CSV (tables), Markdown and
+ * plain text (UTF-8). The type is the declared one, else the file name's, else the bytes' (`mediaTypeOf`). Every
+ * failure is a `DocumentParseError` whose message is a sentence fit to show a user; a conversion that runs past
+ * `PARSE_TIMEOUT_MS` or its heap is ended without harm to this process. The caller caps the input's size.
+ */
+export async function toMarkdown(
+  source: { bytes: Buffer; mediaType: string; filename: string | null },
+  options: { timeoutMs?: number } = {},
+): Promise<string> {
+  const mediaType = mediaTypeOf(source.filename, source.mediaType, source.bytes);
+  if (mediaType === 'text/plain' || mediaType === 'text/markdown') {
+    // Decoding is linear and needs no parser: no thread to start.
+    const markdown = textToMarkdown(source.bytes, mediaType).replaceAll('\u0000', '').trim();
+    if (!markdown) {
+      throw new DocumentParseError(
+        'empty_document',
+        mediaType === 'text/plain' ? 'This text file is empty.' : 'This Markdown file is empty.',
+      );
+    }
+    return `${markdown}\n`;
+  }
+  return runInWorker(source.bytes, mediaType, options.timeoutMs ?? PARSE_TIMEOUT_MS);
+}
