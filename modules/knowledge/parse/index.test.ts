@@ -75,15 +75,22 @@ describe('DOCX', () => {
     const damaged = await failure(toMarkdown(source('PK\x03\x04 not really a zip', '', 'letter.docx')));
     expect(damaged.message).toBe('This Word document is damaged or is not a .docx file, so its text cannot be read.');
 
-    // 80 MB of zeros deflate to ~80 KB: past the 64 MB bound on what a DOCX may unpack to.
-    const bomb = await makeDocx(docxParagraph('tiny'), { 'word/media/padding.bin': new Uint8Array(80 * 1024 * 1024) });
+    // 80 MB of zeros deflate to ~80 KB: past the 64 MB bound on what a DOCX's parts may unpack to.
+    const bomb = await makeDocx(docxParagraph('tiny'), { 'word/footnotes.xml': new Uint8Array(80 * 1024 * 1024) });
     expect(bomb.length).toBeLessThan(200 * 1024);
     const error = await failure(toMarkdown(source(bomb, '', 'bomb.docx')));
     expect(error.code).toBe('document_too_complex');
     expect(error.message).toBe(
-      'This Word document expands to more than 64 MB when unpacked, more than any real document: it cannot be read.',
+      'This Word document expands to more than 64 MB of text and markup when unpacked, more than any real document: it cannot be read.',
     );
     expect(await toMarkdown(source(await makeDocx(docxParagraph('still here')), '', 'after.docx'))).toBe('still here\n');
+  });
+
+  it('never unpacks pictures: a document with 80 MB of them converts', async () => {
+    const pictures = await makeDocx(docxParagraph('Text beside the pictures'), {
+      'word/media/image1.png': new Uint8Array(80 * 1024 * 1024),
+    });
+    expect(await toMarkdown(source(pictures, '', 'photos.docx'))).toBe('Text beside the pictures\n');
   });
 
 });
