@@ -1,9 +1,5 @@
-import { csvToMarkdown } from './csv.js';
-import { docxToMarkdown } from './docx.js';
 import { DocumentParseError } from './errors.js';
-import { htmlToMarkdownDocument } from './html.js';
 import { DOCX_MEDIA_TYPE, type SupportedMediaType } from './media-types.js';
-import { pdfToMarkdown } from './pdf.js';
 import { textToMarkdown } from './text.js';
 
 const EMPTY: Record<SupportedMediaType, string> = {
@@ -15,22 +11,25 @@ const EMPTY: Record<SupportedMediaType, string> = {
   'text/plain': 'This text file is empty.',
 };
 
-/** One document of a known type as Markdown, in this thread (`toMarkdown` runs it in a bounded worker). */
+/**
+ * One document of a known type as Markdown, in this thread (`toMarkdown` runs it in a bounded worker). Each parser is
+ * loaded when its format is first met: a conversion's thread loads one parser, not all (pdf.js alone is ~2 MB of code).
+ */
 export async function convert(bytes: Buffer, mediaType: SupportedMediaType): Promise<string> {
   let markdown: string;
   try {
     switch (mediaType) {
       case 'application/pdf':
-        markdown = await pdfToMarkdown(bytes);
+        markdown = await (await import('./pdf.js')).pdfToMarkdown(bytes);
         break;
       case DOCX_MEDIA_TYPE:
-        markdown = await docxToMarkdown(bytes);
+        markdown = await (await import('./docx.js')).docxToMarkdown(bytes);
         break;
       case 'text/html':
-        markdown = htmlToMarkdownDocument(bytes);
+        markdown = (await import('./html.js')).htmlToMarkdownDocument(bytes);
         break;
       case 'text/csv':
-        markdown = csvToMarkdown(bytes);
+        markdown = (await import('./csv.js')).csvToMarkdown(bytes);
         break;
       case 'text/markdown':
       case 'text/plain':
