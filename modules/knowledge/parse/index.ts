@@ -7,8 +7,9 @@ export { DocumentParseError, UnsupportedDocument } from './errors.js';
 export { SUPPORTED_MEDIA_TYPES, mediaTypeOf } from './media-types.js';
 
 // The longest one conversion may take. Measured on a 2-core machine (bench/knowledge/parse.ts), the slowest parsers
-// give ~1 MB of Markdown per second (DOCX, PDF, HTML) and a thread costs 0.2 s to start plus its parser's load (0.5 s for pdf.js), so 20 s converts documents of
-// well over 10 MB; past it, the document is taken to be hostile and its thread is ended.
+// give ~1 MB of Markdown per second (DOCX, PDF, HTML), and a thread takes 0.2 s to start plus its parser's load (0.5 s
+// for pdf.js), so 20 s converts documents of well over 10 MB; past it, the document is taken to be hostile and its
+// thread is ended.
 export const PARSE_TIMEOUT_MS = 20_000;
 // The heap of a conversion's thread. A DOCX's unpacked parts are capped at 64 MB (docx.ts), and a DOM of an HTML page
 // takes ~10× its size: 512 MB leaves room for both and still ends a runaway parser long before the process's own heap.
