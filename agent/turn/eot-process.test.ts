@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { until } from '../../test/helpers/until.js';
 import { eotProcess, stopEotProcess } from './eot-process.js';
 
 // The audio end-of-turn model in its own process: it answers predictions, runs below the calls' priority, and is
@@ -57,8 +58,11 @@ describe('the end-of-turn model process', () => {
     const first = eotProcess();
     await first.ready;
     process.kill(first.pid!, 'SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const second = eotProcess();
+    // The death is noticed when the process's exit event comes, later on a busy machine: wait for it, within a bound.
+    const second = await until(() => {
+      const current = eotProcess();
+      return current.pid !== first.pid && current;
+    }, 10_000);
     expect(second.pid).not.toBe(first.pid);
     const answer = (await second.doInference('lk_eot_audio', request(() => 0))) as { probability: number };
     expect(typeof answer.probability).toBe('number');

@@ -89,8 +89,9 @@ describe('startApi', () => {
       await receiver.until((got) => got.some((g) => g.id === event.id));
       const listening = () => db.prisma.$queryRaw<{ n: number }[]>`
         SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`;
-      // One for webhook delivery, one for the change notifications of the assistant and key caches.
-      expect((await listening())[0]!.n).toBe(2);
+      // One for webhook delivery, one for the document processing job, one for the change notifications of the
+      // assistant and key caches.
+      expect((await listening())[0]!.n).toBe(3);
       await app.close();
       expect(await until(async () => (await listening())[0]!.n === 0, 15_000)).toBe(true);
     } finally {
