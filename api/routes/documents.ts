@@ -1,10 +1,13 @@
+import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
+import { AppError, ValidationFailed } from '../../lib/errors.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
 import {
   DOCUMENT_BODY_LIMIT_BYTES,
   DOCUMENT_STATUSES,
+  MAX_DOCUMENT_BYTES,
   DocumentContent,
   DocumentContentUpdate,
   DocumentCreate,
@@ -14,6 +17,7 @@ import {
 } from '../../modules/knowledge/schemas.js';
 import {
   createDocument,
+  createUploadedDocument,
   deleteDocument,
   getDocument,
   getDocumentContent,
@@ -52,6 +56,57 @@ export const documentRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = a
       const data = await createDocument(prisma, request.identity.organizationId, request.body);
       return reply.status(201).send({ success: true as const, message: 'Document created', data });
     },
+  });
+
+  // A file as browsers and curl send one. In a scope of its own, so that only this route reads multipart bodies.
+  await app.register(async (upload) => {
+    await upload.register(multipart, { limits: { fileSize: MAX_DOCUMENT_BYTES, files: 1, fields: 4, fieldSize: 1_000, parts: 5 } });
+    upload.post(`${PATH}/upload`, {
+      bodyLimit: DOCUMENT_BODY_LIMIT_BYTES,
+      schema: {
+        tags,
+        summary: 'Upload a document file',
+        description:
+          '`multipart/form-data` with a `file` part (PDF, Word .docx, HTML, CSV, Markdown or plain text, at most 10 MiB) ' +
+          'and optional `name` and `media_type` fields sent before it (the part\'s own type and file name are used ' +
+          'otherwise). Answers as creating a document does: 201 with the document, queued for processing.',
+        consumes: ['multipart/form-data'],
+        response: {
+          201: envelope(DocumentOut),
+          409: ErrorResponse.describe('The organisation has a document with the same source (`document_id`)'),
+          415: ErrorResponse.describe('Not a multipart/form-data body'),
+          ...tooLarge,
+          ...commonErrors,
+        },
+      },
+      handler: async (request, reply) => {
+        if (!request.isMultipart()) throw new AppError('unsupported_media_type', 'Send the file as multipart/form-data, in a part named file');
+        // The parser's own refusals (a part over its limit, too many parts) carry their 4xx; a body that breaks off or
+        // is not multipart at all throws plain errors, which are the client's too.
+        const asClientError = (error: unknown): never => {
+          if (error instanceof upload.multipartErrors.RequestFileTooLargeError) {
+            throw new AppError('payload_too_large', `Documents are at most ${MAX_DOCUMENT_BYTES} bytes (10 MiB)`, { limit_bytes: MAX_DOCUMENT_BYTES });
+          }
+          const status = (error as { statusCode?: number }).statusCode;
+          if (status !== undefined && status >= 400 && status < 500) throw error;
+          throw new AppError('bad_request', 'The multipart/form-data body is malformed');
+        };
+        const part = await request.file().catch(asClientError);
+        if (!part || part.fieldname !== 'file') throw new ValidationFailed([{ loc: ['body', 'file'], msg: 'Field required: a part named file', type: 'missing' }]);
+        const bytes = await part.toBuffer().catch(asClientError);
+        const field = (key: string) => {
+          const value = part.fields[key];
+          return value && !Array.isArray(value) && value.type === 'field' && typeof value.value === 'string' && value.value !== '' ? value.value : undefined;
+        };
+        const data = await createUploadedDocument(prisma, request.identity.organizationId, {
+          bytes,
+          filename: part.filename || null,
+          mediaType: field('media_type') ?? part.mimetype,
+          name: field('name'),
+        });
+        return reply.status(201).send({ success: true as const, message: 'Document created', data });
+      },
+    });
   });
 
   app.get(PATH, {

@@ -145,14 +145,25 @@ function sourceOf(input: DocumentCreateIn): Source {
     if (input.text!.trim() === '') throw new ValidationFailed([{ loc: ['body', 'text'], msg: 'The text is blank', type: 'value_error' }]);
     return { name: input.name, sourceKind: 'text', filename: null, mediaType: 'text/markdown', bytes, content: input.text!.replace(/^\uFEFF/, ''), sourceBytes: null };
   }
-  const filename = input.filename ?? null;
-  const bytes = decoded(input.content_base64!);
+  return uploadSourceOf({ bytes: decoded(input.content_base64!), bytesField: 'content_base64', filename: input.filename ?? null, mediaType: input.media_type, name: input.name });
+}
+
+/** A file however it came (base64 in JSON, or a multipart part): `bytesField` is where a refusal points. */
+function uploadSourceOf(upload: UploadIn & { bytesField: string }): Source {
+  const { bytes, filename } = upload;
   if (bytes.length > MAX_DOCUMENT_BYTES) throw tooLarge(bytes.length);
-  if (bytes.length === 0) throw new ValidationFailed([{ loc: ['body', 'content_base64'], msg: 'The file is empty', type: 'value_error' }]);
-  const mediaType = uploadType(filename, input.media_type);
-  const name = input.name ?? filename;
+  if (bytes.length === 0) throw new ValidationFailed([{ loc: ['body', upload.bytesField], msg: 'The file is empty', type: 'value_error' }]);
+  const mediaType = uploadType(filename, upload.mediaType);
+  const name = upload.name ?? filename;
   if (name === null) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'Field required: give a name or a filename', type: 'missing' }]);
   return { name: name.slice(0, 200), sourceKind: 'upload', filename, mediaType, bytes, content: '', sourceBytes: bytes };
+}
+
+export interface UploadIn {
+  bytes: Buffer;
+  filename: string | null;
+  mediaType: string | undefined;
+  name: string | undefined;
 }
 
 function duplicateOf(existing: { id: number; name: string }): AppError {
@@ -164,7 +175,15 @@ async function findDuplicate(db: Db, organizationId: number, sha256: string) {
 }
 
 export async function createDocument(db: Db, organizationId: number, input: DocumentCreateIn): Promise<DocumentOutT> {
-  const source = sourceOf(input);
+  return createFromSource(db, organizationId, sourceOf(input));
+}
+
+/** A document from a file sent as `multipart/form-data` (its `file` part). */
+export async function createUploadedDocument(db: Db, organizationId: number, upload: UploadIn): Promise<DocumentOutT> {
+  return createFromSource(db, organizationId, uploadSourceOf({ ...upload, bytesField: 'file' }));
+}
+
+async function createFromSource(db: Db, organizationId: number, source: Source): Promise<DocumentOutT> {
   const sha256 = crypto.createHash('sha256').update(source.bytes).digest('hex');
   const existing = await findDuplicate(db, organizationId, sha256);
   if (existing) throw duplicateOf(existing);
