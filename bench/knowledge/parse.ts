@@ -4,7 +4,7 @@
 // processing job calls it (a fresh thread per document: its start-up, loading the parser, and the conversion).
 // Run: npx tsx bench/knowledge/parse.ts
 import { convert } from '../../modules/knowledge/parse/convert.js';
-import { docxParagraph, docxTable, makeDocx, makePdf } from '../../modules/knowledge/parse/fixtures.js';
+import { docxParagraph, docxTable, makeDocx, makePdf } from '../../modules/knowledge/parse/testing/fixtures.js';
 import { toMarkdown } from '../../modules/knowledge/parse/index.js';
 import { DOCX_MEDIA_TYPE, type SupportedMediaType } from '../../modules/knowledge/parse/media-types.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CSV_ROWS_PER_TABLE } from './csv.js';
-import { docxParagraph, docxTable, makeDocx, makePdf } from './fixtures.js';
+import { docxParagraph, docxTable, makeDocx, makePdf } from './testing/fixtures.js';
 import { DocumentParseError, toMarkdown, UnsupportedDocument } from './index.js';
 
 function source(bytes: Buffer | string, mediaType: string, filename: string | null = null) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UnsupportedDocument } from './errors.js';
 import { DOCX_MEDIA_TYPE, mediaTypeOf, SUPPORTED_MEDIA_TYPES } from './media-types.js';
-import { makeDocx, docxParagraph, makePdf } from './fixtures.js';
+import { makeDocx, docxParagraph, makePdf } from './testing/fixtures.js';
 
 const text = Buffer.from('hello');
 
