@@ -17,6 +17,21 @@ export interface ChunkingOptions {
 /** 1,000 characters (~250 tokens) with 200 of overlap: a few paragraphs, small enough to quote in a spoken answer. */
 export const DEFAULT_CHUNKING: ChunkingOptions = { strategy: 'recursive', chunkSize: 1000, chunkOverlap: 200 };
 
+/** How a chunk set is named on its chunks: `recursive:1000:200`. */
+export function chunkingKey(options: ChunkingOptions): string {
+  return `${options.strategy}:${options.chunkSize}:${options.chunkOverlap}`;
+}
+
+/** The options a key names, or undefined for a key this release does not know (its set is dropped at the next processing). */
+export function chunkingOfKey(key: string): ChunkingOptions | undefined {
+  const [strategy, size, overlap] = key.split(':');
+  if (!CHUNKING_STRATEGIES.includes(strategy as ChunkingStrategy)) return undefined;
+  const chunkSize = Number(size);
+  const chunkOverlap = Number(overlap);
+  if (!Number.isInteger(chunkSize) || !Number.isInteger(chunkOverlap) || chunkSize <= 0 || chunkOverlap < 0 || chunkOverlap >= chunkSize) return undefined;
+  return { strategy: strategy as ChunkingStrategy, chunkSize, chunkOverlap };
+}
+
 export interface Chunk {
   content: string;
   headingPath: string[];

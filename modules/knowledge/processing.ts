@@ -3,7 +3,7 @@ import type { BaseLogger } from 'pino';
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import { startJobLoop } from '../../lib/jobs.js';
 import { listenForChanges } from '../../lib/pg-listen.js';
-import { chunkMarkdown, DEFAULT_CHUNKING, type ChunkingOptions } from './chunking.js';
+import { chunkingKey, chunkMarkdown, DEFAULT_CHUNKING, type ChunkingOptions } from './chunking.js';
 import { DocumentParseError, toMarkdown } from './parse/index.js';
 
 // Processing a document is a durable job on its row: a pending document (or one whose lease lapsed: its process died)
@@ -133,7 +133,7 @@ export async function processDocument(db: PrismaClient, job: ClaimedDocument, ch
       if (kept === 0) throw new LeaseLost();
       await tx.documentChunk.deleteMany({ where: { documentId: job.id } });
       await tx.documentChunk.createMany({
-        data: chunks.map((c, position) => ({ documentId: job.id, position, content: c.content, headingPath: c.headingPath, startOffset: c.start, endOffset: c.end, tokenCount: c.tokenCount })),
+        data: chunks.map((c, position) => ({ documentId: job.id, chunking: chunkingKey(chunking), position, content: c.content, headingPath: c.headingPath, startOffset: c.start, endOffset: c.end, tokenCount: c.tokenCount })),
       });
     });
   } catch (error) {

@@ -63,8 +63,25 @@ const ON_DELETE: Record<string, string> = {
   SetDefault: 'SET DEFAULT',
 };
 
+/**
+ * Prisma's DMMF leaves out `Unsupported("…")` fields, so they are read from the schema's text: `model`, field, column
+ * and type. This schema declares such columns only for values Postgres generates (a tsvector), hence `hasDefault`.
+ */
+function unsupportedFields(schema: string): Array<{ model: string; field: string; column: string; type: string; nullable: boolean }> {
+  const found = [];
+  for (const block of schema.matchAll(/^model (\w+) \{([\s\S]*?)^\}/gm)) {
+    for (const line of block[2]!.matchAll(/^\s*(\w+)\s+Unsupported\("([^"]+)"\)(\?)?(.*)$/gm)) {
+      const mapped = /@map\("([^"]+)"\)/.exec(line[4]!);
+      found.push({ model: block[1]!, field: line[1]!, column: mapped?.[1] ?? line[1]!, type: line[2]!, nullable: line[3] === '?' });
+    }
+  }
+  return found;
+}
+
 export async function modelFromPrismaSchema(schemaPath: string): Promise<SchemaModel> {
-  const dmmf = await internals.getDMMF({ datamodel: await fs.readFile(schemaPath, 'utf8') });
+  const text = await fs.readFile(schemaPath, 'utf8');
+  const dmmf = await internals.getDMMF({ datamodel: text });
+  const unsupported = unsupportedFields(text);
   const model: SchemaModel = { tables: {} };
   const tableOf = new Map<string, string>();
   const columnOf = new Map<string, Map<string, string>>();
@@ -72,6 +89,7 @@ export async function modelFromPrismaSchema(schemaPath: string): Promise<SchemaM
     tableOf.set(m.name, m.dbName ?? m.name);
     columnOf.set(m.name, new Map(m.fields.map((f) => [f.name, f.dbName ?? f.name])));
   }
+  for (const u of unsupported) columnOf.get(u.model)?.set(u.field, u.column);
   const enums = new Set(dmmf.datamodel.enums.map((e) => e.name));
   for (const m of dmmf.datamodel.models) {
     const table = tableOf.get(m.name)!;
@@ -96,6 +114,7 @@ export async function modelFromPrismaSchema(schemaPath: string): Promise<SchemaM
       if (f.isList) type = `${type}[]`;
       t.columns[cols.get(f.name)!] = { type, nullable: !f.isRequired, hasDefault: f.hasDefaultValue };
     }
+    for (const u of unsupported.filter((u) => u.model === m.name)) t.columns[u.column] = { type: u.type, nullable: u.nullable, hasDefault: true };
   }
   for (const index of dmmf.datamodel.indexes) {
     const table = tableOf.get(index.model)!;
