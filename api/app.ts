@@ -41,6 +41,8 @@ import { LocalFileStorage, type RecordingStorage } from '../media/recording/stor
 import { telephonyRoutes } from './routes/telephony.js';
 import { startDialler, type Dialler } from '../modules/telephony/dialler.js';
 import { LiveKitTelephony, type LiveKitConfig } from '../modules/telephony/livekit.js';
+import { KnowledgeSearch } from '../modules/knowledge/search/knowledge-search.js';
+import { vendorCredentialsFromEnv } from '../modules/assistants/credentials.js';
 
 export interface AppOptions {
   prisma: PrismaClient;
@@ -76,6 +78,8 @@ export interface AppOptions {
   rateLimit?: RateLimitOptions | undefined;
   /** Seals stored secrets (SECRETS_KEY); default: a random key of this process, for tests. */
   secrets?: SecretBox | undefined;
+  /** Knowledge search (the retrieval debugger); default: one with the vendor keys of the environment. */
+  knowledge?: KnowledgeSearch | undefined;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -171,6 +175,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   registerHealthCheck(app, options.prisma);
+  // One knowledge search per process: its vector cache and query embedders serve every request.
+  const knowledge = options.knowledge ?? new KnowledgeSearch(options.prisma, { credentials: vendorCredentialsFromEnv() });
+  if (!options.knowledge) app.addHook('onClose', () => knowledge.close());
   // One box for every stored secret (tool headers, assistant vendor keys, webhook signing secrets).
   const secrets = options.secrets ?? new SecretBox(crypto.randomBytes(SECRETS_KEY_BYTES));
   await app.register(
@@ -185,7 +192,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(sessionOnlyRoutes);
       await api.register(webhookRoutes, { prisma: options.prisma, secrets, allowPrivateTargets: options.allowPrivateWebhookTargets });
       await api.register(toolRoutes, { prisma: options.prisma, secrets, allowPrivateTargets: options.allowPrivateWebhookTargets });
-      await api.register(documentRoutes, { prisma: options.prisma });
+      await api.register(documentRoutes, { prisma: options.prisma, knowledge });
       await api.register(testRunRoutes, { prisma: options.prisma });
       await api.register(playbookRoutes, { prisma: options.prisma });
       await api.register(phoneRoutes, { prisma: options.prisma });

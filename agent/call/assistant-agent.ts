@@ -5,6 +5,7 @@ import type { CallTool } from '../../modules/tools/call-tools.js';
 import type { TurnTaking } from '../turn/turn-taking.js';
 import { CallAgent } from './call-agent.js';
 import type { CollectedValues } from './collected-values.js';
+import type { TurnPrompt } from './turn-prompt.js';
 
 // The assistant's agent, built the same way for every session: a call (audio, real tools) and a text test run (mocked
 // tools). Playbooks are procedures, not a graph (docs/playbooks.md): an inline one is a section of the prompt; a
@@ -24,6 +25,8 @@ export interface AssistantAgentSpec {
   toolsFor(tools: CallTool[]): llm.ToolContextLike;
   /** The call's turn-taking; absent in a text run. */
   turns?: TurnTaking;
+  /** Knowledge passages and prompt budgets for each reply. */
+  prompt?: TurnPrompt | undefined;
   /** Where collected values accumulate. */
   collected: CollectedValues;
   /** A test run of one playbook starts inside it: the index of that playbook in `playbooks`. */
@@ -80,7 +83,7 @@ class AssistantAgents {
 
   main(chatCtx: llm.ChatContext | undefined, speakFirst: boolean): CallAgent {
     const Agent = speakFirst ? EnteredAgent : CallAgent;
-    return new Agent({ id: 'assistant', instructions: this.#mainInstructions, tools: [...this.#mainTools, ...this.#playbookTools], turns: this.#spec.turns, ...(chatCtx ? { chatCtx } : {}) });
+    return new Agent({ id: 'assistant', instructions: this.#mainInstructions, tools: [...this.#mainTools, ...this.#playbookTools], turns: this.#spec.turns, prompt: this.#spec.prompt, ...(chatCtx ? { chatCtx } : {}) });
   }
 
   playbook(index: number, chatCtx: llm.ChatContext | undefined, speakFirst: boolean): CallAgent {
@@ -90,7 +93,7 @@ class AssistantAgents {
     // Entered: what it still lacks when the call ends is reported, even if the caller gave nothing.
     this.#spec.collected.entered(playbook.name);
     const Agent = speakFirst ? EnteredAgent : CallAgent;
-    return new Agent({ id: `playbook_${slug(playbook)}`, instructions, tools, turns: this.#spec.turns, ...(chatCtx ? { chatCtx } : {}) });
+    return new Agent({ id: `playbook_${slug(playbook)}`, instructions, tools, turns: this.#spec.turns, prompt: this.#spec.prompt, ...(chatCtx ? { chatCtx } : {}) });
   }
 
   /** Made once per playbook, on its first entry. */

@@ -23,7 +23,7 @@ import { buildAssistantAgent } from './assistant-agent.js';
 import { CollectedValues } from './collected-values.js';
 import { buildSessionOptions, secondsToMs } from './session-config.js';
 import { captureTranscript } from './transcript.js';
-import { callToolContext } from './tools.js';
+import { callToolContext, type CallToolOptions } from './tools.js';
 import { CallLineTools, lineOf } from './line-tools.js';
 import type { CallLine } from './line.js';
 import { ToolRuns } from './tool-runs.js';
@@ -32,6 +32,8 @@ import { loadCallPlaybooks, type CallPlaybook } from '../../modules/playbooks/ca
 import type { HttpToolResult } from '../../modules/tools/http-executor.js';
 import { loadSecretsKey, SecretBox } from '../../lib/secret-box.js';
 import { DEFAULT_DATA_DIR } from '../../lib/config.js';
+import type { KnowledgeSearch } from '../../modules/knowledge/search/knowledge-search.js';
+import { processKnowledge, turnPromptOf } from './knowledge.js';
 
 // One call, start to end, over any pair of audio input and output: a LiveKit room's tracks, the built-in WebSocket
 // transport, or a test's scripted caller. Every transport calls this one function. It puts the call's parts together:
@@ -67,6 +69,8 @@ export interface RunCallOptions extends CallAudio {
   allowPrivateToolTargets?: boolean;
   /** What the transport can do to the phone line (transfer, DTMF), or how to make it from the call's row; default: a web call's, neither. */
   line?: CallLine | ((call: CallRow) => CallLine | undefined);
+  /** Knowledge search; default: one per process and database, with the vendor keys of `access`. */
+  knowledge?: KnowledgeSearch;
   /** Sees the session once it runs (transports attach text outputs; tests observe). */
   onSession?: (session: voice.AgentSession) => void;
 }
@@ -104,7 +108,11 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const session = built?.session;
   const toolResults = new Map<string, HttpToolResult>();
   const runs = settings && new ToolRuns({ minInterruptionWords: settings.interruption_settings.min_interruption_words, interruptions: settings.interruption_settings.allow_interruptions, logFields });
-  const tools = settings && texts && runs && (await step(() => toolsOf(call, texts.values, { ...options, secrets }, runs, (id, result) => toolResults.set(id, result), lineTools)));
+  const knowledge = options.knowledge ?? processKnowledge(prisma, options.access ?? vendorAccessFromEnv());
+  const knowledgeToolSearch =
+    call.assistantId === null ? undefined : (query: string, signal: AbortSignal) => knowledge.forAssistant(call.organizationId, call.assistantId!, query, { signal }).then((found) => found.result);
+  const prompt = settings && built && turnPromptOf(settings, { prisma, knowledge, organizationId: call.organizationId, assistantId: call.assistantId, model: built.model });
+  const tools = settings && texts && runs && (await step(() => toolsOf(call, texts.values, { ...options, secrets }, runs, (id, result) => toolResults.set(id, result), lineTools, knowledgeToolSearch)));
   const transcript =
     session &&
     captureTranscript(session, {
@@ -112,6 +120,7 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
       store: (position, turn) => appendCallTurn(prisma, call.id, position, turn),
       logFields,
       decisionForReply: () => built.turns.takeDecision(),
+      retrievalForReply: () => prompt?.takeRetrieval(),
       toolCallDetail: (id) => {
         const result = toolResults.get(id);
         return { ...(result && { http_status: result.status, duration_ms: result.duration_ms }), ...runs?.detail(id) };
@@ -120,9 +129,10 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const idle = settings && texts && idlePromptsOf(settings, texts.idleMessage);
   const stops = session ? [watchForEnd(session, ending, { signal: lineTools.hangupSignal(options.signal), maxDurationMs: options.maxDurationMs, logFields }), built.turns.attach(session)] : [];
   if (session && runs) stops.push(runs.attach(session));
+  if (session && prompt) stops.push(prompt.attach(session));
   if (session && idle) stops.push(startIdlePrompts(session, ending, idle, () => runs?.busy ?? false));
   const collected = new CollectedValues();
-  const agent = session && texts && tools && buildAssistantAgent({ instructions: texts.prompt, tools: tools.assigned, playbooks: tools.playbooks, toolsFor: tools.toolsFor, turns: built.turns, collected });
+  const agent = session && texts && tools && buildAssistantAgent({ instructions: texts.prompt, tools: tools.assigned, playbooks: tools.playbooks, toolsFor: tools.toolsFor, turns: built.turns, prompt, collected });
   if (session && settings && texts && agent) await step(() => startSession(session, agent, settings, texts, options, logFields));
 
   const outcome = await ending.settled;
@@ -198,13 +208,21 @@ interface CallTools {
 }
 
 /** The tools the call offers: the caller's own (tests), else the assistant's enabled assigned tools; and its playbooks. */
-async function toolsOf(call: CallRow, values: TemplateValues, options: RunCallOptions, runs: ToolRuns, onHttpResult: (id: string, result: HttpToolResult) => void, line?: CallLineTools): Promise<CallTools> {
+async function toolsOf(
+  call: CallRow,
+  values: TemplateValues,
+  options: RunCallOptions,
+  runs: ToolRuns,
+  onHttpResult: (id: string, result: HttpToolResult) => void,
+  line?: CallLineTools,
+  knowledge?: CallToolOptions['knowledge'],
+): Promise<CallTools> {
   const secrets = options.secrets ?? new SecretBox(loadSecretsKey(undefined, options.dataDir ?? DEFAULT_DATA_DIR));
   const assistantId = call.assistantId;
   const assigned = options.tools || assistantId === null ? [] : await loadCallTools(options.prisma, secrets, call.organizationId, assistantId);
   const playbooks = assistantId === null ? [] : await loadCallPlaybooks(options.prisma, call.organizationId, assistantId, secrets);
   const toolsFor = (tools: CallTool[]): llm.ToolContextLike =>
-    tools === assigned && options.tools ? options.tools : callToolContext(tools, { values, allowPrivateTargets: options.allowPrivateToolTargets ?? false, onHttpResult, runs, line });
+    tools === assigned && options.tools ? options.tools : callToolContext(tools, { values, allowPrivateTargets: options.allowPrivateToolTargets ?? false, onHttpResult, runs, line, knowledge });
   return { assigned, playbooks, toolsFor };
 }
 

@@ -141,6 +141,9 @@ export async function buildSessionOptions(settings: AssistantSettings, deps: { v
       turnDetection: turns.detector(),
       endpointing: { mode: 'fixed', minDelay: delays.minMs, maxDelay: delays.maxMs },
       interruption: interruptionOptions(settings),
+      // A reply generated before the turn ends is made without the turn's knowledge passages, so it would always be
+      // thrown away and paid for; retrieval starts at the same moment instead (agent/call/turn-prompt.ts).
+      ...(settings.rag_settings.enabled ? { preemptiveGeneration: { enabled: false } } : {}),
     },
   };
   return { options, llm: chatLlm, turns };

@@ -4,6 +4,7 @@ import { executeHttpTool, type HttpToolResult } from '../../modules/tools/http-e
 import type { ToolValues } from '../../modules/tools/render.js';
 import type { ToolRuns } from './tool-runs.js';
 import type { CallLineTools } from './line-tools.js';
+import type { SearchResult } from '../../modules/knowledge/search/hybrid-search.js';
 
 // The assistant's tools as the call's model is offered them, through the framework's tool context. An HTTP tool's
 // call goes out through the executor (modules/tools/http-executor.ts) with the call's variables and contact, bounded by
@@ -20,6 +21,8 @@ export interface CallToolOptions {
   runs: ToolRuns;
   /** The built-ins that act on the call's line: end_call, transfer_call, send_dtmf (line-tools.ts). */
   line?: CallLineTools | undefined;
+  /** Searches the assistant's knowledge, for knowledge_search tools. */
+  knowledge?: ((query: string, signal: AbortSignal) => Promise<SearchResult>) | undefined;
 }
 
 /** The tools of the call, as the framework's tool list (`Agent`'s `tools`). */
@@ -27,6 +30,10 @@ export function callToolContext(tools: CallTool[], options: CallToolOptions): ll
   const context = [];
   for (const tool of tools) {
     const http = tool.http;
+    if (tool.type === 'knowledge_search') {
+      if (options.knowledge) context.push(knowledgeTool(tool, options.knowledge, options.runs));
+      continue;
+    }
     if (tool.type !== 'http') {
       const builtIn = options.line?.toolFor(tool);
       if (builtIn) context.push(builtIn);
@@ -52,6 +59,34 @@ export function callToolContext(tools: CallTool[], options: CallToolOptions): ll
     }));
   }
   return context;
+}
+
+const KNOWLEDGE_DESCRIPTION =
+  'Searches the knowledge base (the documents attached to you) for what the caller asks about. Use it when the ' +
+  'passages you were given do not answer, or to look something up the caller did not ask in those words.';
+
+/** A knowledge_search tool: the assistant's hybrid search, its passages returned with where they come from. */
+function knowledgeTool(tool: CallTool, search: NonNullable<CallToolOptions['knowledge']>, runs: ToolRuns) {
+  return llm.tool({
+    name: tool.name,
+    description: tool.description || KNOWLEDGE_DESCRIPTION,
+    parameters: tool.parameters as Parameters<typeof llm.tool>[0]['parameters'] & object,
+    execute: async (args, { toolCallId, abortSignal, ctx }) => {
+      const query = typeof (args as { query?: unknown })?.query === 'string' ? (args as { query: string }).query : '';
+      if (!query.trim()) throw new llm.ToolError('Give a query: what to look up.');
+      const call = { id: toolCallId, name: tool.name, args, interruptible: ctx.speechHandle.allowInterruptions, signal: abortSignal };
+      return runs.run(call, tool.messages, async (signal) => {
+        let found: SearchResult;
+        try {
+          found = await search(query, signal);
+        } catch {
+          throw new llm.ToolError('The knowledge base could not be searched just now.');
+        }
+        const passages = found.hits.map((h) => ({ source: [h.document_name, ...h.heading_path].join(' › '), text: h.content }));
+        return { value: passages.length ? { passages } : { passages: [], note: 'Nothing in the knowledge base matches.' }, failed: false };
+      });
+    },
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { log, voice, type llm } from '@livekit/agents';
 import type { ToolCallEntry, TranscriptEntry } from '../../modules/calls/events.js';
 import type { StoredTurn } from '../../modules/calls/store.js';
+import type { TurnRetrieval } from '../../modules/calls/schemas.js';
 import { turnLatency } from '../turn/metrics.js';
 import { CONTINUES_TURN } from '../turn/turn-taking.js';
 import type { TurnDecision } from '../turn/turn-signals.js';
@@ -22,6 +23,8 @@ export interface TranscriptOptions {
   logFields?: Record<string, unknown>;
   /** The end-of-turn decision behind the reply being recorded, if any (agent/turn/turn-taking.ts). */
   decisionForReply?: () => TurnDecision | undefined;
+  /** The knowledge passages the reply being recorded was given (agent/call/turn-prompt.ts). */
+  retrievalForReply?: () => TurnRetrieval | undefined;
   /** An HTTP tool call's status and duration, by the framework's tool call id (agent/call/tools.ts). */
   toolCallDetail?: (callId: string) => Pick<ToolCallEntry, 'http_status' | 'duration_ms'> | undefined;
 }
@@ -79,6 +82,7 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
       // The rest of a turn the caller was cut off in: the part stored before becomes the whole turn, where it was.
       const continued = item.role === 'user' && item.extra[CONTINUES_TURN] === true ? turns.findLastIndex((t) => t.role === 'user') : -1;
       const decision = answers ? options.decisionForReply?.() : undefined;
+      const retrieval = answers ? options.retrievalForReply?.() : undefined;
       const turn: StoredTurn = {
         role: item.role,
         text,
@@ -89,6 +93,7 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
         // The tools the assistant called before this reply, with what they returned.
         ...(item.role === 'assistant' && pendingToolCalls.length > 0 ? { tool_calls: pendingToolCalls.splice(0) } : {}),
         ...(decision ? { turn_decision: decision } : {}),
+        ...(retrieval ? { retrieval } : {}),
       };
       if (answers) unanswered = undefined;
       if (continued >= 0) {
@@ -108,7 +113,7 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
     async close(endedAt) {
       for (const stop of stops) stop();
       await writes;
-      const spoken: TranscriptEntry[] = turns.map(({ metrics: _m, turn_decision: _d, ...t }) => t);
+      const spoken: TranscriptEntry[] = turns.map(({ metrics: _m, turn_decision: _d, retrieval: _r, ...t }) => t);
       // Tool calls after the last reply (the call ended before the assistant spoke again) still belong to the transcript.
       if (pendingToolCalls.length > 0) {
         const at = relMs(endedAt);

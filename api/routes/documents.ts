@@ -13,8 +13,12 @@ import {
   DocumentCreate,
   DocumentOut,
   DocumentParams,
+  DocumentSearch,
   DocumentUpdate,
+  SearchResultOut,
 } from '../../modules/knowledge/schemas.js';
+import type { KnowledgeSearch } from '../../modules/knowledge/search/knowledge-search.js';
+import { searchDocuments } from '../../modules/knowledge/search/search-request.js';
 import {
   createDocument,
   createUploadedDocument,
@@ -23,6 +27,7 @@ import {
   getDocumentContent,
   listDocuments,
   replaceDocumentContent,
+  reprocessDocument,
   updateDocument,
 } from '../../modules/knowledge/documents.js';
 
@@ -33,17 +38,37 @@ const PATH = '/documents';
 
 const ListQuery = pageQuery.extend({ status: z.enum(DOCUMENT_STATUSES).optional().describe('Only documents in this status') });
 
-export const documentRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = async (app, { prisma }) => {
+export const documentRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; knowledge: KnowledgeSearch }> = async (app, { prisma, knowledge }) => {
+  app.post(`${PATH}/search`, {
+    schema: {
+      tags,
+      summary: 'Search documents (retrieval debugger)',
+      description:
+        "Runs the search a call runs: an assistant's attached documents with its rag_settings (`assistant_id`), or " +
+        'documents by id. Each hit shows its full-text and vector ranks and scores, the calibrated relevance the ' +
+        'threshold applies to, and the fused score; `timings_ms` says what each stage took. See docs/knowledge.md.',
+      body: DocumentSearch,
+      response: { 200: envelope(SearchResultOut), 404: ErrorResponse.describe('No such assistant or document in this organisation'), ...commonErrors },
+    },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Search completed',
+      data: await searchDocuments(prisma, knowledge, request.identity.organizationId, request.body),
+    }),
+  });
+
   app.post(PATH, {
     bodyLimit: DOCUMENT_BODY_LIMIT_BYTES,
     schema: {
       tags,
       summary: 'Create a document',
       description:
-        'From text (`{name, text}`: Markdown) or from a file (`{filename, content_base64, media_type?}`): PDF, Word ' +
-        '.docx, HTML, CSV, Markdown or plain text, at most 10 MiB. The document is queued (`status: pending`) and ' +
-        'processed in the background: converted to Markdown, then cut into chunks. The same source twice in an ' +
-        'organisation is a 409 whose `document_id` names the document that has it. See docs/knowledge.md.',
+        'From text (`{name, text}`: Markdown), from a file (`{filename, content_base64, media_type?}`): PDF, Word ' +
+        '.docx, HTML, CSV, Markdown or plain text, at most 10 MiB; or from a URL (`{source_url, crawl?, ' +
+        'refresh_interval_hours?}`), fetched in the background through the same address checks as webhooks. The ' +
+        'document is queued (`status: pending`) and processed in the background: fetched or converted to Markdown, ' +
+        'cut into chunks, embedded. The same file, text or URL twice in an organisation is a 409 whose `document_id` ' +
+        'names the document that has it. See docs/knowledge.md.',
       body: DocumentCreate,
       response: {
         201: envelope(DocumentOut),
@@ -137,7 +162,9 @@ export const documentRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = a
     schema: {
       tags,
       summary: 'Update a document',
-      description: 'Its metadata (`name`); the content is replaced with PUT /documents/{document_id}/content.',
+      description:
+        'Its `name`, `metadata`, and a URL source\'s `crawl` and `refresh_interval_hours`; the content is replaced with ' +
+        'PUT /documents/{document_id}/content.',
       params: DocumentParams,
       body: DocumentUpdate,
       response: { 200: envelope(DocumentOut), ...notFound, ...commonErrors },
@@ -163,6 +190,25 @@ export const documentRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = a
     },
   });
 
+  app.post(`${PATH}/:document_id/process`, {
+    schema: {
+      tags,
+      summary: 'Process a document again',
+      description:
+        'Queues it (`status: pending`): a failed document is retried, a URL source fetched now, and the indexes its ' +
+        "assistants lack are built (needed when an assistant's `auto_process` is off). A document already queued or " +
+        'being processed is answered as it is.',
+      params: DocumentParams,
+      response: { 202: envelope(DocumentOut), ...notFound, ...commonErrors },
+    },
+    handler: async (request, reply) =>
+      reply.status(202).send({
+        success: true as const,
+        message: 'Processing queued',
+        data: await reprocessDocument(prisma, request.identity.organizationId, request.params.document_id),
+      }),
+  });
+
   app.get(`${PATH}/:document_id/content`, {
     schema: {
       tags,
@@ -183,7 +229,9 @@ export const documentRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = a
     schema: {
       tags,
       summary: "Replace a document's Markdown",
-      description: 'Stores the Markdown (at most 10 MiB) and queues the document to be processed again (`status: pending`): its chunks are made anew from it.',
+      description:
+        'Stores the Markdown (at most 10 MiB) and queues the document to be processed again (`status: pending`): its ' +
+        'old chunks are deleted at once, so the old text stops answering, in calls under way too; new ones are made from this.',
       params: DocumentParams,
       body: DocumentContentUpdate,
       response: { 200: envelope(DocumentOut), ...notFound, ...tooLarge, ...commonErrors },

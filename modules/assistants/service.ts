@@ -1,3 +1,4 @@
+import { queueAssistantDocuments } from '../knowledge/index-specs.js';
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import { missingCredentials, vendorCredentialsFromEnv } from './credentials.js';
 import { AssistantSettings, assistantFields } from './settings.js';
@@ -125,7 +126,7 @@ export async function createAssistant(
   const settings = AssistantSettings.safeParse(input);
   if (!settings.success) throw new ValidationFailed(zodIssuesToDetail(settings.error.issues, 'body', input));
   checkKeys(settings.data);
-  return prisma.$transaction(async (tx) => {
+  const created = await prisma.$transaction(async (tx) => {
     await checkAssignments(tx, identity.organizationId, settings.data);
     const row = await tx.assistant.create({
       data: { ...columnsOf(sealKeys(settings.data, null, secrets, identity.organizationId)), organizationId: identity.organizationId, userId: identity.userId },
@@ -133,6 +134,8 @@ export async function createAssistant(
     await writeAssignments(tx, row.id, settings.data);
     return toApi((await readAssistantRow(tx, identity.organizationId, row.id))!, secrets);
   });
+  await queueAssistantDocuments(prisma, created.id);
+  return created;
 }
 
 export async function listAssistants(db: Db, organizationId: number, page: number, perPage: number, secrets: SecretBox) {
@@ -157,7 +160,7 @@ export async function updateAssistant(
   patch: Record<string, unknown>,
   secrets: SecretBox,
 ): Promise<AssistantOut> {
-  return prisma.$transaction(async (tx) => {
+  const updated = await prisma.$transaction(async (tx) => {
     // Row lock: two concurrent partial updates of different fields both survive.
     const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM assistants WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
     if (locked.length === 0) throw notFound('Assistant');
@@ -185,6 +188,9 @@ export async function updateAssistant(
     await tx.assistant.update({ where: { id }, data: columnsOf(next) });
     return toApi((await readAssistantRow(tx, organizationId, id))!, secrets);
   });
+  // Documents just attached, or all of them when the chunking or embedding model changed, get this assistant's index.
+  await queueAssistantDocuments(prisma, id);
+  return updated;
 }
 
 export async function deleteAssistant(db: Db, organizationId: number, id: number): Promise<void> {

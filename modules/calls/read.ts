@@ -1,7 +1,7 @@
 import type { Db } from '../../prisma/client.js';
 import type { Prisma } from '../../prisma/client.js';
 import { notFound } from '../../lib/errors.js';
-import type { CallFilters, TurnDecision } from './schemas.js';
+import type { CallFilters, TurnDecision, TurnRetrieval } from './schemas.js';
 import type { CallRow } from './lifecycle.js';
 import type { CollectedValuesRecord } from '../playbooks/collect.js';
 
@@ -106,6 +106,7 @@ export async function getTranscript(db: Db, organizationId: number, callSid: str
     metrics: (t.metrics as Record<string, number> | null) ?? null,
     tool_calls: (t.toolCalls as unknown[] | null) ?? null,
     turn_decision: (t.turnDecision as TurnDecision | null) ?? null,
+    retrieval: (t.retrieval as TurnRetrieval | null) ?? null,
   }));
 }
 

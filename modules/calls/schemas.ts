@@ -108,6 +108,31 @@ export const TurnDecision = z
   .meta({ id: 'TurnDecision' });
 export type TurnDecision = z.infer<typeof TurnDecision>;
 
+/** What the knowledge base gave an assistant turn (agent/call/knowledge-turns.ts). */
+export const TurnRetrieval = z
+  .object({
+    query: z.string().describe("the caller's words searched"),
+    ms: z.number().describe('from the caller\'s final words (or the end of their turn) to the passages, as the reply waited for them'),
+    waited_ms: z.number().describe('how long the reply waited for retrieval after the turn ended'),
+    timed_out: z.boolean().describe('retrieval missed its deadline and the reply went without passages'),
+    error: z.string().nullable(),
+    hits: z.array(
+      z.object({
+        document_id: z.int(),
+        chunk_id: z.int(),
+        document_name: z.string(),
+        heading_path: z.array(z.string()),
+        fused_score: z.number(),
+        lexical_score: z.number().nullable(),
+        vector_score: z.number().nullable(),
+        relevance: z.number().nullable(),
+        in_prompt: z.boolean().describe('false when the prompt budget left it out'),
+      }),
+    ),
+  })
+  .meta({ id: 'TurnRetrieval' });
+export type TurnRetrieval = z.infer<typeof TurnRetrieval>;
+
 export const TranscriptTurn = z
   .object({
     role: z.enum(['user', 'assistant']),
@@ -118,5 +143,6 @@ export const TranscriptTurn = z
     metrics: z.record(z.string(), z.number()).nullable(),
     tool_calls: z.array(z.unknown()).nullable(),
     turn_decision: TurnDecision.nullable().describe("assistant turns: why the caller's turn before it ended when it did"),
+    retrieval: TurnRetrieval.nullable().describe('assistant turns: the knowledge passages the reply was given'),
   })
   .meta({ id: 'TranscriptTurn' });

@@ -1,7 +1,7 @@
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import type { RecordingEntry, TranscriptEntry } from './events.js';
 import type { CallRow } from './lifecycle.js';
-import type { TurnDecision } from './schemas.js';
+import type { TurnDecision, TurnRetrieval } from './schemas.js';
 import { IN_PROGRESS } from './statuses.js';
 
 // What the runtime reads and writes on a call besides its status (which only lifecycle.ts moves): the call and its
@@ -75,6 +75,7 @@ export function turnRow(callId: number, position: number, t: StoredTurn) {
     metrics: (t.metrics ?? undefined) as object | undefined,
     toolCalls: (t.tool_calls ?? undefined) as object | undefined,
     turnDecision: (t.turn_decision ?? undefined) as object | undefined,
+    retrieval: (t.retrieval ?? undefined) as object | undefined,
   };
 }
 
@@ -82,6 +83,8 @@ export interface StoredTurn extends TranscriptEntry {
   metrics: Record<string, number> | null;
   /** Assistant turns: why the caller's turn before it ended when it did. */
   turn_decision?: TurnDecision | null;
+  /** Assistant turns: what the knowledge base gave the reply. */
+  retrieval?: TurnRetrieval | null;
 }
 
 export interface StoredRecording extends RecordingEntry {

@@ -1,14 +1,17 @@
 import crypto from 'node:crypto';
-import type { Db } from '../../prisma/client.js';
+import type { Db, PrismaClient } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
 import { AppError, notFound, ValidationFailed } from '../../lib/errors.js';
 import { paginationOf } from '../../lib/pagination.js';
+import type { DocumentIndex } from './index-specs.js';
 import { queueProcessing } from './processing.js';
 import { MAX_DOCUMENT_BYTES, type DocumentCreateIn, type DocumentOutT, type DocumentUpdateIn } from './schemas.js';
+import { crawlOf } from './url-source-settings.js';
 
-// The organisation's knowledge documents. A document is created from text (its Markdown at once) or from an uploaded
-// file (kept until the processing job converts it), and queued; the job parses and chunks it (processing.ts). The
-// same source twice in an organisation is refused, naming the document that has it.
+// The organisation's knowledge documents. A document is created from text (its Markdown at once), from an uploaded
+// file (kept until the processing job converts it) or from a URL (fetched by the job, and again at its refresh
+// interval), and queued; the job fetches or parses, chunks and embeds it (process-document.ts). The same source twice
+// in an organisation is refused, naming the document that has it.
 
 type DocumentRow = {
   id: number;
@@ -24,6 +27,13 @@ type DocumentRow = {
   chunkCount: number;
   tokenCount: number;
   embeddingModel: string | null;
+  indexes: unknown;
+  sourceUrl: string | null;
+  crawl: unknown;
+  refreshIntervalHours: number | null;
+  fetchedAt: Date | null;
+  nextRefreshAt: Date | null;
+  metadata: unknown;
   processedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -44,6 +54,13 @@ const SUMMARY = {
   chunkCount: true,
   tokenCount: true,
   embeddingModel: true,
+  indexes: true,
+  sourceUrl: true,
+  crawl: true,
+  refreshIntervalHours: true,
+  fetchedAt: true,
+  nextRefreshAt: true,
+  metadata: true,
   processedAt: true,
   createdAt: true,
   updatedAt: true,
@@ -64,6 +81,13 @@ function toApi(row: DocumentRow): DocumentOutT {
     chunk_count: row.chunkCount,
     token_count: row.tokenCount,
     embedding_model: row.embeddingModel,
+    indexes: (Array.isArray(row.indexes) ? row.indexes : []) as DocumentIndex[],
+    source_url: row.sourceUrl,
+    crawl: crawlOf(row.crawl) ?? null,
+    refresh_interval_hours: row.refreshIntervalHours,
+    fetched_at: row.fetchedAt?.toISOString() ?? null,
+    next_refresh_at: row.nextRefreshAt?.toISOString() ?? null,
+    metadata: (row.metadata ?? {}) as Record<string, string>,
     processed_at: row.processedAt?.toISOString() ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
@@ -121,20 +145,28 @@ function decoded(base64: string): Buffer {
 
 interface Source {
   name: string;
-  sourceKind: 'upload' | 'text';
+  sourceKind: 'upload' | 'text' | 'url';
   filename: string | null;
   mediaType: string;
   bytes: Buffer;
   content: string;
   sourceBytes: Buffer | null;
+  url?: { sourceUrl: string; crawl: unknown; refreshIntervalHours: number | null };
 }
 
+const URL_ONLY = ['crawl', 'refresh_interval_hours'] as const;
+
 function sourceOf(input: DocumentCreateIn): Source {
-  const hasText = input.text !== undefined;
-  const hasFile = input.content_base64 !== undefined;
-  if (hasText === hasFile) {
-    throw new ValidationFailed([{ loc: ['body', hasText ? 'content_base64' : 'text'], msg: 'Send either `text` or an upload (`content_base64`), not both', type: 'value_error' }]);
+  const given = (['text', 'content_base64', 'source_url'] as const).filter((k) => input[k] !== undefined);
+  if (given.length !== 1) {
+    throw new ValidationFailed([
+      { loc: ['body', given[1] ?? 'text'], msg: 'Send exactly one source: `text`, an upload (`content_base64`) or a `source_url`', type: given.length === 0 ? 'missing' : 'value_error' },
+    ]);
   }
+  if (input.source_url !== undefined) return urlSourceOf(input);
+  const urlOnly = URL_ONLY.find((k) => input[k] !== undefined);
+  if (urlOnly) throw new ValidationFailed([{ loc: ['body', urlOnly], msg: 'Only a URL source is fetched: send `source_url` with it', type: 'value_error' }]);
+  const hasText = input.text !== undefined;
   if (hasText) {
     if (input.filename !== undefined || input.media_type !== undefined) {
       throw new ValidationFailed([{ loc: ['body', input.filename !== undefined ? 'filename' : 'media_type'], msg: 'Only an upload has a file name and a media type', type: 'value_error' }]);
@@ -146,6 +178,26 @@ function sourceOf(input: DocumentCreateIn): Source {
     return { name: input.name, sourceKind: 'text', filename: null, mediaType: 'text/markdown', bytes, content: input.text!.replace(/^\uFEFF/, ''), sourceBytes: null };
   }
   return uploadSourceOf({ bytes: decoded(input.content_base64!), bytesField: 'content_base64', filename: input.filename ?? null, mediaType: input.media_type, name: input.name });
+}
+
+/** A URL: fetched by the processing job, so the API never waits on someone else's site. */
+function urlSourceOf(input: DocumentCreateIn): Source {
+  if (input.filename !== undefined || input.media_type !== undefined) {
+    throw new ValidationFailed([{ loc: ['body', input.filename !== undefined ? 'filename' : 'media_type'], msg: 'Only an upload has a file name and a media type', type: 'value_error' }]);
+  }
+  const url = new URL(input.source_url!);
+  url.hash = '';
+  const sourceUrl = url.toString();
+  return {
+    name: input.name ?? `${url.host}${url.pathname === '/' ? '' : url.pathname}`.slice(0, 200),
+    sourceKind: 'url',
+    filename: null,
+    mediaType: 'text/html',
+    bytes: Buffer.alloc(0),
+    content: '',
+    sourceBytes: null,
+    url: { sourceUrl, crawl: input.crawl ?? null, refreshIntervalHours: input.refresh_interval_hours ?? null },
+  };
 }
 
 /** A file however it came (base64 in JSON, or a multipart part): `bytesField` is where a refusal points. */
@@ -174,8 +226,12 @@ async function findDuplicate(db: Db, organizationId: number, sha256: string) {
   return db.document.findFirst({ where: { organizationId, sha256 }, select: { id: true, name: true } });
 }
 
+async function findUrlDuplicate(db: Db, organizationId: number, sourceUrl: string) {
+  return db.document.findFirst({ where: { organizationId, sourceUrl }, select: { id: true, name: true } });
+}
+
 export async function createDocument(db: Db, organizationId: number, input: DocumentCreateIn): Promise<DocumentOutT> {
-  return createFromSource(db, organizationId, sourceOf(input));
+  return createFromSource(db, organizationId, sourceOf(input), input.metadata ?? {});
 }
 
 /** A document from a file sent as `multipart/form-data` (its `file` part). */
@@ -183,9 +239,10 @@ export async function createUploadedDocument(db: Db, organizationId: number, upl
   return createFromSource(db, organizationId, uploadSourceOf({ ...upload, bytesField: 'file' }));
 }
 
-async function createFromSource(db: Db, organizationId: number, source: Source): Promise<DocumentOutT> {
-  const sha256 = crypto.createHash('sha256').update(source.bytes).digest('hex');
-  const existing = await findDuplicate(db, organizationId, sha256);
+async function createFromSource(db: Db, organizationId: number, source: Source, metadata: Record<string, string> = {}): Promise<DocumentOutT> {
+  // A URL's bytes are not known yet: the URL itself is the source, one document per URL.
+  const sha256 = source.url ? null : crypto.createHash('sha256').update(source.bytes).digest('hex');
+  const existing = sha256 === null ? await findUrlDuplicate(db, organizationId, source.url!.sourceUrl) : await findDuplicate(db, organizationId, sha256);
   if (existing) throw duplicateOf(existing);
   let row: DocumentRow;
   try {
@@ -201,13 +258,17 @@ async function createFromSource(db: Db, organizationId: number, source: Source):
         sha256,
         sourceBytes: source.sourceBytes === null ? null : new Uint8Array(source.sourceBytes),
         status: 'pending',
+        metadata,
+        ...(source.url
+          ? { sourceUrl: source.url.sourceUrl, crawl: source.url.crawl === null ? Prisma.DbNull : (source.url.crawl as Prisma.InputJsonValue), refreshIntervalHours: source.url.refreshIntervalHours }
+          : {}),
       },
       select: SUMMARY,
     });
   } catch (error) {
     // The same source created at the same moment by another request: the unique index decides.
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-      const raced = await findDuplicate(db, organizationId, sha256);
+      const raced = sha256 === null ? await findUrlDuplicate(db, organizationId, source.url!.sourceUrl) : await findDuplicate(db, organizationId, sha256);
       if (raced) throw duplicateOf(raced);
     }
     throw error;
@@ -236,11 +297,39 @@ export async function listDocuments(db: Db, organizationId: number, query: { pag
 }
 
 export async function updateDocument(db: Db, organizationId: number, id: number, patch: DocumentUpdateIn): Promise<DocumentOutT> {
-  await findRow(db, organizationId, id);
-  if (patch.name === undefined) return getDocument(db, organizationId, id);
-  const rows = await db.document.updateManyAndReturn({ where: { id, organizationId }, data: { name: patch.name }, select: SUMMARY });
+  const current = await findRow(db, organizationId, id);
+  const urlOnly = URL_ONLY.find((k) => patch[k] !== undefined);
+  if (urlOnly && current.sourceKind !== 'url') throw new ValidationFailed([{ loc: ['body', urlOnly], msg: 'Only a URL source is fetched again', type: 'value_error' }]);
+  const data: Prisma.DocumentUpdateManyMutationInput = {};
+  if (patch.name !== undefined) data.name = patch.name;
+  if (patch.metadata !== undefined) data.metadata = patch.metadata;
+  if (patch.crawl !== undefined) data.crawl = patch.crawl === null ? Prisma.DbNull : patch.crawl;
+  if (patch.refresh_interval_hours !== undefined) {
+    data.refreshIntervalHours = patch.refresh_interval_hours;
+    // The next refresh counts from the last fetch; a document never fetched yet is fetched by its first processing.
+    data.nextRefreshAt = patch.refresh_interval_hours === null || current.fetchedAt === null ? null : new Date(current.fetchedAt.getTime() + patch.refresh_interval_hours * 3_600_000);
+  }
+  if (Object.keys(data).length === 0) return toApi(current);
+  const rows = await db.document.updateManyAndReturn({ where: { id, organizationId }, data, select: SUMMARY });
   if (rows.length === 0) throw notFound('Document');
+  if (data.nextRefreshAt instanceof Date && data.nextRefreshAt.getTime() <= Date.now()) await queueProcessing(db);
   return toApi(rows[0]!);
+}
+
+/**
+ * Queues the document to be processed again: a failed one retried, a URL fetched now, and the indexes its assistants
+ * lack built (needed when their `auto_process` is off). One already queued or being processed is left as it is.
+ */
+export async function reprocessDocument(db: Db, organizationId: number, id: number): Promise<DocumentOutT> {
+  const current = await findRow(db, organizationId, id);
+  if (current.status === 'pending' || current.status === 'processing') return toApi(current);
+  const rows = await db.document.updateManyAndReturn({
+    where: { id, organizationId, status: { in: ['ready', 'failed'] } },
+    data: { status: 'pending', attempts: 0, failedStage: null, error: null, ...(current.sourceKind === 'url' ? { nextRefreshAt: new Date() } : {}) },
+    select: SUMMARY,
+  });
+  await queueProcessing(db);
+  return rows[0] ? toApi(rows[0]) : getDocument(db, organizationId, id);
 }
 
 /** Deletes the document; its chunks and its assignments to assistants go with it (foreign keys cascade). */
@@ -259,14 +348,33 @@ export async function getDocumentContent(db: Db, organizationId: number, id: num
  * Replaces the Markdown and queues the document again: it is chunked anew from this content (an upload not yet
  * converted is converted no more). A processing run under way loses its lease, so what it writes is discarded.
  */
-export async function replaceDocumentContent(db: Db, organizationId: number, id: number, content: string): Promise<DocumentOutT> {
+export async function replaceDocumentContent(db: PrismaClient, organizationId: number, id: number, content: string): Promise<DocumentOutT> {
   const bytes = Buffer.byteLength(content, 'utf8');
   if (bytes > MAX_DOCUMENT_BYTES) throw tooLarge(bytes);
   if (content.trim() === '') throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'The content is blank', type: 'value_error' }]);
-  const rows = await db.document.updateManyAndReturn({
-    where: { id, organizationId },
-    data: { content: content.replace(/^\uFEFF/, ''), sourceBytes: null, status: 'pending', failedStage: null, error: null, attempts: 0, leaseToken: null, leaseExpiresAt: null },
-    select: SUMMARY,
+  // The old text stops answering now, in calls under way too: its chunks go in the same transaction as the content.
+  const rows = await db.$transaction(async (tx) => {
+    const updated = await tx.document.updateManyAndReturn({
+      where: { id, organizationId },
+      data: {
+        content: content.replace(/^\uFEFF/, ''),
+        sizeBytes: bytes,
+        sourceBytes: null,
+        status: 'pending',
+        failedStage: null,
+        error: null,
+        attempts: 0,
+        leaseToken: null,
+        leaseExpiresAt: null,
+        indexes: [],
+        chunkCount: 0,
+        tokenCount: 0,
+        indexVersion: { increment: 1 },
+      },
+      select: SUMMARY,
+    });
+    if (updated.length > 0) await tx.documentChunk.deleteMany({ where: { documentId: id } });
+    return updated;
   });
   if (rows.length === 0) throw notFound('Document');
   await queueProcessing(db);

@@ -3,14 +3,20 @@ import type { BaseLogger } from 'pino';
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import { startJobLoop } from '../../lib/jobs.js';
 import { listenForChanges } from '../../lib/pg-listen.js';
-import { chunkingKey, chunkMarkdown, DEFAULT_CHUNKING, type ChunkingOptions } from './chunking.js';
-import { DocumentParseError, toMarkdown } from './parse/index.js';
+import type { VendorCredentials } from '../assistants/credentials.js';
+import type { Embedder } from './embeddings/embedder.js';
+import { embedderFor } from './embeddings/resolve.js';
+import { processDocument, type ProcessingDeps, type ProcessingOutcome } from './process-document.js';
+import { fetchUrlSource } from './url-source/fetch-url-source.js';
+import { crawlOf } from './url-source-settings.js';
 
 // Processing a document is a durable job on its row: a pending document (or one whose lease lapsed: its process died)
-// is claimed with FOR UPDATE SKIP LOCKED, leased with a fresh token, and taken through its stages: `parse` (an upload
-// converted to Markdown, stored as the content) and `chunk` (the chunks written in one transaction with the status
-// `ready`). Every write is fenced by the lease token, so a process that outlived its lease writes nothing. Any number
-// of API processes run the loop on the same table. docs/knowledge.md.
+// is claimed with FOR UPDATE SKIP LOCKED, leased with a fresh token, and taken through its stages
+// (process-document.ts). Every write is fenced by the lease token, so a process that outlived its lease writes
+// nothing. Any number of API processes run the loop on the same table; each pass also queues the URL sources due for
+// a refresh. docs/knowledge.md.
+
+export { processDocument, type ProcessingDeps, type ProcessingOutcome };
 
 /** NOTIFY channel a queued document is announced on, so an idle loop claims it at once. */
 export const DOCUMENTS_NOTIFY_CHANNEL = 'documents_queued';
@@ -34,6 +40,10 @@ export interface ClaimedDocument {
   /** The upload not converted yet; null once its Markdown is the content (and for text sources). */
   sourceBytes: Buffer | null;
   content: string;
+  /** A URL source, and whether it is to be fetched now (never fetched, or due for refresh). */
+  sourceUrl: string | null;
+  crawl: unknown;
+  fetchDue: boolean;
 }
 
 /**
@@ -47,7 +57,19 @@ export async function claimDocuments(db: Db, limit: number, leaseMs: number, max
   const token = crypto.randomUUID();
   const interrupted = `Processing was interrupted ${maxAttempts} times (the process working on it stopped); replace the content to try again.`;
   const rows = await db.$queryRaw<
-    { id: number; organization_id: number; attempts: number; status: string; filename: string | null; media_type: string; source_bytes: Uint8Array | null; content: string }[]
+    {
+      id: number;
+      organization_id: number;
+      attempts: number;
+      status: string;
+      filename: string | null;
+      media_type: string;
+      source_bytes: Uint8Array | null;
+      content: string;
+      source_url: string | null;
+      crawl: unknown;
+      fetch_due: boolean;
+    }[]
   >`
     WITH picked AS (
       SELECT id FROM documents
@@ -58,15 +80,19 @@ export async function claimDocuments(db: Db, limit: number, leaseMs: number, max
     )
     UPDATE documents d
     SET status = CASE WHEN d.attempts >= ${maxAttempts} THEN 'failed' ELSE 'processing' END,
-        failed_stage = CASE WHEN d.attempts >= ${maxAttempts} THEN (CASE WHEN d.source_bytes IS NULL THEN 'chunk' ELSE 'parse' END) END,
-        error = CASE WHEN d.attempts >= ${maxAttempts} THEN ${interrupted} END,
+        -- A stage that asked to be retried (a vendor or site down) left its error: the last attempt's reason stands.
+        failed_stage = CASE WHEN d.attempts >= ${maxAttempts}
+          THEN coalesce(d.failed_stage, CASE WHEN d.source_bytes IS NOT NULL THEN 'parse' WHEN d.source_url IS NOT NULL AND d.fetched_at IS NULL THEN 'fetch' ELSE 'chunk' END)
+          ELSE d.failed_stage END,
+        error = CASE WHEN d.attempts >= ${maxAttempts} THEN coalesce(d.error, ${interrupted}) ELSE d.error END,
         attempts = CASE WHEN d.attempts >= ${maxAttempts} THEN d.attempts ELSE d.attempts + 1 END,
         lease_token = CASE WHEN d.attempts >= ${maxAttempts} THEN NULL ELSE ${token} END,
         lease_expires_at = CASE WHEN d.attempts >= ${maxAttempts} THEN NULL ELSE now() + ${leaseMs} * interval '1 millisecond' END,
         updated_at = now()
     FROM picked
     WHERE d.id = picked.id
-    RETURNING d.id, d.organization_id, d.attempts, d.status, d.filename, d.media_type, d.source_bytes, d.content`;
+    RETURNING d.id, d.organization_id, d.attempts, d.status, d.filename, d.media_type, d.source_bytes, d.content, d.source_url, d.crawl,
+      (d.source_url IS NOT NULL AND (d.fetched_at IS NULL OR d.next_refresh_at <= now())) AS fetch_due`;
   return rows
     .filter((r) => r.status === 'processing')
     .map((r) => ({
@@ -78,69 +104,17 @@ export async function claimDocuments(db: Db, limit: number, leaseMs: number, max
       mediaType: r.media_type,
       sourceBytes: r.source_bytes === null ? null : Buffer.from(r.source_bytes),
       content: r.content,
+      sourceUrl: r.source_url,
+      crawl: r.crawl,
+      fetchDue: r.fetch_due,
     }));
 }
 
-/** What became of a claimed document: processed, failed at a stage, or its lease lost (nothing it did was kept). */
-export type ProcessingOutcome = { kind: 'ready'; chunks: number } | { kind: 'failed'; stage: 'parse' | 'chunk'; error: string } | { kind: 'lease_lost' };
-
-class LeaseLost extends Error {}
-
-/** A sentence for the document's `error`: the parser's own (written for people), or a plain one for anything else. */
-function readable(error: unknown, stage: 'parse' | 'chunk'): string {
-  if (error instanceof DocumentParseError) return error.message;
-  return stage === 'parse' ? 'The document could not be converted to Markdown.' : 'The document could not be cut into chunks.';
-}
-
-async function fail(db: Db, job: ClaimedDocument, stage: 'parse' | 'chunk', error: string): Promise<ProcessingOutcome> {
-  const kept = await db.$executeRaw`
-    UPDATE documents SET status = 'failed', failed_stage = ${stage}, error = ${error}, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
-    WHERE id = ${job.id} AND lease_token = ${job.leaseToken}`;
-  return kept === 0 ? { kind: 'lease_lost' } : { kind: 'failed', stage, error };
-}
-
-/** Takes a claimed document through its stages. Throws only when the database does (the lease then brings it back). */
-export async function processDocument(db: PrismaClient, job: ClaimedDocument, chunking: ChunkingOptions = DEFAULT_CHUNKING): Promise<ProcessingOutcome> {
-  let markdown = job.content;
-  if (job.sourceBytes !== null) {
-    try {
-      markdown = await toMarkdown({ bytes: job.sourceBytes, mediaType: job.mediaType, filename: job.filename });
-    } catch (error) {
-      return fail(db, job, 'parse', readable(error, 'parse'));
-    }
-    // The Markdown is now the canonical form: the source is not kept once converted.
-    const kept = await db.$executeRaw`
-      UPDATE documents SET content = ${markdown}, source_bytes = NULL, updated_at = now()
-      WHERE id = ${job.id} AND lease_token = ${job.leaseToken}`;
-    if (kept === 0) return { kind: 'lease_lost' };
-  }
-  let chunks;
-  try {
-    chunks = chunkMarkdown(markdown, chunking);
-  } catch (error) {
-    return fail(db, job, 'chunk', readable(error, 'chunk'));
-  }
-  if (chunks.length === 0) return fail(db, job, 'chunk', 'The document holds no text to index.');
-  const tokens = chunks.reduce((sum, c) => sum + c.tokenCount, 0);
-  try {
-    await db.$transaction(async (tx) => {
-      // The fenced status change first: it locks the row, so the chunks below are written by the lease holder only.
-      const kept = await tx.$executeRaw`
-        UPDATE documents
-        SET status = 'ready', chunk_count = ${chunks.length}, token_count = ${tokens}, embedding_model = NULL,
-            processed_at = now(), failed_stage = NULL, error = NULL, lease_token = NULL, lease_expires_at = NULL, updated_at = now()
-        WHERE id = ${job.id} AND lease_token = ${job.leaseToken}`;
-      if (kept === 0) throw new LeaseLost();
-      await tx.documentChunk.deleteMany({ where: { documentId: job.id } });
-      await tx.documentChunk.createMany({
-        data: chunks.map((c, position) => ({ documentId: job.id, chunking: chunkingKey(chunking), position, content: c.content, headingPath: c.headingPath, startOffset: c.start, endOffset: c.end, tokenCount: c.tokenCount })),
-      });
-    });
-  } catch (error) {
-    if (error instanceof LeaseLost) return { kind: 'lease_lost' };
-    throw error;
-  }
-  return { kind: 'ready', chunks: chunks.length };
+/** Queues the URL sources whose refresh is due; a failed one is tried again at its next refresh too. */
+export async function queueDueRefreshes(db: Db): Promise<number> {
+  return db.$executeRaw`
+    UPDATE documents SET status = 'pending', attempts = 0, updated_at = now()
+    WHERE next_refresh_at <= now() AND status IN ('ready', 'failed')`;
 }
 
 export interface DocumentProcessingOptions {
@@ -153,6 +127,12 @@ export interface DocumentProcessingOptions {
   leaseMs?: number;
   maxAttempts?: number;
   logger?: ProcessingLogger;
+  /** Keys and endpoints of the embedding vendors (OPENAI_API_KEY…); the offline model needs none. */
+  credentials?: VendorCredentials;
+  /** Let URL sources reach loopback and private addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS), as webhooks may. */
+  allowPrivateTargets?: boolean;
+  /** Overrides how embedders are made (tests). */
+  embedderFor?: (model: string) => Embedder;
 }
 
 export interface DocumentProcessing {
@@ -173,18 +153,36 @@ const DEFAULT_LEASE_MS = 120_000;
 /** 30 s for the documents in flight at shutdown; what is cut short comes back when its lease lapses. */
 const STOP_TIMEOUT_MS = 30_000;
 
+/** Embedders made once per model and process (the offline model's worker, a vendor's connection pool). */
+export function processingDeps(options: DocumentProcessingOptions = {}, leaseMs = DEFAULT_LEASE_MS): ProcessingDeps {
+  const embedders = new Map<string, Embedder>();
+  const credentials = options.credentials ?? { apiKey: () => undefined, baseUrl: () => undefined };
+  const make = options.embedderFor ?? ((model: string) => embedderFor(model, credentials));
+  return {
+    leaseMs,
+    embedderFor(model) {
+      let embedder = embedders.get(model);
+      if (!embedder) embedders.set(model, (embedder = make(model)));
+      return embedder;
+    },
+    fetchUrl: (source, signal) => fetchUrlSource({ url: source.url, crawl: crawlOf(source.crawl), allowPrivateTargets: options.allowPrivateTargets ?? false, signal }),
+  };
+}
+
 /** Starts processing queued documents in this process. Any number of processes may run it on the same database. */
 export function startDocumentProcessing(prisma: PrismaClient, options: DocumentProcessingOptions = {}): DocumentProcessing {
   const log = options.logger ?? silentLogger;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const deps = processingDeps(options, leaseMs);
   const run = async (job: ClaimedDocument) => {
     try {
-      const outcome = await processDocument(prisma, job);
+      const outcome = await processDocument(prisma, job, deps);
       const fields = { documentId: job.id, organizationId: job.organizationId, attempt: job.attempt };
       if (outcome.kind === 'ready') log.info({ ...fields, chunks: outcome.chunks }, 'document processed');
       else if (outcome.kind === 'failed') log.warn({ ...fields, stage: outcome.stage }, 'document processing failed');
+      else if (outcome.kind === 'retry') log.warn({ ...fields, stage: outcome.stage }, 'document processing to be retried');
       else log.warn(fields, 'document processing discarded: the lease passed to another process or the document changed');
     } catch (err) {
       log.error({ documentId: job.id, err }, 'document processing not recorded; the lease brings it back');
@@ -193,6 +191,7 @@ export function startDocumentProcessing(prisma: PrismaClient, options: DocumentP
   const loop = startJobLoop({
     intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     pass: async (l) => {
+      await queueDueRefreshes(prisma);
       const free = concurrency - l.inFlight;
       if (free <= 0) return;
       const claimed = await claimDocuments(prisma, free, leaseMs, maxAttempts);

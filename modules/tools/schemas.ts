@@ -3,11 +3,19 @@ import { int } from '../../lib/zod/int.js';
 import { idParam } from '../../lib/zod/query.js';
 
 // Tools the assistant's model can call: an HTTP request of the organisation's, or a built-in a voice agent needs
-// (end the call, transfer it, send DTMF digits). Times carry their unit in the field name. docs/tools.md.
+// (end the call, transfer it, send DTMF digits, search the assistant's knowledge). Times carry their unit in the field name. docs/tools.md.
 
 /** What a model's function-calling API accepts as a function name. */
 export const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
-export const TOOL_TYPES = ['http', 'end_call', 'transfer_call', 'send_dtmf'] as const;
+export const TOOL_TYPES = ['http', 'end_call', 'transfer_call', 'send_dtmf', 'knowledge_search'] as const;
+
+/** A knowledge_search tool's arguments, always: the model says what to look up. */
+export const KNOWLEDGE_TOOL_PARAMETERS = {
+  type: 'object',
+  properties: { query: { type: 'string', description: 'What to look up, in the words the documents would use' } },
+  required: ['query'],
+  additionalProperties: false,
+};
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** A request that takes longer is abandoned and the model told so: 5 s by default, 0.5 to 30 s. */

@@ -7,7 +7,7 @@ import type { SecretBox } from '../../lib/secret-box.js';
 import { isMaskOf, maskSecret } from '../../lib/secrets.js';
 import { loadContactFields } from '../calls/store.js';
 import { executeHttpTool, type HttpToolResult } from './http-executor.js';
-import { ToolCreate, type ToolCreateIn, type ToolOut, type ToolTestRequest, type ToolUpdateIn } from './schemas.js';
+import { KNOWLEDGE_TOOL_PARAMETERS, ToolCreate, type ToolCreateIn, type ToolOut, type ToolTestRequest, type ToolUpdateIn } from './schemas.js';
 import { toolProblems, type ToolPolicy } from './validation.js';
 
 // The organisation's tools: stored with their credential headers sealed (lib/secret-box.ts), read with them masked.
@@ -86,7 +86,8 @@ function storable(organizationId: number, tool: ToolCreateIn, previous: StoredCo
   }
   if (kept.length > 0) throw new ValidationFailed(kept);
   const { parameters, http, transfer, messages, ...columns } = tool;
-  return { columns, config: { parameters, http: http ? { ...http, secret_headers: sealed } : null, transfer, messages } };
+  const fixed = tool.type === 'knowledge_search' ? KNOWLEDGE_TOOL_PARAMETERS : parameters;
+  return { columns, config: { parameters: fixed, http: http ? { ...http, secret_headers: sealed } : null, transfer, messages } };
 }
 
 /** Scheme, host and port of a URL template (its host is literal: modules/tools/validation.ts); placeholders elsewhere are neutral. */

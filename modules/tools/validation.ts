@@ -33,6 +33,11 @@ export function toolProblems(tool: ToolCreateIn, policy: ToolPolicy): Validation
   if (tool.type !== 'http' && tool.http) fail(['http'], `A ${tool.type} tool has no HTTP request`);
   if (tool.type === 'transfer_call' && !tool.transfer) fail(['transfer'], 'A transfer_call tool needs its destination');
   if (tool.type !== 'transfer_call' && tool.transfer) fail(['transfer'], `A ${tool.type} tool has no transfer`);
+  if (tool.type === 'knowledge_search') {
+    const properties = (tool.parameters.properties ?? {}) as Record<string, unknown>;
+    const extra = Object.keys(properties).find((k) => k !== 'query');
+    if (extra !== undefined) fail(['parameters', 'properties', extra], 'A knowledge_search tool takes one argument, query: its parameters are fixed');
+  }
 
   // The recursive readers below (the JSON Schema check, the template walk) are safe: the API refuses documents nested
   // deeper than 32 levels before they get here (api/http/json-body.ts).

@@ -49,7 +49,7 @@ const SPEC_DEFAULTS = {
     chunking_strategy: 'recursive',
     chunk_size: 1000,
     chunk_overlap: 200,
-    embedding_model: 'text-embedding-3-small',
+    embedding_model: 'local/use-lite',
     search_limit: 3,
     similarity_threshold: 0.7,
     include_metadata: true,

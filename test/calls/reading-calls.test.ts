@@ -137,7 +137,7 @@ describe('GET /api/calls/{call_sid}', () => {
   it('returns the transcript in spoken order with interruptions and latency', async ({ api, acme }) => {
     const res = await api.call(acme, 'GET', `/api/calls/${sids.a1}/transcript`);
     expect(res.body.data.map((t: { text: string }) => t.text)).toEqual(['Hello!', 'I want a table', 'Booked.']);
-    expect(res.body.data[2]).toEqual({ role: 'assistant', text: 'Booked.', start_ms: 4500, end_ms: 5500, interrupted: true, metrics: { e2e_latency_ms: 700 }, tool_calls: null, turn_decision: null });
+    expect(res.body.data[2]).toEqual({ role: 'assistant', text: 'Booked.', start_ms: 4500, end_ms: 5500, interrupted: true, metrics: { e2e_latency_ms: 700 }, tool_calls: null, turn_decision: null, retrieval: null });
   });
 });
 

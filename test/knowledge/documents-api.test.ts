@@ -31,7 +31,7 @@ describe('documents API', () => {
       const got = await api.call(tenant, 'GET', `${BASE}/${doc.id}`);
       return got.body.data.status === 'ready' && got.body.data;
     });
-    expect(ready).toMatchObject({ chunk_count: 2, embedding_model: null, failed_stage: null, error: null });
+    expect(ready).toMatchObject({ chunk_count: 2, embedding_model: 'local/use-lite', failed_stage: null, error: null });
     expect(ready.token_count).toBeGreaterThan(0);
     expect(ready.processed_at).not.toBeNull();
     const chunks = await api.db.prisma.documentChunk.findMany({ where: { documentId: doc.id }, orderBy: { position: 'asc' } });

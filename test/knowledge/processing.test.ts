@@ -1,8 +1,11 @@
 import { describe, expect } from 'vitest';
-import { claimDocuments, processDocument, startDocumentProcessing } from '../../modules/knowledge/processing.js';
+import { claimDocuments, processDocument, processingDeps, startDocumentProcessing } from '../../modules/knowledge/processing.js';
 import { replaceDocumentContent } from '../../modules/knowledge/documents.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
+
+// The offline embedding model, as the defaults ask: real vectors, no key.
+const deps = processingDeps({}, 60_000);
 
 const it = dbTest.extend('organizationId', { scope: 'file' }, async ({ db }) => (await db.prisma.organization.create({ data: { name: 'Knowledge' } })).id);
 
@@ -17,15 +20,17 @@ async function pendingUpload(db: { prisma: import('../../prisma/client.js').Pris
 }
 
 describe('document processing', () => {
-  it('takes a pending upload to ready: its Markdown stored, its source dropped, chunks with heading paths', async ({ db, organizationId }) => {
+  it('takes a pending upload to ready: its Markdown stored, its source dropped, chunks with heading paths, embedded with the default model', async ({ db, organizationId }) => {
     const doc = await pendingUpload(db, organizationId, '# Guide\n\n## Returns\n\n### Refunds\n\nRefunds take 5 days.\n');
     const [job] = await claimDocuments(db.prisma, 10, 60_000);
     expect(job).toMatchObject({ id: doc.id, attempt: 1 });
-    expect(await processDocument(db.prisma, job!)).toEqual({ kind: 'ready', chunks: 1 });
+    expect(await processDocument(db.prisma, job!, deps)).toEqual({ kind: 'ready', chunks: 1 });
     const row = await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
-    expect(row).toMatchObject({ status: 'ready', content: '# Guide\n\n## Returns\n\n### Refunds\n\nRefunds take 5 days.\n', sourceBytes: null, chunkCount: 1, leaseToken: null, embeddingModel: null });
+    expect(row).toMatchObject({ status: 'ready', content: '# Guide\n\n## Returns\n\n### Refunds\n\nRefunds take 5 days.\n', sourceBytes: null, chunkCount: 1, leaseToken: null, embeddingModel: 'local/use-lite' });
+    expect(row.indexes).toEqual([{ chunking: 'recursive:1000:200', embedding_model: 'local/use-lite', chunk_count: 1, token_count: row.tokenCount }]);
     expect(row.tokenCount).toBeGreaterThan(0);
-    const chunks = await db.prisma.documentChunk.findMany({ where: { documentId: doc.id } });
+    const chunks = await db.prisma.documentChunk.findMany({ where: { documentId: doc.id }, include: { embeddings: true } });
+    expect(chunks[0]!.embeddings.map((e) => [e.model, e.embedding.byteLength])).toEqual([['local/use-lite', 512 * 4]]);
     expect(chunks).toMatchObject([{ position: 0, headingPath: ['Guide', 'Returns', 'Refunds'], content: '### Refunds\n\nRefunds take 5 days.' }]);
     expect(row.content.slice(chunks[0]!.startOffset, chunks[0]!.endOffset)).toBe(chunks[0]!.content);
   });
@@ -33,7 +38,7 @@ describe('document processing', () => {
   it('a source that cannot be parsed fails at the parse stage with a readable error', async ({ db, organizationId }) => {
     const doc = await pendingUpload(db, organizationId, '   \n', 'empty.txt', 'text/plain');
     const [job] = await claimDocuments(db.prisma, 10, 60_000);
-    const outcome = await processDocument(db.prisma, job!);
+    const outcome = await processDocument(db.prisma, job!, deps);
     expect(outcome).toMatchObject({ kind: 'failed', stage: 'parse' });
     const row = await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
     expect(row).toMatchObject({ status: 'failed', failedStage: 'parse', leaseToken: null });
@@ -59,8 +64,8 @@ describe('document processing', () => {
     expect(done.attempts).toBe(2);
     const chunksBefore = await db.prisma.documentChunk.findMany({ where: { documentId: doc.id } });
     // The first holder wakes up and writes what it had: fenced out, nothing changes.
-    expect(await processDocument(db.prisma, { ...first!, sourceBytes: null, content: '# Stale\n\nOld words.\n' })).toEqual({ kind: 'lease_lost' });
-    expect(await processDocument(db.prisma, first!)).toEqual({ kind: 'lease_lost' });
+    expect(await processDocument(db.prisma, { ...first!, sourceBytes: null, content: '# Stale\n\nOld words.\n' }, deps)).toEqual({ kind: 'lease_lost' });
+    expect(await processDocument(db.prisma, first!, deps)).toEqual({ kind: 'lease_lost' });
     expect(await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({ status: 'ready', content: done.content, chunkCount: done.chunkCount });
     expect(await db.prisma.documentChunk.findMany({ where: { documentId: doc.id } })).toEqual(chunksBefore);
   });
@@ -69,10 +74,10 @@ describe('document processing', () => {
     const doc = await pendingUpload(db, organizationId, '# Old\n\nOld words.\n');
     const [stale] = await claimDocuments(db.prisma, 10, 60_000);
     await replaceDocumentContent(db.prisma, organizationId, doc.id, '# New\n\nNew words.\n');
-    expect(await processDocument(db.prisma, stale!)).toEqual({ kind: 'lease_lost' });
+    expect(await processDocument(db.prisma, stale!, deps)).toEqual({ kind: 'lease_lost' });
     expect(await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({ status: 'pending', content: '# New\n\nNew words.\n', sourceBytes: null });
     const [fresh] = await claimDocuments(db.prisma, 10, 60_000);
-    expect(await processDocument(db.prisma, fresh!)).toEqual({ kind: 'ready', chunks: 1 });
+    expect(await processDocument(db.prisma, fresh!, deps)).toEqual({ kind: 'ready', chunks: 1 });
     expect((await db.prisma.documentChunk.findMany({ where: { documentId: doc.id } })).map((c) => [c.headingPath, c.content])).toEqual([[['New'], '# New\n\nNew words.']]);
   });
 

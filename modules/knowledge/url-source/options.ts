@@ -2,12 +2,9 @@ import type http from 'node:http';
 import type https from 'node:https';
 import { MAX_DOCUMENT_BYTES } from '../schemas.js';
 
-/**
- * A crawl's bounds whatever it asks: 100 pages of a help centre or a product's docs fill a document's 10 MiB of
- * Markdown well before a site runs out; three links deep from a start page reaches what a visitor would.
- */
-export const MAX_CRAWL_PAGES = 100;
-export const MAX_CRAWL_DEPTH = 3;
+import { MAX_CRAWL_DEPTH, MAX_CRAWL_PAGES } from '../url-source-settings.js';
+
+export { MAX_CRAWL_DEPTH, MAX_CRAWL_PAGES };
 
 /** The name the fetcher gives itself, in its User-Agent and when it reads a site's robots.txt. */
 export const CRAWLER_USER_AGENT = 'KnowledgeFetcher/1.0';

