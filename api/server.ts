@@ -7,6 +7,9 @@ import { loadSecretsKey, SecretBox } from '../lib/secret-box.js';
 import { hasAnyApiKey } from '../modules/organizations/bootstrap.js';
 import { startWebhookDelivery } from '../modules/webhooks/delivery-worker.js';
 import { startDocumentProcessing } from '../modules/knowledge/processing.js';
+import { detectPgvector, PgVectors } from '../modules/knowledge/search/pgvector.js';
+import { KnowledgeSearch } from '../modules/knowledge/search/knowledge-search.js';
+import { vendorCredentialsOf } from '../modules/assistants/credentials.js';
 import { sealClearWebhookSecrets } from '../modules/webhooks/endpoints.js';
 import { sealClearAssistantKeys } from '../modules/assistants/keys.js';
 
@@ -15,6 +18,7 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
   const allowPrivateWebhookTargets = config.webhookAllowPrivateTargets ?? false;
   // One box seals and opens every stored secret; agent workers open with the same SECRETS_KEY.
   const secrets = new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir));
+  const knowledge = new KnowledgeSearch(db.prisma, { credentials: vendorCredentialsOf(config.vendors) });
   const app = await buildApp({
     prisma: db.prisma,
     databaseUrl: db.url,
@@ -29,6 +33,7 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     streamTokenSecret: config.mediaStreamSecret,
     secrets,
     rateLimit: config.rateLimit,
+    knowledge,
     httpTimeouts: config.httpKeepAliveTimeoutMs === undefined ? undefined : { keepAliveMs: config.httpKeepAliveTimeoutMs },
   });
   // Every API process also delivers webhooks; deliveries are leased rows, so processes share the work.
@@ -39,10 +44,19 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     secrets,
   });
   // And processes queued knowledge documents: leased rows too, so any API process may take any document.
-  const documents = startDocumentProcessing(db.prisma, { databaseUrl: db.url, logger: app.log.child({ component: 'documents' }) });
+  // Where the database has pgvector, vectors are mirrored into its HNSW index, those written before caught up now.
+  const pgvector = (await detectPgvector(db.prisma).catch(() => false)) ? new PgVectors(db.prisma) : undefined;
+  void pgvector?.catchUp().catch((err: unknown) => app.log.warn({ err }, 'vectors not mirrored into pgvector yet; they will be at the next start'));
+  const documents = startDocumentProcessing(db.prisma, {
+    databaseUrl: db.url,
+    logger: app.log.child({ component: 'documents' }),
+    credentials: vendorCredentialsOf(config.vendors),
+    allowPrivateTargets: allowPrivateWebhookTargets,
+    pgvector,
+  });
   await sealClearSecrets(db, secrets, app);
   app.addHook('onClose', async () => {
-    await Promise.all([webhooks.stop(), documents.stop()]);
+    await Promise.all([webhooks.stop(), documents.stop(), knowledge.close()]);
   });
   try {
     await app.listen({ port: config.port, host: config.host });

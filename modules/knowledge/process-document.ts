@@ -30,6 +30,8 @@ export interface ProcessingDeps {
   fetchUrl(source: { url: string; crawl: unknown }, signal: AbortSignal): Promise<{ markdown: string }>;
   /** How long the lease is renewed for at each step. */
   leaseMs: number;
+  /** Where the database has pgvector: mirrors vectors just written into its index (search/pgvector.ts). */
+  mirrorVectors?: ((rows: Array<{ chunkId: number; model: string; vector: Float32Array }>) => Promise<void>) | undefined;
 }
 
 class LeaseLost extends Error {}
@@ -206,6 +208,8 @@ async function embedMissing(db: PrismaClient, job: ClaimedDocument, spec: IndexS
     await fenced(db, job, deps.leaseMs, async (tx) => {
       await tx.chunkEmbedding.createMany({ data: batch.map((c, i) => ({ chunkId: c.id, model: spec.embeddingModel, embedding: toBytes(vectors[i]!) })), skipDuplicates: true });
     });
+    // After the commit: a mirror that fails is caught up at the next start (PgVectors.catchUp), never lost.
+    await deps.mirrorVectors?.(batch.map((c, i) => ({ chunkId: c.id, model: spec.embeddingModel, vector: vectors[i]! }))).catch(() => undefined);
   }
 }
 

@@ -9,6 +9,7 @@ import { embedderFor } from './embeddings/resolve.js';
 import { processDocument, type ProcessingDeps, type ProcessingOutcome } from './process-document.js';
 import { fetchUrlSource } from './url-source/fetch-url-source.js';
 import { crawlOf } from './url-source-settings.js';
+import type { PgVectors } from './search/pgvector.js';
 
 // Processing a document is a durable job on its row: a pending document (or one whose lease lapsed: its process died)
 // is claimed with FOR UPDATE SKIP LOCKED, leased with a fresh token, and taken through its stages
@@ -133,6 +134,8 @@ export interface DocumentProcessingOptions {
   allowPrivateTargets?: boolean;
   /** Overrides how embedders are made (tests). */
   embedderFor?: (model: string) => Embedder;
+  /** pgvector's index, where the database has it: vectors are mirrored into it as they are written. */
+  pgvector?: PgVectors | undefined;
 }
 
 export interface DocumentProcessing {
@@ -158,8 +161,10 @@ export function processingDeps(options: DocumentProcessingOptions = {}, leaseMs 
   const embedders = new Map<string, Embedder>();
   const credentials = options.credentials ?? { apiKey: () => undefined, baseUrl: () => undefined };
   const make = options.embedderFor ?? ((model: string) => embedderFor(model, credentials));
+  const pgvector = options.pgvector;
   return {
     leaseMs,
+    ...(pgvector ? { mirrorVectors: (rows: Parameters<PgVectors['write']>[0]) => pgvector.write(rows) } : {}),
     embedderFor(model) {
       let embedder = embedders.get(model);
       if (!embedder) embedders.set(model, (embedder = make(model)));
