@@ -1,4 +1,4 @@
-import type { Db } from '../../../prisma/client.js';
+import type { PrismaClient } from '../../../prisma/client.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { relevanceOf } from './calibration.js';
 import { lexicalSearch } from './lexical.js';
@@ -55,7 +55,7 @@ export interface SearchResult {
 }
 
 export interface SearchDeps {
-  db: Db;
+  db: PrismaClient;
   vectors: VectorIndex;
   /** The query's embedder (cached), or why there is none. */
   embedder: Embedder | { error: string };
