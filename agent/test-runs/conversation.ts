@@ -8,6 +8,7 @@ import { buildLlm } from '../call/session-config.js';
 import type { VendorAccess } from '../providers/speech-providers.js';
 import { buildAssistantAgent } from '../call/assistant-agent.js';
 import { CollectedValues } from '../call/collected-values.js';
+import type { TurnPrompt } from '../call/turn-prompt.js';
 import { addUsage, emptyUsage } from './models.js';
 import type { SimulatedUser } from './simulated-user.js';
 import { testRunTools, type ToolPolicy } from './tool-mocks.js';
@@ -40,6 +41,8 @@ export interface ConversationSpec {
   policy: ToolPolicy;
   speaker: Speaker;
   signal: AbortSignal;
+  /** Knowledge passages and prompt budgets for each reply, as in a call. */
+  turnPrompt?: TurnPrompt | undefined;
 }
 
 export type ConversationRecord = Omit<RepetitionOut, 'repetition' | 'passed' | 'assertions' | 'usage'> & { userTurns: number; usage: { assistant: UsageOut; simulated_user: UsageOut } };
@@ -144,7 +147,7 @@ export async function runConversation(spec: ConversationSpec): Promise<{ record:
 
   try {
     await Promise.race([
-      session.start({ agent: buildAssistantAgent({ instructions: spec.prompt, tools: spec.tools, playbooks: spec.playbooks, toolsFor: tools.toolsFor, collected, ...(spec.startInPlaybook !== undefined ? { startInPlaybook: spec.startInPlaybook } : {}) }), record: false }),
+      session.start({ agent: buildAssistantAgent({ instructions: spec.prompt, tools: spec.tools, playbooks: spec.playbooks, toolsFor: tools.toolsFor, collected, prompt: spec.turnPrompt, ...(spec.startInPlaybook !== undefined ? { startInPlaybook: spec.startInPlaybook } : {}) }), record: false }),
       closed,
       stopped,
     ]);

@@ -1,3 +1,5 @@
+import type { KnowledgeSearch } from '../../modules/knowledge/search/knowledge-search.js';
+import { processKnowledge, turnPromptOf } from '../call/knowledge.js';
 import type { llm } from '@livekit/agents';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
@@ -28,6 +30,8 @@ export interface TestRunDeps {
   /** Opens the tools' stored credentials, for the tools that run for real. */
   secrets: SecretBox;
   allowPrivateToolTargets: boolean;
+  /** Knowledge search for assistants with RAG on; default: the process's (agent/call/knowledge.ts). */
+  knowledge?: KnowledgeSearch;
 }
 
 /** The simulated user answers with some variety, as people do; the judge answers the same way every time. */
@@ -144,10 +148,22 @@ export async function executeTestRun(
     } else {
       speaker = { kind: 'script', turns: request.script ?? [] };
     }
+    // The reply's prompt as in a call: the assistant's knowledge passages and its budgets.
+    const prompt =
+      run.assistantId === null
+        ? undefined
+        : turnPromptOf(settings, {
+            prisma: deps.prisma,
+            knowledge: deps.knowledge ?? processKnowledge(deps.prisma, deps.access),
+            organizationId: run.organizationId,
+            assistantId: run.assistantId,
+            model: modelOf(null, settings, deps.access, {}),
+          });
     const { record: conversation, closed } = await runConversation({
+      prompt: loaded.prompt,
+      turnPrompt: prompt,
       settings,
       access: deps.access,
-      prompt: loaded.prompt,
       welcome: loaded.welcome,
       tools: loaded.tools,
       playbooks: loaded.playbooks,

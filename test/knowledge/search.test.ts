@@ -114,6 +114,24 @@ describe('hybrid search', () => {
   });
 });
 
+describe('full-text search', () => {
+  it('leaves out a word most chunks hold, so the chunks with the rarer word are the matches', async ({ db, world }) => {
+    const sections = Array.from({ length: 30 }, (_, i) => `# Part ${i}\n\nEvery warranty part ${i} is listed here${i === 7 ? ', with the flux capacitor' : ''}.`);
+    const doc = await createDocument(db.prisma, world.organizationId, { name: 'Parts', text: sections.join('\n\n') });
+    await processAll(db.prisma);
+    await db.prisma.$executeRawUnsafe('ANALYZE document_chunks');
+    const scope = [{ id: doc.id, name: 'Parts', metadata: {}, indexVersion: 1, chunking: 'recursive:1000:200', hasVectors: false }];
+    const { lexicalSearch } = await import('../../modules/knowledge/search/lexical.js');
+    const both = await lexicalSearch(db.prisma, scope, 'warranty capacitor', 50);
+    const [chunk] = await db.prisma.documentChunk.findMany({ where: { documentId: doc.id, content: { contains: 'capacitor' } } });
+    expect(both.map((h) => h.chunkId)).toEqual([chunk!.id]);
+    // Only common words: the two rarest still search.
+    expect((await lexicalSearch(db.prisma, scope, 'warranty listed', 50)).length).toBeGreaterThan(1);
+    // Quotes, backslashes and operators in the caller's words are words, not tsquery syntax.
+    expect(await lexicalSearch(db.prisma, scope, "it's \\ a | b & !c <-> 'd'", 5)).toEqual(expect.any(Array));
+  });
+});
+
 describe('a document that changes under a search', () => {
   it('stops answering the moment its content is replaced, and answers with the new text once processed', async ({ db, search, world }) => {
     const doc = await createDocument(db.prisma, world.organizationId, { name: 'Delivery', text: '# Delivery\n\nWe deliver on Wednesdays by van.' });

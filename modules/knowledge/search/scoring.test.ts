@@ -1,28 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { relevanceOf } from './calibration.js';
-import { selective } from './lexical.js';
 import { TopK } from './memory-vectors.js';
-
-describe('the words a full-text query keeps', () => {
-  const frequency = new Map([
-    ['shop', 0.4],
-    ['open', 0.2],
-    ['saturday', 0.01],
-  ]);
-
-  it('leaves out words in more than 5 % of the chunks and keeps the rest, once each', () => {
-    expect(selective(['shop', 'open', 'saturday', 'saturday', 'gate'], frequency)).toEqual(['saturday', 'gate']);
-  });
-
-  it('keeps the two rarest when every word is common', () => {
-    expect(selective(['shop', 'open'], frequency)).toEqual(['open', 'shop']);
-    expect(selective(['shop', 'open', 'shop'], new Map([...frequency, ['x', 0.9]]))).toEqual(['open', 'shop']);
-  });
-
-  it('keeps every word when the column has no statistics yet', () => {
-    expect(selective(['shop', 'open'], new Map())).toEqual(['shop', 'open']);
-  });
-});
 
 describe('calibrated relevance', () => {
   it('is 0 at the cosine of an unrelated passage, 1 at that of a typical answer, linear between, clamped', () => {
