@@ -150,7 +150,8 @@ function vendorMessage(body: string): string {
 
 /** A key echoed back (OpenAI's 401 names the key's last characters; a proxy may echo it whole) is never repeated. */
 function redact(text: string, apiKey: string | undefined): string {
-  let out = text.replace(/\b(sk|key|tok)[-_][A-Za-z0-9_*-]{6,}/gi, '[redacted]');
+  // OpenAI's 401 shows the key as `sk-...abcd`: even that much is not repeated.
+  let out = text.replace(/\b(sk|key|tok)[-_][^\s,;]{3,}/gi, '[redacted]');
   if (apiKey) out = out.split(apiKey).join('[redacted]');
   return out;
 }

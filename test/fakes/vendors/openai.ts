@@ -1,8 +1,10 @@
 import { sleep, startHttpServer, type FakeServer, type RecordedRequest } from '../http-server.js';
+import { answerEmbeddings, type FakeEmbeddingsOptions } from './openai-embeddings.js';
 
 // OpenAI's Chat Completions API as its SDK speaks it: POST /chat/completions with `stream: true` answered by
 // server-sent events of `chat.completion.chunk` objects and a final `data: [DONE]`; errors as a JSON `error` object
-// with the HTTP status. Groq, Mistral's compatible endpoint, Ollama and other `custom` servers speak the same.
+// with the HTTP status. Groq, Mistral's compatible endpoint, Ollama and other `custom` servers speak the same. The same
+// server answers POST /embeddings (openai-embeddings.ts), as OpenAI's does under one base URL.
 
 export type OpenAIReply =
   | { text: string; delayMs?: number; chunkDelayMs?: number }
@@ -15,11 +17,15 @@ export type OpenAIReply =
 export interface FakeOpenAI extends FakeServer {
   /** Chat-completion request bodies, in order. */
   chats(): Array<Record<string, unknown>>;
+  /** Embeddings request bodies, in order. */
+  embeddings(): Array<Record<string, unknown>>;
 }
 
-export async function startFakeOpenAI(reply: (body: Record<string, unknown>, index: number) => OpenAIReply): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(reply: (body: Record<string, unknown>, index: number) => OpenAIReply = () => ({ text: 'Hello.' }), embeddings: FakeEmbeddingsOptions = {}): Promise<FakeOpenAI> {
   let index = 0;
+  let embeddingIndex = 0;
   const server = await startHttpServer(async (req: RecordedRequest, res) => {
+    if (req.method === 'POST' && req.path.endsWith('/embeddings')) return answerEmbeddings(req, res, embeddingIndex++, embeddings);
     if (req.method !== 'POST' || !req.path.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error' } }));
@@ -70,5 +76,6 @@ export async function startFakeOpenAI(reply: (body: Record<string, unknown>, ind
   return {
     ...server,
     chats: () => server.requests.filter((r) => r.path.endsWith('/chat/completions')).map((r) => (r.json ?? {}) as Record<string, unknown>),
+    embeddings: () => server.requests.filter((r) => r.path.endsWith('/embeddings')).map((r) => (r.json ?? {}) as Record<string, unknown>),
   };
 }
