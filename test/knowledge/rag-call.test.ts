@@ -26,6 +26,12 @@ const it = apiTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) =>
     if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
       return { text: JSON.stringify({ summary: 'Asked the hours.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
     }
+    const tools = JSON.stringify(body.tools ?? []);
+    if (tools.includes('search_handbook')) {
+      const result = messages.find((m) => m.role === 'tool');
+      if (!result) return { toolCalls: [{ name: 'search_handbook', arguments: '{"query":"gate code for parking"}' }] };
+      return { text: String(result.content).includes('4471') ? 'The gate code is 4471.' : 'I could not find it.' };
+    }
     const passage = messages.some((m) => m.role === 'system' && String(m.content).includes('nine in the morning'));
     return { text: passage ? 'We open at nine in the morning.' : 'I am not sure of that.' };
   });
@@ -79,6 +85,36 @@ it('answers from an uploaded document, records the retrieval, and stops answerin
     expect(passages).toHaveLength(2);
     expect(passages[0]![0]!.content).toContain('[1] Source: hours.md › Opening hours\n# Opening hours\n\nOur opening time is nine in the morning');
     expect(passages[1]).toEqual([]);
+  } finally {
+    await processing.stop();
+  }
+}, 90_000);
+
+it('lets the model search the documents itself with a knowledge_search tool', async ({ api, tenant, llm }) => {
+  const prisma = api.db.prisma;
+  const processing = startDocumentProcessing(prisma, { pollIntervalMs: 50 });
+  try {
+    const doc = await api.call(tenant, 'POST', '/api/documents', { name: 'Handbook', text: HOURS.replace('Opening hours', 'Hours of the shop') });
+    const refused = await api.call(tenant, 'POST', '/api/tools', { name: 'search_handbook', type: 'knowledge_search', parameters: { type: 'object', properties: { topic: { type: 'string' } } } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0].loc).toEqual(['body', 'parameters', 'properties', 'topic']);
+    const tool = await api.call(tenant, 'POST', '/api/tools', { name: 'search_handbook', type: 'knowledge_search' });
+    expect(tool.status).toBe(201);
+    const toolId = (tool.body.data ?? tool.body).id as number;
+    expect((tool.body.data ?? tool.body).parameters).toMatchObject({ required: ['query'] });
+    // Passages are not given with each reply here: the model asks for them.
+    const assistant = await api.call(tenant, 'POST', '/api/assistants', { name: 'Searcher', ...localSettings(llm.url), assigned_documents: [doc.body.data.id], assigned_tools: [toolId] });
+    await until(async () => (await api.call(tenant, 'GET', `/api/documents/${doc.body.data.id}`)).body.data.status === 'ready', 60_000);
+    const call = await prisma.call.create({
+      data: { callSid: `CA${Math.random().toString(16).slice(2, 14)}`, organizationId: tenant.organizationId, assistantId: assistant.body.id, direction: 'inbound', variables: {} },
+    });
+    const run = await runTimeline(prisma, call.id, [{ atMs: 1_000, text: 'what time is it' }], { hangupAtMs: 7_000 });
+    expect(run.result.status).toBe('completed');
+    const turns = await prisma.callTurn.findMany({ where: { callId: call.id, role: 'assistant' }, orderBy: { position: 'asc' } });
+    const reply = turns.find((t) => t.toolCalls !== null)!;
+    expect(reply.text).toBe('The gate code is 4471.');
+    expect(reply.toolCalls).toMatchObject([{ name: 'search_handbook', arguments: { query: 'gate code for parking' }, is_error: false, output: { passages: expect.arrayContaining([{ source: 'Handbook › Parking', text: expect.stringContaining('4471') }]) } }]);
+    expect(reply.retrieval).toBeNull();
   } finally {
     await processing.stop();
   }
