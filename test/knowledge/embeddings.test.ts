@@ -155,6 +155,19 @@ describe('the offline model', () => {
     expect(ticks).toBeGreaterThan((elapsed / 10) * 0.5);
   });
 
+  it('answers a query on a thread of its own while a long batch of document chunks is embedded', async () => {
+    const chunk = 'Our support team answers calls on weekdays from nine to five, and refunds are paid within 30 days. '.repeat(10);
+    const started = performance.now();
+    let documentsMs = 0;
+    const documents = model.embed(Array.from({ length: 16 }, () => chunk), { purpose: 'document' }).then(() => (documentsMs = performance.now() - started));
+    await new Promise((r) => setTimeout(r, 50));
+    const queryStarted = performance.now();
+    await model.embed(['when do you open'], { purpose: 'query' });
+    const queryMs = performance.now() - queryStarted;
+    await documents;
+    expect(queryMs).toBeLessThan(documentsMs / 2);
+  });
+
   it('shares one thread between embedders, and answers two at once', async () => {
     const [a, b] = await Promise.all([new LocalEmbedder().embed(['refund policy']), new LocalEmbedder().embed(['refund policy'])]);
     expect(Array.from(a[0]!)).toEqual(Array.from(b[0]!));
