@@ -34,6 +34,8 @@ export function turnPromptOf(settings: AssistantSettings, options: CallKnowledge
     rag.enabled && assistantId !== null
       ? (query: string, signal: AbortSignal) => knowledge.forAssistant(organizationId, assistantId, query, { signal }).then((found) => found.result)
       : undefined;
+  // Loaded while the call connects and the welcome plays, not on the caller's first question.
+  if (search) void knowledge.warmAssistant(organizationId, assistantId!).catch(() => undefined);
   return new TurnPrompt({
     search,
     summary: rag.history_strategy === 'summarize' ? new HistorySummary(options.model) : undefined,

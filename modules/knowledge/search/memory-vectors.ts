@@ -53,6 +53,10 @@ export class MemoryVectors implements VectorIndex {
     return top.sorted();
   }
 
+  async warm(documents: ScopeDocument[], model: string): Promise<void> {
+    await Promise.all(documents.filter((d) => d.hasVectors).map((d) => this.#block(d, model)));
+  }
+
   async #block(document: ScopeDocument, model: string): Promise<Block> {
     const key = `${document.id}|${document.chunking}|${model}|${document.indexVersion}`;
     const cached = this.#blocks.get(key);

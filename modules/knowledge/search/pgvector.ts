@@ -114,6 +114,11 @@ export class PgVectors implements VectorIndex {
       ON CONFLICT (chunk_id, model) DO NOTHING`;
   }
 
+  /** The index lives in Postgres: only the mirror table is made sure of. */
+  async warm(): Promise<void> {
+    await this.ready();
+  }
+
   /** The `limit` chunks of the documents nearest to `query`, through the HNSW index of its dimension. */
   async search(documents: ScopeDocument[], model: string, query: Float32Array, limit: number): Promise<VectorHit[]> {
     const searched = documents.filter((d) => d.hasVectors);

@@ -13,4 +13,6 @@ export interface VectorHit {
 export interface VectorIndex {
   readonly kind: 'memory' | 'pgvector';
   search(documents: ScopeDocument[], model: string, query: Float32Array, limit: number): Promise<VectorHit[]>;
+  /** Gets ready to search these documents (vectors loaded into memory), so that the first search costs no more. */
+  warm(documents: ScopeDocument[], model: string): Promise<void>;
 }
