@@ -57,16 +57,21 @@ export class HistorySummary {
     const chatCtx = new llm.ChatContext();
     chatCtx.addMessage({ role: 'system', content: INSTRUCTIONS });
     chatCtx.addMessage({ role: 'user', content: [...(this.#summary ? [`Summary so far: ${this.#summary}`] : []), ...lines].join('\n') });
-    const abort = AbortSignal.timeout(SUMMARY_TIMEOUT_MS);
     const stream = this.#model.chat({ chatCtx });
+    let timedOut = false;
+    // Closing the stream ends the loop below even when no chunk ever comes.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stream.close();
+    }, SUMMARY_TIMEOUT_MS);
+    timer.unref();
     let text = '';
-    for await (const chunk of stream) {
-      if (abort.aborted) {
-        stream.close();
-        throw new Error('summary timed out');
-      }
-      text += chunk.delta?.content ?? '';
+    try {
+      for await (const chunk of stream) text += chunk.delta?.content ?? '';
+    } finally {
+      clearTimeout(timer);
     }
+    if (timedOut) throw new Error('summary timed out');
     return text;
   }
 }

@@ -97,6 +97,33 @@ describe('a document from a URL', () => {
   });
 });
 
+describe('attaching a document', () => {
+  it('builds the assistant’s own index at once with auto_process, and only on request without it, answering from the old one meanwhile', async ({ api, tenant, processing }) => {
+    void processing;
+    const doc = await api.call(tenant, 'POST', '/api/documents', { name: 'Kettle care', text: '# Descaling\n\nDescale the kettle every month with white vinegar.' });
+    await settled(api, tenant, doc.body.data.id);
+    const manual = await api.call(tenant, 'POST', '/api/assistants', { name: 'Manual', rag_settings: { enabled: true, auto_process: false, chunk_size: 300, chunk_overlap: 0 }, assigned_documents: [doc.body.data.id] });
+    expect(manual.status).toBe(201);
+    expect((await api.call(tenant, 'GET', `/api/documents/${doc.body.data.id}`)).body.data.status).toBe('ready');
+    const before = await api.call(tenant, 'POST', '/api/documents/search', { query: 'descale vinegar', assistant_id: manual.body.id });
+    expect(before.body.data.hits[0]).toMatchObject({ document_id: doc.body.data.id });
+    expect((await api.call(tenant, 'GET', `/api/documents/${doc.body.data.id}`)).body.data.indexes.map((i: { chunking: string }) => i.chunking)).toEqual(['recursive:1000:200']);
+    const queued = await api.call(tenant, 'POST', `/api/documents/${doc.body.data.id}/process`);
+    expect(queued.status).toBe(202);
+    await until(async () => {
+      const d = await api.call(tenant, 'GET', `/api/documents/${doc.body.data.id}`);
+      return d.body.data.status === 'ready' && d.body.data.indexes.some((i: { chunking: string }) => i.chunking === 'recursive:300:0');
+    }, 30_000);
+
+    const auto = await api.call(tenant, 'POST', '/api/assistants', { name: 'Auto', rag_settings: { enabled: true, chunk_size: 500, chunk_overlap: 50 }, assigned_documents: [doc.body.data.id] });
+    expect(auto.status).toBe(201);
+    await until(async () => {
+      const d = await api.call(tenant, 'GET', `/api/documents/${doc.body.data.id}`);
+      return d.body.data.status === 'ready' && d.body.data.indexes.some((i: { chunking: string }) => i.chunking === 'recursive:500:50');
+    }, 30_000);
+  });
+});
+
 describe('the retrieval debugger', () => {
   it("shows each hit's full-text, vector and fused scores and each stage's time, for an assistant or for documents", async ({ api, tenant, processing }) => {
     void processing;
