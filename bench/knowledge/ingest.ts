@@ -3,16 +3,11 @@
 // chunks, the time of each stage and the throughput (MB of source and pages per second, chunks per second).
 // Run: taskset -c 0 npx tsx bench/knowledge/ingest.ts
 import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { closeLocalModel } from '../../modules/knowledge/embeddings/local.js';
 import { claimDocuments, processDocument, processingDeps } from '../../modules/knowledge/processing.js';
 import { makePdf } from '../../modules/knowledge/parse/testing/fixtures.js';
-import { bootstrap } from '../../modules/organizations/bootstrap.js';
-import { createPrismaClient } from '../../prisma/client.js';
-import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
-import { migrate } from '../../prisma/migrate.js';
+import { startBenchDatabase } from './bench-database.js';
 
 const SENTENCES = [
   'Our support team answers calls on weekdays from nine to five, and refunds are paid within 30 days.',
@@ -23,12 +18,8 @@ const SENTENCES = [
 ];
 const paragraph = (i: number) => Array.from({ length: 5 }, (_, k) => SENTENCES[(i + k) % SENTENCES.length]).join(' ');
 
-const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-ingest-'));
-await fs.chmod(dir, 0o755);
-const cluster = await startEmbeddedPostgres(dir, { persistent: false });
-await migrate(cluster.url);
-const prisma = createPrismaClient(cluster.url);
-const owner = await bootstrap(prisma, { organizationName: 'Bench', email: `bench-${Date.now()}@example.com` });
+const bench = await startBenchDatabase('ingest');
+const { prisma, owner } = bench;
 
 const pdfPages = Array.from({ length: 100 }, (_, p) => Array.from({ length: 30 }, (_, l) => `${paragraph(p * 30 + l).slice(0, 90)}`));
 const markdown = Array.from({ length: 300 }, (_, s) => `## Section ${s + 1}\n\n${paragraph(s)}\n\n${paragraph(s + 1)}\n`).join('\n');
@@ -58,5 +49,4 @@ for (const input of inputs) {
 }
 console.log(`\nnode ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model}); embedding: local/use-lite on its worker thread`);
 await closeLocalModel();
-await prisma.$disconnect();
-await cluster.stop();
+await bench.stop();

@@ -6,9 +6,6 @@
 // with chunks that do not answer it.
 // Run: npx tsx bench/knowledge/quality.ts
 import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { SecretBox, SECRETS_KEY_BYTES } from '../../lib/secret-box.js';
 import { createAssistant } from '../../modules/assistants/service.js';
 import { createDocument } from '../../modules/knowledge/documents.js';
@@ -20,18 +17,11 @@ import { hybridSearch } from '../../modules/knowledge/search/hybrid-search.js';
 import { assistantScope } from '../../modules/knowledge/search/scope.js';
 import { fromBytes } from '../../modules/knowledge/vectors.js';
 import { cachedEmbedder } from '../../modules/knowledge/embeddings/query-cache.js';
-import { bootstrap } from '../../modules/organizations/bootstrap.js';
-import { createPrismaClient } from '../../prisma/client.js';
-import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
-import { migrate } from '../../prisma/migrate.js';
+import { startBenchDatabase } from './bench-database.js';
 import { answerFound, loadCorpus, loadQuestions, type Question } from './dataset/load.js';
 
-const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-quality-'));
-await fs.chmod(dir, 0o755);
-const cluster = await startEmbeddedPostgres(dir, { persistent: false });
-await migrate(cluster.url);
-const prisma = createPrismaClient(cluster.url);
-const owner = await bootstrap(prisma, { organizationName: 'Bench', email: `bench-${Date.now()}@example.com` });
+const bench = await startBenchDatabase('quality');
+const { prisma, owner } = bench;
 const secrets = new SecretBox(crypto.randomBytes(SECRETS_KEY_BYTES));
 
 const [corpus, questions] = await Promise.all([loadCorpus(), loadQuestions()]);
@@ -113,5 +103,4 @@ for (const row of rows) console.log(row);
 console.log(`\nlocal/use-lite cosine, question to its answering chunk: median ${median(answerCos).toFixed(3)} (p10 ${pct(answerCos, 10).toFixed(3)}, p90 ${pct(answerCos, 90).toFixed(3)})`);
 console.log(`local/use-lite cosine, question to a chunk that does not answer: median ${median(otherCos).toFixed(3)} (p90 ${pct(otherCos, 90).toFixed(3)}, p99 ${pct(otherCos, 99).toFixed(3)})`);
 await closeLocalModel();
-await prisma.$disconnect();
-await cluster.stop();
+await bench.stop();

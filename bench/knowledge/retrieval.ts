@@ -8,9 +8,7 @@
 // Chunks and vectors are generated (a Zipf vocabulary, random unit vectors): latency depends on sizes, not on meaning.
 // Run: taskset -c 0 npx tsx bench/knowledge/retrieval.ts [sizes, default 1000,10000,100000]
 import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { llm, voice } from '@livekit/agents';
 import { FakeSession } from '../../agent/call/testing/fake-session.js';
 import { TurnPrompt } from '../../agent/call/turn-prompt.js';
@@ -18,10 +16,8 @@ import { SecretBox, SECRETS_KEY_BYTES } from '../../lib/secret-box.js';
 import { createAssistant } from '../../modules/assistants/service.js';
 import { closeLocalModel } from '../../modules/knowledge/embeddings/local.js';
 import { KnowledgeSearch } from '../../modules/knowledge/search/knowledge-search.js';
-import { bootstrap } from '../../modules/organizations/bootstrap.js';
-import { createPrismaClient, type PrismaClient } from '../../prisma/client.js';
-import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
-import { migrate } from '../../prisma/migrate.js';
+import type { PrismaClient } from '../../prisma/client.js';
+import { startBenchDatabase } from './bench-database.js';
 
 const SIZES = (process.argv[2] ?? '1000,10000,100000').split(',').map(Number);
 const DIMS = 512;
@@ -80,12 +76,8 @@ const percentile = (values: number[], p: number) => {
 };
 const fmt = (values: number[]) => `p50 ${percentile(values, 50).toFixed(1)} / p95 ${percentile(values, 95).toFixed(1)}`;
 
-const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-retrieval-'));
-await fs.chmod(dir, 0o755);
-const cluster = await startEmbeddedPostgres(dir, { persistent: false });
-await migrate(cluster.url);
-const prisma = createPrismaClient(cluster.url);
-const owner = await bootstrap(prisma, { organizationName: 'Bench', email: `bench-${Date.now()}@example.com` });
+const bench = await startBenchDatabase('retrieval');
+const { prisma, owner } = bench;
 const secrets = new SecretBox(crypto.randomBytes(SECRETS_KEY_BYTES));
 const knowledge = new KnowledgeSearch(prisma, { credentials: { apiKey: () => undefined, baseUrl: () => undefined }, vectors: 'memory' });
 const queries = Array.from({ length: QUERIES }, () => text(4 + Math.floor(random() * 4)));
@@ -161,5 +153,4 @@ for (const size of SIZES) {
 console.log(`\nnode ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model}); ${QUERIES} queries per size`);
 await knowledge.close();
 await closeLocalModel();
-await prisma.$disconnect();
-await cluster.stop();
+await bench.stop();
