@@ -45,6 +45,8 @@ export const ERRORS = Object.freeze({
   unsupported_media_type: 'unsupported',
   range_not_satisfiable: 'range',
   rate_limited: 'rate_limited',
+  /** The organisation has as many calls under way as it may have at once. */
+  concurrency_limit: 'rate_limited',
   livekit_unavailable: 'upstream',
   telephony_unavailable: 'unavailable',
   transport_unavailable: 'unavailable',

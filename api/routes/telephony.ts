@@ -28,12 +28,15 @@ export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = asy
       description:
         'Queues the call and returns before anyone answers: HTTP 200 does not mean the callee picked up. The end of the call ' +
         'arrives as the `call.completed` event, matched on `call_sid`, or by reading `GET /api/calls/{call_sid}`. One request ' +
-        'dials one person. With an `Idempotency-Key` header a retried request returns the first call instead of dialling again.',
+        'dials one person. With an `Idempotency-Key` header a retried request returns the first call instead of dialling again. ' +
+        'The organisation has calls under way at once up to its `max_concurrent_calls` (organisation settings, default 10; ' +
+        'inbound, outbound and web together); past it, 429 `concurrency_limit` with the `limit` and the `active` count.',
       headers: IdempotencyHeaders,
       body: InitiateCall,
       response: {
         200: InitiateCallResponse,
         400: ErrorResponse.describe('No number to call from, or no assistant to talk'),
+        429: ErrorResponse.describe('As many calls under way as `max_concurrent_calls` allows (`limit`, `active`), or a request rate limit'),
         503: ErrorResponse.describe('No LiveKit server is configured for telephony (answered only to a request that passed every other check)'),
         ...commonErrors,
       },

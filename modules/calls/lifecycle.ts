@@ -48,7 +48,7 @@ export interface OutboundCallRequest {
 }
 
 /** An outbound call, queued for the dialler of any API process (modules/telephony/dialler.ts). */
-export async function queueOutboundCall(prisma: PrismaClient, request: OutboundCallRequest): Promise<CallRow> {
+export async function queueOutboundCall(prisma: Db, request: OutboundCallRequest): Promise<CallRow> {
   return prisma.call.create({ data: { callSid: newCallSid(), ...request, direction: 'outbound', transport: 'sip', status: 'queued' } });
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isPhoneRegion } from '../../lib/phone.js';
+import { int } from '../../lib/zod/int.js';
 
 const region = z
   .string()
@@ -15,9 +16,14 @@ export const OrganizationSettings = z
     organization_id: z.int(),
     name: z.string(),
     default_phone_region: z.string().describe('ISO 3166-1 alpha-2; phone numbers written without a country code are read in this region'),
+    max_concurrent_calls: z.int().describe('Calls under way at once, inbound, outbound and web together; POST /telephony/calls/initiate answers 429 beyond it'),
+    active_calls: z.int().describe('Calls under way now: queued, dialling, ringing or in progress'),
   })
   .meta({ id: 'OrganizationSettings' });
 
 export const OrganizationSettingsUpdate = z
-  .strictObject({ default_phone_region: region.optional() })
+  .strictObject({
+    default_phone_region: region.optional(),
+    max_concurrent_calls: int().min(1).max(10_000).optional().describe('Default 10'),
+  })
   .meta({ id: 'OrganizationSettingsUpdate' });

@@ -1,14 +1,17 @@
 import type { Db } from '../../prisma/client.js';
+import { activeCalls } from '../calls/concurrency.js';
 
 export interface OrganizationSettings {
   organization_id: number;
   name: string;
   default_phone_region: string;
+  max_concurrent_calls: number;
+  active_calls: number;
 }
 
 export async function getOrganizationSettings(db: Db, organizationId: number): Promise<OrganizationSettings> {
   const org = await db.organization.findUniqueOrThrow({ where: { id: organizationId } });
-  return { organization_id: org.id, name: org.name, default_phone_region: org.defaultRegion };
+  return { organization_id: org.id, name: org.name, default_phone_region: org.defaultRegion, max_concurrent_calls: org.maxConcurrentCalls, active_calls: await activeCalls(db, organizationId) };
 }
 
 /**
@@ -18,10 +21,13 @@ export async function getOrganizationSettings(db: Db, organizationId: number): P
 export async function updateOrganizationSettings(
   db: Db,
   organizationId: number,
-  patch: { default_phone_region?: string },
+  patch: { default_phone_region?: string | undefined; max_concurrent_calls?: number | undefined },
 ): Promise<OrganizationSettings> {
-  if (patch.default_phone_region !== undefined) {
-    await db.organization.update({ where: { id: organizationId }, data: { defaultRegion: patch.default_phone_region } });
-  }
+  const data = {
+    ...(patch.default_phone_region !== undefined ? { defaultRegion: patch.default_phone_region } : {}),
+    // A lower limit refuses new calls until enough have ended; calls under way are never cut.
+    ...(patch.max_concurrent_calls !== undefined ? { maxConcurrentCalls: patch.max_concurrent_calls } : {}),
+  };
+  if (Object.keys(data).length > 0) await db.organization.update({ where: { id: organizationId }, data });
   return getOrganizationSettings(db, organizationId);
 }

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { PrismaClient } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
 import { queueOutboundCall } from '../calls/lifecycle.js';
+import { admitCall } from '../calls/concurrency.js';
 import { AppError, ValidationFailed } from '../../lib/errors.js';
 
 // `POST /api/telephony/calls/initiate`: checks the request against the organisation's numbers and assistants,
@@ -92,17 +93,21 @@ export async function initiateCall(
 
   const contact = await prisma.contact.findFirst({ where: { organizationId, phoneNumber: input.to_phone_number }, select: { id: true } });
   try {
-    const call = await queueOutboundCall(prisma, {
-      organizationId,
-      assistantId: assistant.id,
-      contactId: contact?.id ?? null,
-      phoneNumberId: from.id,
-      fromNumber: from.number,
-      toNumber: input.to_phone_number,
-      welcomeMessage: input.welcome_message ?? null,
-      variables: input.variables ?? {},
-      idempotencyKey: idempotencyKey ?? null,
-      idempotencyHash: idempotencyKey ? hash : null,
+    // Admitted under the organisation's concurrency limit in the transaction that queues it.
+    const call = await prisma.$transaction(async (tx) => {
+      await admitCall(tx, organizationId);
+      return queueOutboundCall(tx, {
+        organizationId,
+        assistantId: assistant.id,
+        contactId: contact?.id ?? null,
+        phoneNumberId: from.id,
+        fromNumber: from.number,
+        toNumber: input.to_phone_number,
+        welcomeMessage: input.welcome_message ?? null,
+        variables: input.variables ?? {},
+        idempotencyKey: idempotencyKey ?? null,
+        idempotencyHash: idempotencyKey ? hash : null,
+      });
     });
     return { call_sid: call.callSid, provider_call_sid: null, created: true };
   } catch (error) {

@@ -10,8 +10,19 @@ describe('organisation settings', () => {
     expect(res.body).toEqual({
       success: true,
       message: 'Organization settings retrieved',
-      data: { organization_id: tenant.organizationId, name: 'Settings Org', default_phone_region: 'US' },
+      data: { organization_id: tenant.organizationId, name: 'Settings Org', default_phone_region: 'US', max_concurrent_calls: 10, active_calls: 0 },
     });
+  });
+
+  it('sets the limit of simultaneous calls, from 1 to 10,000', async ({ api, tenant }) => {
+    const set = await api.call(tenant, 'PATCH', '/api/organization/settings', { max_concurrent_calls: 25 });
+    expect(set.body.data).toMatchObject({ max_concurrent_calls: 25, default_phone_region: 'US' });
+    for (const bad of [0, 10_001, 2.5, '3']) {
+      const refused = await api.call(tenant, 'PATCH', '/api/organization/settings', { max_concurrent_calls: bad });
+      expect(refused.status).toBe(422);
+      expect(refused.body.detail[0].loc).toEqual(['body', 'max_concurrent_calls']);
+    }
+    expect((await api.call(tenant, 'GET', '/api/organization/settings')).body.data.max_concurrent_calls).toBe(25);
   });
 
   it('sets the region, upper-cased, for this organisation only', async ({ api, tenant }) => {
