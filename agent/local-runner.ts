@@ -6,6 +6,7 @@ import type { VendorAccess } from './providers/speech-providers.js';
 import { loadVad } from './turn/vad.js';
 import type { CallRow } from '../modules/calls/lifecycle.js';
 import { carrierLineOf, type CarrierAccount } from './io/carrier-line.js';
+import { carrierOfCall } from '../modules/telephony/carrier-calls.js';
 
 // The worker without a LiveKit server: calls arrive through the built-in transports, which hand an audio pair to
 // `start`. It shares the process's VAD models, counts its calls for load reporting, and drains on shutdown.
@@ -19,8 +20,13 @@ export interface LocalCallRunnerOptions {
   secrets?: SecretBox;
   /** Let HTTP tools reach loopback and private addresses. */
   allowPrivateToolTargets?: boolean;
-  /** The carrier's REST account (TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN): Media Streams calls can be transferred. */
+  /**
+   * The deployment's carrier account (TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN): Media Streams calls on numbers of SIP-trunk
+   * connections can be transferred with it. A call on a carrier connection uses that connection's own account.
+   */
   carrier?: CarrierAccount | undefined;
+  /** The REST API of carrier connections (TWILIO_API_BASE_URL; default Twilio's). */
+  carrierApiBaseUrl?: string | undefined;
 }
 
 export class LocalCallRunner {
@@ -28,6 +34,8 @@ export class LocalCallRunner {
   readonly #access: VendorAccess | undefined;
   readonly #tools: Pick<RunCallOptions, 'secrets' | 'allowPrivateToolTargets'>;
   readonly #carrier: CarrierAccount | undefined;
+  readonly #carrierApiBaseUrl: string;
+  readonly #secrets: SecretBox | undefined;
   // The VAD of the default endpointing delay (0.3 s), loaded ahead of the first call; a failure surfaces on that call
   // (which loads it again), never as an unhandled rejection.
   readonly #warm: Promise<unknown> = loadVad(300).catch(() => {});
@@ -41,6 +49,16 @@ export class LocalCallRunner {
     this.#access = options.access;
     this.#tools = { ...(options.secrets ? { secrets: options.secrets } : {}), allowPrivateToolTargets: options.allowPrivateToolTargets ?? false };
     this.#carrier = options.carrier;
+    this.#carrierApiBaseUrl = options.carrierApiBaseUrl ?? 'https://api.twilio.com';
+    this.#secrets = options.secrets;
+  }
+
+  /** The carrier account a call's line uses: its connection's own, else the deployment's. */
+  async #carrierAccountOf(callId: number | undefined): Promise<CarrierAccount | undefined> {
+    if (callId === undefined) return this.#carrier;
+    const call = await this.prisma.call.findUnique({ where: { id: callId }, select: { phoneNumberId: true } });
+    const own = call && (await carrierOfCall(this.prisma, { apiBaseUrl: this.#carrierApiBaseUrl, secrets: this.#secrets }, call));
+    return own?.account ?? this.#carrier;
   }
 
   get activeCalls(): number {
@@ -57,8 +75,10 @@ export class LocalCallRunner {
     const stop = new AbortController();
     request.signal?.addEventListener('abort', () => stop.abort(request.signal?.reason), { once: true });
     const access = request.access ?? this.#access;
-    const line = request.line ?? ((call: CallRow) => carrierLineOf(call, this.#carrier, request.audioOutput));
-    const running = this.#warm.then(() => runCall({ ...this.#tools, ...request, line, ...(access ? { access } : {}), signal: stop.signal, prisma: this.prisma, dataDir: this.dataDir }));
+    const running = Promise.all([this.#warm, request.line ? undefined : this.#carrierAccountOf(request.callId).catch(() => this.#carrier)]).then(([, account]) => {
+      const line = request.line ?? ((call: CallRow) => carrierLineOf(call, account, request.audioOutput));
+      return runCall({ ...this.#tools, ...request, line, ...(access ? { access } : {}), signal: stop.signal, prisma: this.prisma, dataDir: this.dataDir });
+    });
     this.#active.set(running, stop);
     try {
       return await running;

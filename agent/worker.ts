@@ -25,7 +25,7 @@ export const CLOSE_TIMEOUT_MS = 5_000;
 export const LOAD_THRESHOLD = 0.75;
 
 /** What of the process's configuration the worker and its calls use. */
-export type WorkerConfig = Pick<Config, 'dataDir' | 'logLevel' | 'livekit' | 'agent' | 'vendors' | 'secretsKey' | 'webhookAllowPrivateTargets' | 'carrier'>;
+export type WorkerConfig = Pick<Config, 'dataDir' | 'logLevel' | 'livekit' | 'agent' | 'vendors' | 'secretsKey' | 'webhookAllowPrivateTargets' | 'carrier' | 'carrierApiBaseUrl'>;
 
 export interface AgentWorker {
   mode: 'local' | 'livekit';
@@ -68,6 +68,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       secrets,
       allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false,
       carrier: config.carrier,
+      carrierApiBaseUrl: config.carrierApiBaseUrl,
     });
     return {
       mode: 'local',

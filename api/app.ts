@@ -33,7 +33,7 @@ import { DEFAULT_DATA_DIR } from '../lib/config.js';
 import type { CallAudioRunner } from '../modules/calls/audio-runner.js';
 import { mediaStreamRoutes } from './transports/media-streams/routes.js';
 import { registerMediaStreamSocket } from './transports/media-streams/socket.js';
-import { StreamTokens } from './transports/stream-token.js';
+import { StreamTokens } from '../lib/stream-token.js';
 import { builtInBrowserCallRoutes } from './transports/browser/routes.js';
 import { registerBuiltInBrowserCallSocket } from './transports/browser/socket.js';
 import { registerCallPage } from './transports/browser/call-page.js';
@@ -72,6 +72,10 @@ export interface AppOptions {
   streamTokenSecret?: string | undefined;
   /** How often the outbound dialler polls its queue (default 1 s). */
   diallerPollIntervalMs?: number;
+  /** A carrier dial with no answer and no callback this long is resolved from the carrier's records (default 45 s). */
+  quietCarrierDialMs?: number;
+  /** The carrier's REST API (TWILIO_API_BASE_URL; default Twilio's). */
+  carrierApiBaseUrl?: string | undefined;
   /** Request and connection timeouts; default DEFAULT_HTTP_TIMEOUTS (api/http/timeouts.ts). */
   httpTimeouts?: Partial<HttpTimeouts>;
   /** Per-organisation and per-key request limits (RATE_LIMIT_*); without it, none: the service passes its configuration. */
@@ -132,15 +136,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     assistantCache = cache;
   }
 
-  let telephony: LiveKitTelephony | undefined;
-  let dialler: Dialler | undefined;
-  if (options.livekit) {
-    telephony = new LiveKitTelephony(options.livekit);
-    dialler = startDialler(options.prisma, telephony, { logger: app.log.child({ component: 'dialler' }), pollIntervalMs: options.diallerPollIntervalMs });
-    const running = dialler;
-    app.addHook('onClose', async () => running.stop());
-  }
-
   // On the root: every key-authenticated route is counted, whichever scope registered it.
   if (options.rateLimit) registerRateLimit(app, options.rateLimit);
   await registerOpenApi(app);
@@ -156,12 +151,36 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: app.log.child({ component: 'browser-calls' }),
   });
   const mediaStreamTokens = new StreamTokens(options.streamTokenSecret ? Buffer.from(options.streamTokenSecret) : crypto.randomBytes(32));
+  // One box for every stored secret (tool headers, assistant vendor keys, webhook signing secrets, carrier credentials).
+  const secrets = options.secrets ?? new SecretBox(crypto.randomBytes(SECRETS_KEY_BYTES));
+  const carrierApiBaseUrl = options.carrierApiBaseUrl ?? 'https://api.twilio.com';
+
+  // Outbound calls: LiveKit SIP for SIP trunks; the carrier's REST API and Media Streams for carrier connections, which
+  // need the carrier to reach this service (PUBLIC_URL) and an agent worker here to run the conversation.
+  const telephony = options.livekit ? new LiveKitTelephony(options.livekit) : undefined;
+  const carrierUnavailable = !options.publicUrl
+    ? 'need PUBLIC_URL: the https address the carrier reaches this service at'
+    : !options.callAudioRunner
+      ? 'need the agent worker in this process (run `npm start`, not the API alone)'
+      : undefined;
+  const carrierPath = carrierUnavailable === undefined ? { publicUrl: options.publicUrl!, tokens: mediaStreamTokens, apiBaseUrl: carrierApiBaseUrl } : undefined;
+  let dialler: Dialler | undefined;
+  if (telephony || carrierPath) {
+    dialler = startDialler(
+      options.prisma,
+      { livekit: telephony, carrier: carrierPath },
+      { logger: app.log.child({ component: 'dialler' }), secrets, pollIntervalMs: options.diallerPollIntervalMs, quietCarrierDialMs: options.quietCarrierDialMs },
+    );
+    const running = dialler;
+    app.addHook('onClose', async () => running.stop());
+  }
   const mediaStreamLogger = app.log.child({ component: 'media-streams' });
   await app.register(mediaStreamRoutes, {
     prisma: options.prisma,
     runner: options.callAudioRunner,
     tokens: mediaStreamTokens,
     authToken: options.twilioAuthToken,
+    carriers: { apiBaseUrl: carrierApiBaseUrl, secrets },
     publicUrl: options.publicUrl,
     logger: mediaStreamLogger,
   });
@@ -171,6 +190,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     prisma: options.prisma,
     runner: options.callAudioRunner,
     tokens: mediaStreamTokens,
+    carriers: { apiBaseUrl: carrierApiBaseUrl, secrets },
     logger: mediaStreamLogger,
   });
 
@@ -178,8 +198,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // One knowledge search per process: its vector cache and query embedders serve every request.
   const knowledge = options.knowledge ?? new KnowledgeSearch(options.prisma, { credentials: vendorCredentialsFromEnv() });
   if (!options.knowledge) app.addHook('onClose', () => knowledge.close());
-  // One box for every stored secret (tool headers, assistant vendor keys, webhook signing secrets).
-  const secrets = options.secrets ?? new SecretBox(crypto.randomBytes(SECRETS_KEY_BYTES));
   await app.register(
     async (api) => {
       declareAuth(api, 'api_key');
@@ -195,9 +213,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(documentRoutes, { prisma: options.prisma, knowledge });
       await api.register(testRunRoutes, { prisma: options.prisma });
       await api.register(playbookRoutes, { prisma: options.prisma });
-      await api.register(phoneRoutes, { prisma: options.prisma });
+      await api.register(phoneRoutes, { prisma: options.prisma, secrets });
       await api.register(callRoutes, { prisma: options.prisma, storage: options.recordingStorage ?? new LocalFileStorage(options.dataDir ?? DEFAULT_DATA_DIR) });
-      await api.register(telephonyRoutes, { prisma: options.prisma, telephony, dialler });
+      await api.register(telephonyRoutes, { prisma: options.prisma, telephony, dialler, carrierUnavailable });
     },
     { prefix: '/api' },
   );

@@ -29,6 +29,7 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     dataDir: config.dataDir,
     callAudioRunner: extra.callAudioRunner,
     twilioAuthToken: config.twilioAuthToken,
+    carrierApiBaseUrl: config.carrierApiBaseUrl,
     publicUrl: config.publicUrl,
     streamTokenSecret: config.mediaStreamSecret,
     secrets,

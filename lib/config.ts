@@ -147,6 +147,8 @@ export interface Config {
   twilioAuthToken?: string | undefined;
   /** The carrier's REST account, when both TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN are set: transfers of Media Streams calls. */
   carrier?: { accountSid: string; authToken: string; apiBaseUrl: string } | undefined;
+  /** The carrier's REST API for every carrier connection (TWILIO_API_BASE_URL). */
+  carrierApiBaseUrl: string;
   publicUrl?: string | undefined;
   mediaStreamSecret?: string | undefined;
   /** SECRETS_KEY as given; unset, the key file under `dataDir` is used (lib/secret-box.ts). */
@@ -190,6 +192,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     twilioAuthToken: e.TWILIO_AUTH_TOKEN,
     carrier: e.TWILIO_ACCOUNT_SID && e.TWILIO_AUTH_TOKEN ? { accountSid: e.TWILIO_ACCOUNT_SID, authToken: e.TWILIO_AUTH_TOKEN, apiBaseUrl: e.TWILIO_API_BASE_URL } : undefined,
+    carrierApiBaseUrl: e.TWILIO_API_BASE_URL,
     publicUrl: e.PUBLIC_URL,
     mediaStreamSecret: e.MEDIA_STREAM_SECRET,
     secretsKey: e.SECRETS_KEY,

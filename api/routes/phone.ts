@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
+import type { SecretBox } from '../../lib/secret-box.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
 import { paginationOf } from '../../lib/pagination.js';
 import {
@@ -22,11 +23,11 @@ const tags = ['Telephony'];
 const connectionMissing = { 404: ErrorResponse.describe('No such phone connection in this organisation') };
 const numberMissing = { 404: ErrorResponse.describe('No such phone number in this organisation') };
 
-export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = async (app, { prisma }) => {
+export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; secrets: SecretBox }> = async (app, { prisma, secrets }) => {
   app.post('/phone-connections', {
-    schema: { tags, summary: 'Create a phone connection (SIP trunk)', body: PhoneConnectionCreate, response: { 201: envelope(PhoneConnection), ...commonErrors } },
+    schema: { tags, summary: 'Create a phone connection (SIP trunk or carrier account)', body: PhoneConnectionCreate, response: { 201: envelope(PhoneConnection), ...commonErrors } },
     handler: async (request, reply) => {
-      const data = await createPhoneConnection(prisma, request.identity.organizationId, request.body);
+      const data = await createPhoneConnection(prisma, secrets, request.identity.organizationId, request.body);
       return reply.status(201).send({ success: true as const, message: 'Phone connection created', data });
     },
   });
@@ -35,7 +36,7 @@ export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = asyn
     schema: { tags, summary: 'List phone connections', description: 'Newest first.', querystring: pageQuery, response: { 200: pagedEnvelope(PhoneConnection), ...commonErrors } },
     handler: async (request) => {
       const { page, per_page } = request.query;
-      const { data, total } = await listPhoneConnections(prisma, request.identity.organizationId, page, per_page);
+      const { data, total } = await listPhoneConnections(prisma, secrets, request.identity.organizationId, page, per_page);
       return { success: true as const, message: 'Phone connections retrieved', data, pagination: paginationOf(page, per_page, total) };
     },
   });
@@ -45,7 +46,7 @@ export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = asyn
     handler: async (request) => ({
       success: true as const,
       message: 'Phone connection retrieved',
-      data: await getPhoneConnection(prisma, request.identity.organizationId, request.params.connection_id),
+      data: await getPhoneConnection(prisma, secrets, request.identity.organizationId, request.params.connection_id),
     }),
   });
 
@@ -53,7 +54,7 @@ export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = asyn
     schema: {
       tags,
       summary: 'Update a phone connection',
-      description: 'The password is write-only: send the mask back unchanged to keep it.',
+      description: 'The password and the auth token are write-only: send the mask back unchanged to keep them. A connection\'s kind does not change.',
       params: PhoneConnectionParams,
       body: PhoneConnectionUpdate,
       response: { 200: envelope(PhoneConnection), ...connectionMissing, ...commonErrors },
@@ -61,7 +62,7 @@ export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = asyn
     handler: async (request) => ({
       success: true as const,
       message: 'Phone connection updated',
-      data: await updatePhoneConnection(prisma, request.identity.organizationId, request.params.connection_id, request.body),
+      data: await updatePhoneConnection(prisma, secrets, request.identity.organizationId, request.params.connection_id, request.body),
     }),
   });
 

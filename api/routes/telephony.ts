@@ -14,13 +14,15 @@ export interface TelephonyRouteOptions {
   /** Present when LiveKit is configured. */
   telephony?: LiveKitTelephony | undefined;
   dialler?: Dialler | undefined;
+  /** Why calls from carrier connections cannot be placed by this deployment (no PUBLIC_URL, no local agent); undefined when they can. */
+  carrierUnavailable?: string | undefined;
 }
 
 function liveKitRequired(what: string): HttpError {
   return new AppError('telephony_unavailable', `${what} need a LiveKit server: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET`);
 }
 
-export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = async (app, { prisma, telephony, dialler }) => {
+export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = async (app, { prisma, telephony, dialler, carrierUnavailable }) => {
   app.post('/telephony/calls/initiate', {
     schema: {
       tags: ['Calls'],
@@ -28,7 +30,8 @@ export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = asy
       description:
         'Queues the call and returns before anyone answers: HTTP 200 does not mean the callee picked up. The end of the call ' +
         'arrives as the `call.completed` event, matched on `call_sid`, or by reading `GET /api/calls/{call_sid}`. One request ' +
-        'dials one person. With an `Idempotency-Key` header a retried request returns the first call instead of dialling again. ' +
+        'dials one person, through the calling number\'s connection: a SIP trunk dials through LiveKit, a carrier connection ' +
+        '(`twilio`) through the carrier\'s REST API with the audio on its Media Streams. With an `Idempotency-Key` header a retried request returns the first call instead of dialling again. ' +
         'The organisation has calls under way at once up to its `max_concurrent_calls` (organisation settings, default 10; ' +
         'inbound, outbound and web together); past it, 429 `concurrency_limit` with the `limit` and the `active` count.',
       headers: IdempotencyHeaders,
@@ -37,14 +40,19 @@ export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = asy
         200: InitiateCallResponse,
         400: ErrorResponse.describe('No number to call from, or no assistant to talk'),
         429: ErrorResponse.describe('As many calls under way as `max_concurrent_calls` allows (`limit`, `active`), or a request rate limit'),
-        503: ErrorResponse.describe('No LiveKit server is configured for telephony (answered only to a request that passed every other check)'),
+        503: ErrorResponse.describe(
+          'The calling number\'s path is not configured: no LiveKit server for a SIP trunk, no PUBLIC_URL or local agent for a carrier connection (answered only to a request that passed every other check)',
+        ),
         ...commonErrors,
       },
     },
     handler: async (request) => {
-      // Without LiveKit the request is still checked in full; only a call that would be queued gets the 503.
-      const cannotQueue = telephony ? undefined : liveKitRequired('Outbound phone calls');
-      const result = await initiateCall(prisma, request.identity.organizationId, request.body, request.headers['idempotency-key'], { cannotQueue });
+      // Without a path for the number's connection the request is still checked in full; only a call that would be queued gets the 503.
+      const unavailable = {
+        sip: telephony ? undefined : liveKitRequired('Outbound calls through a SIP trunk'),
+        carrier: carrierUnavailable === undefined ? undefined : new AppError('telephony_unavailable', `Outbound calls through a carrier connection ${carrierUnavailable}`),
+      };
+      const result = await initiateCall(prisma, request.identity.organizationId, request.body, request.headers['idempotency-key'], { unavailable });
       if (result.created) dialler?.wake();
       return { success: true as const, message: result.created ? 'Call queued' : 'Call already queued by an earlier request with this key', call_sid: result.call_sid, provider_call_sid: result.provider_call_sid };
     },

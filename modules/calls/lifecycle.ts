@@ -17,6 +17,7 @@ import { CallNotRunnableError, turnRow, type StoredRecording, type StoredTurn } 
 //   openWebCall             new row → queued
 //   openInboundCall         new row → ringing
 //   claimNextOutboundCall   queued → initiated
+//   requeueUnsentDial       initiated → queued (the carrier never received the dial)
 //   markCallRinging         initiated → ringing
 //   markCallStarted         queued | initiated | ringing → in_progress
 //   endUnstartedCall        queued | initiated | ringing → failed | busy | no_answer | voicemail | canceled
@@ -47,9 +48,12 @@ export interface OutboundCallRequest {
   idempotencyHash: string | null;
 }
 
+/** What dials an outbound call: LiveKit SIP (`sip`), or a carrier's REST API with its Media Streams (`media_stream`). */
+export type OutboundTransport = 'sip' | 'media_stream';
+
 /** An outbound call, queued for the dialler of any API process (modules/telephony/dialler.ts). */
-export async function queueOutboundCall(prisma: Db, request: OutboundCallRequest): Promise<CallRow> {
-  return prisma.call.create({ data: { callSid: newCallSid(), ...request, direction: 'outbound', transport: 'sip', status: 'queued' } });
+export async function queueOutboundCall(prisma: Db, request: OutboundCallRequest & { transport?: OutboundTransport; detectVoicemail?: boolean }): Promise<CallRow> {
+  return prisma.call.create({ data: { callSid: newCallSid(), transport: 'sip', ...request, direction: 'outbound', status: 'queued' } });
 }
 
 export interface WebCallRequest {
@@ -133,14 +137,28 @@ export async function recordCaller(db: Db, organizationId: number, region: strin
  * Claims the oldest queued outbound call for a dialler (`queued` → `initiated`) and names its room; answers its id, or
  * null when none is queued. SKIP LOCKED: the diallers of any number of processes each claim a different call.
  */
-export async function claimNextOutboundCall(prisma: PrismaClient): Promise<number | null> {
+export async function claimNextOutboundCall(prisma: PrismaClient, transports: readonly OutboundTransport[] = ['sip']): Promise<number | null> {
+  if (transports.length === 0) return null;
   return prisma.$transaction(async (tx) => {
-    const [next] = await tx.$queryRaw<{ id: number; call_sid: string }[]>`
-      SELECT id, call_sid FROM calls WHERE status = 'queued' AND transport = 'sip' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
+    const [next] = await tx.$queryRaw<{ id: number; call_sid: string; transport: string }[]>`
+      SELECT id, call_sid, transport FROM calls
+      WHERE status = 'queued' AND direction = 'outbound' AND transport = ANY(${[...transports]}::text[])
+      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
     if (!next) return null;
-    await tx.call.updateMany({ where: { id: next.id, status: 'queued' }, data: { status: 'initiated', livekitRoom: roomOfCall(next.call_sid) } });
+    // A LiveKit dial runs in a room named after the call; a carrier's call has no room.
+    const room = next.transport === 'sip' ? { livekitRoom: roomOfCall(next.call_sid) } : {};
+    await tx.call.updateMany({ where: { id: next.id, status: 'queued' }, data: { status: 'initiated', dialRequestedAt: null, ...room } });
     return next.id;
   });
+}
+
+/**
+ * A claimed dial the carrier never received goes back to the queue (`initiated` → `queued`), for any dialler to send
+ * again; false when the call had moved on, or the carrier has its id. `guard` narrows it as the caller saw the call.
+ */
+export async function requeueUnsentDial(prisma: PrismaClient, callId: number, guard: Prisma.CallWhereInput = {}): Promise<boolean> {
+  const moved = await prisma.call.updateMany({ where: { AND: [guard, { id: callId, status: 'initiated', providerCallSid: null }] }, data: { status: 'queued', dialRequestedAt: null } });
+  return moved.count > 0;
 }
 
 /** The dial rings the callee (`initiated` → `ringing`); false when the call had moved on. */

@@ -82,11 +82,13 @@ const before = (now: number, ms: number) => ({ lt: new Date(now - ms) });
 const RULES: Rule[] = [
   { reason: NOT_JOINED, where: (now, l) => ({ transport: 'browser', status: 'queued', createdAt: before(now, l.browserJoinMs) }) },
   { reason: NOT_JOINED, where: (now, l) => ({ transport: 'web', status: 'queued', createdAt: before(now, l.webJoinMs) }) },
-  { reason: MEDIA_NEVER_CONNECTED, where: (now, l) => ({ transport: 'media_stream', status: 'ringing', createdAt: before(now, l.inboundRingingMs) }) },
+  { reason: MEDIA_NEVER_CONNECTED, where: (now, l) => ({ transport: 'media_stream', direction: 'inbound', status: 'ringing', createdAt: before(now, l.inboundRingingMs) }) },
   { reason: RINGING_TIMEOUT, where: (now, l) => ({ transport: 'sip', direction: 'inbound', status: 'ringing', createdAt: before(now, l.inboundRingingMs) }) },
-  // The claim and each step of the dial touch `updated_at`, as the dialler's own check reads it.
-  { reason: DIAL_LOST, where: (now, l) => ({ transport: 'sip', direction: 'outbound', status: { in: [...DIALLING] }, updatedAt: before(now, l.lostDialMs) }) },
-  { reason: NOT_DIALLED, where: (now, l) => ({ transport: 'sip', direction: 'outbound', status: 'queued', createdAt: before(now, l.undialledMs) }) },
+  // The claim and each step of the dial touch `updated_at`, as the dialler's own check reads it. Whether LiveKit or a
+  // carrier dials it, an outbound call still dialling after this long lost its dialler, and the carrier's records
+  // (read by the dialler's recovery first) no longer say anything.
+  { reason: DIAL_LOST, where: (now, l) => ({ direction: 'outbound', status: { in: [...DIALLING] }, updatedAt: before(now, l.lostDialMs) }) },
+  { reason: NOT_DIALLED, where: (now, l) => ({ direction: 'outbound', status: 'queued', createdAt: before(now, l.undialledMs) }) },
   { reason: NOT_STARTED_REASON, where: (now, l) => ({ status: { in: [...NOT_STARTED] }, createdAt: before(now, l.unstartedMs) }) },
 ];
 

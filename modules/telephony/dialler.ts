@@ -1,17 +1,27 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { SipCallError } from 'livekit-server-sdk';
 import type { PrismaClient } from '../../prisma/client.js';
+import type { SecretBox } from '../../lib/secret-box.js';
+import type { StreamTokens } from '../../lib/stream-token.js';
 import { startJobLoop } from '../../lib/jobs.js';
-import { claimNextOutboundCall, endUnstartedCall, markCallRinging, roomOfCall } from '../calls/lifecycle.js';
-import { DIALLING, type UnstartedEnd } from '../calls/statuses.js';
+import { claimNextOutboundCall, endUnstartedCall, type OutboundTransport } from '../calls/lifecycle.js';
+import { DIALLING } from '../calls/statuses.js';
 import { LOST_DIAL_AFTER_MS } from '../calls/unstarted.js';
+import { dialThroughCarrier } from './carrier-dial.js';
+import { recoverCarrierDials } from './carrier-dial-recovery.js';
+import { dialThroughLiveKit } from './livekit-dial.js';
 import type { LiveKitTelephony } from './livekit.js';
 
 // Dials queued outbound calls. A queued call is a durable row: any API process claims it with FOR UPDATE SKIP LOCKED,
 // so each call is dialled once however many processes run, and a call accepted just before a process stopped is
-// dialled by the next. A dial goes: `queued` → `initiated` (claimed; room and agent dispatch created) → `ringing`
-// (the SIP participant is dialling) → `in_progress` when the agent starts the conversation after the callee answers,
-// or `busy` / `no_answer` / `failed` from the carrier's SIP answer. Each move is made by modules/calls/lifecycle.ts.
+// dialled by the next. A claimed call (`initiated`) is dialled the way its number's connection says:
+//
+// - a SIP trunk through LiveKit (livekit-dial.ts): room, agent dispatch, SIP participant, `ringing`, answered;
+// - a carrier account through the carrier's REST API (carrier-dial.ts): one "create call" request, then the carrier's
+//   status callbacks move the call, and its Media Streams socket carries the conversation once the callee answers.
+//
+// Either way the conversation starts (`in_progress`) when the agent starts talking to the callee, or the call ends as
+// `busy` / `no_answer` / `failed` / `canceled` with the reason the carrier gave. Each move is made by
+// modules/calls/lifecycle.ts.
 
 /**
  * A dial's room, agent dispatch and SIP set-up, besides its ringing: three requests to the LiveKit server, each done in
@@ -19,16 +29,27 @@ import type { LiveKitTelephony } from './livekit.js';
  */
 const DIAL_SETUP_MS = 30_000;
 
+export interface DiallerPaths {
+  /** LiveKit SIP: calls from numbers of SIP-trunk connections. */
+  livekit?: LiveKitTelephony | undefined;
+  /** Carrier REST and Media Streams: calls from numbers of carrier connections. Needs a public URL and a local agent. */
+  carrier?: { publicUrl: string; tokens: StreamTokens; apiBaseUrl: string } | undefined;
+}
+
 export interface DiallerOptions {
   logger: FastifyBaseLogger;
+  /** Opens connections' stored credentials. */
+  secrets?: SecretBox | undefined;
   /** How often the queue is polled when nothing wakes the dialler. */
-  pollIntervalMs?: number;
+  pollIntervalMs?: number | undefined;
   /** Dials in flight per process; each waits up to the ringing timeout. */
   maxConcurrentDials?: number;
   ringingTimeoutS?: number;
   maxCallDurationS?: number;
   /** A call still `initiated` or `ringing` this long after its claim lost its dialler (a process stopped mid-dial). */
   lostDialAfterMs?: number;
+  /** A carrier dial with no answer and no callback this long is resolved from the carrier's own records. */
+  quietCarrierDialMs?: number;
 }
 
 export interface Dialler {
@@ -37,51 +58,22 @@ export interface Dialler {
   stop(): Promise<void>;
 }
 
-/** SIP final responses a callee's side gives, as call statuses. */
-export function statusOfSipFailure(code: number | undefined): { status: UnstartedEnd; reason: string } {
-  if (code === 486 || code === 600 || code === 603) return { status: 'busy', reason: 'busy' };
-  if (code === 408 || code === 480 || code === 487) return { status: 'no_answer', reason: 'no_answer' };
-  if (code === 404 || code === 484 || code === 604) return { status: 'failed', reason: 'invalid_number' };
-  return { status: 'failed', reason: code ? `sip_${code}` : 'dial_failed' };
-}
-
-export function startDialler(prisma: PrismaClient, telephony: LiveKitTelephony, options: DiallerOptions): Dialler {
+export function startDialler(prisma: PrismaClient, paths: DiallerPaths, options: DiallerOptions): Dialler {
   const log = options.logger;
   const maxDials = options.maxConcurrentDials ?? 20;
   const ringingTimeoutS = options.ringingTimeoutS ?? 30;
+  const maxCallDurationS = options.maxCallDurationS ?? 3600;
+  const transports: OutboundTransport[] = [...(paths.livekit ? (['sip'] as const) : []), ...(paths.carrier ? (['media_stream'] as const) : [])];
+  const carrier = paths.carrier && { ...paths.carrier, secrets: options.secrets, ringingTimeoutS, maxCallDurationS };
+  const livekit = paths.livekit && { telephony: paths.livekit, secrets: options.secrets, ringingTimeoutS, maxCallDurationS };
 
   async function dial(callId: number): Promise<void> {
     const call = await prisma.call.findUniqueOrThrow({ where: { id: callId }, include: { phoneNumber: { include: { connection: true } } } });
-    const room = call.livekitRoom ?? roomOfCall(call.callSid);
-    const connection = call.phoneNumber?.connection;
-    if (!connection || !call.toNumber || !call.fromNumber) {
-      await endUnstartedCall(prisma, call.id, 'failed', 'phone_connection_removed');
-      return;
-    }
-    try {
-      await telephony.openCallRoom(room, call.id);
-      await markCallRinging(prisma, call.id);
-      const participant = await telephony.dial({
-        room,
-        to: call.toNumber,
-        from: call.fromNumber,
-        trunk: connection,
-        ringingTimeoutS,
-        maxCallDurationS: options.maxCallDurationS ?? 3600,
-      });
-      await prisma.call.update({ where: { id: call.id }, data: { providerCallSid: participant.sipCallId || null } });
-      log.info({ callSid: call.callSid }, 'outbound call answered');
-    } catch (error) {
-      const sip = error instanceof SipCallError ? error.sipStatusCode : undefined;
-      const { status, reason } = statusOfSipFailure(sip);
-      log.warn({ callSid: call.callSid, sipStatus: sip, err: error }, 'outbound call not connected');
-      await endUnstartedCall(prisma, call.id, status, reason);
-      // The agent waiting in the room for a callee who will not come leaves with the room.
-      await telephony.closeRoom(room).catch(() => {});
-    }
+    if (call.transport === 'media_stream' && carrier) return dialThroughCarrier(prisma, carrier, call, log);
+    if (call.transport === 'sip' && livekit) return dialThroughLiveKit(prisma, livekit, call, log);
   }
 
-  async function endLostDials(): Promise<void> {
+  async function endLostLiveKitDials(telephony: LiveKitTelephony): Promise<void> {
     const cutoff = new Date(Date.now() - (options.lostDialAfterMs ?? LOST_DIAL_AFTER_MS));
     const lost = await prisma.call.findMany({ where: { status: { in: [...DIALLING] }, transport: 'sip', updatedAt: { lt: cutoff } }, select: { id: true, livekitRoom: true } });
     for (const call of lost) {
@@ -99,9 +91,10 @@ export function startDialler(prisma: PrismaClient, telephony: LiveKitTelephony, 
     // A dial ended and its slot is free: there may be more queued.
     onSettled: (jobs) => jobs.wake(),
     pass: async (jobs) => {
-      await endLostDials();
+      if (paths.livekit) await endLostLiveKitDials(paths.livekit);
+      if (carrier) await recoverCarrierDials(prisma, { ...carrier, quietDialMs: options.quietCarrierDialMs }, log);
       while (!jobs.stopping && jobs.inFlight < maxDials) {
-        const id = await claimNextOutboundCall(prisma);
+        const id = await claimNextOutboundCall(prisma, transports);
         if (id === null) return;
         jobs.track(dial(id).catch((error: unknown) => log.error({ callId: id, err: error }, 'dial failed')));
       }

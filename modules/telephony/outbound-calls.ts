@@ -15,6 +15,7 @@ export interface InitiateInput {
   welcome_message?: string | undefined;
   variables?: Record<string, string> | undefined;
   assistant_id?: number | undefined;
+  detect_voicemail?: boolean | undefined;
 }
 
 export interface InitiateResult {
@@ -31,6 +32,7 @@ function requestHash(input: InitiateInput): string {
     input.from_phone_number ?? null,
     input.welcome_message ?? null,
     input.assistant_id ?? null,
+    input.detect_voicemail ?? false,
     Object.entries(input.variables ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   ];
   return crypto.createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
@@ -49,10 +51,11 @@ async function replay(prisma: PrismaClient, organizationId: number, key: string,
 
 export interface InitiateOptions {
   /**
-   * Thrown instead of queueing a call that passed every check (503 without a LiveKit server): the request is validated
-   * first, so a client learns of a wrong number or a missing assistant whether or not calls can be placed right now.
+   * Thrown instead of queueing a call that passed every check, by the kind of the calling number's connection (503:
+   * no LiveKit server for a SIP trunk; no public URL or local agent for a carrier). The request is validated first, so a
+   * client learns of a wrong number or a missing assistant whether or not calls can be placed right now.
    */
-  cannotQueue?: AppError | undefined;
+  unavailable?: { sip?: AppError | undefined; carrier?: AppError | undefined };
 }
 
 export async function initiateCall(
@@ -69,8 +72,8 @@ export async function initiateCall(
   }
 
   const from = input.from_phone_number
-    ? await prisma.phoneNumber.findFirst({ where: { organizationId, number: input.from_phone_number } })
-    : await prisma.phoneNumber.findFirst({ where: { organizationId }, orderBy: { id: 'asc' } });
+    ? await prisma.phoneNumber.findFirst({ where: { organizationId, number: input.from_phone_number }, include: { connection: { select: { kind: true } } } })
+    : await prisma.phoneNumber.findFirst({ where: { organizationId }, orderBy: { id: 'asc' }, include: { connection: { select: { kind: true } } } });
   if (!from) {
     if (input.from_phone_number) {
       // Another organisation's number reads exactly like a number nobody has.
@@ -89,7 +92,14 @@ export async function initiateCall(
     throw new AppError('assistant_required', `The assistant of ${from.number} no longer exists: assign another`);
   }
   if (assistant.isActive === false) throw new AppError('assistant_inactive', `Assistant ${assistant.id} is not active`);
-  if (options.cannotQueue) throw options.cannotQueue;
+  const carrier = from.connection.kind !== 'sip';
+  if (input.detect_voicemail && !carrier) {
+    throw new ValidationFailed([
+      { loc: ['body', 'detect_voicemail'], msg: `The carrier detects answering machines: ${from.number} is on a SIP trunk, not a carrier connection`, type: 'value_error' },
+    ]);
+  }
+  const unavailable = carrier ? options.unavailable?.carrier : options.unavailable?.sip;
+  if (unavailable) throw unavailable;
 
   const contact = await prisma.contact.findFirst({ where: { organizationId, phoneNumber: input.to_phone_number }, select: { id: true } });
   try {
@@ -101,6 +111,8 @@ export async function initiateCall(
         assistantId: assistant.id,
         contactId: contact?.id ?? null,
         phoneNumberId: from.id,
+        transport: carrier ? 'media_stream' : 'sip',
+        detectVoicemail: input.detect_voicemail ?? false,
         fromNumber: from.number,
         toNumber: input.to_phone_number,
         welcomeMessage: input.welcome_message ?? null,

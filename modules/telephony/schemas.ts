@@ -1,6 +1,7 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { idParam, MAX_ID } from '../../lib/zod/query.js';
+import type { ValidationDetail } from '../../lib/errors.js';
 
 // Phone connections (an organisation's SIP trunk at its carrier), managed numbers, outbound calls and web calls.
 
@@ -27,19 +28,54 @@ const sipAddress = z
 
 const livekitTrunkId = z.string().regex(/^ST_[A-Za-z0-9]+$/, 'Value must be a LiveKit SIP trunk id (ST_...)');
 
+const twilioAccountSid = z.string().trim().regex(/^AC[0-9a-fA-F]{32}$/, 'Value must be a Twilio account SID: AC followed by 32 hex digits');
+const carrierToken = z.string().min(1).max(200).describe('Write-only: responses show a mask');
+
+/** The carriers a connection can be: a SIP trunk dialled through LiveKit, or a carrier's REST API and Media Streams. */
+export const CONNECTION_KINDS = ['sip', 'twilio'] as const;
+export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
+
+const SIP_ONLY = ['sip_address', 'sip_transport', 'username', 'password', 'livekit_trunk_id'] as const;
+const CARRIER_ONLY = ['account_sid', 'auth_token'] as const;
+
 const connectionFields = {
   name: z.string().trim().min(1).max(200),
-  sip_address: sipAddress,
-  sip_transport: z.enum(['udp', 'tcp', 'tls']).default('udp'),
-  username: z.string().min(1).max(200).nullable().default(null),
-  password: z.string().min(1).max(200).nullable().default(null).describe('Write-only: responses show a mask'),
+  kind: z
+    .enum(CONNECTION_KINDS)
+    .default('sip')
+    .describe('`sip`: a SIP trunk at the carrier, dialled through LiveKit. `twilio`: the carrier\'s REST API dials and its Media Streams carry the audio, with no LiveKit'),
+  sip_address: sipAddress.optional().describe('`sip` only, required there: the carrier\'s SIP server, host or host:port, without the `sip:` scheme'),
+  sip_transport: z.enum(['udp', 'tcp', 'tls']).optional().describe('`sip` only; default udp'),
+  username: z.string().min(1).max(200).nullable().optional().describe('`sip` only'),
+  password: z.string().min(1).max(200).nullable().optional().describe('`sip` only. Write-only: responses show a mask'),
   livekit_trunk_id: livekitTrunkId
     .nullable()
-    .default(null)
-    .describe('An outbound trunk already provisioned in LiveKit; calls then use it instead of the address and credentials here'),
+    .optional()
+    .describe('`sip` only: an outbound trunk already provisioned in LiveKit; calls then use it instead of the address and credentials here'),
+  account_sid: twilioAccountSid.optional().describe('`twilio` only, required there: the account SID (AC…)'),
+  auth_token: carrierToken.optional().describe('`twilio` only, required there: the account\'s auth token, which also signs its webhooks. Write-only: responses show a mask'),
 };
 
-export const PhoneConnectionCreate = z.strictObject(connectionFields).meta({ id: 'PhoneConnectionCreate' });
+/** Fields of the other kind are refused rather than ignored: a connection never holds what it does not use. */
+export function kindIssues(kind: ConnectionKind, body: Record<string, unknown>, creating: boolean): ValidationDetail[] {
+  const issues: ValidationDetail[] = [];
+  for (const field of kind === 'sip' ? CARRIER_ONLY : SIP_ONLY) {
+    if (body[field] !== undefined) issues.push({ loc: ['body', field], msg: `Not used by ${kind} connections`, type: 'extra_forbidden' });
+  }
+  if (creating) {
+    for (const field of kind === 'sip' ? (['sip_address'] as const) : CARRIER_ONLY) {
+      if (body[field] === undefined) issues.push({ loc: ['body', field], msg: `Field required for ${kind} connections`, type: 'missing' });
+    }
+  }
+  return issues;
+}
+
+export const PhoneConnectionCreate = z
+  .strictObject(connectionFields)
+  .superRefine((body, ctx) => {
+    for (const issue of kindIssues(body.kind, body, true)) ctx.addIssue({ code: 'custom', path: issue.loc.slice(1), message: issue.msg, params: { type: issue.type } });
+  })
+  .meta({ id: 'PhoneConnectionCreate' });
 
 export const PhoneConnectionUpdate = z
   .strictObject({
@@ -49,18 +85,24 @@ export const PhoneConnectionUpdate = z
     username: z.string().min(1).max(200).nullable().optional(),
     password: z.string().min(1).max(200).nullable().optional(),
     livekit_trunk_id: livekitTrunkId.nullable().optional(),
+    account_sid: twilioAccountSid.optional(),
+    auth_token: carrierToken.optional(),
   })
+  .describe("A connection's kind does not change; fields of the other kind are refused")
   .meta({ id: 'PhoneConnectionUpdate' });
 
 export const PhoneConnection = z
   .object({
     id: z.int(),
     name: z.string(),
-    sip_address: z.string(),
-    sip_transport: z.enum(['udp', 'tcp', 'tls']),
+    kind: z.enum(CONNECTION_KINDS),
+    sip_address: z.string().nullable().describe('Null on carrier connections'),
+    sip_transport: z.enum(['udp', 'tcp', 'tls']).nullable().describe('Null on carrier connections'),
     username: z.string().nullable(),
     password: z.string().nullable().describe('`****` and the last characters, or null'),
     livekit_trunk_id: z.string().nullable(),
+    account_sid: z.string().nullable().describe('Null on sip connections'),
+    auth_token: z.string().nullable().describe('`****` and the last characters; null on sip connections'),
     numbers: z.array(z.string()).describe('The managed numbers on this connection, E.164'),
     created_at: z.string(),
     updated_at: z.string(),
@@ -113,6 +155,10 @@ export const InitiateCall = z
     welcome_message: z.string().max(2000).optional().describe("Overrides the assistant's opening line for this call only"),
     variables: variables.optional().describe('Readable as `{{var.*}}` in the prompt, the opening line and tools'),
     assistant_id: z.int().min(1).max(MAX_ID).optional().describe("The assistant to talk; default: the calling number's assistant"),
+    detect_voicemail: z
+      .boolean()
+      .optional()
+      .describe("Ask the carrier whether a person or a machine answered (carrier connections only); the verdict is the call's `answered_by`. Default false"),
   })
   .meta({ id: 'InitiateCall' });
 

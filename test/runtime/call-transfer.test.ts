@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { audioRunnerOf } from '../../agent/io/audio-link.js';
 import { LocalCallRunner } from '../../agent/local-runner.js';
-import { twilioSignature } from '../../api/transports/media-streams/twilio-signature.js';
+import { twilioSignature } from '../../modules/telephony/carriers/twilio/signature.js';
 import { detectDtmf } from '../../media/dtmf.js';
 import { decodeMulaw, encodeMulaw } from '../../media/mulaw.js';
 import { resampleLinear } from '../../media/pcm.js';

@@ -49,7 +49,7 @@ const it = dbTest
   .extend('callOf', { scope: 'file' }, async ({ db }) => (id: number) => db.prisma.call.findUniqueOrThrow({ where: { id } }))
   /** Runs `body` with a dialler that polls once a minute, stopped after it whatever happens. */
   .extend('withDialler', { scope: 'file' }, async ({ db, telephony }) => async (options: { maxConcurrentDials?: number }, body: (dialler: Dialler) => Promise<void>) => {
-    const dialler = startDialler(db.prisma, telephony, { logger, pollIntervalMs: POLL_MS, ...options });
+    const dialler = startDialler(db.prisma, { livekit: telephony }, { logger, pollIntervalMs: POLL_MS, ...options });
     try {
       await body(dialler);
     } finally {
@@ -98,7 +98,7 @@ describe('the dialler', () => {
   it('waits on stop for the dials under way', async ({ db, livekit, telephony, queue, callOf }) => {
     livekit.onDial('+14155550405', { answer: true, afterMs: 800 });
     const call = await queue('+14155550405');
-    const dialler = startDialler(db.prisma, telephony, { logger, pollIntervalMs: POLL_MS });
+    const dialler = startDialler(db.prisma, { livekit: telephony }, { logger, pollIntervalMs: POLL_MS });
     await until(async () => (await callOf(call.id)).status === 'ringing', 3_000);
     await dialler.stop();
     // The callee answered before the stop returned, and the answer was stored.

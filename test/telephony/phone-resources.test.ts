@@ -1,6 +1,9 @@
 import { describe, expect } from 'vitest';
 import type { Tenant } from '../helpers/api.js';
 import { apiTest } from '../helpers/fixtures.js';
+import { isSealed } from '../../lib/secrets.js';
+
+const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;
 
 const it = apiTest
   .extend('acme', { scope: 'file' }, async ({ api }) => api.tenant('Acme'))
@@ -23,9 +26,53 @@ describe('phone connections', () => {
     const { id } = await connection(acme);
     const kept = await api.call(acme, 'PATCH', `/api/phone-connections/${id}`, { name: 'Renamed', password: '****word' });
     expect(kept.body.data).toMatchObject({ name: 'Renamed', password: '****word' });
-    expect((await api.db.prisma.phoneConnection.findUniqueOrThrow({ where: { id } })).password).toBe('very-secret-password');
+    const stored = (await api.db.prisma.phoneConnection.findUniqueOrThrow({ where: { id } })).password!;
     await api.call(acme, 'PATCH', `/api/phone-connections/${id}`, { password: 'another-long-secret' });
-    expect((await api.db.prisma.phoneConnection.findUniqueOrThrow({ where: { id } })).password).toBe('another-long-secret');
+    const replaced = await api.call(acme, 'GET', `/api/phone-connections/${id}`);
+    expect(replaced.body.data.password).toBe('****cret');
+    // Stored sealed, never in the clear, and a new password is a new sealed value.
+    const restored = (await api.db.prisma.phoneConnection.findUniqueOrThrow({ where: { id } })).password!;
+    expect(isSealed(stored) && isSealed(restored)).toBe(true);
+    expect(restored).not.toBe(stored);
+    expect(stored + restored).not.toContain('secret');
+  });
+
+  it('creates a carrier connection with its account SID and a write-only auth token, sealed at rest', async ({ api, acme }) => {
+    const res = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Twilio', kind: 'twilio', account_sid: ACCOUNT_SID, auth_token: 'carrier-auth-token-0001' });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ kind: 'twilio', account_sid: ACCOUNT_SID, auth_token: '****0001', sip_address: null, sip_transport: null, password: null });
+    const row = await api.db.prisma.phoneConnection.findUniqueOrThrow({ where: { id: res.body.data.id } });
+    expect(isSealed(row.authToken!)).toBe(true);
+    expect(JSON.stringify(res.body) + row.authToken).not.toContain('carrier-auth-token-0001');
+    // The mask sent back keeps the token; a new token replaces it.
+    const kept = await api.call(acme, 'PATCH', `/api/phone-connections/${res.body.data.id}`, { name: 'Twilio main', auth_token: '****0001' });
+    expect(kept.body.data).toMatchObject({ name: 'Twilio main', auth_token: '****0001' });
+    expect((await api.db.prisma.phoneConnection.findUniqueOrThrow({ where: { id: row.id } })).authToken).toBe(row.authToken);
+  });
+
+  it("refuses a connection's fields of the other kind, and a carrier connection without its account, with a 422 per field", async ({ api, acme, connection }) => {
+    const incomplete = await api.call(acme, 'POST', '/api/phone-connections', { name: 'T', kind: 'twilio', sip_address: 'sip.example', account_sid: 'AC123' });
+    expect(incomplete.status).toBe(422);
+    expect(incomplete.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([
+      [['body', 'account_sid'], 'string_pattern_mismatch'],
+      [['body', 'sip_address'], 'extra_forbidden'],
+      [['body', 'auth_token'], 'missing'],
+    ]);
+    const mixed = await api.call(acme, 'POST', '/api/phone-connections', { name: 'T', kind: 'twilio', sip_address: 'sip.example', account_sid: ACCOUNT_SID });
+    expect(mixed.status).toBe(422);
+    expect(mixed.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([
+      [['body', 'sip_address'], 'extra_forbidden'],
+      [['body', 'auth_token'], 'missing'],
+    ]);
+    const noAddress = await api.call(acme, 'POST', '/api/phone-connections', { name: 'S' });
+    expect(noAddress.body.detail).toEqual([{ loc: ['body', 'sip_address'], msg: 'Field required for sip connections', type: 'missing' }]);
+    // A SIP trunk takes no carrier account, and its kind does not change.
+    const { id } = await connection(acme);
+    const patched = await api.call(acme, 'PATCH', `/api/phone-connections/${id}`, { account_sid: ACCOUNT_SID });
+    expect(patched.status).toBe(422);
+    expect(patched.body.detail).toEqual([{ loc: ['body', 'account_sid'], msg: 'Not used by sip connections', type: 'extra_forbidden' }]);
+    expect((await api.call(acme, 'PATCH', `/api/phone-connections/${id}`, { kind: 'twilio' })).status).toBe(422);
+    expect(await api.db.prisma.phoneConnection.count({ where: { organizationId: acme.organizationId, kind: 'twilio', name: 'T' } })).toBe(0);
   });
 
   it('refuses a bad address, transport or trunk id with the 422 of each field', async ({ api, acme }) => {

@@ -6,7 +6,7 @@ import { AppError } from '../../../lib/errors.js';
 import { WebCallCreate } from '../../../modules/telephony/schemas.js';
 import { publicBaseUrl } from '../../http/public-url.js';
 import { commonErrors, envelope, ErrorResponse } from '../../schemas/common.js';
-import type { StreamTokens } from '../stream-token.js';
+import type { StreamTokens } from '../../../lib/stream-token.js';
 import { createBrowserCall } from './create-call.js';
 
 // The built-in browser call (transport `browser`), for when there is no LiveKit: the call and a link to the page this

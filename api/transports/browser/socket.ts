@@ -3,7 +3,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { PrismaClient } from '../../../prisma/client.js';
 import type { CallAudioLink, CallAudioRunner } from '../../../modules/calls/audio-runner.js';
 import { refuseUpgrade, type UpgradeRoutes } from '../../http/upgrades.js';
-import type { StreamTokens } from '../stream-token.js';
+import type { StreamTokens } from '../../../lib/stream-token.js';
 import { deserializeBrowserFrame, serializeAudio, serializeEnded, serializeTranscript } from './serializer.js';
 
 // The built-in browser call's audio socket: the page (call-page.ts) sends the microphone over it, bound to the call by

@@ -2,26 +2,36 @@ import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import type { PrismaClient } from '../../../prisma/client.js';
 import type { CallAudioRunner } from '../../../modules/calls/audio-runner.js';
 import { openInboundCall } from '../../../modules/calls/lifecycle.js';
+import { normalizePhone } from '../../../lib/phone.js';
+import { applyCarrierReport, carrierOfCall, carrierOfConnection, type CarrierSettings } from '../../../modules/telephony/carrier-calls.js';
+import { carrierStatusPath, machineDetectionPath, MEDIA_STREAM_PATH, VOICE_WEBHOOK_PATH } from '../../../modules/telephony/carriers/paths.js';
+import { connectStreamTwiml, NOT_TAKEN_TWIML, REJECT_TWIML, UNAVAILABLE_TWIML } from '../../../modules/telephony/carriers/twilio/twiml.js';
+import { validTwilioSignature } from '../../../modules/telephony/carriers/twilio/signature.js';
 import { publicBaseUrl } from '../../http/public-url.js';
-import type { StreamTokens } from '../stream-token.js';
-import { MEDIA_STREAM_PATH } from './socket.js';
-import { connectStreamTwiml, NOT_TAKEN_TWIML, REJECT_TWIML, UNAVAILABLE_TWIML } from './twiml.js';
-import { validTwilioSignature } from './twilio-signature.js';
+import type { StreamTokens } from '../../../lib/stream-token.js';
 
-// The carrier POSTs its voice webhook when a managed number rings; the TwiML answer connects the call's audio to our
-// Media Streams socket, with a token that binds the socket to the call opened here.
-
-export const VOICE_WEBHOOK_PATH = '/telephony/twilio/voice';
+// What carriers POST to us. The voice webhook, when a managed number rings: its TwiML answer connects the call's audio
+// to our Media Streams socket, with a token that binds the socket to the call opened here. The status and
+// answering-machine callbacks of outbound calls, one URL per call: they move the call as the carrier reports it.
+// None carries an API key: each is signed with the carrier account's auth token, and checked against it.
 
 export interface MediaStreamRouteOptions {
   prisma: PrismaClient;
   runner: CallAudioRunner | undefined;
   tokens: StreamTokens;
-  /** The carrier account's auth token; the webhook is refused without it (anyone could otherwise start calls). */
+  /** The deployment's carrier auth token (TWILIO_AUTH_TOKEN): signs voice webhooks of numbers on SIP-trunk connections. */
   authToken: string | undefined;
+  /** Opens the auth tokens of carrier connections. */
+  carriers: CarrierSettings;
   /** The service's public base URL as the carrier reaches it (signatures cover the full URL); default: from the request. */
   publicUrl: string | undefined;
   logger: FastifyBaseLogger;
+}
+
+/** A form's text fields; anything else a client sends (a JSON body, nested values) is not a carrier's and is dropped. */
+function formFields(body: unknown): Record<string, string> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
+  return Object.fromEntries(Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
 export const mediaStreamRoutes: FastifyPluginAsync<MediaStreamRouteOptions> = async (scope, options) => {
@@ -29,20 +39,48 @@ export const mediaStreamRoutes: FastifyPluginAsync<MediaStreamRouteOptions> = as
   scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
-  // No API key: the carrier signs the webhook with the account's auth token, and the handler checks that signature.
+
+  /** The token that signs webhooks for the number called: its carrier connection's own, else the deployment's. */
+  async function voiceWebhookToken(to: string | undefined): Promise<string | undefined> {
+    const number = to ? normalizePhone(to, 'US')?.e164 : undefined;
+    const managed = number ? await prisma.phoneNumber.findUnique({ where: { number }, include: { connection: true } }) : null;
+    return (managed && carrierOfConnection(options.carriers, managed.connection)?.account.authToken) ?? options.authToken;
+  }
+
   scope.post(VOICE_WEBHOOK_PATH, { schema: { hide: true }, config: { auth: 'signature' } }, async (request, reply) => {
     reply.type('text/xml; charset=utf-8');
-    if (!options.authToken || !runner) return reply.status(503).send(UNAVAILABLE_TWIML);
-    const params = (request.body ?? {}) as Record<string, string>;
+    const params = formFields(request.body);
+    const authToken = await voiceWebhookToken(params.To);
+    if (!authToken || !runner) return reply.status(503).send(UNAVAILABLE_TWIML);
     const base = publicBaseUrl(request, options.publicUrl);
-    if (!validTwilioSignature(options.authToken, `${base}${request.url}`, params, request.headers['x-twilio-signature'] as string | undefined)) {
+    if (!validTwilioSignature(authToken, `${base}${request.url}`, params, request.headers['x-twilio-signature'] as string | undefined)) {
       return reply.status(403).send(REJECT_TWIML);
     }
     const opened = await openInboundCall(prisma, { toNumber: params.To ?? '', fromNumber: params.From ?? null, transport: 'media_stream', providerCallSid: params.CallSid ?? null });
     if ('rejected' in opened) {
-      logger.warn({ to: params.To, reason: opened.rejected }, 'inbound call refused');
+      logger.warn({ reason: opened.rejected }, 'inbound call refused');
       return reply.send(NOT_TAKEN_TWIML);
     }
     return reply.send(connectStreamTwiml(`${base.replace(/^http/, 'ws')}${MEDIA_STREAM_PATH}`, { token: tokens.sign(opened.call.callSid) }));
   });
+
+  // Both callbacks read the same way: the carrier's word on the call, checked against the call's own connection.
+  const callback = async (request: { params: unknown; body: unknown; url: string; headers: Record<string, string | string[] | undefined>; protocol: string }, kind: string, callSid: string) => {
+    const call = await prisma.call.findUnique({ where: { callSid } });
+    const carrier = call && (await carrierOfCall(prisma, options.carriers, call));
+    const base = publicBaseUrl(request, options.publicUrl);
+    const params = formFields(request.body);
+    if (!call || !carrier || carrier.adapter.kind !== kind || !carrier.adapter.verifySignature(carrier.account, `${base}${request.url}`, params, request.headers)) return false;
+    const report = carrier.adapter.readCallback(params);
+    if (report) await applyCarrierReport(prisma, call, report);
+    return true;
+  };
+  const paths = [carrierStatusPath(':carrier', ':call_sid'), machineDetectionPath(':carrier', ':call_sid')];
+  for (const path of paths) {
+    scope.post<{ Params: { carrier: string; call_sid: string } }>(path, { schema: { hide: true }, config: { auth: 'signature' } }, async (request, reply) => {
+      // An unknown call and a bad signature read alike: the caller is not the carrier of that call.
+      if (!(await callback(request, request.params.carrier, request.params.call_sid))) return reply.status(403).send();
+      return reply.status(204).send();
+    });
+  }
 };

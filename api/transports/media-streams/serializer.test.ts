@@ -13,16 +13,17 @@ describe('carrier messages in', () => {
       streamSid: 'MZ1',
       start: { streamSid: 'MZ1', callSid: 'CA1', customParameters: { token: 'abc' }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
     });
-    expect(deserializeCarrierMessage(start, 16_000)).toEqual({ event: 'start', streamSid: 'MZ1', customParameters: { token: 'abc' } });
+    expect(deserializeCarrierMessage(start, 16_000)).toEqual({ event: 'start', streamSid: 'MZ1', callSid: 'CA1', customParameters: { token: 'abc' } });
   });
 
   it('keeps only text parameters, and gives a start without any an empty stream id and no parameters', () => {
     expect(deserializeCarrierMessage(JSON.stringify({ event: 'start', start: { customParameters: { token: 5, other: 'x' } } }), 16_000)).toEqual({
       event: 'start',
       streamSid: '',
+      callSid: '',
       customParameters: { other: 'x' },
     });
-    expect(deserializeCarrierMessage('{"event":"start"}', 16_000)).toEqual({ event: 'start', streamSid: '', customParameters: {} });
+    expect(deserializeCarrierMessage('{"event":"start"}', 16_000)).toEqual({ event: 'start', streamSid: '', callSid: '', customParameters: {} });
   });
 
   it('decodes a 20 ms media payload of 8 kHz mu-law into PCM at the call rate: 160 bytes become 320 samples at 16 kHz', () => {

@@ -13,7 +13,7 @@ export const FRAME_BYTES = 160;
 export type CarrierMessage =
   | { event: 'connected' }
   /** `customParameters` are the `<Parameter>`s of the TwiML `<Stream>` that opened the socket. */
-  | { event: 'start'; streamSid: string; customParameters: Record<string, string> }
+  | { event: 'start'; streamSid: string; callSid: string; customParameters: Record<string, string> }
   | { event: 'media'; samples: Int16Array; sampleRate: number }
   | { event: 'mark'; name: string }
   | { event: 'stop' }
@@ -40,7 +40,7 @@ export function deserializeCarrierMessage(data: string, sampleRate: number): Car
     case 'start': {
       const start = record(message.start);
       const parameters = Object.entries(record(start.customParameters)).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
-      return { event: 'start', streamSid: text(start.streamSid), customParameters: Object.fromEntries(parameters) };
+      return { event: 'start', streamSid: text(start.streamSid), callSid: text(start.callSid), customParameters: Object.fromEntries(parameters) };
     }
     case 'media': {
       const pcm = decodeMulaw(Buffer.from(text(record(message.media).payload), 'base64'));

@@ -3,14 +3,19 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { PrismaClient } from '../../../prisma/client.js';
 import type { CallAudioLink, CallAudioRunner } from '../../../modules/calls/audio-runner.js';
 import type { UpgradeRoutes } from '../../http/upgrades.js';
-import type { StreamTokens } from '../stream-token.js';
+import type { StreamTokens } from '../../../lib/stream-token.js';
+import { carrierOfCall, type CarrierSettings } from '../../../modules/telephony/carrier-calls.js';
+import { MEDIA_STREAM_PATH } from '../../../modules/telephony/carriers/paths.js';
 import { deserializeCarrierMessage, MediaStreamSerializer } from './serializer.js';
 
 // A carrier bridges a phone call without LiveKit: Twilio-compatible Media Streams. Once the voice webhook (routes.ts)
-// has connected the call, its audio arrives here, 20 ms of 8 kHz mu-law per message (serializer.ts), and the
-// assistant's audio goes back the same way, as it plays.
+// has connected an inbound call, or the callee of an outbound call dialled through the carrier has answered, its audio
+// arrives here, 20 ms of 8 kHz mu-law per message (serializer.ts), and the assistant's audio goes back the same way, as
+// it plays. The carrier's `stop` (the other side hung up) ends our call; our end of the call (the assistant hung up,
+// the call ran out of time) closes the socket and ends the carrier's call through its REST API, so neither side is
+// left open.
 
-export const MEDIA_STREAM_PATH = '/telephony/media-stream';
+export { MEDIA_STREAM_PATH };
 const PIPELINE_RATE = 16_000;
 
 export interface MediaStreamSocketOptions {
@@ -21,6 +26,14 @@ export interface MediaStreamSocketOptions {
   upgrades: UpgradeRoutes;
   /** How long a socket may stay open before its `start` message proves its token (HttpTimeouts.socketAuthMs). */
   startTimeoutMs: number;
+  /** Opens the accounts of carrier connections, to end their calls from our side. */
+  carriers: CarrierSettings;
+}
+
+/** Which calls a stream may start: an inbound call is ringing; an outbound one is answered before its callbacks say so. */
+function startable(call: { transport: string; status: string; direction: string }): boolean {
+  if (call.transport !== 'media_stream') return false;
+  return call.status === 'ringing' || (call.direction === 'outbound' && call.status === 'initiated');
 }
 
 export function registerMediaStreamSocket(app: FastifyInstance, options: MediaStreamSocketOptions): void {
@@ -35,6 +48,8 @@ export function registerMediaStreamSocket(app: FastifyInstance, options: MediaSt
 
   function serveStream(ws: WebSocket): void {
     let link: CallAudioLink | undefined;
+    // Set when the carrier's side ended the stream: then there is no carrier call left to end.
+    let carrierEnded = false;
     // The socket is anonymous until its `start` message proves its token; a carrier sends `start` right after the
     // handshake, so a socket still anonymous after `startTimeoutMs` is not a carrier and is not kept.
     const anonymous = setTimeout(() => {
@@ -49,13 +64,23 @@ export function registerMediaStreamSocket(app: FastifyInstance, options: MediaSt
         void (async () => {
           const callSid = tokens.verify(message.customParameters.token ?? '');
           const call = callSid ? await prisma.call.findUnique({ where: { callSid } }) : null;
-          if (!call || call.transport !== 'media_stream' || call.status !== 'ringing' || !runner) return ws.close(1008, 'no such call');
+          if (!call || !startable(call) || !runner) return ws.close(1008, 'no such call');
+          // The carrier's id of an outbound call whose dial answer has not been stored yet.
+          if (call.providerCallSid === null && message.callSid) {
+            await prisma.call.updateMany({ where: { id: call.id, providerCallSid: null }, data: { providerCallSid: message.callSid } });
+          }
           const serializer = new MediaStreamSerializer(message.streamSid);
           link = runner.open(call.id);
           link.onAssistantAudio((samples, rate) => {
             for (const frame of serializer.audio(samples, rate)) if (ws.readyState === ws.OPEN) ws.send(frame);
           });
-          void link.ended.then(() => ws.close(1000, 'call ended'), () => ws.close(1011, 'call failed'));
+          const providerCallSid = call.providerCallSid ?? (message.callSid || null);
+          void link.ended
+            .then(
+              () => ws.close(1000, 'call ended'),
+              () => ws.close(1011, 'call failed'),
+            )
+            .then(() => (carrierEnded || !providerCallSid ? undefined : endCarrierCall(call, providerCallSid)));
         })().catch((error: unknown) => {
           logger.error({ err: error }, 'media stream not started');
           ws.close(1011, 'not started');
@@ -63,9 +88,18 @@ export function registerMediaStreamSocket(app: FastifyInstance, options: MediaSt
       } else if (message.event === 'media' && link && message.samples.length > 0) {
         link.pushCallerAudio(message.samples, message.sampleRate);
       } else if (message.event === 'stop') {
+        carrierEnded = true;
         link?.hangUp();
       }
     });
+    // A socket that dropped without `stop` may leave the carrier's call up: it is ended through the REST API too.
     ws.on('close', () => link?.hangUp());
+  }
+
+  /** Ends the carrier's side of a call we ended: closing the stream alone would leave a `<Connect>` call to its next verb. */
+  async function endCarrierCall(call: { id: number; phoneNumberId: number | null; callSid: string }, providerCallSid: string): Promise<void> {
+    const carrier = await carrierOfCall(prisma, options.carriers, call).catch(() => null);
+    if (!carrier) return;
+    await carrier.adapter.hangUp(carrier.account, providerCallSid).catch((error: unknown) => logger.warn({ callSid: call.callSid, err: (error as Error).message }, 'carrier call not ended; it ends when its stream closes'));
   }
 }

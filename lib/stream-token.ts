@@ -10,8 +10,9 @@ export class StreamTokens {
     readonly ttlSeconds = 120,
   ) {}
 
-  sign(callSid: string, now = Date.now()): string {
-    const expires = Math.floor(now / 1000) + this.ttlSeconds;
+  /** `ttlSeconds` overrides the default for one token: an outbound call's lasts while it rings. */
+  sign(callSid: string, now = Date.now(), ttlSeconds = this.ttlSeconds): string {
+    const expires = Math.floor(now / 1000) + ttlSeconds;
     return `${callSid}.${expires}.${this.#mac(`${callSid}.${expires}`)}`;
   }
 
