@@ -67,6 +67,8 @@ export interface CallEndedPayload extends CallStartedPayload {
   ended_at: string | null;
   duration_seconds: number | null;
   end_reason: string | null;
+  /** Who answered an outbound call, as the carrier's answering-machine detection says; null when not asked for. */
+  answered_by: string | null;
   summary: string | null;
   outcomes: Record<string, unknown> | null;
   /** By playbook name: the values its playbooks collected and the required ones missing (docs/playbooks.md). */
@@ -89,7 +91,7 @@ export function callStartedPayload(call: CallIdentity): CallStartedPayload {
 }
 
 export function callEndedPayload(
-  call: CallIdentity & { endedAt: Date | null; durationMs: number | null; endReason: string | null; summary: string | null; outcomes: unknown; collectedValues?: unknown },
+  call: CallIdentity & { endedAt: Date | null; durationMs: number | null; endReason: string | null; summary: string | null; outcomes: unknown; collectedValues?: unknown; answeredBy?: string | null },
   transcript: TranscriptEntry[],
   recordings: RecordingEntry[],
 ): CallEndedPayload {
@@ -99,6 +101,7 @@ export function callEndedPayload(
     // Seconds, as the public API writes durations; three decimals keep the millisecond.
     duration_seconds: call.durationMs === null ? null : Math.round(call.durationMs) / 1000,
     end_reason: call.endReason,
+    answered_by: call.answeredBy ?? null,
     summary: call.summary,
     outcomes: (call.outcomes as Record<string, unknown> | null) ?? null,
     collected_values: (call.collectedValues as CollectedValuesRecord | null | undefined) ?? null,

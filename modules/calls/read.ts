@@ -33,6 +33,7 @@ export function callRecord(call: CallRow, recordings: RecordingRow[] = []) {
     ended_at: iso(call.endedAt),
     duration_seconds: call.durationMs === null ? null : call.durationMs / 1000,
     end_reason: call.endReason,
+    answered_by: call.answeredBy,
     summary: call.summary,
     outcomes: (call.outcomes as Record<string, unknown> | null) ?? null,
     collected_values: (call.collectedValues as CollectedValuesRecord | null) ?? null,

@@ -81,6 +81,10 @@ export const Call = z
     ended_at: z.string().nullable(),
     duration_seconds: z.number().nullable(),
     end_reason: z.string().nullable(),
+    answered_by: z
+      .string()
+      .nullable()
+      .describe('Outbound calls that asked for detection (`detect_voicemail`): human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax or unknown'),
     summary: z.string().nullable(),
     outcomes: z.record(z.string(), z.unknown()).nullable(),
     collected_values: CollectedValues.nullable().describe('By playbook name: the values collected, typed as declared, and the required ones missing; null when no playbook that collects was used'),

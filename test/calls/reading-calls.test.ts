@@ -114,6 +114,7 @@ describe('GET /api/calls/{call_sid}', () => {
       ended_at: '2026-11-01T10:01:05.000Z',
       duration_seconds: 60,
       end_reason: 'customer_hangup',
+      answered_by: null,
       summary: 'Booked.',
       outcomes: { goal_achieved: true },
       collected_values: null,

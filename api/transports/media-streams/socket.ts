@@ -75,12 +75,13 @@ export function registerMediaStreamSocket(app: FastifyInstance, options: MediaSt
             for (const frame of serializer.audio(samples, rate)) if (ws.readyState === ws.OPEN) ws.send(frame);
           });
           const providerCallSid = call.providerCallSid ?? (message.callSid || null);
-          void link.ended
-            .then(
-              () => ws.close(1000, 'call ended'),
-              () => ws.close(1011, 'call failed'),
-            )
-            .then(() => (carrierEnded || !providerCallSid ? undefined : endCarrierCall(call, providerCallSid)));
+          // Our side ended the call: the carrier's call is ended first (its REST API), then the stream closes, so the
+          // carrier never moves on to whatever would follow the stream.
+          const close = (code: number, reason: string) => async () => {
+            if (!carrierEnded && providerCallSid) await endCarrierCall(call, providerCallSid);
+            ws.close(code, reason);
+          };
+          void link.ended.then(close(1000, 'call ended'), close(1011, 'call failed'));
         })().catch((error: unknown) => {
           logger.error({ err: error }, 'media stream not started');
           ws.close(1011, 'not started');

@@ -1,0 +1,303 @@
+import { initializeLogger } from '@livekit/agents';
+import { mkdtemp } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { audioRunnerOf } from '../../agent/io/audio-link.js';
+import { LocalCallRunner } from '../../agent/local-runner.js';
+import { rms } from '../../media/pcm.js';
+import { SecretBox } from '../../lib/secret-box.js';
+import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { until } from '../helpers/until.js';
+import { localSettings } from '../runtime/call-harness.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
+import { INVALID_TO, startFakeTwilioRest, type CreatedCall, type FakeTwilioRest } from '../fakes/twilio-rest.js';
+
+// Outbound calls on the embedded default, with no LiveKit anywhere: the number's connection is a carrier account, the
+// dialler sends the carrier's "create call" request, and the fake carrier plays its part as Twilio does: signed status
+// callbacks to the call's own URL, and once the callee answers, the Media Streams socket of the TwiML it was given,
+// with the callee's side spoken by espeak as 8 kHz mu-law.
+
+initializeLogger({ pretty: false, level: 'silent' });
+
+let api: ApiContext;
+let llm: FakeOpenAI;
+let carrier: FakeTwilioRest;
+let acme: Tenant;
+let base: string;
+let runner: ReturnType<typeof audioRunnerOf> | undefined;
+let trunkNumber: string;
+const FROM = '+14155550400';
+
+/** A port free on loopback now: the service's public URL must be known before it listens. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+beforeAll(async () => {
+  llm = await startFakeOpenAI((body) => {
+    const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
+    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
+      return { text: JSON.stringify({ summary: 'Told the time.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
+    }
+    return { text: 'It is noon.' };
+  });
+  // The connection's own account; the deployment has none (no TWILIO_* settings).
+  carrier = await startFakeTwilioRest({ accountSid: `AC${'fedcba9876543210'.repeat(2)}`, authToken: 'acme-carrier-token-0001' });
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'carrier-outbound-'));
+  const secrets = new SecretBox(Buffer.alloc(32, 9));
+  api = await createApiContext({ publicUrl: base, carrierApiBaseUrl: carrier.url, secrets, diallerPollIntervalMs: 200, quietCarrierDialMs: 2_000, callAudioRunner: { open: (id) => runner!.open(id) } });
+  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { secrets, carrierApiBaseUrl: carrier.url }));
+  await api.app.listen({ port, host: '127.0.0.1' });
+  acme = await api.tenant('Acme');
+  const assistant = await api.call(
+    acme,
+    'POST',
+    '/api/assistants',
+    localSettings(llm.url, { name: 'Caller', llm_settings: { welcome_message: 'Hello, this is Acme calling.' }, recording_settings: { recording_enabled: true, recording_format: 'wav' } }),
+  );
+  expect(assistant.status, JSON.stringify(assistant.body)).toBe(201);
+  const connection = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Twilio', kind: 'twilio', account_sid: carrier.accountSid, auth_token: carrier.authToken });
+  expect(connection.status, JSON.stringify(connection.body)).toBe(201);
+  expect((await api.call(acme, 'POST', '/api/phone-numbers', { number: FROM, phone_connection_id: connection.body.data.id, assistant_id: assistant.body.id })).status).toBe(201);
+  const trunk = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Trunk', sip_address: 'sip.carrier.example' });
+  trunkNumber = '+14155550499';
+  await api.call(acme, 'POST', '/api/phone-numbers', { number: trunkNumber, phone_connection_id: trunk.body.data.id, assistant_id: assistant.body.id });
+}, 60_000);
+afterAll(async () => {
+  await api.close();
+  await Promise.all([llm.close(), carrier.close()]);
+});
+
+async function initiate(to: string, body: Record<string, unknown> = {}) {
+  const res = await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: to, from_phone_number: FROM, ...body });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body as { call_sid: string; provider_call_sid: string | null };
+}
+
+async function ended(callSid: string, ms = 60_000) {
+  return until(async () => {
+    const c = await api.db.prisma.call.findUnique({ where: { callSid }, include: { turns: { orderBy: { position: 'asc' } }, recordings: true } });
+    return c && !['queued', 'initiated', 'ringing', 'in_progress'].includes(c.status) ? c : null;
+  }, ms);
+}
+
+const createdFor = (to: string) => until(async () => carrier.created.filter((c) => c.form.To === to).at(-1) ?? null, 20_000);
+const eventsOf = async (callSid: string) => (await api.db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } })).filter((e) => (e.payload as { call_sid?: string }).call_sid === callSid);
+
+describe('an outbound call through a carrier connection', () => {
+  it('dials through the carrier, greets once answered, talks, and ends with transcript, recording, answered_by and call.completed', async () => {
+    const to = '+14155550410';
+    carrier.scriptCallee(to, { says: ['what time is it'], answeredBy: 'human' });
+    const { call_sid: callSid, provider_call_sid } = await initiate(to, { detect_voicemail: true });
+    expect(provider_call_sid).toBeNull();
+
+    const placed = await createdFor(to);
+    // The create request: inline TwiML to our socket with the call's token, a status callback of its own, AMD async.
+    expect(placed.form).toMatchObject({
+      To: to,
+      From: FROM,
+      StatusCallback: `${base}/telephony/twilio/status/${callSid}`,
+      StatusCallbackMethod: 'POST',
+      StatusCallbackEvent: 'initiated ringing answered completed',
+      Timeout: '30',
+      MachineDetection: 'DetectMessageEnd',
+      AsyncAmd: 'true',
+      AsyncAmdStatusCallback: `${base}/telephony/twilio/machine-detection/${callSid}`,
+    });
+    expect(placed.form.Twiml).toMatch(new RegExp(`^<\\?xml[^>]*\\?><Response><Connect><Stream url="ws://127\\.0\\.0\\.1:\\d+/telephony/media-stream"><Parameter name="token" value="${callSid}\\.\\d+\\.[^"]+"/></Stream></Connect></Response>$`));
+
+    const call = await ended(callSid);
+    await placed.done;
+    expect(call).toMatchObject({ status: 'completed', direction: 'outbound', transport: 'media_stream', endReason: 'customer_hangup', providerCallSid: placed.sid, answeredBy: 'human', toNumber: to, fromNumber: FROM });
+    expect(call.turns.map((t) => [t.role, t.text])).toEqual(expect.arrayContaining([['assistant', 'Hello, this is Acme calling.'], ['user', 'what time is it'], ['assistant', 'It is noon.']]));
+    expect(call.recordings.map((r) => r.track).sort()).toEqual(['assistant', 'mixed', 'user']);
+
+    // The opening line waited for the answer: the conversation started after the callee picked up, and the first
+    // thing the callee heard with any sound in it was the greeting, within a couple of seconds.
+    const leg = placed.leg!;
+    expect(call.startedAt!.getTime()).toBeGreaterThanOrEqual(leg.answeredAt - 50);
+    const firstSound = leg.heard.find((f) => rms(f.samples) > 500)!;
+    expect(firstSound.at - leg.answeredAt).toBeLessThan(5_000);
+
+    // Every callback was signed and accepted; the carrier's word moved the call through ringing.
+    expect(placed.callbacks.map((c) => [c.kind, c.params.CallStatus ?? c.params.AnsweredBy, c.answer])).toEqual([
+      ['status', 'initiated', 204],
+      ['status', 'ringing', 204],
+      ['status', 'in-progress', 204],
+      ['amd', 'human', 204],
+      ['status', 'completed', 204],
+    ]);
+    const events = await eventsOf(callSid);
+    expect(events.map((e) => e.type)).toEqual(['call.started', 'call.completed']);
+    expect(events[1]!.payload).toMatchObject({ call_sid: callSid, status: 'completed', answered_by: 'human', end_reason: 'customer_hangup' });
+    const read = await api.call(acme, 'GET', `/api/calls/${callSid}`);
+    expect(read.body.data ?? read.body).toMatchObject({ provider_call_sid: placed.sid, answered_by: 'human', transport: 'media_stream' });
+    // The carrier ended its side itself: nothing was asked of it after the create.
+    expect(carrier.updates.filter((u) => u.callSid === placed.sid)).toEqual([]);
+  }, 90_000);
+
+  it.for([
+    { outcome: 'busy', status: 'busy', reason: 'busy' },
+    { outcome: 'no-answer', status: 'no_answer', reason: 'no_answer' },
+    { outcome: 'failed', status: 'failed', reason: 'invalid_number' },
+  ] as const)('ends a call the callee does not take ($outcome) as $status with reason $reason, and the provider id', async ({ outcome, status, reason }, { expect }) => {
+    const to = `+1415555042${['busy', 'no-answer', 'failed'].indexOf(outcome)}`;
+    carrier.scriptCallee(to, { outcome, ringMs: 300 });
+    const { call_sid: callSid } = await initiate(to);
+    const call = await ended(callSid, 30_000);
+    const placed = await createdFor(to);
+    expect(call).toMatchObject({ status, endReason: reason, providerCallSid: placed.sid, startedAt: null });
+    expect((await eventsOf(callSid)).map((e) => e.type)).toEqual(status === 'failed' ? ['call.completed', 'call.failed'] : ['call.completed']);
+  });
+
+  it('ends as customer_hangup when the callee hangs up in the middle of the greeting', async () => {
+    const to = '+14155550430';
+    carrier.scriptCallee(to, { hangUpMidSpeechMs: 600 });
+    const { call_sid: callSid } = await initiate(to);
+    const call = await ended(callSid);
+    const placed = await createdFor(to);
+    await placed.done;
+    expect(call).toMatchObject({ status: 'completed', endReason: 'customer_hangup' });
+    expect(call.turns[0]).toMatchObject({ role: 'assistant', interrupted: true });
+    expect(placed.callbacks.at(-1)!.params.CallStatus).toBe('completed');
+  }, 60_000);
+
+  it('ends the carrier call through its REST API when our side ends the call', async () => {
+    const to = '+14155550440';
+    // The callee says nothing and never hangs up: only our side can end this call, here after one unanswered prompt.
+    carrier.scriptCallee(to, { says: [], maxMs: 60_000, stayOnLine: true });
+    const assistant = await api.call(acme, 'POST', '/api/assistants', localSettings(llm.url, { name: 'Short', llm_settings: { welcome_message: 'Hello.' }, idle_timeout: 2, max_idle_messages: 1 }));
+    expect(assistant.status, JSON.stringify(assistant.body)).toBe(201);
+    const { call_sid: callSid } = await initiate(to, { assistant_id: assistant.body.id });
+    const call = await ended(callSid);
+    const placed = await createdFor(to);
+    await placed.done;
+    expect(call).toMatchObject({ status: 'completed', endReason: 'idle_timeout' });
+    expect(carrier.updates.filter((u) => u.callSid === placed.sid).map((u) => u.form)).toEqual([{ Status: 'completed' }]);
+    expect(placed.status).toBe('completed');
+  }, 60_000);
+
+  it('fails a call the carrier refuses with its reason, creating nothing to retry', async () => {
+    carrier.failCreates(INVALID_TO);
+    try {
+      const { call_sid: callSid } = await initiate('+14155550450');
+      const call = await ended(callSid, 20_000);
+      expect(call).toMatchObject({ status: 'failed', endReason: 'invalid_number', providerCallSid: null });
+    } finally {
+      carrier.failCreates(null);
+    }
+  });
+});
+
+describe('a dial whose answer from the carrier is lost', () => {
+  it('is not dialled again: the callbacks name the call, which goes on to its end', async () => {
+    const to = '+14155550460';
+    carrier.scriptCallee(to, { says: ['good morning'] });
+    carrier.loseCreateAnswers(1);
+    const { call_sid: callSid } = await initiate(to);
+    const call = await ended(callSid);
+    const placed = carrier.created.filter((c) => c.form.To === to);
+    expect(placed).toHaveLength(1);
+    expect(call).toMatchObject({ status: 'completed', providerCallSid: placed[0]!.sid });
+  }, 90_000);
+
+  it('with its callbacks lost too, is found among the carrier calls and adopted, not dialled twice', async () => {
+    const to = '+14155550470';
+    // Rings long enough for the recovery pass (2 s of quiet here) to look before anything else happens.
+    carrier.scriptCallee(to, { outcome: 'no-answer', ringMs: 6_000 });
+    carrier.loseCreateAnswers(1);
+    carrier.dropCallbacks(true);
+    let placed: CreatedCall;
+    try {
+      const { call_sid: callSid } = await initiate(to);
+      placed = await createdFor(to);
+      const adopted = await until(async () => (await api.db.prisma.call.findUnique({ where: { callSid } }))?.providerCallSid ?? null, 20_000);
+      expect(adopted).toBe(placed.sid);
+      carrier.dropCallbacks(false);
+      const call = await ended(callSid, 30_000);
+      expect(call).toMatchObject({ status: 'no_answer', providerCallSid: placed.sid });
+    } finally {
+      carrier.dropCallbacks(false);
+    }
+    expect(carrier.created.filter((c) => c.form.To === to)).toHaveLength(1);
+  }, 60_000);
+
+  it('is dialled again, once, when the carrier has no such call (the request never reached it)', async () => {
+    const to = '+14155550480';
+    carrier.scriptCallee(to, { outcome: 'busy' });
+    // A dial claimed and marked as sent by a process that died before the request left: nothing at the carrier.
+    const number = await api.db.prisma.phoneNumber.findUniqueOrThrow({ where: { number: FROM } });
+    const row = await api.db.prisma.call.create({
+      data: {
+        callSid: `CA${'7'.repeat(32)}`,
+        organizationId: acme.organizationId,
+        assistantId: number.assistantId,
+        phoneNumberId: number.id,
+        direction: 'outbound',
+        transport: 'media_stream',
+        status: 'initiated',
+        fromNumber: FROM,
+        toNumber: to,
+        dialRequestedAt: new Date(Date.now() - 5_000),
+      },
+    });
+    const redialled = await ended(row.callSid, 30_000);
+    expect(redialled).toMatchObject({ status: 'busy' });
+    expect(carrier.created.filter((c) => c.form.To === to)).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('carrier callbacks and the initiate request', () => {
+  it('refuses a status callback with a wrong signature, or for a call nobody has, and changes nothing', async () => {
+    const to = '+14155550490';
+    carrier.scriptCallee(to, { outcome: 'busy' });
+    const { call_sid: callSid } = await initiate(to);
+    const call = await ended(callSid, 30_000);
+    for (const sid of [callSid, `CA${'0'.repeat(32)}`]) {
+      const res = await fetch(`${base}/telephony/twilio/status/${sid}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': 'bm90IGEgc2lnbmF0dXJl' },
+        body: new URLSearchParams({ CallSid: call.providerCallSid!, CallStatus: 'completed' }).toString(),
+      });
+      expect(res.status).toBe(403);
+    }
+    expect(await api.db.prisma.call.findUniqueOrThrow({ where: { callSid } })).toMatchObject({ status: 'busy', updatedAt: call.updatedAt });
+  });
+
+  it('refuses answering-machine detection on a SIP trunk, and a SIP trunk without LiveKit, before queueing anything', async () => {
+    const before = await api.db.prisma.call.count();
+    const amd = await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550491', from_phone_number: trunkNumber, detect_voicemail: true });
+    expect(amd.status).toBe(422);
+    expect(amd.body.detail[0].loc).toEqual(['body', 'detect_voicemail']);
+    const sip = await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550491', from_phone_number: trunkNumber });
+    expect(sip.status).toBe(503);
+    expect(sip.body.message).toContain('LiveKit');
+    expect(await api.db.prisma.call.count()).toBe(before);
+  });
+});
+
+describe('a deployment without a public URL', () => {
+  it('answers 503 naming PUBLIC_URL for a carrier number, after checking the request', async () => {
+    const other = await createApiContext({ callAudioRunner: { open: () => runner!.open(0) } });
+    try {
+      const tenant = await other.tenant('NoUrl');
+      const assistant = await other.call(tenant, 'POST', '/api/assistants', { name: 'A' });
+      const conn = await other.call(tenant, 'POST', '/api/phone-connections', { name: 'T', kind: 'twilio', account_sid: carrier.accountSid, auth_token: 'x' });
+      await other.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550492', phone_connection_id: conn.body.data.id, assistant_id: assistant.body.id });
+      const res = await other.call(tenant, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550493' });
+      expect(res.status).toBe(503);
+      expect(res.body.message).toContain('PUBLIC_URL');
+      expect(await other.db.prisma.call.count()).toBe(0);
+    } finally {
+      await other.close();
+    }
+  });
+});
