@@ -244,6 +244,8 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
     }
     json(200, { sid: callSid, account_sid: account, status: 'in-progress', api_version: '2010-04-01', uri: `${path}` });
     if (delay === undefined) for (const listener of listeners) listener(update);
+    // A call of ours redirected to new TwiML (a transfer's <Dial>) leaves its stream: the carrier stops it.
+    if (form.Twiml !== undefined) placed?.leg?.end();
   });
 
   return {

@@ -11,7 +11,7 @@ import { SecretBox } from '../../lib/secret-box.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { until } from '../helpers/until.js';
 import { localSettings } from '../runtime/call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
+import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
 import { INVALID_TO, startFakeTwilioRest, type CreatedCall, type FakeTwilioRest } from '../fakes/twilio-rest.js';
 
 // Outbound calls on the embedded default, with no LiveKit anywhere: the number's connection is a carrier account, the
@@ -29,6 +29,9 @@ let base: string;
 let runner: ReturnType<typeof audioRunnerOf> | undefined;
 let trunkNumber: string;
 const FROM = '+14155550400';
+const DESK = '+14155550142';
+/** What the model answers in the test that runs; the post-call analysis is answered apart. */
+let reply: (messages: Array<{ role: string; content: unknown }>) => OpenAIReply = () => ({ text: 'It is noon.' });
 
 /** A port free on loopback now: the service's public URL must be known before it listens. */
 async function freePort(): Promise<number> {
@@ -45,7 +48,7 @@ beforeAll(async () => {
     if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
       return { text: JSON.stringify({ summary: 'Told the time.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
     }
-    return { text: 'It is noon.' };
+    return reply(messages);
   });
   // The connection's own account; the deployment has none (no TWILIO_* settings).
   carrier = await startFakeTwilioRest({ accountSid: `AC${'fedcba9876543210'.repeat(2)}`, authToken: 'acme-carrier-token-0001' });
@@ -183,6 +186,32 @@ describe('an outbound call through a carrier connection', () => {
     expect(call).toMatchObject({ status: 'completed', endReason: 'idle_timeout' });
     expect(carrier.updates.filter((u) => u.callSid === placed.sid).map((u) => u.form)).toEqual([{ Status: 'completed' }]);
     expect(placed.status).toBe('completed');
+  }, 60_000);
+
+  it("transfers the callee with the connection's own carrier account, and ends the call as transferred", async () => {
+    const to = '+14155550445';
+    carrier.scriptCallee(to, { says: ['book an appointment'], stayOnLine: true });
+    const tool = await api.call(acme, 'POST', '/api/tools', {
+      name: 'transfer_to_desk',
+      description: 'Puts the caller through to the front desk',
+      type: 'transfer_call',
+      transfer: { destination: DESK, mode: 'warm', handoff_message: 'Connecting you to our front desk now.' },
+    });
+    expect(tool.status, JSON.stringify(tool.body)).toBe(201);
+    const assistant = await api.call(acme, 'POST', '/api/assistants', localSettings(llm.url, { name: 'Desk', llm_settings: { welcome_message: 'Hello.' }, assigned_tools: [tool.body.data.id] }));
+    reply = (messages) => (messages.some((m) => m.role === 'tool') ? { text: 'You are through.' } : { toolCalls: [{ name: 'transfer_to_desk', arguments: '{}' }] });
+    try {
+      const { call_sid: callSid } = await initiate(to, { assistant_id: assistant.body.id });
+      const call = await ended(callSid);
+      const placed = await createdFor(to);
+      expect(call).toMatchObject({ status: 'completed', endReason: 'transferred' });
+      const updates = carrier.updates.filter((u) => u.callSid === placed.sid);
+      // The update went to this call with the connection's credentials (the fake accepts no others), and the carrier
+      // ended the stream itself: no hang-up followed.
+      expect(updates.map((u) => u.form)).toEqual([{ Twiml: expect.stringContaining(`<Dial><Number>${DESK}</Number></Dial>`) }]);
+    } finally {
+      reply = () => ({ text: 'It is noon.' });
+    }
   }, 60_000);
 
   it('fails a call the carrier refuses with its reason, creating nothing to retry', async () => {
