@@ -31,6 +31,10 @@ describe('listing contacts', () => {
     await prisma.contact.update({ where: { id: c.Bob }, data: { source: 'inbound_call', lastSeenAt: new Date('2026-10-01T12:00:00Z') } });
     await prisma.contact.update({ where: { id: c.Carol }, data: { source: 'import', lastSeenAt: new Date('2026-11-01T12:00:00Z') } });
     await prisma.contact.update({ where: { id: c.Erin }, data: { lastSeenAt: new Date('2026-11-10T12:00:00Z') } });
+    // Campaigns 7 and 8 of the organisation, written directly: only their membership matters here.
+    const { organizationId } = tenant;
+    const settings = { fromNumbers: [], schedule: {}, pacing: {}, retry: {}, voicemail: {}, circuitBreaker: {} };
+    for (const id of [7, 8]) await prisma.campaign.create({ data: { id, organizationId, name: `Campaign ${id}`, ...settings } });
     await prisma.campaignContact.createMany({
       data: [
         { campaignId: 7, contactId: c.Alice! },
