@@ -40,6 +40,8 @@ import { registerCallPage } from './transports/browser/call-page.js';
 import { LocalFileStorage, type RecordingStorage } from '../media/recording/storage.js';
 import { telephonyRoutes } from './routes/telephony.js';
 import { startDialler, type Dialler } from '../modules/telephony/dialler.js';
+import { startCampaignDispatcher } from '../modules/campaigns/dispatcher.js';
+import { campaignRoutes } from './routes/campaigns.js';
 import { LiveKitTelephony, type LiveKitConfig } from '../modules/telephony/livekit.js';
 import { KnowledgeSearch } from '../modules/knowledge/search/knowledge-search.js';
 import { vendorCredentialsFromEnv } from '../modules/assistants/credentials.js';
@@ -74,6 +76,8 @@ export interface AppOptions {
   diallerPollIntervalMs?: number;
   /** A carrier dial with no answer and no callback this long is resolved from the carrier's records (default 45 s). */
   quietCarrierDialMs?: number;
+  /** How often campaign dispatchers tick (default 1 s). */
+  campaignTickMs?: number;
   /** The carrier's REST API (TWILIO_API_BASE_URL; default Twilio's). */
   carrierApiBaseUrl?: string | undefined;
   /** Request and connection timeouts; default DEFAULT_HTTP_TIMEOUTS (api/http/timeouts.ts). */
@@ -174,6 +178,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const running = dialler;
     app.addHook('onClose', async () => running.stop());
   }
+  // Campaigns queue their calls for the same dialler; every API process runs a dispatcher, paced in Postgres.
+  const campaigns = dialler
+    ? startCampaignDispatcher(options.prisma, { logger: app.log.child({ component: 'campaigns' }), intervalMs: options.campaignTickMs, onQueued: () => dialler?.wake() })
+    : undefined;
+  if (campaigns) app.addHook('onClose', async () => campaigns.stop());
+  const pathUnavailable = (kind: string) =>
+    kind === 'sip' ? (telephony ? undefined : 'outbound calls through a SIP trunk need a LiveKit server (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET)') : carrierUnavailable && `outbound calls through a carrier connection ${carrierUnavailable}`;
   const mediaStreamLogger = app.log.child({ component: 'media-streams' });
   await app.register(mediaStreamRoutes, {
     prisma: options.prisma,
@@ -216,6 +227,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(phoneRoutes, { prisma: options.prisma, secrets });
       await api.register(callRoutes, { prisma: options.prisma, storage: options.recordingStorage ?? new LocalFileStorage(options.dataDir ?? DEFAULT_DATA_DIR) });
       await api.register(telephonyRoutes, { prisma: options.prisma, telephony, dialler, carrierUnavailable });
+      await api.register(campaignRoutes, { prisma: options.prisma, unavailable: pathUnavailable, wake: () => campaigns?.wake() });
     },
     { prefix: '/api' },
   );

@@ -37,6 +37,10 @@ export const ERRORS = Object.freeze({
   not_a_select: 'conflict',
   import_conflict: 'conflict',
   endpoint_disabled: 'conflict',
+  /** The resource's state does not allow the request (a running campaign started again); the message names the state. */
+  invalid_state: 'conflict',
+  /** A campaign started with no contact to call. */
+  campaign_empty: 'invalid',
   delivery_in_progress: 'conflict',
   request_timeout: 'timeout',
   payload_too_large: 'too_large',

@@ -7,7 +7,7 @@ import { commonErrors, envelope, ErrorResponse } from '../schemas/common.js';
 import { ContactImportBody, IMPORT_BODY_LIMIT_BYTES, ImportReport, MAX_IMPORT_ROWS } from '../../modules/contacts/schemas.js';
 import { importContacts } from '../../modules/contacts/import.js';
 
-const CSV_TYPES = ['text/csv', 'application/csv'];
+export const CSV_TYPES = ['text/csv', 'application/csv'];
 const IMPORT_BODY_LIMIT_MIB = IMPORT_BODY_LIMIT_BYTES / (1024 * 1024);
 
 function csvInvalid(message: string, line?: number): ValidationFailed {
@@ -15,7 +15,7 @@ function csvInvalid(message: string, line?: number): ValidationFailed {
 }
 
 /** A CSV file as the `{ contacts }` body the route validates: one record per data line, keyed by the header. */
-function parseCsv(text: string): { contacts: Record<string, string>[] } {
+export function parseCsv(text: string): { contacts: Record<string, string>[] } {
   let records: Record<string, string>[];
   try {
     records = parse(text, {

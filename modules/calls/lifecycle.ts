@@ -52,7 +52,10 @@ export interface OutboundCallRequest {
 export type OutboundTransport = 'sip' | 'media_stream';
 
 /** An outbound call, queued for the dialler of any API process (modules/telephony/dialler.ts). */
-export async function queueOutboundCall(prisma: Db, request: OutboundCallRequest & { transport?: OutboundTransport; detectVoicemail?: boolean }): Promise<CallRow> {
+export async function queueOutboundCall(
+  prisma: Db,
+  request: OutboundCallRequest & { transport?: OutboundTransport; detectVoicemail?: boolean; campaignId?: number; campaignAttempt?: number },
+): Promise<CallRow> {
   return prisma.call.create({ data: { callSid: newCallSid(), transport: 'sip', ...request, direction: 'outbound', status: 'queued' } });
 }
 
