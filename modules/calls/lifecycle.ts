@@ -54,7 +54,7 @@ export type OutboundTransport = 'sip' | 'media_stream';
 /** An outbound call, queued for the dialler of any API process (modules/telephony/dialler.ts). */
 export async function queueOutboundCall(
   prisma: Db,
-  request: OutboundCallRequest & { transport?: OutboundTransport; detectVoicemail?: boolean; campaignId?: number; campaignAttempt?: number },
+  request: OutboundCallRequest & { transport?: OutboundTransport; detectVoicemail?: boolean; campaignId?: number; campaignAttempt?: number; createdAt?: Date },
 ): Promise<CallRow> {
   return prisma.call.create({ data: { callSid: newCallSid(), transport: 'sip', ...request, direction: 'outbound', status: 'queued' } });
 }

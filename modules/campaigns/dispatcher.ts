@@ -209,6 +209,8 @@ async function dialCampaign(prisma: PrismaClient, row: CampaignRow, now: Date, l
           detectVoicemail: voicemail.detect && carrier,
           campaignId: row.id,
           campaignAttempt: contact.attempts + 1,
+          // On the tick's clock, which the per-minute pacing counts on.
+          createdAt: now,
         });
         await tx.campaignContact.updateMany({ where, data: { state: 'dialling', attempts: { increment: 1 }, lastCallId: call.id, nextAttemptAt: null } });
         turn++;
