@@ -42,6 +42,7 @@ import { telephonyRoutes } from './routes/telephony.js';
 import { startDialler, type Dialler } from '../modules/telephony/dialler.js';
 import { startCampaignDispatcher } from '../modules/campaigns/dispatcher.js';
 import { campaignRoutes } from './routes/campaigns.js';
+import { ANSWERED_BY_CHANNEL, emitAnsweredBy } from '../modules/calls/answered-by.js';
 import { LiveKitTelephony, type LiveKitConfig } from '../modules/telephony/livekit.js';
 import { KnowledgeSearch } from '../modules/knowledge/search/knowledge-search.js';
 import { vendorCredentialsFromEnv } from '../modules/assistants/credentials.js';
@@ -133,6 +134,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         // A key created, revoked or deleted (with its user or organisation) anywhere drops every process's key lookups:
         // a revocation takes effect at once, and the cache's TTL is only the bound should a notification be lost.
         api_key_changed: { onNotify: () => auth.cache.clear(), onReset: () => auth.cache.clear() },
+        // A carrier's answering-machine verdict, for the campaign call this process may be running.
+        [ANSWERED_BY_CHANNEL]: { onNotify: (payload) => emitAnsweredBy(payload), onReset: () => {} },
       },
       (err) => app.log.warn({ err }, 'change notifications interrupted'),
     );

@@ -34,6 +34,7 @@ import { loadSecretsKey, SecretBox } from '../../lib/secret-box.js';
 import { DEFAULT_DATA_DIR } from '../../lib/config.js';
 import type { KnowledgeSearch } from '../../modules/knowledge/search/knowledge-search.js';
 import { processKnowledge, turnPromptOf } from './knowledge.js';
+import { watchForMachine } from './voicemail.js';
 
 // One call, start to end, over any pair of audio input and output: a LiveKit room's tracks, the built-in WebSocket
 // transport, or a test's scripted caller. Every transport calls this one function. It puts the call's parts together:
@@ -134,6 +135,7 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const collected = new CollectedValues();
   const agent = session && texts && tools && buildAssistantAgent({ instructions: texts.prompt, tools: tools.assigned, playbooks: tools.playbooks, toolsFor: tools.toolsFor, turns: built.turns, prompt, collected });
   if (session && settings && texts && agent) await step(() => startSession(session, agent, settings, texts, options, logFields));
+  if (session && texts && !ending.ended) stops.push(await watchForMachine(prisma, call, session, ending, texts.values, logFields).catch(() => () => {}));
 
   const outcome = await ending.settled;
   for (const stop of stops) stop();

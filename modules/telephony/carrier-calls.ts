@@ -2,6 +2,7 @@ import type { PrismaClient } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { endUnstartedCall, markCallRinging, type CallRow } from '../calls/lifecycle.js';
 import { NOT_STARTED } from '../calls/statuses.js';
+import { recordAnsweredBy } from '../calls/answered-by.js';
 import type { CarrierAccount, CarrierAdapter, CarrierCallReport } from './carriers/carrier.js';
 import { carrierOfKind } from './carriers/registry.js';
 import { statusOfSipFailure } from './sip-failures.js';
@@ -43,13 +44,11 @@ export async function carrierOfCall(prisma: PrismaClient, settings: CarrierSetti
  * reached us (or a machine answered and hung up first).
  */
 export async function applyCarrierReport(prisma: PrismaClient, call: CallRow, report: CarrierCallReport): Promise<void> {
-  const data = {
-    ...(call.providerCallSid === null ? { providerCallSid: report.providerCallSid } : {}),
-    ...(report.answeredBy && call.answeredBy !== report.answeredBy ? { answeredBy: report.answeredBy } : {}),
-  };
   // Only the call the carrier created for this row fills it: a stray report for another call id changes nothing.
   if (call.providerCallSid !== null && call.providerCallSid !== report.providerCallSid) return;
-  if (Object.keys(data).length > 0) await prisma.call.updateMany({ where: { id: call.id, OR: [{ providerCallSid: null }, { providerCallSid: report.providerCallSid }] }, data });
+  if (call.providerCallSid === null) await prisma.call.updateMany({ where: { id: call.id, providerCallSid: null }, data: { providerCallSid: report.providerCallSid } });
+  // The verdict reaches the running call (agent/call/voicemail.ts) in whichever process runs it.
+  if (report.answeredBy && call.answeredBy !== report.answeredBy) await recordAnsweredBy(prisma, call.id, report.answeredBy);
   if (!(NOT_STARTED as readonly string[]).includes(call.status)) return;
   switch (report.state) {
     case 'queued':

@@ -1,0 +1,57 @@
+import { log, type voice } from '@livekit/agents';
+import type { PrismaClient } from '../../prisma/client.js';
+import { settledWithin } from '../../lib/async.js';
+import { renderTemplate, type TemplateValues } from '../../modules/assistants/templates.js';
+import { onAnsweredBy } from '../../modules/calls/answered-by.js';
+import type { CallRow } from '../../modules/calls/lifecycle.js';
+import { FINAL_PLAYOUT_TIMEOUT_MS, type CallEnding } from './ending.js';
+
+// A campaign call answered by a machine: the carrier's verdict arrives a few seconds into the call (asynchronous
+// detection never holds up a person), and the campaign's `voicemail.action` applies. `hang_up` ends the call at once;
+// `leave_message` waits for the verdict that the greeting has ended (the beep, or the silence after it), cuts off
+// whatever the assistant was saying to the machine, speaks the message, and ends the call once it has played. Either
+// way the call ends `completed` with `answered_by` naming the machine, which the campaign counts as voicemail.
+
+export const VOICEMAIL_HUNG_UP = 'voicemail';
+export const VOICEMAIL_MESSAGE_LEFT = 'voicemail_message_left';
+
+interface VoicemailSettings {
+  detect: boolean;
+  action: 'hang_up' | 'leave_message';
+  message: string | null;
+}
+
+const isMachine = (answeredBy: string) => answeredBy.startsWith('machine') || answeredBy === 'fax';
+
+/** Acts on the call's machine verdict as its campaign says; answers a function that stops listening. */
+export async function watchForMachine(
+  prisma: PrismaClient,
+  call: CallRow,
+  session: voice.AgentSession,
+  ending: CallEnding,
+  values: TemplateValues,
+  logFields: Record<string, unknown>,
+): Promise<() => void> {
+  if (call.campaignId === null || !call.detectVoicemail) return () => {};
+  const campaign = await prisma.campaign.findUnique({ where: { id: call.campaignId }, select: { voicemail: true } });
+  const settings = campaign?.voicemail as VoicemailSettings | undefined;
+  if (!settings?.detect) return () => {};
+  let acted = false;
+  const act = (answeredBy: string) => {
+    if (acted || ending.ended || !isMachine(answeredBy)) return;
+    const message = settings.action === 'leave_message' && settings.message ? renderTemplate(settings.message, values, 'speech').text : null;
+    // A message waits for the greeting's end; `machine_start` only says a machine picked up.
+    if (message && answeredBy === 'machine_start') return;
+    acted = true;
+    log().info({ ...logFields, answeredBy, action: message ? 'leave_message' : 'hang_up' }, 'answering machine');
+    if (!message) return ending.end({ status: 'completed', reason: VOICEMAIL_HUNG_UP });
+    session.interrupt();
+    const spoken = session.say(message, { allowInterruptions: false });
+    void settledWithin(spoken.waitForPlayout(), FINAL_PLAYOUT_TIMEOUT_MS * 2).then(() => ending.end({ status: 'completed', reason: VOICEMAIL_MESSAGE_LEFT }));
+  };
+  const stop = onAnsweredBy(call.id, act);
+  // A verdict that came before this call listened is on its row.
+  const row = await prisma.call.findUnique({ where: { id: call.id }, select: { answeredBy: true } });
+  if (row?.answeredBy) act(row.answeredBy);
+  return stop;
+}
