@@ -114,7 +114,7 @@ describe('a campaign through a carrier connection', () => {
   it.for([
     { action: 'leave_message', reason: 'voicemail_message_left', to: '+14155550720' },
     { action: 'hang_up', reason: 'voicemail', to: '+14155550721' },
-  ] as const)('on a machine, $action ends the call as $reason, speaking the message only when one is to be left', async ({ action, reason, to }, { expect }) => {
+  ] as const)('on a machine, $action ends the call as $reason, speaking the message only when one is to be left', { timeout: 90_000 }, async ({ action, reason, to }, { expect }) => {
     const assistant = await api.call(acme, 'POST', '/api/assistants', localSettings(llm.url, { name: `Caller ${action}`, llm_settings: { welcome_message: 'Hello, this is Acme calling about your renewal.' } }));
     const connection = await api.call(acme, 'POST', '/api/phone-connections', { name: `Twilio ${action}`, kind: 'twilio', account_sid: carrier.accountSid, auth_token: carrier.authToken });
     const from = action === 'hang_up' ? '+14155550731' : '+14155550730';
@@ -148,5 +148,5 @@ describe('a campaign through a carrier connection', () => {
     const assistantSaid = call.turns.filter((t) => t.role === 'assistant').map((t) => t.text);
     if (action === 'leave_message') expect(assistantSaid).toContain('Sorry we missed you, Vera. Please call us back.');
     else expect(assistantSaid.join(' ')).not.toContain('call us back');
-  }, 90_000);
+  });
 });
