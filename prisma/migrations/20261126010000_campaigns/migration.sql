@@ -41,5 +41,6 @@ CREATE INDEX "campaign_contacts_last_call_id_idx" ON "campaign_contacts"("last_c
 ALTER TABLE "campaign_contacts" ADD CONSTRAINT "campaign_contacts_campaign_id_fkey" FOREIGN KEY ("campaign_id") REFERENCES "campaigns"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 ALTER TABLE "calls" ADD COLUMN "campaign_attempt" INTEGER;
--- One call per attempt of a contact in a campaign, whatever happens to the processes placing them.
-CREATE UNIQUE INDEX "calls_campaign_attempt_key" ON "calls"("campaign_id", "contact_id", "campaign_attempt") WHERE "campaign_id" IS NOT NULL;
+-- One call per attempt of a contact in a campaign, whatever happens to the processes placing them. Calls of no
+-- campaign have nulls there, which a unique index never compares equal.
+CREATE UNIQUE INDEX "calls_campaign_attempt_key" ON "calls"("campaign_id", "contact_id", "campaign_attempt");
