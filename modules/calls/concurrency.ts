@@ -33,3 +33,13 @@ export async function admitCall(tx: Db, organizationId: number): Promise<void> {
     );
   }
 }
+
+/**
+ * How many of `wanted` new calls the organisation may take now, under the same lock as `admitCall`: a dispatcher that
+ * queues a batch in one transaction counts once instead of once per call. The lock is held until the transaction ends.
+ */
+export async function admitCalls(tx: Db, organizationId: number, wanted: number): Promise<number> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK_NAMESPACE}::int, ${organizationId}::int)`;
+  const org = await tx.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { maxConcurrentCalls: true } });
+  return Math.max(0, Math.min(wanted, org.maxConcurrentCalls - (await activeCalls(tx, organizationId))));
+}

@@ -2,9 +2,8 @@ import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import type { Campaign as CampaignRow } from '../../prisma/generated/client.js';
-import { AppError } from '../../lib/errors.js';
 import { startJobLoop } from '../../lib/jobs.js';
-import { admitCall } from '../calls/concurrency.js';
+import { admitCalls } from '../calls/concurrency.js';
 import { queueOutboundCall } from '../calls/lifecycle.js';
 import { TERMINAL } from '../calls/statuses.js';
 import { recordEvent } from '../webhooks/events.js';
@@ -48,8 +47,8 @@ export interface TickReport {
   settled: number;
 }
 
-/** Settles attempts whose call has ended: the contact is done, exhausted, or scheduled for its retry. */
-async function settleAttempts(prisma: PrismaClient, now: Date): Promise<number> {
+/** Settles attempts whose call has ended: the contact is done, exhausted, or scheduled for its retry. Answers the campaigns touched. */
+async function settleAttempts(prisma: PrismaClient, now: Date): Promise<{ count: number; campaigns: Set<number> }> {
   const ended = await prisma.$queryRaw<Array<{ campaign_id: number; contact_id: number; attempts: number; call_id: number; status: string; answered_by: string | null; retry: Settings['retry'] }>>`
     SELECT cc.campaign_id, cc.contact_id, cc.attempts, c.id AS call_id, c.status, c.answered_by, k.retry
     FROM campaign_contacts cc
@@ -68,7 +67,7 @@ async function settleAttempts(prisma: PrismaClient, now: Date): Promise<number> 
       data: { state, lastOutcome: outcome, nextAttemptAt: retry ? new Date(now.getTime() + policy!.delay_minutes * 60_000) : null },
     });
   }
-  return ended.length;
+  return { count: ended.length, campaigns: new Set(ended.map((row) => row.campaign_id)) };
 }
 
 async function moveCampaign(db: Db, row: CampaignRow, from: string, to: string, reason: string | null, now: Date): Promise<boolean> {
@@ -96,8 +95,9 @@ async function completeIfDone(prisma: PrismaClient, row: CampaignRow, now: Date)
   const endAt = settings(row).schedule.end_at;
   const pastEnd = endAt !== null && Date.parse(endAt) <= now.getTime();
   if (!pastEnd) {
-    const left = await prisma.campaignContact.count({ where: { campaignId: row.id, state: { in: ['pending', 'scheduled', 'dialling'] } } });
-    if (left > 0) return false;
+    // Whether anyone is left, not how many: one index entry read, however large the campaign.
+    const left = await prisma.campaignContact.findFirst({ where: { campaignId: row.id, state: { in: ['pending', 'scheduled', 'dialling'] } }, select: { contactId: true } });
+    if (left) return false;
   }
   return prisma.$transaction(async (tx) => {
     if (!(await moveCampaign(tx, row, 'running', 'completed', pastEnd ? 'end_at' : null, now))) return false;
@@ -112,9 +112,10 @@ async function completeIfDone(prisma: PrismaClient, row: CampaignRow, now: Date)
 async function tripBreaker(prisma: PrismaClient, row: CampaignRow, now: Date): Promise<boolean> {
   const breaker = settings(row).circuit_breaker;
   if (!breaker.enabled) return false;
+  // The latest attempts that have ended, read backwards along the (campaign, created_at) index.
   const recent = await prisma.call.findMany({
-    where: { campaignId: row.id, organizationId: row.organizationId, endedAt: { not: null, ...(row.startedAt ? { gte: row.startedAt } : {}) } },
-    orderBy: { endedAt: 'desc' },
+    where: { campaignId: row.id, organizationId: row.organizationId, endedAt: { not: null }, ...(row.startedAt ? { createdAt: { gte: row.startedAt } } : {}) },
+    orderBy: { createdAt: 'desc' },
     take: breaker.min_attempts,
     select: { status: true },
   });
@@ -168,6 +169,7 @@ async function dialCampaign(prisma: PrismaClient, row: CampaignRow, now: Date, l
       );
       let queued = 0;
       let turn = current.dialCount;
+      let admitted: number | undefined;
       for (const contact of due) {
         if (budget <= 0) break;
         const where = { campaignId: row.id, contactId: contact.contact_id };
@@ -187,12 +189,10 @@ async function dialCampaign(prisma: PrismaClient, row: CampaignRow, now: Date, l
           log.warn({ campaignId: row.id }, 'campaign calling number or assistant gone; contact left for the next tick');
           continue;
         }
-        try {
-          await admitCall(tx, row.organizationId);
-        } catch (error) {
-          if (error instanceof AppError && error.code === 'concurrency_limit') break;
-          throw error;
-        }
+        // The organisation's limit, counted once for the batch under its lock (held to the commit).
+        admitted ??= await admitCalls(tx, row.organizationId, budget);
+        if (admitted <= 0) break;
+        admitted--;
         const carrier = from.connection.kind !== 'sip';
         const call = await queueOutboundCall(tx, {
           organizationId: row.organizationId,
@@ -230,10 +230,11 @@ export async function campaignTick(prisma: PrismaClient, log: FastifyBaseLogger,
   await startDue(prisma, now);
   let queued = 0;
   for (const row of await prisma.campaign.findMany({ where: { state: 'running' }, orderBy: { id: 'asc' } })) {
-    if ((await tripBreaker(prisma, row, now)) || (await completeIfDone(prisma, row, now))) continue;
+    // The breaker looks again only when new outcomes came in.
+    if ((settled.campaigns.has(row.id) && (await tripBreaker(prisma, row, now))) || (await completeIfDone(prisma, row, now))) continue;
     queued += await dialCampaign(prisma, row, now, log);
   }
-  return { queued, settled };
+  return { queued, settled: settled.count };
 }
 
 export interface CampaignDispatcher {

@@ -38,7 +38,7 @@ export async function campaignProgress(db: Db, campaign: CampaignRow, now: Date)
       SELECT status, count(*)::int AS n FROM (
         SELECT status FROM calls
         WHERE campaign_id = ${campaign.id} AND organization_id = ${campaign.organizationId} AND ended_at IS NOT NULL
-        ORDER BY ended_at DESC LIMIT ${(campaign.circuitBreaker as { min_attempts: number }).min_attempts}
+        ORDER BY created_at DESC LIMIT ${(campaign.circuitBreaker as { min_attempts: number }).min_attempts}
       ) r GROUP BY 1`,
   ]);
   const contacts = { total: 0, pending: 0, scheduled: 0, dialling: 0, in_call: 0, done: 0, exhausted: 0, skipped: 0 };
