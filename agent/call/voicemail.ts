@@ -2,15 +2,18 @@ import { log, type voice } from '@livekit/agents';
 import type { PrismaClient } from '../../prisma/client.js';
 import { settledWithin } from '../../lib/async.js';
 import { renderTemplate, type TemplateValues } from '../../modules/assistants/templates.js';
-import { onAnsweredBy } from '../../modules/calls/answered-by.js';
+import { onAnsweredBy, recordAnsweredBy } from '../../modules/calls/answered-by.js';
+import { watchVoiceForMachine } from './machine-watch.js';
 import type { CallRow } from '../../modules/calls/lifecycle.js';
 import { FINAL_PLAYOUT_TIMEOUT_MS, type CallEnding } from './ending.js';
 
-// A campaign call answered by a machine: the carrier's verdict arrives a few seconds into the call (asynchronous
-// detection never holds up a person), and the campaign's `voicemail.action` applies. `hang_up` ends the call at once;
-// `leave_message` waits for the verdict that the greeting has ended (the beep, or the silence after it), cuts off
-// whatever the assistant was saying to the machine, speaks the message, and ends the call once it has played. Either
-// way the call ends `completed` with `answered_by` naming the machine, which the campaign counts as voicemail.
+// A campaign call answered by a machine. The verdict comes from the carrier's detector where the call asked for it
+// (carrier connections: it arrives a few seconds in, asynchronously, so a person is never held up), else from our own
+// detector on the call's voice activity (machine-watch.ts; LiveKit SIP calls), whose verdict is stored on the call as
+// the carrier's would be. Then the campaign's `voicemail.action` applies: `hang_up` ends the call at once;
+// `leave_message` waits until the greeting has ended (the beep, or the silence after it), cuts off whatever the
+// assistant was saying to the machine, speaks the message, and ends the call once it has played. Either way the call
+// ends `completed` with `answered_by` naming the machine, which the campaign counts as voicemail.
 
 export const VOICEMAIL_HUNG_UP = 'voicemail';
 export const VOICEMAIL_MESSAGE_LEFT = 'voicemail_message_left';
@@ -32,7 +35,7 @@ export async function watchForMachine(
   values: TemplateValues,
   logFields: Record<string, unknown>,
 ): Promise<() => void> {
-  if (call.campaignId === null || !call.detectVoicemail) return () => {};
+  if (call.campaignId === null) return () => {};
   const campaign = await prisma.campaign.findUnique({ where: { id: call.campaignId }, select: { voicemail: true } });
   const settings = campaign?.voicemail as VoicemailSettings | undefined;
   if (!settings?.detect) return () => {};
@@ -49,6 +52,21 @@ export async function watchForMachine(
     const spoken = session.say(message, { allowInterruptions: false });
     void settledWithin(spoken.waitForPlayout(), FINAL_PLAYOUT_TIMEOUT_MS * 2).then(() => ending.end({ status: 'completed', reason: VOICEMAIL_MESSAGE_LEFT }));
   };
+  if (!call.detectVoicemail) {
+    // No carrier detector on this call: ours decides, and its verdict is stored for the campaign to count.
+    const record = (answeredBy: string) => void recordAnsweredBy(prisma, call.id, answeredBy).catch(() => {});
+    return watchVoiceForMachine(session, {
+      onVerdict: (verdict) => {
+        const answeredBy = verdict === 'machine' ? 'machine_start' : verdict;
+        record(answeredBy);
+        act(answeredBy);
+      },
+      onGreetingEnd: () => {
+        record('machine_end_silence');
+        act('machine_end_silence');
+      },
+    });
+  }
   const stop = onAnsweredBy(call.id, act);
   // A verdict that came before this call listened is on its row.
   const row = await prisma.call.findUnique({ where: { id: call.id }, select: { answeredBy: true } });

@@ -1,0 +1,57 @@
+import { describe, expect } from 'vitest';
+import { dbTest } from '../helpers/fixtures.js';
+import { createCall, localSettings, runTimeline, runtimeOrganization } from '../runtime/call-harness.js';
+import { startFakeOpenAI } from '../fakes/vendors/openai.js';
+
+// A campaign call with no carrier detector (as through LiveKit SIP) run whole through the runtime: the callee side is
+// a scripted voice, and our detector on the call's voice activity tells a machine's long greeting from a person's
+// hello, stores the verdict, and leaves the campaign's message once the greeting has ended.
+
+const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
+  onCleanup(() => llm.close());
+  return llm;
+});
+
+async function campaignCall(prisma: Parameters<typeof runtimeOrganization>[0], llmUrl: string) {
+  const organizationId = await runtimeOrganization(prisma);
+  const campaign = await prisma.campaign.create({
+    data: {
+      organizationId,
+      name: 'Voicemail',
+      state: 'running',
+      fromNumbers: [],
+      schedule: {},
+      pacing: {},
+      retry: {},
+      circuitBreaker: {},
+      voicemail: { detect: true, action: 'leave_message', message: 'Sorry we missed you, {{var.first}}. Please call us back.' },
+    },
+  });
+  const call = await createCall(prisma, localSettings(llmUrl, { llm_settings: { welcome_message: 'Hello, this is Acme.' } }), { variables: { first: 'Vera' } });
+  return prisma.call.update({ where: { id: call.id }, data: { campaignId: campaign.id, campaignAttempt: 1, direction: 'outbound', detectVoicemail: false } });
+}
+
+describe('voicemail detection in a call without a carrier detector', () => {
+  it('hears a long greeting as a machine and leaves the message once the greeting has ended', async ({ db, llm }) => {
+    const call = await campaignCall(db.prisma, llm.url);
+    // Three seconds and more of greeting with no real pause: a machine.
+    const greeting = ['good morning', 'book an appointment', 'what time is it', 'thank you'].map((text, i) => ({ atMs: 600 + i * 500, text }));
+    const run = await runTimeline(db.prisma, call.id, greeting, { hangupAtMs: 25_000 });
+    expect(run.result.endReason).toBe('voicemail_message_left');
+    const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
+    expect(stored.answeredBy).toBe('machine_end_silence');
+    const message = stored.turns.find((t) => t.role === 'assistant' && t.text.startsWith('Sorry we missed you'));
+    expect(message?.text).toBe('Sorry we missed you, Vera. Please call us back.');
+    // Spoken after the greeting had ended: the message starts after the caller's last word.
+    const lastWord = Math.max(...run.caller.spoken.map((s) => s.endMs));
+    expect(message!.startMs).toBeGreaterThan(lastWord);
+  }, 60_000);
+
+  it('hears a short hello as a person and lets the conversation go on', async ({ db, llm }) => {
+    const call = await campaignCall(db.prisma, llm.url);
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 600, text: 'good morning' }], { hangupAtMs: 7_000 });
+    expect(run.result.endReason).toBe('customer_hangup');
+    expect((await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } })).answeredBy).toBe('human');
+  }, 60_000);
+});
