@@ -1,7 +1,8 @@
 import { describe, expect } from 'vitest';
 import pino from 'pino';
 import { campaignTick } from '../../modules/campaigns/dispatcher.js';
-import { getCampaign, transitionCampaign } from '../../modules/campaigns/service.js';
+import { getCampaign, replaceCampaign, transitionCampaign } from '../../modules/campaigns/service.js';
+import { CampaignWrite } from '../../modules/campaigns/schemas.js';
 import { dbTest as it } from '../helpers/fixtures.js';
 import { ALWAYS, campaignCalls, campaignWorld, endCall } from './campaign-world.js';
 
@@ -146,5 +147,22 @@ describe('the circuit breaker', () => {
     const paused = await db.prisma.event.findFirstOrThrow({ where: { organizationId: world.organizationId, type: 'campaign.paused' } });
     expect(paused.payload).toMatchObject({ campaign_id: world.campaignId, reason: 'circuit_breaker', recent_attempts: 4, recent_failures: 3 });
     expect(await campaignTick(db.prisma, log, now)).toMatchObject({ queued: 0 });
+  });
+});
+
+describe('a running campaign changed with PUT', () => {
+  it('applies new pacing and calling hours on the next tick, without a restart', async ({ db }) => {
+    const people = Array.from({ length: 10 }, (_, i) => ({ phone: `+1202555${7000 + i}` }));
+    const world = await campaignWorld(db.prisma, people, { schedule: ALWAYS, pacing: { max_concurrent_calls: 2 } });
+    const now = at('2026-11-24T12:00:00Z'); // a Tuesday
+    expect(await campaignTick(db.prisma, log, now)).toMatchObject({ queued: 2 });
+    const row = await db.prisma.campaign.findUniqueOrThrow({ where: { id: world.campaignId } });
+    const input = CampaignWrite.parse({ name: row.name, assistant_id: row.assistantId, from_numbers: row.fromNumbers, schedule: ALWAYS, pacing: { max_concurrent_calls: 5 } });
+    await replaceCampaign(db.prisma, world.organizationId, world.campaignId, input);
+    expect(await campaignTick(db.prisma, log, now)).toMatchObject({ queued: 3 });
+    // Calling hours narrowed to weekends: nobody else is called on this Tuesday, even with room to dial.
+    await replaceCampaign(db.prisma, world.organizationId, world.campaignId, { ...input, pacing: { ...input.pacing, max_concurrent_calls: 10 }, schedule: { ...input.schedule, windows: [{ days: ['sat', 'sun'], start: '09:00', end: '17:00' }] } });
+    expect(await campaignTick(db.prisma, log, now)).toMatchObject({ queued: 0 });
+    expect((await getCampaign(db.prisma, world.organizationId, world.campaignId)).progress.next_window_opens_at).toBe('2026-11-28T14:00:00.000Z'); // 09:00 in Washington (202)
   });
 });
