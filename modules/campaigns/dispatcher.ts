@@ -129,11 +129,15 @@ async function tripBreaker(prisma: PrismaClient, row: CampaignRow, now: Date): P
   });
 }
 
-/** The calling number of an attempt: the next in turn, or always the same one for a contact. */
-function callingNumber(row: CampaignRow, contactId: number, turn: number): string {
-  const numbers = row.fromNumbers as string[];
+/** The calling number of an attempt, among those still managed: the next in turn, or always the same one for a contact. */
+function callingNumber(row: CampaignRow, numbers: readonly string[], contactId: number, turn: number): string {
   if (row.numberRotation === 'sticky') return numbers[crypto.createHash('sha1').update(String(contactId)).digest().readUInt32BE(0) % numbers.length]!;
   return numbers[turn % numbers.length]!;
+}
+
+/** Pauses a running campaign that cannot place calls any more, with the reason and its event. */
+async function pauseFor(db: Db, row: CampaignRow, reason: string, now: Date): Promise<void> {
+  if (await moveCampaign(db, row, 'running', 'paused', reason, now)) await recordEvent(db, row.organizationId, 'campaign.paused', { campaign_id: row.id, state: 'paused', reason });
 }
 
 /** Queues the campaign's due contacts within its pacing; answers how many calls it queued. */
@@ -167,6 +171,13 @@ async function dialCampaign(prisma: PrismaClient, row: CampaignRow, now: Date, l
       const numbers = new Map(
         (await tx.phoneNumber.findMany({ where: { organizationId: row.organizationId, number: { in: current.fromNumbers as string[] } }, include: { connection: { select: { kind: true } } } })).map((n) => [n.number, n]),
       );
+      // Numbers deleted since the campaign was written drop out of the rotation; with none left, or no assistant,
+      // nothing can be placed: the campaign pauses with the reason, for a person to fix and resume.
+      const usable = (current.fromNumbers as string[]).filter((n) => numbers.has(n));
+      if (current.assistantId === null || usable.length === 0) {
+        await pauseFor(tx, current, current.assistantId === null ? 'assistant_deleted' : 'no_calling_number', now);
+        return 0;
+      }
       let queued = 0;
       let turn = current.dialCount;
       let admitted: number | undefined;
@@ -184,11 +195,7 @@ async function dialCampaign(prisma: PrismaClient, row: CampaignRow, now: Date, l
           await tx.campaignContact.updateMany({ where, data: opening === null ? { state: 'skipped', nextAttemptAt: null } : { state: 'scheduled', nextAttemptAt: opening } });
           continue;
         }
-        const from = numbers.get(callingNumber(current, contact.contact_id, turn));
-        if (!from || current.assistantId === null) {
-          log.warn({ campaignId: row.id }, 'campaign calling number or assistant gone; contact left for the next tick');
-          continue;
-        }
+        const from = numbers.get(callingNumber(current, usable, contact.contact_id, turn))!;
         // The organisation's limit, counted once for the batch under its lock (held to the commit).
         admitted ??= await admitCalls(tx, row.organizationId, budget);
         if (admitted <= 0) break;
@@ -196,7 +203,7 @@ async function dialCampaign(prisma: PrismaClient, row: CampaignRow, now: Date, l
         const carrier = from.connection.kind !== 'sip';
         const call = await queueOutboundCall(tx, {
           organizationId: row.organizationId,
-          assistantId: current.assistantId,
+          assistantId: current.assistantId!,
           contactId: contact.contact_id,
           phoneNumberId: from.id,
           fromNumber: from.number,

@@ -178,7 +178,7 @@ export const Campaign = z
     name: z.string(),
     assistant_id: z.int().nullable(),
     state: z.enum(CAMPAIGN_STATES),
-    state_reason: z.string().nullable().describe('Why it is paused or ended when not by a person: circuit_breaker, assistant_deleted, end_at'),
+    state_reason: z.string().nullable().describe('Why it is paused or ended when not by a person: circuit_breaker, assistant_deleted, no_calling_number, end_at'),
     from_numbers: z.array(z.string()),
     number_rotation: z.enum(['round_robin', 'sticky']),
     schedule: CampaignSchedule,

@@ -166,3 +166,18 @@ describe('a running campaign changed with PUT', () => {
     expect((await getCampaign(db.prisma, world.organizationId, world.campaignId)).progress.next_window_opens_at).toBe('2026-11-28T14:00:00.000Z'); // 09:00 in Washington (202)
   });
 });
+
+describe('a running campaign that can no longer place calls', () => {
+  it('pauses with the reason when its numbers or its assistant are deleted', async ({ db }) => {
+    const numbersGone = await campaignWorld(db.prisma, [{ phone: '+12025558001' }], { schedule: ALWAYS });
+    await db.prisma.phoneNumber.deleteMany({ where: { organizationId: numbersGone.organizationId } });
+    const assistantGone = await campaignWorld(db.prisma, [{ phone: '+12025558002' }], { schedule: ALWAYS });
+    await db.prisma.assistant.deleteMany({ where: { organizationId: assistantGone.organizationId } });
+    expect(await campaignTick(db.prisma, log, at('2026-11-24T12:00:00Z'))).toMatchObject({ queued: 0 });
+    for (const [world, reason] of [[numbersGone, 'no_calling_number'], [assistantGone, 'assistant_deleted']] as const) {
+      expect(await getCampaign(db.prisma, world.organizationId, world.campaignId)).toMatchObject({ state: 'paused', state_reason: reason, progress: { contacts: { pending: 1 } } });
+      const paused = await db.prisma.event.findFirstOrThrow({ where: { organizationId: world.organizationId, type: 'campaign.paused' } });
+      expect(paused.payload).toMatchObject({ campaign_id: world.campaignId, reason });
+    }
+  });
+});
