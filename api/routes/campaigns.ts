@@ -18,7 +18,7 @@ import {
 } from '../../modules/campaigns/schemas.js';
 import { createCampaign, deleteCampaign, getCampaign, listCampaigns, replaceCampaign, transitionCampaign, type CampaignAction } from '../../modules/campaigns/service.js';
 import { addCampaignContacts, importCampaignContacts, listCampaignContacts } from '../../modules/campaigns/contacts.js';
-import { CSV_TYPES, parseCsv } from './contact-import.js';
+import { acceptCsvImports } from './contact-import.js';
 
 // Campaigns: a list of people called on a schedule (docs/campaigns.md). The resource, its transitions, its contacts
 // and its progress; the calls themselves are placed by the campaign dispatcher of any API process.
@@ -44,13 +44,7 @@ const ACTIONS: Array<{ action: CampaignAction; summary: string; description: str
 
 export const campaignRoutes: FastifyPluginAsyncZod<CampaignRouteOptions> = async (app, { prisma, unavailable, wake }) => {
   // Scoped to this plugin: the import takes the contacts import's CSV.
-  app.addContentTypeParser(CSV_TYPES, { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT_BYTES }, (_request, body, done) => {
-    try {
-      done(null, parseCsv(body as string));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  acceptCsvImports(app);
 
   app.post('/campaigns', {
     schema: {

@@ -1,4 +1,5 @@
 import { CsvError, parse } from 'csv-parse/sync';
+import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import { ValidationFailed } from '../../lib/errors.js';
@@ -7,7 +8,7 @@ import { commonErrors, envelope, ErrorResponse } from '../schemas/common.js';
 import { ContactImportBody, IMPORT_BODY_LIMIT_BYTES, ImportReport, MAX_IMPORT_ROWS } from '../../modules/contacts/schemas.js';
 import { importContacts } from '../../modules/contacts/import.js';
 
-export const CSV_TYPES = ['text/csv', 'application/csv'];
+const CSV_TYPES = ['text/csv', 'application/csv'];
 const IMPORT_BODY_LIMIT_MIB = IMPORT_BODY_LIMIT_BYTES / (1024 * 1024);
 
 function csvInvalid(message: string, line?: number): ValidationFailed {
@@ -15,7 +16,7 @@ function csvInvalid(message: string, line?: number): ValidationFailed {
 }
 
 /** A CSV file as the `{ contacts }` body the route validates: one record per data line, keyed by the header. */
-export function parseCsv(text: string): { contacts: Record<string, string>[] } {
+function parseCsv(text: string): { contacts: Record<string, string>[] } {
   let records: Record<string, string>[];
   try {
     records = parse(text, {
@@ -46,8 +47,8 @@ export function parseCsv(text: string): { contacts: Record<string, string>[] } {
   return { contacts: records };
 }
 
-export const contactImportRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = async (app, { prisma }) => {
-  // Scoped to this plugin: only the import endpoint takes CSV.
+/** Lets the routes of `app`'s plugin take a CSV file as the `{ contacts }` body of an import. */
+export function acceptCsvImports(app: FastifyInstance): void {
   app.addContentTypeParser(CSV_TYPES, { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT_BYTES }, (_request, body, done) => {
     try {
       done(null, parseCsv(body as string));
@@ -55,6 +56,11 @@ export const contactImportRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }
       done(error as Error, undefined);
     }
   });
+}
+
+export const contactImportRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = async (app, { prisma }) => {
+  // Scoped to this plugin: only the import endpoint takes CSV.
+  acceptCsvImports(app);
 
   app.post('/contacts/import', {
     bodyLimit: IMPORT_BODY_LIMIT_BYTES,

@@ -41,21 +41,28 @@ function settingsOf(input: CampaignWriteIn) {
   };
 }
 
+/** The settings as written, from the row (the assistant may be gone since: null). */
+function writtenOf(row: CampaignRow): Omit<CampaignWriteIn, 'assistant_id'> & { assistant_id: number | null } {
+  return {
+    name: row.name,
+    assistant_id: row.assistantId,
+    from_numbers: row.fromNumbers as string[],
+    number_rotation: row.numberRotation as 'round_robin' | 'sticky',
+    schedule: row.schedule as CampaignWriteIn['schedule'],
+    pacing: row.pacing as CampaignWriteIn['pacing'],
+    retry: row.retry as CampaignWriteIn['retry'],
+    voicemail: row.voicemail as CampaignWriteIn['voicemail'],
+    circuit_breaker: row.circuitBreaker as CampaignWriteIn['circuit_breaker'],
+    variables: row.variables as Record<string, string>,
+  };
+}
+
 export async function campaignToApi(db: Db, row: CampaignRow, now = new Date()): Promise<CampaignOut> {
   return {
     id: row.id,
-    name: row.name,
-    assistant_id: row.assistantId,
+    ...writtenOf(row),
     state: row.state as CampaignState,
     state_reason: row.stateReason,
-    from_numbers: row.fromNumbers as string[],
-    number_rotation: row.numberRotation as 'round_robin' | 'sticky',
-    schedule: row.schedule as CampaignOut['schedule'],
-    pacing: row.pacing as CampaignOut['pacing'],
-    retry: row.retry as CampaignOut['retry'],
-    voicemail: row.voicemail as CampaignOut['voicemail'],
-    circuit_breaker: row.circuitBreaker as CampaignOut['circuit_breaker'],
-    variables: row.variables as Record<string, string>,
     progress: await campaignProgress(db, row, now),
     started_at: row.startedAt?.toISOString() ?? null,
     completed_at: row.completedAt?.toISOString() ?? null,
@@ -105,7 +112,6 @@ function stateConflict(row: { id: number; state: string }, what: string): AppErr
 
 /** Stored JSONB orders keys its own way: settings are compared as values. */
 const same = (a: unknown, b: unknown) => isDeepStrictEqual(a, b);
-const API_NAME: Record<string, string> = { assistantId: 'assistant_id', fromNumbers: 'from_numbers', numberRotation: 'number_rotation', circuitBreaker: 'circuit_breaker' };
 
 /**
  * Replaces the campaign's settings. A draft, scheduled or paused campaign takes any change; a running one only new
@@ -118,20 +124,8 @@ export async function replaceCampaign(db: PrismaClient, organizationId: number, 
   await checkReferences(db, organizationId, input);
   const next = settingsOf(input);
   if (row.state === 'running') {
-    const current = settingsOf({
-      name: row.name,
-      assistant_id: row.assistantId ?? 0,
-      from_numbers: row.fromNumbers as string[],
-      number_rotation: row.numberRotation as 'round_robin',
-      schedule: row.schedule as CampaignWriteIn['schedule'],
-      pacing: row.pacing as CampaignWriteIn['pacing'],
-      retry: row.retry as CampaignWriteIn['retry'],
-      voicemail: row.voicemail as CampaignWriteIn['voicemail'],
-      circuit_breaker: row.circuitBreaker as CampaignWriteIn['circuit_breaker'],
-      variables: row.variables as Record<string, string>,
-    });
-    const changed = (Object.keys(next) as Array<keyof typeof next>).filter((k) => !same(next[k], current[k]));
-    const frozen = changed.map((k) => API_NAME[k] ?? k).filter((k) => !(LIVE_EDITABLE as readonly string[]).includes(k));
+    const current = writtenOf(row);
+    const frozen = (Object.keys(input) as Array<keyof CampaignWriteIn>).filter((k) => !same(input[k], current[k]) && !(LIVE_EDITABLE as readonly string[]).includes(k));
     if (frozen.length > 0) {
       throw new AppError('invalid_state', `Campaign ${row.id} is running: only its schedule and pacing can change while it runs; pause it to change the rest`, {
         state: row.state,

@@ -1,6 +1,5 @@
 import { initializeLogger } from '@livekit/agents';
 import { mkdtemp } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { LocalCallRunner } from '../../agent/local-runner.js';
 import { SecretBox } from '../../lib/secret-box.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { until } from '../helpers/until.js';
+import { freePort } from '../helpers/free-port.js';
 import { localSettings } from '../runtime/call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
 import { startFakeTwilioRest, type FakeTwilioRest } from '../fakes/twilio-rest.js';
@@ -27,13 +27,6 @@ let acme: Tenant;
 let runner: ReturnType<typeof audioRunnerOf> | undefined;
 const FROM = '+14155550700';
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 beforeAll(async () => {
   llm = await startFakeOpenAI((body) => {

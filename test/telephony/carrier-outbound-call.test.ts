@@ -1,6 +1,5 @@
 import { initializeLogger } from '@livekit/agents';
 import { mkdtemp } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { rms } from '../../media/pcm.js';
 import { SecretBox } from '../../lib/secret-box.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { until } from '../helpers/until.js';
+import { freePort } from '../helpers/free-port.js';
 import { localSettings } from '../runtime/call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
 import { INVALID_TO, startFakeTwilioRest, type CreatedCall, type FakeTwilioRest } from '../fakes/twilio-rest.js';
@@ -33,14 +33,6 @@ const DESK = '+14155550142';
 /** What the model answers in the test that runs; the post-call analysis is answered apart. */
 let reply: (messages: Array<{ role: string; content: unknown }>) => OpenAIReply = () => ({ text: 'It is noon.' });
 
-/** A port free on loopback now: the service's public URL must be known before it listens. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 beforeAll(async () => {
   llm = await startFakeOpenAI((body) => {
