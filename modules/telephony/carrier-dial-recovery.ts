@@ -53,8 +53,12 @@ export async function recoverCarrierDials(prisma: PrismaClient, options: Carrier
       .findCalls(carrier.account, { to: call.toNumber, from: call.fromNumber, since: new Date(call.dialRequestedAt.getTime() - CLOCK_SKEW_MS) })
       .catch((error: unknown) => log.warn({ callSid: call.callSid, err: (error as Error).message }, 'carrier calls not listed; trying again next pass'));
     if (!found) continue;
-    // Our calls to one number from one number are at least a claim apart, so the newest since the request is ours.
-    const ours = found[0];
+    // A carrier call another of our calls already holds is that call's (the same number called twice in a minute):
+    // of the others, the newest since the request is this one's.
+    const taken = new Set(
+      (await prisma.call.findMany({ where: { providerCallSid: { in: found.map((c) => c.providerCallSid) }, id: { not: call.id } }, select: { providerCallSid: true } })).map((c) => c.providerCallSid),
+    );
+    const ours = found.find((c) => !taken.has(c.providerCallSid));
     if (ours) {
       log.info({ callSid: call.callSid, providerCallSid: ours.providerCallSid }, 'carrier dial whose answer was lost adopted');
       await applyCarrierReport(prisma, call, ours);

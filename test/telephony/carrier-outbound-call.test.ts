@@ -276,6 +276,37 @@ describe('a dial whose answer from the carrier is lost', () => {
   }, 60_000);
 });
 
+describe('a lost dial to a number called a moment before', () => {
+  it("does not adopt the earlier call's carrier leg, and is dialled itself, once", async () => {
+    const to = '+14155550485';
+    carrier.scriptCallee(to, { outcome: 'busy' });
+    const { call_sid: first } = await initiate(to);
+    const earlier = await ended(first, 30_000);
+    expect(earlier.status).toBe('busy');
+    // A second call to the same number, claimed and sent by a process that died before the request left.
+    const number = await api.db.prisma.phoneNumber.findUniqueOrThrow({ where: { number: FROM } });
+    const lost = await api.db.prisma.call.create({
+      data: {
+        callSid: `CA${'8'.repeat(32)}`,
+        organizationId: acme.organizationId,
+        assistantId: number.assistantId,
+        phoneNumberId: number.id,
+        direction: 'outbound',
+        transport: 'media_stream',
+        status: 'initiated',
+        fromNumber: FROM,
+        toNumber: to,
+        dialRequestedAt: new Date(Date.now() - 3_000),
+      },
+    });
+    const second = await ended(lost.callSid, 30_000);
+    const legs = carrier.created.filter((c) => c.form.To === to);
+    expect(legs).toHaveLength(2);
+    expect(second.providerCallSid).toBe(legs[1]!.sid);
+    expect(second.providerCallSid).not.toBe(earlier.providerCallSid);
+  }, 60_000);
+});
+
 describe('carrier callbacks and the initiate request', () => {
   it('refuses a status callback with a wrong signature, or for a call nobody has, and changes nothing', async () => {
     const to = '+14155550490';
