@@ -84,6 +84,25 @@ async function ended(callSid: string, ms = 60_000) {
   }, ms);
 }
 
+/** A dial claimed and marked as sent a few seconds ago by a process that died before its request left. */
+async function lostDial(to: string) {
+  const number = await api.db.prisma.phoneNumber.findUniqueOrThrow({ where: { number: FROM } });
+  return api.db.prisma.call.create({
+    data: {
+      callSid: `CA${Buffer.from(to).toString('hex').padEnd(32, '0').slice(0, 32)}`,
+      organizationId: acme.organizationId,
+      assistantId: number.assistantId,
+      phoneNumberId: number.id,
+      direction: 'outbound',
+      transport: 'media_stream',
+      status: 'initiated',
+      fromNumber: FROM,
+      toNumber: to,
+      dialRequestedAt: new Date(Date.now() - 3_000),
+    },
+  });
+}
+
 const createdFor = (to: string) => until(async () => carrier.created.filter((c) => c.form.To === to).at(-1) ?? null, 20_000);
 const eventsOf = async (callSid: string) => (await api.db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } })).filter((e) => (e.payload as { call_sid?: string }).call_sid === callSid);
 
@@ -255,21 +274,7 @@ describe('a dial whose answer from the carrier is lost', () => {
     const to = '+14155550480';
     carrier.scriptCallee(to, { outcome: 'busy' });
     // A dial claimed and marked as sent by a process that died before the request left: nothing at the carrier.
-    const number = await api.db.prisma.phoneNumber.findUniqueOrThrow({ where: { number: FROM } });
-    const row = await api.db.prisma.call.create({
-      data: {
-        callSid: `CA${'7'.repeat(32)}`,
-        organizationId: acme.organizationId,
-        assistantId: number.assistantId,
-        phoneNumberId: number.id,
-        direction: 'outbound',
-        transport: 'media_stream',
-        status: 'initiated',
-        fromNumber: FROM,
-        toNumber: to,
-        dialRequestedAt: new Date(Date.now() - 5_000),
-      },
-    });
+    const row = await lostDial(to);
     const redialled = await ended(row.callSid, 30_000);
     expect(redialled).toMatchObject({ status: 'busy' });
     expect(carrier.created.filter((c) => c.form.To === to)).toHaveLength(1);
@@ -284,21 +289,7 @@ describe('a lost dial to a number called a moment before', () => {
     const earlier = await ended(first, 30_000);
     expect(earlier.status).toBe('busy');
     // A second call to the same number, claimed and sent by a process that died before the request left.
-    const number = await api.db.prisma.phoneNumber.findUniqueOrThrow({ where: { number: FROM } });
-    const lost = await api.db.prisma.call.create({
-      data: {
-        callSid: `CA${'8'.repeat(32)}`,
-        organizationId: acme.organizationId,
-        assistantId: number.assistantId,
-        phoneNumberId: number.id,
-        direction: 'outbound',
-        transport: 'media_stream',
-        status: 'initiated',
-        fromNumber: FROM,
-        toNumber: to,
-        dialRequestedAt: new Date(Date.now() - 3_000),
-      },
-    });
+    const lost = await lostDial(to);
     const second = await ended(lost.callSid, 30_000);
     const legs = carrier.created.filter((c) => c.form.To === to);
     expect(legs).toHaveLength(2);
