@@ -9,6 +9,7 @@ import { analyzeCall, type Analysis } from './analysis.js';
 import type { Ending } from './ending.js';
 import type { CallRecording } from './recording.js';
 import type { Transcript } from './transcript.js';
+import type { UsageMeter } from './usage.js';
 
 // The end of a call, once it has ended and its session is closed: the recording rendered into storage, the post-call
 // analysis, and the call's record (status, end reason, transcript, outcomes, recordings, `call.completed`) written in
@@ -28,6 +29,8 @@ export interface CallToFinish {
   missingVariables: string[];
   /** What the call's playbooks collected (agent/call/collected-values.ts); null when none was used. */
   collectedValues?: CollectedValuesRecord | null;
+  /** What the call's models used; read after the analysis, which it counts too. */
+  usage?: UsageMeter | undefined;
   /** Stops the call's heartbeat (agent/call/heartbeat.ts); called once the record is written, or could not be. */
   stopHeartbeat: () => void;
   /** Fields that name the call in the log. */
@@ -51,6 +54,7 @@ export async function finalizeCall(prisma: PrismaClient, call: CallRow, finish: 
       metrics: summarizeLatency(finish.transcript.turns),
       turns: finish.transcript.turns,
       recordings: recordings ?? [],
+      modelUsage: finish.usage?.close(),
     });
   } finally {
     // Beating until the record is written: rendering an hour's recording and the analysis can take most of a minute,

@@ -21,7 +21,8 @@ import { recordingStorageOf, startRecording } from './recording.js';
 import type { TurnTaking } from '../turn/turn-taking.js';
 import { buildAssistantAgent } from './assistant-agent.js';
 import { CollectedValues } from './collected-values.js';
-import { buildSessionOptions, secondsToMs } from './session-config.js';
+import { buildSessionOptions, llmEndpoints, secondsToMs } from './session-config.js';
+import { meterUsage, type CallVendors } from './usage.js';
 import { captureTranscript } from './transcript.js';
 import { callToolContext, type CallToolOptions } from './tools.js';
 import { CallLineTools, lineOf } from './line-tools.js';
@@ -127,6 +128,13 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
         return { ...(result && { http_status: result.status, duration_ms: result.duration_ms }), ...runs?.detail(id) };
       },
     });
+  const usage =
+    session &&
+    settings &&
+    meterUsage(session, built.model, callVendors(settings, options.access ?? vendorAccessFromEnv()), {
+      stt: session.stt?.capabilities.streaming ?? true,
+      tts: session.tts?.capabilities.streaming ?? true,
+    });
   const idle = settings && texts && idlePromptsOf(settings, texts.idleMessage);
   const stops = session ? [watchForEnd(session, ending, { signal: lineTools.hangupSignal(options.signal), maxDurationMs: options.maxDurationMs, logFields }), built.turns.attach(session)] : [];
   if (session && runs) stops.push(runs.attach(session));
@@ -154,11 +162,21 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
     analysis: built && texts ? { model: built.model, systemPrompt: texts.prompt } : undefined,
     missingVariables: texts?.missing ?? [],
     collectedValues: collected.record(),
+    usage: usage || undefined,
     stopHeartbeat,
     logFields,
   });
   logger.info({ ...logFields, status: outcome.status, endReason: outcome.reason }, 'call ended');
   return { callId: call.id, callSid: call.callSid, status: outcome.status, endReason: outcome.reason, transcript: said.spoken };
+}
+
+/** The vendors the settings name, for the usage meter: the STT, the TTS, the LLM and its fallbacks. */
+function callVendors(settings: AssistantSettings, access: VendorAccess): CallVendors {
+  return {
+    stt: { provider: settings.stt_settings.provider, model: settings.stt_settings.model },
+    tts: { provider: settings.tts_settings.provider, model: settings.tts_settings.model_id },
+    llm: llmEndpoints(settings, access).map((e) => ({ provider: e.provider, model: e.model })),
+  };
 }
 
 function settingsOf(stored: unknown): AssistantSettings {

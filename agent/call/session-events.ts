@@ -9,6 +9,7 @@ export interface SessionEventMap {
   [voice.AgentSessionEventTypes.UserInputTranscribed]: voice.UserInputTranscribedEvent;
   [voice.AgentSessionEventTypes.ConversationItemAdded]: voice.ConversationItemAddedEvent;
   [voice.AgentSessionEventTypes.FunctionToolsExecuted]: voice.FunctionToolsExecutedEvent;
+  [voice.AgentSessionEventTypes.MetricsCollected]: voice.MetricsCollectedEvent;
   [voice.AgentSessionEventTypes.Error]: voice.ErrorEvent;
   [voice.AgentSessionEventTypes.Close]: voice.CloseEvent;
 }

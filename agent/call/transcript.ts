@@ -46,8 +46,11 @@ type TranscriptEvents = voice.AgentSessionEventTypes.ConversationItemAdded | voi
 export function captureTranscript(session: SessionEvents<TranscriptEvents>, options: TranscriptOptions): TranscriptCapture {
   const turns: StoredTurn[] = [];
   const pendingToolCalls: ToolCallEntry[] = [];
-  /** The caller's last turn not yet answered: its metrics hold the end-of-utterance delay its reply is given. */
-  let unanswered: { metrics: llm.ChatMessage['metrics']; startMs: number } | undefined;
+  /**
+   * The caller's last turn not yet answered: its metrics hold the end-of-utterance delay its reply is given. The
+   * message is kept, not its metrics: the framework may give it a new metrics object after it joined the conversation.
+   */
+  let unanswered: { message: llm.ChatMessage; startMs: number } | undefined;
   const relMs = (epochMs: number) => Math.max(Math.round(epochMs - options.startedAt), 0);
   let writes: Promise<void> = Promise.resolve();
   const write = (position: number) => {
@@ -76,7 +79,7 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
       const m = item.metrics;
       const start = m.startedSpeakingAt !== undefined ? m.startedSpeakingAt * 1000 : item.createdAt;
       const stop = m.stoppedSpeakingAt !== undefined ? m.stoppedSpeakingAt * 1000 : Date.now();
-      if (item.role === 'user') unanswered = { metrics: m, startMs: relMs(start) };
+      if (item.role === 'user') unanswered = { message: item, startMs: relMs(start) };
       // A reply answers the caller's last turn if it began after it; one the caller talked over began before it.
       const answers = item.role === 'assistant' && unanswered !== undefined && relMs(start) >= unanswered.startMs ? unanswered : undefined;
       // The rest of a turn the caller was cut off in: the part stored before becomes the whole turn, where it was.
@@ -89,7 +92,7 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
         start_ms: continued >= 0 ? turns[continued]!.start_ms : relMs(start),
         end_ms: relMs(stop),
         interrupted: item.interrupted,
-        metrics: item.role === 'assistant' ? turnLatency(m, answers?.metrics) : null,
+        metrics: item.role === 'assistant' ? turnLatency(m, answers?.message.metrics) : null,
         // The tools the assistant called before this reply, with what they returned.
         ...(item.role === 'assistant' && pendingToolCalls.length > 0 ? { tool_calls: pendingToolCalls.splice(0) } : {}),
         ...(decision ? { turn_decision: decision } : {}),

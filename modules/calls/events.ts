@@ -2,6 +2,7 @@
 // runtime and anything that re-emits them agree on the shape documented in docs/events.md.
 
 import type { CollectedValuesRecord } from '../playbooks/collect.js';
+import type { CallCost, CallUsage } from '../analytics/usage.js';
 
 export type TranscriptRole = 'user' | 'assistant';
 
@@ -75,6 +76,10 @@ export interface CallEndedPayload extends CallStartedPayload {
   collected_values: CollectedValuesRecord | null;
   transcript: TranscriptEntry[];
   recordings: RecordingEntry[];
+  /** What the call used, by vendor and model (docs/analytics.md); null for a call that never started. */
+  usage: CallUsage | null;
+  /** Its cost from the organisation's price table, by component; null for a call that never started. */
+  cost: CallCost | null;
 }
 
 export function callStartedPayload(call: CallIdentity): CallStartedPayload {
@@ -91,7 +96,17 @@ export function callStartedPayload(call: CallIdentity): CallStartedPayload {
 }
 
 export function callEndedPayload(
-  call: CallIdentity & { endedAt: Date | null; durationMs: number | null; endReason: string | null; summary: string | null; outcomes: unknown; collectedValues?: unknown; answeredBy?: string | null },
+  call: CallIdentity & {
+    endedAt: Date | null;
+    durationMs: number | null;
+    endReason: string | null;
+    summary: string | null;
+    outcomes: unknown;
+    collectedValues?: unknown;
+    answeredBy?: string | null;
+    usage?: unknown;
+    cost?: unknown;
+  },
   transcript: TranscriptEntry[],
   recordings: RecordingEntry[],
 ): CallEndedPayload {
@@ -107,5 +122,7 @@ export function callEndedPayload(
     collected_values: (call.collectedValues as CollectedValuesRecord | null | undefined) ?? null,
     transcript,
     recordings,
+    usage: (call.usage as CallUsage | null | undefined) ?? null,
+    cost: (call.cost as CallCost | null | undefined) ?? null,
   };
 }

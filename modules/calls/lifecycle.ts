@@ -7,6 +7,8 @@ import { callEndedPayload, callStartedPayload } from './events.js';
 import type { CollectedValuesRecord } from '../playbooks/collect.js';
 import { IN_PROGRESS, NOT_STARTED, type FinishedEnd, type UnstartedEnd } from './statuses.js';
 import { CallNotRunnableError, turnRow, type StoredRecording, type StoredTurn } from './store.js';
+import { callUsage, countTurns, priceUsage, usageColumns, NO_MODEL_USAGE, type ModelUsage } from '../analytics/usage.js';
+import { loadPriceOverrides } from '../analytics/price-table.js';
 
 // Where a call changes state. Every call row is created here and every status change is made here, each a
 // compare-and-set on the statuses it moves from: processes racing for one call (two sweeps, a sweep and a dialler, a
@@ -221,6 +223,8 @@ export interface CallFinish {
   metrics: Record<string, unknown> | null;
   turns: StoredTurn[];
   recordings: StoredRecording[];
+  /** What the call's models used (agent/call/usage.ts); none when nobody metered them (a recovered call). */
+  modelUsage?: ModelUsage;
 }
 
 /**
@@ -231,10 +235,14 @@ export interface CallFinish {
 export async function finishCall(prisma: PrismaClient, call: CallRow, finish: CallFinish): Promise<boolean> {
   const startedAt = call.startedAt ?? finish.endedAt;
   const durationMs = Math.max(finish.endedAt.getTime() - startedAt.getTime(), 0);
+  // Priced with the organisation's table as it stands when the call ends; a later change leaves this cost alone.
+  const usage = callUsage(finish.modelUsage ?? NO_MODEL_USAGE, durationMs, call.transport);
+  const cost = priceUsage(usage, await loadPriceOverrides(prisma, call.organizationId));
   return prisma.$transaction(async (tx) => {
     const ended = await tx.call.updateMany({
       where: { id: call.id, status: IN_PROGRESS },
       data: {
+        ...usageColumns(usage, cost, countTurns(finish.turns)),
         status: finish.status,
         endReason: finish.endReason,
         endedAt: finish.endedAt,

@@ -76,6 +76,11 @@ export function turnRow(callId: number, position: number, t: StoredTurn) {
     toolCalls: (t.tool_calls ?? undefined) as object | undefined,
     turnDecision: (t.turn_decision ?? undefined) as object | undefined,
     retrieval: (t.retrieval ?? undefined) as object | undefined,
+    // The latency stages again as columns: analytics computes percentiles over them without reading the JSON.
+    endOfUtteranceDelayMs: t.metrics?.end_of_utterance_delay_ms ?? null,
+    llmTtftMs: t.metrics?.llm_ttft_ms ?? null,
+    ttsTtfbMs: t.metrics?.tts_ttfb_ms ?? null,
+    e2eLatencyMs: t.metrics?.e2e_latency_ms ?? null,
   };
 }
 
