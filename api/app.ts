@@ -46,6 +46,14 @@ import { ANSWERED_BY_CHANNEL, emitAnsweredBy } from '../modules/calls/answered-b
 import { LiveKitTelephony, type LiveKitConfig } from '../modules/telephony/livekit.js';
 import { KnowledgeSearch } from '../modules/knowledge/search/knowledge-search.js';
 import { vendorCredentialsFromEnv } from '../modules/assistants/credentials.js';
+import cookie from '@fastify/cookie';
+import path from 'node:path';
+import { logMailTransport, type MailTransport } from '../lib/mail.js';
+import { SignInLimit, type SignInLimitOptions } from './auth/sign-in-limit.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
+import { memberRoutes } from './routes/members.js';
+import { profileRoutes } from './routes/profile.js';
+import { dashboard } from './dashboard/plugin.js';
 
 export interface AppOptions {
   prisma: PrismaClient;
@@ -89,6 +97,10 @@ export interface AppOptions {
   secrets?: SecretBox | undefined;
   /** Knowledge search (the retrieval debugger); default: one with the vendor keys of the environment. */
   knowledge?: KnowledgeSearch | undefined;
+  /** How the dashboard's mail leaves (SMTP_URL); default: appended to `dataDir`/mail.log. */
+  mail?: MailTransport | undefined;
+  /** Failed sign-ins allowed per email and per address (api/auth/sign-in-limit.ts). */
+  signInLimit?: SignInLimitOptions | undefined;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -117,12 +129,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     );
   });
 
+  // Before the auth hook, which reads the dashboard's session cookie.
+  await app.register(cookie);
   const auth = registerAuth(app, options.prisma, {
     keyCacheTtlMs: options.keyCacheTtlMs ?? 5_000,
     usageFlushIntervalMs: options.usageFlushIntervalMs ?? 15_000,
+    publicUrl: options.publicUrl,
   });
   app.decorate('keyCache', auth.cache);
   app.decorate('flushKeyUsage', auth.flushUsage);
+  app.decorate('declaredRoutes', auth.routes);
 
   let assistantCache: AssistantReadCache | undefined;
   if (options.databaseUrl) {
@@ -209,6 +225,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   registerHealthCheck(app, options.prisma);
+  const mail = options.mail ?? logMailTransport(path.join(options.dataDir ?? DEFAULT_DATA_DIR, 'mail.log'), app.log.child({ component: 'mail' }));
+  const recordings = options.recordingStorage ?? new LocalFileStorage(options.dataDir ?? DEFAULT_DATA_DIR);
+  // The dashboard, at the root of the site; each of its routes declares its auth (`session`, `visitor` or `public`).
+  await app.register(dashboard, {
+    prisma: options.prisma,
+    mail,
+    publicUrl: options.publicUrl,
+    signInLimit: new SignInLimit(options.signInLimit),
+    secrets,
+    assistantCache,
+    browserCalls: { tokens: browserCallTokens, runner: options.callAudioRunner },
+    recordings,
+  });
   // One knowledge search per process: its vector cache and query embedders serve every request.
   const knowledge = options.knowledge ?? new KnowledgeSearch(options.prisma, { credentials: vendorCredentialsFromEnv() });
   if (!options.knowledge) app.addHook('onClose', () => knowledge.close());
@@ -222,13 +251,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(contactPropertyRoutes, { prisma: options.prisma });
       await api.register(organizationSettingsRoutes, { prisma: options.prisma });
       await api.register(sessionOnlyRoutes);
+      await api.register(apiKeyRoutes, { prisma: options.prisma });
+      await api.register(memberRoutes, { prisma: options.prisma, mail, publicUrl: options.publicUrl });
+      await api.register(profileRoutes, { prisma: options.prisma });
       await api.register(webhookRoutes, { prisma: options.prisma, secrets, allowPrivateTargets: options.allowPrivateWebhookTargets });
       await api.register(toolRoutes, { prisma: options.prisma, secrets, allowPrivateTargets: options.allowPrivateWebhookTargets });
       await api.register(documentRoutes, { prisma: options.prisma, knowledge });
       await api.register(testRunRoutes, { prisma: options.prisma });
       await api.register(playbookRoutes, { prisma: options.prisma });
       await api.register(phoneRoutes, { prisma: options.prisma, secrets });
-      await api.register(callRoutes, { prisma: options.prisma, storage: options.recordingStorage ?? new LocalFileStorage(options.dataDir ?? DEFAULT_DATA_DIR) });
+      await api.register(callRoutes, { prisma: options.prisma, storage: recordings });
       await api.register(telephonyRoutes, { prisma: options.prisma, telephony, dialler, carrierUnavailable });
       await api.register(campaignRoutes, { prisma: options.prisma, unavailable: pathUnavailable, wake: () => campaigns?.wake() });
     },
@@ -241,5 +273,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     keyCache: import('./auth/key-cache.js').KeyCache;
     flushKeyUsage: () => Promise<void>;
+    /** Every route with the auth mode it declared. */
+    declaredRoutes: import('./auth/plugin.js').DeclaredRoute[];
   }
 }

@@ -4,7 +4,8 @@ import type { CallAudioRunner } from '../modules/calls/audio-runner.js';
 import type { Config } from '../lib/config.js';
 import { buildApp } from './app.js';
 import { loadSecretsKey, SecretBox } from '../lib/secret-box.js';
-import { hasAnyApiKey } from '../modules/organizations/bootstrap.js';
+import { isSetUp } from '../modules/organizations/accounts.js';
+import { smtpMailTransport } from '../lib/mail.js';
 import { startWebhookDelivery } from '../modules/webhooks/delivery-worker.js';
 import { startDocumentProcessing } from '../modules/knowledge/processing.js';
 import { detectPgvector, PgVectors } from '../modules/knowledge/search/pgvector.js';
@@ -35,6 +36,7 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     secrets,
     rateLimit: config.rateLimit,
     knowledge,
+    mail: config.mail.smtpUrl ? smtpMailTransport(config.mail.smtpUrl, config.mail.from) : undefined,
     httpTimeouts: config.httpKeepAliveTimeoutMs === undefined ? undefined : { keepAliveMs: config.httpKeepAliveTimeoutMs },
   });
   // Every API process also delivers webhooks; deliveries are leased rows, so processes share the work.
@@ -65,10 +67,12 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     await app.close();
     throw error;
   }
-  if (!(await hasAnyApiKey(db.prisma))) {
+  if (!(await isSetUp(db.prisma))) {
+    const address = app.server.address();
+    const port = address && typeof address === 'object' ? address.port : config.port;
     app.log.warn(
-      { command: 'npm run cli -- bootstrap --org "My Org" --email you@example.com' },
-      'no API key exists yet: create the first one with the command in this line',
+      { url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, command: 'npm run cli -- bootstrap --org "My Org" --email you@example.com' },
+      'no organisation yet: open the url in this line and create it, or use the command',
     );
   }
   return app;

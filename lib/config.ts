@@ -73,6 +73,12 @@ const Env = z.object({
   RATE_LIMIT_KEY_PER_SECOND: z.coerce.number().int().min(0).default(50),
   /** Requests of one organisation answered at once per process: 5 is half the 10 database connections, one query each. */
   RATE_LIMIT_ORG_IN_FLIGHT: z.coerce.number().int().min(0).default(5),
+  /**
+   * How the dashboard's mail (password reset links, invitations) leaves: unset, it is appended to DATA_DIR/mail.log for
+   * the operator; an SMTP URL (`smtps://user:pass@smtp.example.com`) sends it, from MAIL_FROM.
+   */
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().min(3).default('Voice assistants <no-reply@localhost>'),
   /** Seconds an idle keep-alive connection is kept (default 72); above the load balancer's own idle timeout. */
   HTTP_KEEP_ALIVE_TIMEOUT_S: z.coerce.number().int().min(1).max(3600).optional(),
 });
@@ -155,6 +161,8 @@ export interface Config {
   secretsKey?: string | undefined;
   rateLimit: { orgPerSecond: number; keyPerSecond: number; orgInFlight: number };
   httpKeepAliveTimeoutMs?: number | undefined;
+  /** SMTP_URL and MAIL_FROM; without an SMTP URL, mail goes to DATA_DIR/mail.log. */
+  mail: { smtpUrl?: string | undefined; from: string };
   agent: AgentConfig;
   vendors: VendorSettings;
 }
@@ -198,6 +206,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: e.SECRETS_KEY,
     rateLimit: { orgPerSecond: e.RATE_LIMIT_ORG_PER_SECOND, keyPerSecond: e.RATE_LIMIT_KEY_PER_SECOND, orgInFlight: e.RATE_LIMIT_ORG_IN_FLIGHT },
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_S === undefined ? undefined : e.HTTP_KEEP_ALIVE_TIMEOUT_S * 1000,
+    mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     agent: {
       idleProcesses: e.LIVEKIT_IDLE_PROCESSES,
       healthPort: e.AGENT_HEALTH_PORT,

@@ -29,6 +29,18 @@ export const ERRORS = Object.freeze({
   validation_error: 'invalid_input',
   unauthorized: 'unauthenticated',
   session_only: 'forbidden',
+  /** The signed-in person's role does not allow the action (docs/dashboard.md, "Roles"). */
+  role_forbidden: 'forbidden',
+  /** A session's form or request came without its anti-forgery token, or from another site. */
+  csrf_failed: 'forbidden',
+  /** Wrong email or password; which of the two is never said. */
+  invalid_credentials: 'unauthenticated',
+  /** The organisation would be left without an owner. */
+  last_owner: 'conflict',
+  /** First-run setup asked for when an organisation exists already. */
+  already_set_up: 'conflict',
+  /** A password reset or invitation link that is unknown, used or expired. */
+  link_invalid: 'invalid',
   not_found: 'not_found',
   conflict: 'conflict',
   /** An organisation's cap on a kind of resource (custom properties, webhook endpoints) is reached. */

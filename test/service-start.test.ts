@@ -68,11 +68,12 @@ describe('npm start on a fresh machine', () => {
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
-  it('serves the API on embedded Postgres, says how to get a first key, and keeps data across a restart', async () => {
+  it('serves the API on embedded Postgres, says where to create the organisation (browser or command), and keeps data across a restart', async () => {
     const first = await startService(env);
     try {
-      expect(first.output()).toMatch(/no API key exists yet/);
+      expect(first.output()).toMatch(/no organisation yet/);
       expect(first.output()).toMatch(/npm run cli -- bootstrap/);
+      expect(first.output()).toContain(`"url":"${base}"`);
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
 
       // The CLI joins the cluster the running service started, and prints exactly one JSON object on stdout.
@@ -99,7 +100,7 @@ describe('npm start on a fresh machine', () => {
 
       const second = await startService(env);
       try {
-        expect(second.output()).not.toMatch(/no API key exists yet/);
+        expect(second.output()).not.toMatch(/no organisation yet/);
         const read = await fetch(`${base}/api/assistants/${id}`, { headers: { authorization: `Bearer ${again.api_key}` } });
         expect(read.status).toBe(200);
         expect(((await read.json()) as { name: string }).name).toBe('Survivor');

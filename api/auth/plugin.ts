@@ -3,6 +3,10 @@ import type { PrismaClient } from '../../prisma/client.js';
 import { HttpError } from '../http/errors.js';
 import { findActiveKey, hashApiKey, touchApiKeys, type KeyIdentity } from '../../modules/organizations/api-keys.js';
 import { KeyCache } from './key-cache.js';
+import { AppError } from '../../lib/errors.js';
+import { findSession, type SessionIdentity } from '../../modules/organizations/sessions.js';
+import { isSecureContext, readCookie } from './cookies.js';
+import { isStateChanging, verifyCsrf } from './csrf.js';
 
 /**
  * How a route authenticates its caller, declared on the route (`config: { auth }`) or for a whole plugin scope
@@ -10,16 +14,31 @@ import { KeyCache } from './key-cache.js';
  * - `api_key`: `Authorization: Bearer <API_KEY>`, checked before anything else runs; sets `request.identity`.
  * - `public`: anyone (the OpenAPI document and docs page, health checks, the browser call page).
  * - `signature`: the handler verifies a signature the request carries (a carrier's signed webhook).
+ * - `session`: a person signed in to the dashboard (the session cookie); sets `request.signedIn`. An API key is refused
+ *   with 403 (the spec's session-only functions), and a state-changing request needs its anti-forgery token.
+ * - `visitor`: anyone, with `request.signedIn` set when signed in; a form posted needs the visitor's anti-forgery token
+ *   (sign-in, first-run setup, password reset, accepting an invitation).
  */
-export type AuthMode = 'api_key' | 'public' | 'signature';
+export type AuthMode = 'api_key' | 'public' | 'signature' | 'session' | 'visitor';
+
+/** A signed-in person, and the session token their anti-forgery tokens derive from. */
+export interface SignedIn extends SessionIdentity {
+  token: string;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The organisation and user the API key acts for; set on every request to an `api_key` route. */
     identity: KeyIdentity;
+    /** The person signed in to the dashboard; set on `session` routes, and on `visitor` routes when signed in. */
+    signedIn: SignedIn | null;
+    /** Whether dashboard cookies are `__Host-` and Secure for this request (api/auth/cookies.ts). */
+    secureContext: boolean;
   }
   interface FastifyContextConfig {
     auth?: AuthMode;
+    /** What a `session` route does, for the 403 an API key gets: "Managing API keys". */
+    sessionOnly?: string;
   }
 }
 
@@ -28,6 +47,8 @@ export interface AuthOptions {
   keyCacheTtlMs: number;
   /** How often `last_used_at` is written, batched for all keys used since the last write. */
   usageFlushIntervalMs: number;
+  /** PUBLIC_URL: where it is https, dashboard cookies are Secure whatever the request says. */
+  publicUrl?: string | undefined;
 }
 
 // A plugin scope's default mode lives on the scope's instance object. Fastify creates a child scope's instance with
@@ -66,8 +87,20 @@ function bearerToken(request: FastifyRequest): string {
   return match[1];
 }
 
-export function registerAuth(app: FastifyInstance, prisma: PrismaClient, options: AuthOptions): { cache: KeyCache; flushUsage: () => Promise<void> } {
+/** A route as registered, with the auth mode it declared: for checks that every route of a kind is protected. */
+export interface DeclaredRoute {
+  method: string;
+  url: string;
+  auth: AuthMode;
+}
+
+export function registerAuth(
+  app: FastifyInstance,
+  prisma: PrismaClient,
+  options: AuthOptions,
+): { cache: KeyCache; flushUsage: () => Promise<void>; routes: DeclaredRoute[] } {
   const cache = new KeyCache(options.keyCacheTtlMs);
+  const routes: DeclaredRoute[] = [];
   const usedKeyIds = new Set<number>();
 
   async function flushUsage(): Promise<void> {
@@ -90,14 +123,29 @@ export function registerAuth(app: FastifyInstance, prisma: PrismaClient, options
       throw new Error(`route ${String(route.method)} ${route.url} declares no auth mode: set config.auth or declareAuth() on its plugin scope`);
     }
     route.config = { ...route.config, auth: mode };
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, auth: mode });
   });
 
   app.decorateRequest('identity', null as unknown as KeyIdentity);
+  app.decorateRequest('signedIn', null);
+  app.decorateRequest('secureContext', false);
   app.addHook('onRequest', async (request) => {
     // An unmatched request answers 404 and reaches no handler; there is nothing to protect.
     if (request.is404) return;
     const mode = request.routeOptions.config.auth;
     if (mode === 'public' || mode === 'signature') return;
+    if (mode === 'session' || mode === 'visitor') {
+      request.secureContext = isSecureContext(request, options.publicUrl);
+      if (mode === 'session' && request.headers.authorization !== undefined) {
+        const what = request.routeOptions.config.sessionOnly ?? 'This function';
+        throw new AppError('session_only', `${what} is available only in a dashboard session, not with an API key`);
+      }
+      const token = readCookie(request, 'session', request.secureContext);
+      const identity = token ? await findSession(prisma, token) : null;
+      request.signedIn = identity && token ? { ...identity, token } : null;
+      if (mode === 'session' && !request.signedIn) throw new AppError('unauthorized', 'Sign in to the dashboard first');
+      return;
+    }
     // `api_key`, and anything else (there is nothing else after the start-up check): the key is required.
     const token = bearerToken(request);
     const keyHash = hashApiKey(token);
@@ -110,6 +158,13 @@ export function registerAuth(app: FastifyInstance, prisma: PrismaClient, options
     request.identity = identity;
     usedKeyIds.add(identity.apiKeyId);
   });
+  // After the body is parsed, where a form's `_csrf` field is: the anti-forgery check of dashboard requests.
+  app.addHook('preValidation', async (request) => {
+    const mode = request.routeOptions.config.auth;
+    if ((mode !== 'session' && mode !== 'visitor') || !isStateChanging(request)) return;
+    const secret = mode === 'session' ? request.signedIn?.token : readCookie(request, 'csrf', request.secureContext);
+    verifyCsrf(request, secret);
+  });
 
-  return { cache, flushUsage };
+  return { cache, flushUsage, routes };
 }

@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
-import { AppError } from '../../lib/errors.js';
-import { HttpError } from '../http/errors.js';
+import { sendRecording } from '../http/recording-response.js';
 import { Call, CallExportQuery, CallListQuery, CallParams, RecordingParams, TranscriptTurn } from '../../modules/calls/schemas.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope } from '../schemas/common.js';
 import { paginationOf } from '../../lib/pagination.js';
@@ -12,29 +11,6 @@ import { findRecording, getCall, getTranscript, listCalls } from '../../modules/
 
 const tags = ['Calls'];
 const callMissing = { 404: ErrorResponse.describe('No such call in this organisation') };
-const CONTENT_TYPES: Record<string, string> = { mp3: 'audio/mpeg', wav: 'audio/wav' };
-
-/**
- * A single byte range of an object of `size` bytes (RFC 9110): `bytes=0-99`, `bytes=100-`, `bytes=-100`. Undefined
- * when the header asks for the whole object in a way we serve whole (absent, several ranges, another unit); null when
- * the range cannot be satisfied.
- */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | undefined {
-  if (!header) return undefined;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match) return undefined;
-  const [, from, to] = match as unknown as [string, string, string];
-  if (from === '' && to === '') return undefined;
-  if (from === '') {
-    const suffix = Number(to);
-    if (suffix === 0 || size === 0) return null;
-    return { start: Math.max(size - suffix, 0), end: size - 1 };
-  }
-  const start = Number(from);
-  const end = to === '' ? size - 1 : Math.min(Number(to), size - 1);
-  if (start >= size || end < start) return null;
-  return { start, end };
-}
 
 export const callRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; storage: RecordingStorage }> = async (app, { prisma, storage }) => {
   app.get('/calls', {
@@ -101,22 +77,7 @@ export const callRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; storage: 
     },
     handler: async (request, reply) => {
       const recording = await findRecording(prisma, request.identity.organizationId, request.params.call_sid, request.params.track);
-      const size = await storage.size(recording.storageKey);
-      if (size === null) throw new AppError('not_found', 'Recording file not found');
-      const range = parseRange(request.headers.range, size);
-      if (range === null) {
-        throw new HttpError('range_not_satisfiable', `The recording has ${size} bytes`, undefined, { 'content-range': `bytes */${size}` });
-      }
-      reply.type(CONTENT_TYPES[recording.format] ?? 'application/octet-stream').header('accept-ranges', 'bytes');
-      reply.header('content-disposition', `inline; filename="${request.params.call_sid}-${recording.track}.${recording.format}"`);
-      if (range) {
-        return reply
-          .status(206)
-          .header('content-range', `bytes ${range.start}-${range.end}/${size}`)
-          .header('content-length', range.end - range.start + 1)
-          .send(storage.read(recording.storageKey, range) as never);
-      }
-      return reply.header('content-length', size).send(storage.read(recording.storageKey) as never);
+      return sendRecording(reply, storage, recording, request.headers.range, request.params.call_sid);
     },
   });
 };

@@ -16,7 +16,7 @@ function csvInvalid(message: string, line?: number): ValidationFailed {
 }
 
 /** A CSV file as the `{ contacts }` body the route validates: one record per data line, keyed by the header. */
-function parseCsv(text: string): { contacts: Record<string, string>[] } {
+export function parseCsv(text: string): { contacts: Record<string, string>[] } {
   let records: Record<string, string>[];
   try {
     records = parse(text, {

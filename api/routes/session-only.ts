@@ -2,14 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../lib/errors.js';
 import { commonErrors, ErrorResponse } from '../schemas/common.js';
 
-// Functions the spec reserves for a signed-in dashboard session (behaviour 2, Authentication 4). They exist so that
-// an API key gets a clear 403 that says why, rather than a 404 that suggests a typo.
-const SESSION_ONLY: { prefix: string; what: string }[] = [
-  { prefix: '/organization/api-keys', what: 'Managing API keys' },
-  { prefix: '/billing', what: 'Billing' },
-  { prefix: '/users/me', what: "The user's own profile" },
-  { prefix: '/organization/members', what: 'Organisation membership' },
-];
+// Session-only functions of the spec (behaviour 2, Authentication 4) that have no API of their own yet: an API key
+// gets a clear 403 that says why, rather than a 404 that suggests a typo. API keys, membership and the profile are
+// real routes (api-keys.ts, members.ts, profile.ts) that declare `session` auth, which answers API keys the same 403.
+const SESSION_ONLY: { prefix: string; what: string }[] = [{ prefix: '/billing', what: 'Billing' }];
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 

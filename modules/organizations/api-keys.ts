@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../../prisma/client.js';
+import { notFound } from '../../lib/errors.js';
+import { requireRole } from './roles.js';
 
 // Keys look like `vak_<43 base64url chars>`: 256 random bits, so a fast SHA-256 is a safe way to store them, and a
 // lookup is one indexed equality. The first 12 characters are kept as a visible prefix to recognise a key by.
@@ -64,4 +66,41 @@ export async function revokeApiKey(db: Db, prefix: string): Promise<boolean> {
 export async function touchApiKeys(db: Db, ids: number[], at: Date): Promise<void> {
   if (ids.length === 0) return;
   await db.apiKey.updateMany({ where: { id: { in: ids } }, data: { lastUsedAt: at } });
+}
+
+/** The organisation's keys as the dashboard lists them: prefix, creator and last use, newest first; never the key. */
+export async function listKeysWithCreators(db: Db, organizationId: number) {
+  const rows = await db.apiKey.findMany({
+    where: { organizationId },
+    orderBy: { id: 'desc' },
+    include: { user: { select: { id: true, email: true, name: true } } },
+  });
+  return rows.map(keyItem);
+}
+
+function keyItem(row: { id: number; name: string | null; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; user: { id: number; email: string; name: string | null } }) {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    created_by: { user_id: row.user.id, email: row.user.email, name: row.user.name },
+    created_at: row.createdAt.toISOString(),
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
+    revoked_at: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** A key made in the dashboard by a person with the right to (roles.ts); the key itself is in the answer only. */
+export async function issueApiKey(db: Db, actor: { organizationId: number; userId: number; role: string }, name: string) {
+  requireRole(actor.role, 'manage_keys');
+  const created = await createApiKey(db, { organizationId: actor.organizationId, userId: actor.userId, name });
+  const row = await db.apiKey.findUniqueOrThrow({ where: { id: created.id }, include: { user: { select: { id: true, email: true, name: true } } } });
+  return { ...keyItem(row), key: created.key };
+}
+
+/** Revokes one of the organisation's keys by id; another organisation's key is "not found", a revoked one too. */
+export async function revokeApiKeyById(db: Db, actor: { organizationId: number; role: string }, id: number): Promise<void> {
+  requireRole(actor.role, 'manage_keys');
+  const result = await db.apiKey.updateMany({ where: { id, organizationId: actor.organizationId, revokedAt: null }, data: { revokedAt: new Date() } });
+  if (result.count === 0) throw notFound('API key');
 }

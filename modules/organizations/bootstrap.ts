@@ -8,7 +8,7 @@ export interface BootstrapResult {
 }
 
 // Serialises concurrent bootstraps so that two operators (or two scripts) cannot create the same organisation twice.
-const BOOTSTRAP_LOCK_KEY = 727_202_612;
+export const BOOTSTRAP_LOCK_KEY = 727_202_612;
 
 /**
  * Creates (or reuses) an organisation and its user, and always issues a fresh API key for that user. An existing user
@@ -28,8 +28,4 @@ export async function bootstrap(prisma: PrismaClient, input: { organizationName:
     const key = await createApiKey(tx, { organizationId: user.organizationId, userId: user.id, name: input.keyName ?? 'bootstrap' });
     return { organization_id: user.organizationId, user_id: user.id, api_key: key.key };
   });
-}
-
-export async function hasAnyApiKey(prisma: PrismaClient): Promise<boolean> {
-  return (await prisma.apiKey.count({ where: { revokedAt: null } })) > 0;
 }

@@ -106,8 +106,10 @@ describe('session-only functions', () => {
     ['POST', '/api/billing/checkout', /Billing/],
     ['GET', '/api/users/me', /profile/],
     ['PATCH', '/api/users/me', /profile/],
+    ['PUT', '/api/users/me/password', /profile/],
     ['GET', '/api/organization/members', /membership/],
-    ['POST', '/api/organization/members/invite', /membership/],
+    ['DELETE', '/api/organization/members/3', /membership/],
+    ['POST', '/api/organization/invitations', /membership/],
   ] as const)('answer 403 session_only to an API key for %s %s', async ([method, url, what], { api, tenant }) => {
     const res = await api.call(tenant, method, url, method === 'GET' || method === 'DELETE' ? undefined : {});
     expect(res.status).toBe(403);

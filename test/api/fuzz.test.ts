@@ -5,6 +5,9 @@ import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { startFakeLiveKit, type FakeLiveKit } from '../fakes/livekit.js';
+import { BrowserSession } from '../helpers/browser-session.js';
+import { addPerson } from '../helpers/people.js';
+import { createApiKey } from '../../modules/organizations/api-keys.js';
 
 // Hostile requests generated from the OpenAPI document: every operation it lists, present and future, is sent broken
 // bodies, query strings, path parameters and headers, and must answer in the documented error shapes, never 5xx.
@@ -98,6 +101,8 @@ describe('hostile requests generated from the OpenAPI document', () => {
   let tenant: Tenant;
   let dataDir: string;
   let doc: Schema;
+  /** The session-only operations are sent as a signed-in owner's browser sends them: its cookie and anti-forgery token. */
+  let sessionHeaders: Record<string, string>;
   /** A real value for every path parameter and id-like body field, named as in the document. */
   const fixtures: Record<string, string | number> = {};
   let sequence = 0;
@@ -145,6 +150,18 @@ describe('hostile requests generated from the OpenAPI document', () => {
     // A delivery exists once an event is queued for the endpoint; without one, the id still has to be well-formed.
     const deliveries = await ctx.call(tenant, 'GET', `/api/organization/webhooks/${fixtures.endpoint_id}/deliveries`);
     fixtures.delivery_id = deliveries.body.data?.[0]?.id ?? 1;
+
+    const owner = await addPerson(ctx, tenant.organizationId, 'owner');
+    const browser = new BrowserSession(ctx.app);
+    await browser.signIn(owner.email, owner.password);
+    sessionHeaders = { cookie: browser.cookieHeader(), 'x-csrf-token': browser.csrf };
+    // Rows the session-only operations name; none of them is the session or key the suite itself uses.
+    fixtures.user_id = (await addPerson(ctx, tenant.organizationId, 'member')).userId;
+    fixtures.key_id = (await createApiKey(ctx.db.prisma, { organizationId: tenant.organizationId, userId: owner.userId, name: 'fuzz' })).id;
+    const invited = await browser.api('POST', '/api/organization/invitations', { email: 'invited@example.com', role: 'member' });
+    fixtures.invitation_id = JSON.parse(invited.body).data.id;
+    await new BrowserSession(ctx.app).signIn(owner.email, owner.password);
+    fixtures.session_id = (await ctx.db.prisma.session.findFirstOrThrow({ where: { userId: owner.userId }, orderBy: { id: 'desc' } })).id;
   });
 
   afterAll(async () => {
@@ -306,12 +323,16 @@ describe('hostile requests generated from the OpenAPI document', () => {
     return schema ? example(schema) : undefined;
   };
 
-  const headersFor = (extra: Record<string, string> = {}): Record<string, string> => ({ authorization: `Bearer ${tenant.key}`, ...extra });
+  const isSessionOnly = (operation: Operation): boolean => (operation.op.security ?? []).some((s: Schema) => 'session' in s);
+  const headersFor = (operation: Operation, extra: Record<string, string> = {}): Record<string, string> => ({
+    ...(isSessionOnly(operation) ? sessionHeaders : { authorization: `Bearer ${tenant.key}` }),
+    ...extra,
+  });
 
   const jsonRequest = (operation: Operation, body: unknown, url = urlOf(operation), extraHeaders: Record<string, string> = {}): InjectOptions => ({
     method: operation.method as InjectOptions['method'],
     url,
-    headers: headersFor(body === undefined ? extraHeaders : { 'content-type': 'application/json', ...extraHeaders }),
+    headers: headersFor(operation, body === undefined ? extraHeaders : { 'content-type': 'application/json', ...extraHeaders }),
     ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
   });
 
@@ -361,7 +382,7 @@ describe('hostile requests generated from the OpenAPI document', () => {
     // Whole-body shapes, for every operation that can carry a body.
     if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(operation.method)) {
       for (const [label, contentType, payload] of BODY_SHAPES) {
-        add(label, { method: operation.method as InjectOptions['method'], url: urlOf(operation), headers: headersFor({ 'content-type': contentType }), payload });
+        add(label, { method: operation.method as InjectOptions['method'], url: urlOf(operation), headers: headersFor(operation, { 'content-type': contentType }), payload });
       }
     }
     return out;

@@ -37,7 +37,7 @@ describe.skipIf(!asRoot)('npm start as root with DATA_DIR in a private folder (o
   it('starts, keeps its data across a restart, and leaves the folder private', async () => {
     const first = await startService(env);
     started.push(first);
-    expect(first.output()).toMatch(/no API key exists yet/);
+    expect(first.output()).toMatch(/no organisation yet/);
     const cli = spawnSync('npm', ['run', 'cli', '--', 'bootstrap', '--org', 'Acme', '--email', 'ops@acme.example', '--json'], { cwd: root, env, encoding: 'utf8' });
     expect(cli.status, cli.stderr).toBe(0);
     process.kill(first.npm.pid!, 'SIGTERM');
@@ -45,7 +45,7 @@ describe.skipIf(!asRoot)('npm start as root with DATA_DIR in a private folder (o
 
     const second = await startService(env);
     started.push(second);
-    expect(second.output()).not.toMatch(/no API key exists yet/);
+    expect(second.output()).not.toMatch(/no organisation yet/);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     process.kill(second.npm.pid!, 'SIGTERM');
     expect(await waitForExit(second)).toBe(0);

@@ -1,0 +1,21 @@
+import type { PrismaClient } from '../../prisma/client.js';
+import type { MailTransport } from '../../lib/mail.js';
+import type { SecretBox } from '../../lib/secret-box.js';
+import type { AssistantReadCache } from '../../modules/assistants/cache.js';
+import type { SignInLimit } from '../auth/sign-in-limit.js';
+import type { StreamTokens } from '../../lib/stream-token.js';
+import type { CallAudioRunner } from '../../modules/calls/audio-runner.js';
+import type { RecordingStorage } from '../../media/recording/storage.js';
+
+/** What the dashboard's pages need: the same services, with the same dependencies, as the API's routes. */
+export interface DashboardDeps {
+  prisma: PrismaClient;
+  mail: MailTransport;
+  publicUrl: string | undefined;
+  signInLimit: SignInLimit;
+  secrets: SecretBox;
+  assistantCache: AssistantReadCache | undefined;
+  /** The built-in browser call: a test call from an assistant's page. */
+  browserCalls: { tokens: StreamTokens; runner: CallAudioRunner | undefined };
+  recordings: RecordingStorage;
+}

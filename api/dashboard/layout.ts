@@ -1,0 +1,83 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { can } from '../../modules/organizations/roles.js';
+import type { SignedIn } from '../auth/plugin.js';
+import { html, type Html } from './html.js';
+
+/** The dashboard's sections, in the sidebar's order; `action` hides a link from a role that cannot use it. */
+const SECTIONS: { group: string; links: { href: string; label: string; action?: 'manage_keys' | 'manage_members' }[] }[] = [
+  {
+    group: 'Build',
+    links: [
+      { href: '/assistants', label: 'Assistants' },
+      { href: '/calls', label: 'Calls' },
+      { href: '/contacts', label: 'Contacts' },
+    ],
+  },
+  {
+    group: 'Organisation',
+    links: [
+      { href: '/api-keys', label: 'API keys', action: 'manage_keys' },
+      { href: '/members', label: 'Members' },
+      { href: '/profile', label: 'Profile' },
+    ],
+  },
+];
+
+function document(title: string, body: Html): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Voice assistants</title>
+<link rel="stylesheet" href="/assets/dashboard.css">
+<script src="/assets/dashboard.js" defer></script>
+</head>
+${body}
+</html>`;
+}
+
+/** A page of the signed-in dashboard: the sidebar, the person, sign-out, and `content`. */
+export function dashboardPage(request: FastifyRequest, title: string, content: Html): Html {
+  const me = request.signedIn!;
+  const here = request.url.split('?')[0]!;
+  const nav = SECTIONS.map(
+    (section) => html`<div class="group">${section.group}</div>${section.links
+      .filter((l) => !l.action || can(me.role, l.action))
+      .map((l) => html`<a href="${l.href}"${here === l.href || here.startsWith(`${l.href}/`) ? html` aria-current="page"` : ''}>${l.label}</a>`)}`,
+  );
+  return document(
+    title,
+    html`<body>
+<a class="skip" href="#main">Skip to content</a>
+<div class="shell">
+<header class="side">
+<a class="brand" href="/">Voice assistants</a>
+<nav aria-label="Dashboard">${nav}</nav>
+<p class="who">${me.name ?? me.email}<br>${me.role}</p>
+<form method="post" action="/logout">${csrfField(request)}<button class="link" type="submit">Sign out</button></form>
+</header>
+<main id="main">
+<h1>${title}</h1>
+${content}
+</main>
+</div>
+</body>`,
+  );
+}
+
+/** A page for someone not signed in: sign-in, setup, reset, invitation. */
+export function visitorPage(title: string, content: Html): Html {
+  return document(title, html`<body><main id="main" class="narrow"><h1>${title}</h1>${content}</main></body>`);
+}
+
+/** The anti-forgery field of a signed-in page's forms (api/auth/csrf.ts). */
+export function csrfField(request: FastifyRequest): Html {
+  return html`<input type="hidden" name="_csrf" value="${request.csrfToken}">`;
+}
+
+export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
+  return reply.status(status).type('text/html; charset=utf-8').send(page.text);
+}
+
+export type { SignedIn };

@@ -1,0 +1,122 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '../../../lib/errors.js';
+import { idParam } from '../../../lib/zod/query.js';
+import { assistantFields } from '../../../modules/assistants/settings.js';
+import { createAssistant, deleteAssistant, listAssistants, readAssistantJson, updateAssistant } from '../../../modules/assistants/service.js';
+import { createBrowserCall } from '../../transports/browser/create-call.js';
+import { publicBaseUrl } from '../../http/public-url.js';
+import { formError, formErrors, type FieldErrors } from '../forms.js';
+import { html } from '../html.js';
+import { csrfField, dashboardPage, sendPage } from '../layout.js';
+import { bodyOfForm, leavesOf, schemaFields } from '../schema-form.js';
+import { when } from '../format.js';
+import type { DashboardDeps } from '../deps.js';
+
+const session = { auth: 'session' as const };
+const Params = z.object({ assistant_id: idParam });
+const ListQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).catch(1) });
+const LEAVES = leavesOf(assistantFields as unknown as Record<string, z.ZodType>);
+const PER_PAGE = 50;
+
+export function registerAssistantPages(app: FastifyInstance, deps: DashboardDeps): void {
+  const written = (id: number) => deps.assistantCache?.invalidate(id);
+
+  app.get('/assistants', { config: session, schema: { querystring: ListQuery } }, async (request, reply) => {
+    const me = request.signedIn!;
+    const { page } = request.query as z.output<typeof ListQuery>;
+    const { data, pagination } = await listAssistants(deps.prisma, me.organizationId, page, PER_PAGE, deps.secrets);
+    const body =
+      data.length === 0 && page === 1
+        ? html`<div class="card empty"><p>No assistants yet.</p><p>An assistant is a voice, a prompt and the models that run its calls.</p><a class="button" href="/assistants/new">Create your first assistant</a></div>`
+        : html`<div class="actions"><a class="button" href="/assistants/new">New assistant</a></div><br>
+<div class="table-wrap"><table><thead><tr><th>Name</th><th>Status</th><th class="hide-phone">Language model</th><th class="hide-phone">Voice</th><th>Updated</th></tr></thead><tbody>${data.map(
+            (a) => html`<tr><td><a href="/assistants/${a.id}">${a.name}</a>${a.description ? html`<br><span class="muted">${a.description.slice(0, 120)}</span>` : ''}</td>
+<td>${a.is_active === false ? html`<span class="badge off">inactive</span>` : html`<span class="badge">active</span>`}</td>
+<td class="hide-phone">${a.llm_provider ?? ''} ${a.llm_provider_config.model ?? ''}</td><td class="hide-phone">${a.tts_settings.provider}</td><td>${when(a.updated_at)}</td></tr>`,
+          )}</tbody></table></div>
+${pagination.total_pages > 1 ? html`<p>Page ${page} of ${pagination.total_pages} ${page > 1 ? html`<a href="/assistants?page=${page - 1}">Previous</a>` : ''} ${page < pagination.total_pages ? html`<a href="/assistants?page=${page + 1}">Next</a>` : ''}</p>` : ''}`;
+    return sendPage(reply, dashboardPage(request, 'Assistants', body));
+  });
+
+  function editor(request: FastifyRequest, reply: FastifyReply, target: { id?: number; name?: string }, value: unknown, errors: FieldErrors = {}, status = 200, notice?: string) {
+    const action = target.id ? `/assistants/${target.id}` : '/assistants';
+    const title = target.id ? target.name ?? 'Assistant' : 'New assistant';
+    const errorCount = Object.keys(errors).length;
+    const body = html`${notice ? html`<div class="notice" role="status">${notice}</div>` : ''}
+${errorCount > 0 && !errors[''] ? html`<div class="notice bad" role="alert">The API refused ${errorCount === 1 ? 'one setting' : `${errorCount} settings`}: see the marked fields.</div>` : formError(errors)}
+${target.id
+  ? html`<div class="actions"><form method="post" action="/assistants/${target.id}/test-call" class="inline">${csrfField(request)}<button class="secondary" type="submit">Test call in the browser</button></form>
+<a href="/calls?assistant_id=${target.id}">Calls</a>
+<form method="post" action="/assistants/${target.id}/delete" class="inline">${csrfField(request)}<button class="danger" type="submit" data-confirm="Delete this assistant?">Delete</button></form></div>`
+  : ''}
+<form method="post" action="${action}" novalidate>${csrfField(request)}
+${schemaFields(LEAVES, value, errors)}
+<div class="actions"><button type="submit">${target.id ? 'Save' : 'Create assistant'}</button><a href="/assistants">Cancel</a></div></form>`;
+    return sendPage(reply, dashboardPage(request, title, body), status);
+  }
+
+  const defaults = z.strictObject(assistantFields).partial({ name: true }).parse({});
+
+  app.get('/assistants/new', { config: session }, async (request, reply) => editor(request, reply, {}, defaults));
+
+  app.post('/assistants', { config: session }, async (request, reply) => {
+    const me = request.signedIn!;
+    const body = bodyOfForm(LEAVES, request.body as Record<string, unknown>);
+    try {
+      const created = await createAssistant(deps.prisma, { organizationId: me.organizationId, userId: me.userId }, body as never, deps.secrets);
+      written(created.id);
+      return reply.redirect(`/assistants/${created.id}?created=1`);
+    } catch (error) {
+      return editor(request, reply, {}, { ...defaults, ...body }, formErrors(error), 422);
+    }
+  });
+
+  app.get('/assistants/:assistant_id', { config: session, schema: { params: Params } }, async (request, reply) => {
+    const { assistant_id } = request.params as z.output<typeof Params>;
+    const assistant = JSON.parse(await readAssistantJson(deps.prisma, deps.assistantCache, request.signedIn!.organizationId, assistant_id, deps.secrets));
+    const created = (request.query as Record<string, unknown>).created ? 'Assistant created.' : undefined;
+    return editor(request, reply, { id: assistant_id, name: assistant.name }, assistant, {}, 200, created);
+  });
+
+  app.post('/assistants/:assistant_id', { config: session, schema: { params: Params } }, async (request, reply) => {
+    const { assistant_id } = request.params as z.output<typeof Params>;
+    const organizationId = request.signedIn!.organizationId;
+    const body = bodyOfForm(LEAVES, request.body as Record<string, unknown>);
+    try {
+      const updated = await updateAssistant(deps.prisma, organizationId, assistant_id, body, deps.secrets);
+      written(assistant_id);
+      return editor(request, reply, { id: assistant_id, name: updated.name }, updated, {}, 200, 'Saved.');
+    } catch (error) {
+      written(assistant_id);
+      if (error instanceof AppError && error.kind === 'not_found') throw error;
+      const stored = JSON.parse(await readAssistantJson(deps.prisma, deps.assistantCache, organizationId, assistant_id, deps.secrets));
+      return editor(request, reply, { id: assistant_id, name: stored.name }, mergeShallow(stored, body), formErrors(error), 422);
+    }
+  });
+
+  app.post('/assistants/:assistant_id/delete', { config: session, schema: { params: Params } }, async (request, reply) => {
+    const { assistant_id } = request.params as z.output<typeof Params>;
+    await deleteAssistant(deps.prisma, request.signedIn!.organizationId, assistant_id);
+    written(assistant_id);
+    return reply.redirect('/assistants');
+  });
+
+  // The built-in browser call, as POST /api/web-calls/browser makes it, opened in this browser.
+  app.post('/assistants/:assistant_id/test-call', { config: session, schema: { params: Params } }, async (request, reply) => {
+    const { assistant_id } = request.params as z.output<typeof Params>;
+    const unavailable = deps.browserCalls.runner ? undefined : new AppError('transport_unavailable', 'Test calls need the agent worker in this process (npm start)');
+    const call = await createBrowserCall(deps.prisma, deps.browserCalls.tokens, publicBaseUrl(request, deps.publicUrl), request.signedIn!.organizationId, { assistant_id }, unavailable);
+    return reply.redirect(call.page_url);
+  });
+}
+
+/** What the person typed, over what is stored, so a refused form shows their values rather than the old ones. */
+function mergeShallow(stored: Record<string, unknown>, typed: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...stored };
+  for (const [k, v] of Object.entries(typed)) {
+    const s = stored[k];
+    out[k] = v && typeof v === 'object' && !Array.isArray(v) && s && typeof s === 'object' ? { ...(s as object), ...(v as object) } : v;
+  }
+  return out;
+}

@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { listContacts } from '../../../modules/contacts/service.js';
+import { importContacts } from '../../../modules/contacts/import.js';
+import { ContactImportBody, type ImportReportOut } from '../../../modules/contacts/schemas.js';
+import { repeated } from '../../../lib/zod/query.js';
+import { zodIssuesToDetail } from '../../../lib/zod/detail.js';
+import { storableText } from '../../../modules/contacts/schemas.js';
+import { parseCsv } from '../../routes/contact-import.js';
+import { errorsOfDetail, formErrors, type FieldErrors } from '../forms.js';
+import { html, type Html } from '../html.js';
+import { csrfField, dashboardPage, sendPage } from '../layout.js';
+import { when } from '../format.js';
+import type { DashboardDeps } from '../deps.js';
+
+const session = { auth: 'session' as const };
+const PAGE_SIZE = 50;
+const ListQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).catch(1), q: repeated(storableText(200).transform((s) => s.trim())).optional() });
+
+export function registerContactPages(app: FastifyInstance, deps: DashboardDeps): void {
+  async function render(request: FastifyRequest, query: z.output<typeof ListQuery>, extra: { report?: ImportReportOut; errors?: FieldErrors; csv?: string } = {}): Promise<Html> {
+    const me = request.signedIn!;
+    const q = query.q?.filter((s) => s !== '');
+    const { data, pagination } = await listContacts(deps.prisma, me.organizationId, q && q.length > 0 ? { q } : {}, query.page, PAGE_SIZE);
+    const search = q?.[0] ?? '';
+    const report = extra.report
+      ? html`<div class="notice" role="status">Imported ${extra.report.total} rows: ${extra.report.created} created, ${extra.report.updated} updated, ${extra.report.invalid} invalid, ${extra.report.conflict} in conflict.</div>
+${extra.report.rows.some((r) => r.status === 'invalid' || r.status === 'conflict')
+  ? html`<div class="table-wrap"><table><thead><tr><th>Line</th><th>Status</th><th>Why</th></tr></thead><tbody>${extra.report.rows
+      .filter((r) => r.status === 'invalid' || r.status === 'conflict')
+      .slice(0, 100)
+      .map((r) => html`<tr><td>${r.index + 2}</td><td>${r.status}</td><td>${r.errors?.map((e) => `${e.loc.slice(1).join('.')}: ${e.msg}`).join('; ') ?? r.conflicts?.map((c) => `${c.field} belongs to contact ${c.contact_id}`).join('; ') ?? ''}</td></tr>`)}</tbody></table></div>`
+  : ''}`
+      : '';
+    const csvError = extra.errors ? Object.entries(extra.errors).map(([k, v]) => (k ? `${k}: ${v}` : v)).join('; ') : '';
+    const rows = data.map(
+      (c) => html`<tr><td>${[c.first_name, c.last_name].filter(Boolean).join(' ') || html`<span class="muted">no name</span>`}</td><td>${c.phone_number ?? ''}</td><td class="hide-phone">${c.email ?? ''}</td><td class="hide-phone">${c.source}</td><td class="hide-phone">${when(c.created_at)}</td></tr>`,
+    );
+    return html`${report}
+<form method="get" action="/contacts" class="card"><div class="row"><div><label for="q">Search</label><input id="q" type="search" name="q" value="${search}" placeholder="name, phone or email"></div><div class="fit"><button type="submit">Search</button></div></div></form>
+${data.length === 0
+  ? html`<div class="card empty">${search ? 'No contacts match this search.' : 'No contacts yet. They are created by calls that come in, by the API, or by importing a CSV file below.'}</div>`
+  : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>Phone</th><th class="hide-phone">Email</th><th class="hide-phone">Source</th><th class="hide-phone">Added</th></tr></thead><tbody>${rows}</tbody></table></div>
+<p>${pagination.total} contacts. ${query.page > 1 ? html`<a href="/contacts?page=${query.page - 1}&amp;q=${search}">Previous</a>` : ''} ${query.page < pagination.total_pages ? html`<a href="/contacts?page=${query.page + 1}&amp;q=${search}">Next</a>` : ''}</p>`}
+<form method="post" action="/contacts/import" class="card"><h2>Import a CSV file</h2>${csrfField(request)}
+<p class="hint">A header row of field names (first_name, last_name, phone_number, email, external_id, timezone) and custom property keys; one contact per line. A row whose phone, email or external id is known updates that contact.</p>
+<label for="csv-file">File</label><input id="csv-file" type="file" accept=".csv,text/csv" data-into="csv">
+<label for="csv">Or paste it</label><textarea id="csv" name="csv" rows="6"${csvError ? html` aria-invalid="true" aria-describedby="csv-error"` : ''}>${extra.csv ?? ''}</textarea>
+${csvError ? html`<div class="error" id="csv-error">${csvError}</div>` : ''}
+<div class="actions"><button type="submit">Import</button></div></form>`;
+  }
+
+  app.get('/contacts', { config: session, schema: { querystring: ListQuery } }, async (request, reply) =>
+    sendPage(reply, dashboardPage(request, 'Contacts', await render(request, request.query as z.output<typeof ListQuery>))),
+  );
+
+  // The API's import, fed the same parsed CSV; a file up to the form limit of 1 MiB.
+  app.post('/contacts/import', { config: session }, async (request, reply) => {
+    const csv = String((request.body as Record<string, unknown>)?.csv ?? '');
+    const query = { page: 1 };
+    try {
+      const parsed = parseCsv(csv);
+      const body = ContactImportBody.safeParse(parsed);
+      if (!body.success) return sendPage(reply, dashboardPage(request, 'Contacts', await render(request, query, { errors: errorsOfDetail(zodIssuesToDetail(body.error.issues, 'body', parsed)), csv })), 422);
+      const report = await importContacts(deps.prisma, request.signedIn!.organizationId, 'csv', body.data.contacts);
+      return sendPage(reply, dashboardPage(request, 'Contacts', await render(request, query, { report })));
+    } catch (error) {
+      return sendPage(reply, dashboardPage(request, 'Contacts', await render(request, query, { errors: formErrors(error), csv })), 422);
+    }
+  });
+}

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiContext, type ApiContext } from '../helpers/api.js';
+import { BrowserSession } from '../helpers/browser-session.js';
+
+// A fresh installation: no organisation, so the dashboard's first page is setup, and setup happens once.
+
+let api: ApiContext;
+beforeAll(async () => {
+  api = await createApiContext();
+});
+afterAll(async () => api?.close());
+
+describe('first-run setup', () => {
+  it('sends a visitor of a fresh installation to setup, creates the organisation and its owner once, and signs the owner in', async () => {
+    const browser = new BrowserSession(api.app);
+    const home = await browser.get('/');
+    expect(home.status).toBe(302);
+    expect(home.location).toBe('/setup');
+    expect((await browser.get('/setup')).body).toContain('Create organisation');
+
+    const done = await browser.post('/setup', { organization_name: 'Acme', name: 'Ada Owner', email: 'Ada@Example.com', password: 'correct horse battery' });
+    expect(done.status).toBe(302);
+    expect(done.location).toBe('/api-keys');
+    const keys = await browser.get('/api-keys');
+    expect(keys.status).toBe(200);
+    expect(keys.body).toContain('No API keys yet');
+
+    const user = await api.db.prisma.user.findUniqueOrThrow({ where: { email: 'ada@example.com' }, include: { organization: true } });
+    expect(user).toMatchObject({ role: 'owner', name: 'Ada Owner', organization: { name: 'Acme' } });
+    expect(user.passwordHash).toMatch(/^\$argon2id\$/);
+
+    // Setup is over for everyone: the page sends to sign-in, and a second post is refused.
+    const other = new BrowserSession(api.app);
+    expect((await other.get('/setup')).location).toBe('/login');
+    await other.get('/login');
+    const again = await other.post('/setup', { organization_name: 'Evil', name: 'Eve', email: 'eve@example.com', password: 'correct horse battery' });
+    expect(again.status).toBe(409);
+    expect(again.body).toContain('has an organisation already');
+    expect(await api.db.prisma.organization.count()).toBe(1);
+  });
+
+  it('shows refused setup fields next to their inputs with the API\'s 422 messages, keeping what was typed', async () => {
+    const fresh = await createApiContext();
+    try {
+      const browser = new BrowserSession(fresh.app);
+      await browser.get('/setup');
+      const res = await browser.post('/setup', { organization_name: 'Acme', name: 'Ada', email: 'not-an-email', password: 'short' });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatch(/<input id="f-email"[^>]*value="not-an-email"[^>]*aria-invalid="true">\s*<div class="error" id="f-email-error">value is not a valid email address/);
+      expect(res.body).toMatch(/id="f-password-error">String should have at least 10 characters/);
+      expect(await fresh.db.prisma.organization.count()).toBe(0);
+    } finally {
+      await fresh.close();
+    }
+  });
+});
