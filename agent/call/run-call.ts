@@ -143,7 +143,7 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const collected = new CollectedValues();
   const agent = session && texts && tools && buildAssistantAgent({ instructions: texts.prompt, tools: tools.assigned, playbooks: tools.playbooks, toolsFor: tools.toolsFor, turns: built.turns, prompt, collected });
   if (session && settings && texts && agent) await step(() => startSession(session, agent, settings, texts, options, logFields));
-  if (session && texts && !ending.ended) stops.push(await watchForMachine(prisma, call, session, ending, texts.values, logFields).catch(() => () => {}));
+  if (session && texts && !ending.ended) stops.push(await watchForMachine(prisma, call, session, ending, texts.values, logFields, options.audioInput).catch(() => () => {}));
 
   const outcome = await ending.settled;
   for (const stop of stops) stop();

@@ -3,14 +3,14 @@ import type { PrismaClient } from '../../prisma/client.js';
 import { settledWithin } from '../../lib/async.js';
 import { renderTemplate, type TemplateValues } from '../../modules/assistants/templates.js';
 import { onAnsweredBy, recordAnsweredBy } from '../../modules/calls/answered-by.js';
-import { watchVoiceForMachine } from './machine-watch.js';
+import { watchVoiceForMachine, type CalleeAudio } from './machine-watch.js';
 import type { CallRow } from '../../modules/calls/lifecycle.js';
 import { FINAL_PLAYOUT_TIMEOUT_MS, type CallEnding } from './ending.js';
 
 // A campaign call answered by a machine. The verdict comes from the carrier's detector where the call asked for it
 // (carrier connections: it arrives a few seconds in, asynchronously, so a person is never held up), else from our own
-// detector on the call's voice activity (machine-watch.ts; LiveKit SIP calls), whose verdict is stored on the call as
-// the carrier's would be. Then the campaign's `voicemail.action` applies: `hang_up` ends the call at once;
+// detector on the call's voice activity, words and audio (machine-watch.ts; LiveKit SIP calls), whose verdict is stored
+// on the call as the carrier's would be. Then the campaign's `voicemail.action` applies: `hang_up` ends the call at once;
 // `leave_message` waits until the greeting has ended (the beep, or the silence after it), cuts off whatever the
 // assistant was saying to the machine, speaks the message, and ends the call once it has played. Either way the call
 // ends `completed` with `answered_by` naming the machine, which the campaign counts as voicemail.
@@ -34,6 +34,7 @@ export async function watchForMachine(
   ending: CallEnding,
   values: TemplateValues,
   logFields: Record<string, unknown>,
+  audio: CalleeAudio = {},
 ): Promise<() => void> {
   if (call.campaignId === null) return () => {};
   const campaign = await prisma.campaign.findUnique({ where: { id: call.campaignId }, select: { voicemail: true } });
@@ -61,11 +62,12 @@ export async function watchForMachine(
         record(answeredBy);
         act(answeredBy);
       },
-      onGreetingEnd: () => {
-        record('machine_end_silence');
-        act('machine_end_silence');
+      onGreetingEnd: (by) => {
+        const answeredBy = by === 'beep' ? 'machine_end_beep' : 'machine_end_silence';
+        record(answeredBy);
+        act(answeredBy);
       },
-    });
+    }, undefined, undefined, audio);
   }
   const stop = onAnsweredBy(call.id, act);
   // A verdict that came before this call listened is on its row.

@@ -1,14 +1,30 @@
-// Tells a person from an answering machine by the shape of what the callee side says first, with no vendor and no
-// model beyond the voice-activity detector every call already runs: a person picks up and says a few words ("Hello?",
-// "Hi, this is Sam") and then waits for an answer; a machine plays a greeting that runs on for several seconds. The
-// decision is the first of:
+import { machinePhrase } from './machine-phrases.js';
+
+// Tells a person from an answering machine in the first seconds of an answered call, with no vendor and no model
+// beyond what every call already runs: the voice-activity detector, the recogniser, and the caller's audio. Three
+// signals:
 //
-// - `machine` once the opening speech has lasted `machineSpeechMs` (pauses shorter than `pauseMs` are part of it);
-// - `human` once the opening speech, shorter than that, is followed by `pauseMs` of silence;
+// - **Timing.** A person picks up and says a few words ("Hello?", "Hi, this is Sam") and then waits for an answer; a
+//   machine plays a greeting that runs on for several seconds.
+// - **Words.** Timing alone cannot tell a business answering with a long greeting ("Good morning, Acme Dental, how can
+//   I help you?") from a short voicemail ("Hello. I can't answer right now. Leave a message."); their words can.
+//   Voicemail, IVR menus and the network's announcements use a small, stable vocabulary (machine-phrases.ts).
+// - **The beep.** A machine that records plays a steady tone first, which no voice makes (media/tone-detector.ts). It
+//   is heard only once the greeting has ended, so it rarely decides first; it corrects a short greeting taken for a
+//   person ("Hi, leave a message.") and tells exactly when to start speaking.
+//
+// The decision is the first of:
+//
+// - `machine` once the recogniser has heard a machine's phrase, or a beep has been heard;
+// - `machine` once the opening speech has lasted `machineSpeechMs` (pauses shorter than `pauseMs` are part of it), or,
+//   where words are heard (`useWords`), `longSpeechMs`: a person's long greeting ends well before that;
+// - `human` once the opening speech, shorter than that, is followed by `pauseMs` of silence; an opening of
+//   `machineSpeechMs` or more waits `wordWaitMs` longer, for the recogniser's last words to arrive;
 // - `unknown` when nobody has spoken `silenceTimeoutMs` after the answer (dead air: treated as a person).
 //
-// After a `machine` verdict, the greeting has ended (the beep, or the quiet after it) once `greetingEndMs` of silence
-// follows the last speech: that is when a message is spoken. The thresholds are chosen and measured on a labelled set
+// A live call keeps listening for a beep after a `human` verdict (machine-watch.ts), and turns it into `machine`.
+// After a `machine` verdict, the greeting has ended `afterBeepMs` after its beep, or, where no beep is heard, once
+// `greetingEndMs` of silence follows the last speech: that is when a message is spoken. The thresholds are chosen and measured on a labelled set
 // of openings (`npm run bench:voicemail`, docs/benchmarks.md).
 
 export interface MachineDetectorSettings {
@@ -16,9 +32,24 @@ export interface MachineDetectorSettings {
   pauseMs: number;
   silenceTimeoutMs: number;
   greetingEndMs: number;
+  /** Whether the recogniser's words are heard; without them timing alone decides at `machineSpeechMs`. */
+  useWords: boolean;
+  longSpeechMs: number;
+  wordWaitMs: number;
+  /** After the beep, before speaking: the machine starts recording as its beep ends, and a word cut off is lost. */
+  afterBeepMs: number;
 }
 
-export const DEFAULT_DETECTOR: MachineDetectorSettings = { machineSpeechMs: 2_200, pauseMs: 900, silenceTimeoutMs: 5_000, greetingEndMs: 2_000 };
+export const DEFAULT_DETECTOR: MachineDetectorSettings = {
+  machineSpeechMs: 2_200,
+  pauseMs: 700,
+  silenceTimeoutMs: 5_000,
+  greetingEndMs: 2_000,
+  useWords: true,
+  longSpeechMs: 4_200,
+  wordWaitMs: 500,
+  afterBeepMs: 300,
+};
 
 export type Verdict = 'human' | 'machine' | 'unknown';
 
@@ -28,6 +59,25 @@ export interface SpeechSegment {
   end?: number | undefined;
 }
 
+/** What the recogniser has heard of the callee's side (interim or final), and when it arrived (ms from the answer). */
+export interface HeardText {
+  at: number;
+  text: string;
+}
+
+/** A steady tone heard on the callee's side, ms from the answer; `at` is when it was known to be one. */
+export interface HeardBeep {
+  at: number;
+  end?: number | undefined;
+}
+
+/** What the call has observed of the callee's side so far. */
+export interface Observed {
+  segments: readonly SpeechSegment[];
+  heard?: readonly HeardText[] | undefined;
+  beeps?: readonly HeardBeep[] | undefined;
+}
+
 export interface Decision {
   verdict: Verdict;
   /** ms from the answer at which the verdict was known. */
@@ -35,11 +85,26 @@ export interface Decision {
 }
 
 /**
- * The verdict known at `now` (ms from the answer) from the speech so far, or null while it is not known yet. Pure: a
- * live call asks it on every voice-activity event and on a timer, a benchmark on a recorded timeline.
+ * The verdict known at `now` (ms from the answer) from the speech and words so far, or null while it is not known yet.
+ * Pure: a live call asks it on every voice-activity event, transcript and timer tick, a benchmark on a recorded timeline.
  */
-export function decide(segments: readonly SpeechSegment[], now: number, settings: MachineDetectorSettings = DEFAULT_DETECTOR): Decision | null {
+export function decide(observed: Observed, now: number, settings: MachineDetectorSettings = DEFAULT_DETECTOR): Decision | null {
+  const byWords = settings.useWords ? observed.heard?.find((h) => h.at <= now && machinePhrase(h.text) !== null) : undefined;
+  const byBeep = beepBy(observed, now);
+  const byTiming = decideByTiming(observed.segments, now, settings);
+  const machineAt = Math.min(byWords?.at ?? Infinity, byBeep?.at ?? Infinity);
+  if (machineAt !== Infinity && (!byTiming || machineAt <= byTiming.at)) return { verdict: 'machine', at: machineAt };
+  return byTiming;
+}
+
+/** The first beep known by `now`. */
+export function beepBy(observed: Observed, now: number): HeardBeep | undefined {
+  return observed.beeps?.find((b) => b.at <= now);
+}
+
+function decideByTiming(segments: readonly SpeechSegment[], now: number, settings: MachineDetectorSettings): Decision | null {
   if (segments.length === 0) return now >= settings.silenceTimeoutMs ? { verdict: 'unknown', at: settings.silenceTimeoutMs } : null;
+  const machineMs = settings.useWords ? settings.longSpeechMs : settings.machineSpeechMs;
   // The opening: the first segment and those that follow it after pauses shorter than `pauseMs`.
   let speech = 0;
   let lastEnd: number | undefined;
@@ -47,18 +112,31 @@ export function decide(segments: readonly SpeechSegment[], now: number, settings
     if (lastEnd !== undefined && segment.start - lastEnd >= settings.pauseMs) break;
     const end = segment.end ?? now;
     // Speech reaching the machine threshold decides at the instant it did.
-    if (speech + (end - segment.start) >= settings.machineSpeechMs) return { verdict: 'machine', at: segment.start + (settings.machineSpeechMs - speech) };
+    if (speech + (end - segment.start) >= machineMs) return { verdict: 'machine', at: segment.start + (machineMs - speech) };
     speech += end - segment.start;
     if (segment.end === undefined) return null;
     lastEnd = segment.end;
   }
-  if (lastEnd !== undefined && now - lastEnd >= settings.pauseMs) return { verdict: 'human', at: lastEnd + settings.pauseMs };
-  return null;
+  if (lastEnd === undefined) return null;
+  const wait = settings.useWords && speech >= settings.machineSpeechMs ? settings.pauseMs + settings.wordWaitMs : settings.pauseMs;
+  // Speech resuming within the longer wait is still the opening, after a pause a person would not leave.
+  const resumed = segments.find((s) => s.start > lastEnd! && s.start - lastEnd! < wait);
+  if (resumed) return { verdict: 'machine', at: resumed.start };
+  return now - lastEnd >= wait ? { verdict: 'human', at: lastEnd + wait } : null;
 }
 
-/** When a machine's greeting has ended (ms from the answer), or null while it may still be going. */
-export function greetingEnd(segments: readonly SpeechSegment[], now: number, settings: MachineDetectorSettings = DEFAULT_DETECTOR): number | null {
-  const last = segments.at(-1);
+export interface GreetingEnd {
+  at: number;
+  by: 'beep' | 'silence';
+}
+
+/** When a machine's greeting has ended (ms from the answer) and how it was known, or null while it may still be going. */
+export function greetingEnd(observed: Observed, now: number, settings: MachineDetectorSettings = DEFAULT_DETECTOR): GreetingEnd | null {
+  const beep = observed.beeps?.find((b) => b.end !== undefined && b.end + settings.afterBeepMs <= now);
+  if (beep) return { at: beep.end! + settings.afterBeepMs, by: 'beep' };
+  // A beep under way is the greeting's last moment: the silence before it is not the end.
+  if (observed.beeps?.some((b) => b.end === undefined && b.at <= now)) return null;
+  const last = observed.segments.at(-1);
   if (!last || last.end === undefined) return null;
-  return now - last.end >= settings.greetingEndMs ? last.end + settings.greetingEndMs : null;
+  return now - last.end >= settings.greetingEndMs ? { at: last.end + settings.greetingEndMs, by: 'silence' } : null;
 }

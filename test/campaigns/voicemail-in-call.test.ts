@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { dbTest } from '../helpers/fixtures.js';
-import { createCall, localSettings, runTimeline, runtimeOrganization } from '../runtime/call-harness.js';
+import { createCall, localSettings, PHRASES, runTimeline, runtimeOrganization } from '../runtime/call-harness.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 
 // A campaign call with no carrier detector (as through LiveKit SIP) run whole through the runtime: the callee side is
@@ -12,6 +12,9 @@ const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => 
   onCleanup(() => llm.close());
   return llm;
 });
+
+// The offline recogniser knows only its grammar: these are the phrases the scripted voices say.
+const KEYTERMS = [...PHRASES, 'leave a message', 'after the tone'];
 
 async function campaignCall(prisma: Parameters<typeof runtimeOrganization>[0], llmUrl: string) {
   const organizationId = await runtimeOrganization(prisma);
@@ -28,15 +31,15 @@ async function campaignCall(prisma: Parameters<typeof runtimeOrganization>[0], l
       voicemail: { detect: true, action: 'leave_message', message: 'Sorry we missed you, {{var.first}}. Please call us back.' },
     },
   });
-  const call = await createCall(prisma, localSettings(llmUrl, { llm_settings: { welcome_message: 'Hello, this is Acme.' } }), { variables: { first: 'Vera' } });
+  const settings = localSettings(llmUrl, { llm_settings: { welcome_message: 'Hello, this is Acme.' } });
+  const call = await createCall(prisma, { ...settings, stt_settings: { ...(settings.stt_settings as object), keyterms: KEYTERMS } }, { variables: { first: 'Vera' } });
   return prisma.call.update({ where: { id: call.id }, data: { campaignId: campaign.id, campaignAttempt: 1, direction: 'outbound', detectVoicemail: false } });
 }
 
 describe('voicemail detection in a call without a carrier detector', () => {
-  it('hears a long greeting as a machine and leaves the message once the greeting has ended', async ({ db, llm }) => {
+  it("hears a greeting with a machine's words as a machine and leaves the message once the greeting has ended", async ({ db, llm }) => {
     const call = await campaignCall(db.prisma, llm.url);
-    // Three seconds and more of greeting with no real pause: a machine.
-    const greeting = ['good morning', 'book an appointment', 'what time is it', 'thank you'].map((text, i) => ({ atMs: 600 + i * 500, text }));
+    const greeting = ['good morning', 'leave a message', 'after the tone'].map((text, i) => ({ atMs: 600 + i * 700, text }));
     const run = await runTimeline(db.prisma, call.id, greeting, { hangupAtMs: 25_000 });
     expect(run.result.endReason).toBe('voicemail_message_left');
     const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
@@ -46,6 +49,28 @@ describe('voicemail detection in a call without a carrier detector', () => {
     // Spoken after the greeting had ended: the message starts after the caller's last word.
     const lastWord = Math.max(...run.caller.spoken.map((s) => s.endMs));
     expect(message!.startMs).toBeGreaterThan(lastWord);
+  }, 60_000);
+
+  it('turns a short greeting first taken for a person into a machine on its beep, and leaves the message just after the beep', async ({ db, llm }) => {
+    const call = await campaignCall(db.prisma, llm.url);
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 600, text: 'good morning' }, { atMs: 2_600, text: '(beep)', tone: { hz: 1_000, ms: 500 } }], { hangupAtMs: 25_000 });
+    expect(run.result.endReason).toBe('voicemail_message_left');
+    const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
+    expect(stored.answeredBy).toBe('machine_end_beep');
+    const message = stored.turns.find((t) => t.role === 'assistant' && t.text.startsWith('Sorry we missed you'));
+    const beep = run.caller.spoken.find((s) => s.text === '(beep)')!;
+    // Recorded from its start, after the beep, and without waiting seconds of quiet for a greeting that has ended.
+    expect(message!.startMs).toBeGreaterThan(beep.endMs);
+    expect(message!.startMs - beep.endMs).toBeLessThan(1_500);
+  }, 60_000);
+
+  it('hears a business answering with a long greeting as a person when no machine words are heard', async ({ db, llm }) => {
+    const call = await campaignCall(db.prisma, llm.url);
+    // Three seconds of speech, which timing alone takes for a machine; then the person waits for an answer.
+    const greeting = ['good morning', 'book an appointment', 'what time is it'].map((text, i) => ({ atMs: 600 + i * 700, text }));
+    const run = await runTimeline(db.prisma, call.id, greeting, { hangupAtMs: 9_000 });
+    expect(run.result.endReason).toBe('customer_hangup');
+    expect((await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } })).answeredBy).toBe('human');
   }, 60_000);
 
   it('hears a short hello as a person and lets the conversation go on', async ({ db, llm }) => {

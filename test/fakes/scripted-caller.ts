@@ -25,6 +25,12 @@ export interface ScheduledUtterance {
   /** Milliseconds after the caller starts. */
   atMs: number;
   text: string;
+  /** Instead of speech, a steady tone (an answering machine's beep). */
+  tone?: { hz: number; ms: number };
+}
+
+function toneSamples(tone: { hz: number; ms: number }): Int16Array {
+  return Int16Array.from({ length: (CALLER_RATE * tone.ms) / 1000 }, (_, i) => Math.round(8_000 * Math.sin((2 * Math.PI * tone.hz * i) / CALLER_RATE)));
 }
 
 export class ScriptedCaller {
@@ -43,7 +49,7 @@ export class ScriptedCaller {
   }
 
   async schedule(utterances: ScheduledUtterance[]): Promise<void> {
-    for (const u of utterances) this.#pending.push({ atMs: u.atMs, samples: await speechSamples(u.text), text: u.text });
+    for (const u of utterances) this.#pending.push({ atMs: u.atMs, samples: u.tone ? toneSamples(u.tone) : await speechSamples(u.text), text: u.text });
     this.#pending.sort((a, b) => a.atMs - b.atMs);
   }
 
