@@ -45,6 +45,8 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = asy
     },
     handler: async (request) => {
       await revokeApiKeyById(prisma, request.signedIn!, request.params.key_id);
+      // This process stops accepting the key now; the others when the change notification reaches them.
+      request.server.keyCache.clear();
       return { success: true as const, message: 'API key revoked', data: { id: request.params.key_id } };
     },
   });

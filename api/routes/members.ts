@@ -52,6 +52,8 @@ export const memberRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; mail: M
     },
     handler: async (request) => {
       await removeMember(prisma, request.signedIn!, request.params.user_id);
+      // Their keys were revoked: this process stops accepting them now, the others on the change notification.
+      request.server.keyCache.clear();
       return { success: true as const, message: 'Member removed', data: { user_id: request.params.user_id } };
     },
   });

@@ -56,6 +56,7 @@ ${revoked.length > 0 ? html`<h2>Revoked</h2><div class="table-wrap"><table><thea
 
   app.post('/api-keys/:key_id/revoke', { config: session, schema: { params: z.object({ key_id: idParam }) } }, async (request, reply) => {
     await revokeApiKeyById(deps.prisma, request.signedIn!, (request.params as { key_id: number }).key_id);
+    request.server.keyCache.clear();
     return sendPage(reply, dashboardPage(request, 'API keys', await render(request, { notice: 'Key revoked: it stopped working on every server.' })));
   });
 }

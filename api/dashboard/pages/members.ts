@@ -86,6 +86,7 @@ export function registerMemberPages(app: FastifyInstance, deps: DashboardDeps): 
     const userId = (request.params as { user_id: number }).user_id;
     try {
       await removeMember(deps.prisma, me, userId);
+      request.server.keyCache.clear();
     } catch (error) {
       return sendPage(reply, dashboardPage(request, 'Members', await render(request, { errors: formErrors(error) })), 409);
     }
