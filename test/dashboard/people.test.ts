@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
 import { apiTest } from '../helpers/fixtures.js';
+import type { ApiContext } from '../helpers/api.js';
 import { BrowserSession } from '../helpers/browser-session.js';
 import { addPerson } from '../helpers/people.js';
 
@@ -13,7 +14,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const it = apiTest.override('apiOptions', { dataDir });
 const mailLog = () => readFileSync(path.join(dataDir, 'mail.log'), 'utf8');
 
-async function signedIn(api: Parameters<Parameters<typeof it>[1]>[0]['api'], person: { email: string; password: string }): Promise<BrowserSession> {
+async function signedIn(api: ApiContext, person: { email: string; password: string }): Promise<BrowserSession> {
   const browser = new BrowserSession(api.app);
   await browser.signIn(person.email, person.password);
   return browser;
