@@ -42,6 +42,7 @@ import { telephonyRoutes } from './routes/telephony.js';
 import { startDialler, type Dialler } from '../modules/telephony/dialler.js';
 import { startCampaignDispatcher } from '../modules/campaigns/dispatcher.js';
 import { campaignRoutes } from './routes/campaigns.js';
+import { analyticsRoutes } from './routes/analytics.js';
 import { ANSWERED_BY_CHANNEL, emitAnsweredBy } from '../modules/calls/answered-by.js';
 import { LiveKitTelephony, type LiveKitConfig } from '../modules/telephony/livekit.js';
 import { KnowledgeSearch } from '../modules/knowledge/search/knowledge-search.js';
@@ -263,6 +264,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(callRoutes, { prisma: options.prisma, storage: recordings });
       await api.register(telephonyRoutes, { prisma: options.prisma, telephony, dialler, carrierUnavailable });
       await api.register(campaignRoutes, { prisma: options.prisma, unavailable: pathUnavailable, wake: () => campaigns?.wake() });
+      await api.register(analyticsRoutes, { prisma: options.prisma });
     },
     { prefix: '/api' },
   );

@@ -5,7 +5,7 @@ import { CALL_TRANSPORTS } from '../calls/schemas.js';
 // vendor). Defaults are approximate pay-as-you-go list prices in US dollars; an organisation overrides any line with
 // its own contracted price (PUT /api/analytics/prices). docs/analytics.md lists them.
 
-export const PRICE_CURRENCY = 'USD';
+export const PRICE_CURRENCY = 'USD' as const;
 export const ANY_MODEL = '*';
 /** Lines an organisation may override: one per vendor and model of each component is far more than any uses. */
 export const MAX_PRICE_OVERRIDES = 200;

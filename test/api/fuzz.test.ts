@@ -144,6 +144,7 @@ describe('hostile requests generated from the OpenAPI document', () => {
     fixtures.number_id = (await created('/api/phone-numbers', { number: '+14155550100', phone_connection_id: fixtures.connection_id, assistant_id: fixtures.assistant_id })).id;
     fixtures.call_sid = (await created('/api/web-calls', { assistant_id: fixtures.assistant_id })).call_sid;
     fixtures.campaign_id = (await created('/api/campaigns', { name: 'Fuzz campaign', assistant_id: fixtures.assistant_id, from_numbers: ['+14155550100'] })).id;
+    fixtures.chart_id = (await created('/api/analytics/charts', { name: 'Fuzz chart', metric: 'calls', group_by: ['day'] })).id;
     fixtures.track = 'mixed';
     fixtures.playbook_id ??= (await ctx.db.prisma.playbook.create({ data: { organizationId: tenant.organizationId, name: 'Fuzz test runs' } })).id;
     fixtures.test_run_id = (await created(`/api/assistants/${fixtures.assistant_id}/test-runs`, { script: ['Hello'] })).id;
