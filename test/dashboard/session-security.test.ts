@@ -79,7 +79,7 @@ describe('anti-forgery tokens', () => {
     expect(routes.length).toBeGreaterThanOrEqual(25);
     for (const route of routes) {
       const url = sample(route.url);
-      const attempts = [
+      const attempts: { _csrf: string | null; headers: Record<string, string> }[] = [
         { _csrf: null, headers: {} },
         { _csrf: 'x'.repeat(43), headers: {} },
         { _csrf: otherBrowser.csrf, headers: {} },
