@@ -3,6 +3,8 @@ import { dbTest } from '../helpers/fixtures.js';
 import { createCall, localSettings, runtimeOrganization, runTimeline } from './call-harness.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { replacePriceOverrides } from '../../modules/analytics/price-table.js';
+import { runChartQuery } from '../../modules/analytics/query.js';
+import { ChartQuery } from '../../modules/analytics/schemas.js';
 
 // Usage and cost metered on a call run through the runtime: the fake LLM reports 10 prompt tokens and one completion
 // token per word for every request, the offline recogniser and voice report their audio and characters.
@@ -81,4 +83,35 @@ describe('usage metered on a call through the runtime', () => {
     expect((completed.payload as Record<string, unknown>).usage).toEqual(usage);
     expect((completed.payload as Record<string, unknown>).cost).toEqual(cost);
   }, 40_000);
+});
+
+describe('calls through the runtime in charts', () => {
+  it('are counted, their minutes, cost and reply latency aggregated as the stored calls say', async ({ db, llm }) => {
+    const organizationId = await runtimeOrganization(db.prisma);
+    const calls = [];
+    for (const atMs of [2000, 3000]) {
+      const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello.' } }));
+      await runTimeline(db.prisma, call.id, [{ atMs, text: 'what time is it' }], { hangupAtMs: atMs + 4000 });
+      calls.push(call);
+    }
+    const assistants = calls.map((c) => c.assistantId!);
+    const chart = (q: Record<string, unknown>) => runChartQuery(db.prisma, organizationId, ChartQuery.parse({ period: { preset: 'last_24_hours' }, filters: { assistant_id: assistants }, ...q }));
+
+    const stored = await db.prisma.call.findMany({ where: { id: { in: calls.map((c) => c.id) } }, include: { turns: true } });
+    expect(stored.map((c) => c.status)).toEqual(['completed', 'completed']);
+    const volume = await chart({ metric: 'calls', group_by: ['assistant'] });
+    expect(volume.totals.calls).toBe(2);
+    expect(volume.series.map((s) => s.total)).toEqual([1, 1]);
+    const minutes = await chart({ metric: 'minutes' });
+    expect(minutes.totals.value).toBeCloseTo(stored.reduce((a, c) => a + c.durationMs!, 0) / 60_000, 9);
+    const cost = await chart({ metric: 'cost_by_component' });
+    const sum = (of: (c: (typeof stored)[number]) => bigint | null) => Number(stored.reduce((a, c) => a + (of(c) ?? 0n), 0n)) / 1e6;
+    expect(cost.totals.measures).toEqual({ llm: sum((c) => c.costLlmMicroUsd), stt: sum((c) => c.costSttMicroUsd), tts: sum((c) => c.costTtsMicroUsd), telephony: sum((c) => c.costTelephonyMicroUsd) });
+    expect(cost.totals.value).toBeGreaterThan(0);
+    const latencies = stored.flatMap((c) => c.turns.map((t) => t.e2eLatencyMs)).filter((ms): ms is number => ms !== null).sort((a, b) => a - b);
+    expect(latencies.length).toBeGreaterThanOrEqual(2);
+    const median = (latencies[Math.floor((latencies.length - 1) / 2)]! + latencies[Math.ceil((latencies.length - 1) / 2)]!) / 2;
+    expect((await chart({ metric: 'latency_e2e_ms', aggregation: 'p50' })).totals.value).toBeCloseTo(median, 9);
+    expect((await chart({ metric: 'answer_rate' })).totals.value).toBe(1);
+  }, 60_000);
 });
