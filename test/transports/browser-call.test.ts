@@ -3,7 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioRunnerOf } from '../../agent/io/audio-link.js';
 import { LocalCallRunner } from '../../agent/local-runner.js';
@@ -11,6 +11,7 @@ import { encodeWav } from '../../media/wav.js';
 import type { CallAudioRunner } from '../../modules/calls/audio-runner.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { until } from '../helpers/until.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { localSettings } from '../runtime/call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
 import { speechSamples } from '../fakes/scripted-caller.js';
@@ -19,7 +20,6 @@ import { speechSamples } from '../fakes/scripted-caller.js';
 // question, the assistant answers audibly, and the call ends with its transcript, recording and call.completed row.
 
 initializeLogger({ pretty: false, level: 'silent' });
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let api: ApiContext;
 let llm: FakeOpenAI;
@@ -52,23 +52,12 @@ beforeAll(async () => {
   samples.set(question, 16_000 * 2);
   wavPath = path.join(dir, 'caller.wav');
   await writeFile(wavPath, encodeWav({ samples, sampleRate: 16_000, channels: 1 }));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--autoplay-policy=no-user-gesture-required',
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-      `--use-file-for-fake-audio-capture=${wavPath}`,
-    ],
-  });
+  browser = await launchChromium([
+    '--autoplay-policy=no-user-gesture-required',
+    '--use-fake-ui-for-media-stream',
+    '--use-fake-device-for-media-stream',
+    `--use-file-for-fake-audio-capture=${wavPath}`,
+  ]);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
