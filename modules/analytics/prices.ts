@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { CALL_TRANSPORTS } from '../calls/schemas.js';
+import { PRICE_CURRENCY } from './usage-schemas.js';
+
+export { PRICE_CURRENCY };
 
 // The price table a call's usage is costed with: one price per component, vendor and model ('*' for any model of a
 // vendor). Defaults are approximate pay-as-you-go list prices in US dollars; an organisation overrides any line with
 // its own contracted price (PUT /api/analytics/prices). docs/analytics.md lists them.
 
-export const PRICE_CURRENCY = 'USD' as const;
 export const ANY_MODEL = '*';
 /** Lines an organisation may override: one per vendor and model of each component is far more than any uses. */
 export const MAX_PRICE_OVERRIDES = 200;

@@ -1,43 +1,10 @@
-import { z } from 'zod';
-import { PRICE_CURRENCY, priceFor, type PriceEntry } from './prices.js';
+import { priceFor, type PriceEntry } from './prices.js';
+import { PRICE_CURRENCY, type CallCost, type CallUsage, type CostComponent } from './usage-schemas.js';
+
+export { CallCost, CallUsage, COST_COMPONENTS, type CostComponent } from './usage-schemas.js';
 
 // What a call used, and what that cost. The runtime meters the usage (agent/call/usage.ts); this file prices it with
 // the organisation's table and turns both into the call's columns, so charts sum plain integers.
-
-export const CallUsage = z
-  .object({
-    audio_minutes: z.number().describe('From the start of the conversation to its end'),
-    llm: z.array(z.object({ provider: z.string(), model: z.string(), input_tokens: z.int(), output_tokens: z.int(), cached_input_tokens: z.int() })).describe('Per model, fallbacks and the post-call analysis included'),
-    stt: z.array(z.object({ provider: z.string(), model: z.string(), audio_seconds: z.number() })),
-    tts: z.array(z.object({ provider: z.string(), model: z.string(), characters: z.int() })),
-    telephony: z.array(z.object({ transport: z.string(), minutes: z.number() })),
-  })
-  .meta({ id: 'CallUsage' });
-export type CallUsage = z.infer<typeof CallUsage>;
-
-export const COST_COMPONENTS = ['llm', 'stt', 'tts', 'telephony'] as const;
-export type CostComponent = (typeof COST_COMPONENTS)[number];
-
-export const CallCost = z
-  .object({
-    currency: z.literal(PRICE_CURRENCY),
-    total: z.number(),
-    components: z.object({ llm: z.number(), stt: z.number(), tts: z.number(), telephony: z.number() }),
-    lines: z.array(
-      z.object({
-        component: z.enum(COST_COMPONENTS),
-        provider: z.string(),
-        model: z.string(),
-        quantity: z.number(),
-        unit: z.enum(['input_token', 'output_token', 'minute', 'character']),
-        unit_price: z.number().describe('Per unit, in the currency'),
-        amount: z.number(),
-      }),
-    ),
-    unpriced: z.array(z.object({ component: z.enum(COST_COMPONENTS), provider: z.string(), model: z.string() })).describe('Usage no price line matched, costed 0'),
-  })
-  .meta({ id: 'CallCost' });
-export type CallCost = z.infer<typeof CallCost>;
 
 /** Money as integers: millionths of a dollar, so sums over a million calls are exact. */
 const MICRO = 1_000_000;

@@ -2,7 +2,7 @@
 // runtime and anything that re-emits them agree on the shape documented in docs/events.md.
 
 import type { CollectedValuesRecord } from '../playbooks/collect.js';
-import type { CallCost, CallUsage } from '../analytics/usage.js';
+import type { CallCost, CallUsage } from '../analytics/usage-schemas.js';
 
 export type TranscriptRole = 'user' | 'assistant';
 

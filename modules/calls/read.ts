@@ -4,6 +4,7 @@ import { notFound } from '../../lib/errors.js';
 import type { CallFilters, TurnDecision, TurnRetrieval } from './schemas.js';
 import type { CallRow } from './lifecycle.js';
 import type { CollectedValuesRecord } from '../playbooks/collect.js';
+import type { CallCost, CallUsage } from '../analytics/usage-schemas.js';
 
 // Reading calls back. Every query is filtered by the organisation: another organisation's call is "not found".
 
@@ -40,6 +41,8 @@ export function callRecord(call: CallRow, recordings: RecordingRow[] = []) {
     analysis_error: call.analysisError,
     missing_variables: (call.missingVariables as string[] | null) ?? [],
     latency: (call.metrics as Record<string, unknown> | null) ?? null,
+    usage: (call.usage as CallUsage | null) ?? null,
+    cost: (call.cost as CallCost | null) ?? null,
     recordings: recordings.map((r) => ({
       track: r.track as never,
       format: r.format as never,

@@ -3,6 +3,7 @@ import { MAX_ID, textInt } from '../../lib/zod/query.js';
 import { repeated, textInstant } from '../../lib/zod/query.js';
 import { e164 } from '../telephony/schemas.js';
 import { CALL_STATUSES } from './statuses.js';
+import { CallCost, CallUsage } from '../analytics/usage-schemas.js';
 
 // Reading calls: the record, its transcript, its recordings, the list and the export. What moves a call's status:
 // lifecycle.ts.
@@ -91,6 +92,8 @@ export const Call = z
     analysis_error: z.string().nullable(),
     missing_variables: z.array(z.string()),
     latency: z.record(z.string(), z.unknown()).nullable().describe('p50/p95 of each latency stage of the assistant turns, ms'),
+    usage: CallUsage.nullable().describe('What the call used, by vendor and model; null for a call that never started (docs/analytics.md)'),
+    cost: CallCost.nullable().describe('Its cost from the organisation\'s price table, by component, in US dollars; null for a call that never started'),
     recordings: z.array(CallRecording),
     transcript_url: z.string(),
   })

@@ -121,6 +121,8 @@ describe('GET /api/calls/{call_sid}', () => {
       analysis_error: null,
       missing_variables: [],
       latency: { e2e_latency_ms: { p50: 700, p95: 900 } },
+      usage: null,
+      cost: null,
       recordings: [{ track: 'mixed', format: 'mp3', duration_seconds: 60, size_bytes: 1000, url: `/api/calls/${sids.a1}/recordings/mixed` }],
       transcript_url: `/api/calls/${sids.a1}/transcript`,
     });
