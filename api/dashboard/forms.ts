@@ -56,11 +56,13 @@ interface FieldOptions {
   required?: boolean;
   autocomplete?: string;
   step?: string;
+  /** Told apart from a field of the same name in another form of the page (`password-current_password`). */
+  form?: string;
 }
 
 /** A labelled input with its hint and its error, tied together for screen readers (aria-describedby). */
 export function field(o: FieldOptions): Html {
-  const id = `f-${o.name.replace(/[^a-z0-9_-]/gi, '-')}`;
+  const id = `f-${o.form ? `${o.form}-` : ''}${o.name.replace(/[^a-z0-9_-]/gi, '-')}`;
   const error = o.errors?.[o.name];
   const described = [o.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return html`<label for="${id}">${o.label}${o.hint ? html` <span class="hint" id="${id}-hint">${o.hint}</span>` : ''}</label>

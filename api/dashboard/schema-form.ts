@@ -56,7 +56,8 @@ export function leavesOf(shape: Record<string, z.ZodType>, prefix: string[] = []
       options: kind === 'enum' ? (inner as z.ZodEnum).options.map(String) : [],
       min: bound(kind === 'string' ? undefined : numeric.minValue),
       max: bound(kind === 'string' ? undefined : numeric.maxValue),
-      long: kind === 'string' && (numeric.maxLength ?? 0) > 2000,
+      // Prompts and descriptions get a text area; names, URLs (2,048) and model ids a line.
+      long: kind === 'string' && (numeric.maxLength ?? 0) > 4000,
       description: schema.description ?? inner.description,
     });
   }
@@ -104,7 +105,7 @@ function input(leaf: Leaf, value: unknown, errors: FieldErrors): Html {
     const options = leaf.kind === 'boolean' ? ['true', 'false'] : leaf.options;
     control = html`<select id="${id}" name="${leaf.key}"${aria}>${leaf.nullable ? html`<option value=""${current === '' ? html` selected` : ''}>none</option>` : ''}${options.map((o) => html`<option${o === current ? html` selected` : ''}>${o}</option>`)}</select>`;
   } else if (leaf.kind === 'json' || leaf.long) {
-    control = html`<textarea id="${id}" name="${leaf.key}" rows="${leaf.kind === 'json' ? 3 : 6}"${aria}>${current}</textarea>`;
+    control = html`<textarea id="${id}" name="${leaf.key}"${leaf.kind === 'json' ? html` class="json" rows="2"` : html` rows="6"`}${aria}>${current}</textarea>`;
   } else {
     const numeric = leaf.kind === 'number' || leaf.kind === 'integer';
     control = html`<input id="${id}" name="${leaf.key}" type="${numeric ? 'number' : 'text'}"${numeric ? html` step="${leaf.kind === 'integer' ? '1' : 'any'}"` : ''} value="${current}"${aria}>`;

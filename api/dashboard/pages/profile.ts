@@ -27,8 +27,8 @@ ${field({ name: 'email', label: 'Email', type: 'email', value: values.email, err
 ${field({ name: 'current_password', label: 'Current password', type: 'password', errors: pe, autocomplete: 'current-password', hint: 'needed to change your email' })}
 <div class="actions"><button type="submit">Save</button></div></form>
 <form method="post" action="/profile/password" class="card"><h2>Password</h2>${csrfField(request)}${formError(pw)}
-${field({ name: 'current_password', label: 'Current password', type: 'password', errors: pw, required: true, autocomplete: 'current-password' })}
-${field({ name: 'new_password', label: 'New password', type: 'password', errors: pw, required: true, autocomplete: 'new-password', hint: 'at least 10 characters; your other sessions end' })}
+${field({ form: 'password', name: 'current_password', label: 'Current password', type: 'password', errors: pw, required: true, autocomplete: 'current-password' })}
+${field({ form: 'password', name: 'new_password', label: 'New password', type: 'password', errors: pw, required: true, autocomplete: 'new-password', hint: 'at least 10 characters; your other sessions end' })}
 <div class="actions"><button type="submit">Change password</button></div></form>
 <h2>Sessions</h2>
 <div class="table-wrap"><table><thead><tr><th>Browser</th><th>Signed in</th><th>Last active</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${sessions.map(

@@ -1,0 +1,198 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeWav } from '../../media/wav.js';
+import { LocalFileStorage } from '../../media/recording/storage.js';
+import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { hasChromium, launchChromium } from '../helpers/chromium.js';
+import { addPerson } from '../helpers/people.js';
+
+// Every page of the dashboard, with data and empty, at a phone's width and a desktop's: it loads, fits the width, has
+// a label on every control, and runs without a script error or a blocked resource. With SCREENSHOTS_DIR set (`npm run
+// screenshots`), each is also saved there as <page>-<width>.png for review.
+
+const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+const shotsDir = process.env.SCREENSHOTS_DIR ? path.resolve(process.env.SCREENSHOTS_DIR) : undefined;
+
+let api: ApiContext;
+let base: string;
+let browser: Browser;
+let tenant: Tenant;
+let owner: { email: string; password: string };
+let emptyOwner: { email: string; password: string };
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pages-'));
+const ids: Record<string, string | number> = {};
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  api = await createApiContext({ dataDir });
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+
+  // A lived-in organisation: assistants, a call with transcript and recording, contacts, keys, people.
+  tenant = await api.tenant('Acme Voice');
+  owner = await addPerson(api, tenant.organizationId, 'owner');
+  await addPerson(api, tenant.organizationId, 'admin');
+  await addPerson(api, tenant.organizationId, 'member');
+  const assistant = await api.call(tenant, 'POST', '/api/assistants', { name: 'Front desk', description: 'Answers the main line and books appointments.' });
+  await api.call(tenant, 'POST', '/api/assistants', { name: 'After hours', is_active: false });
+  ids.assistant = assistant.body.id;
+  for (const [i, name] of ['Ada Lovelace', 'Grace Hopper', 'Alan Turing'].entries()) {
+    const [first, last] = name.split(' ');
+    await api.call(tenant, 'POST', '/api/contacts', { first_name: first, last_name: last, phone_number: `+1415555010${i}`, email: `${first!.toLowerCase()}@example.com` });
+  }
+  const started = new Date(Date.now() - 3600_000);
+  const call = await api.db.prisma.call.create({
+    data: {
+      callSid: 'CAdemo0001',
+      organizationId: tenant.organizationId,
+      assistantId: Number(ids.assistant),
+      direction: 'inbound',
+      transport: 'browser',
+      status: 'completed',
+      fromNumber: '+14155550100',
+      startedAt: started,
+      endedAt: new Date(started.getTime() + 42_000),
+      durationMs: 42_000,
+      endReason: 'customer_hangup',
+      summary: 'The caller booked a table for two on Friday at 7 pm.',
+      outcomes: { goal_achieved: true, sentiment: 'positive' },
+    },
+  });
+  ids.call = call.callSid;
+  const turns = [
+    ['user', 'Hi, can I book a table for Friday?', null],
+    ['assistant', 'Of course. For how many people, and at what time?', { end_of_utterance_delay_ms: 310, llm_ttft_ms: 420, tts_ttfb_ms: 180, e2e_latency_ms: 910 }],
+    ['user', 'Two people at seven.', null],
+    ['assistant', 'Booked: a table for two on Friday at 7 pm.', { end_of_utterance_delay_ms: 280, llm_ttft_ms: 390, tts_ttfb_ms: 170, e2e_latency_ms: 840 }],
+  ] as const;
+  for (const [position, [role, text, metrics]] of turns.entries()) {
+    await api.db.prisma.callTurn.create({ data: { callId: call.id, position, role, text, startMs: position * 4000, endMs: position * 4000 + 2500, interrupted: false, ...(metrics ? { metrics } : {}) } });
+  }
+  const samples = new Int16Array(16_000 * 2).map((_, i) => Math.round(Math.sin(i / 8) * 8000));
+  const wav = encodeWav({ samples, sampleRate: 16_000, channels: 1 });
+  await mkdir(dataDir, { recursive: true });
+  await new LocalFileStorage(dataDir).put('recordings/CAdemo0001/mixed.wav', wav);
+  await api.db.prisma.callRecording.create({ data: { callId: call.id, track: 'mixed', format: 'wav', storageKey: 'recordings/CAdemo0001/mixed.wav', durationMs: 2000, sizeBytes: wav.length } });
+
+  // And an organisation with nothing in it, for the empty states.
+  const empty = await api.tenant('Empty Co');
+  await api.db.prisma.apiKey.updateMany({ where: { organizationId: empty.organizationId }, data: { revokedAt: new Date() } });
+  emptyOwner = await addPerson(api, empty.organizationId, 'owner');
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function signIn(person: { email: string; password: string }, viewport: { width: number; height: number }): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  await page.goto(`${base}/login`);
+  await page.getByLabel('Email').fill(person.email);
+  await page.getByLabel('Password').fill(person.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}/assistants`);
+  await page.close();
+  return context;
+}
+
+// Run in the page (as text: this project's types have no DOM): how far the page sticks out of the screen and which
+// outermost elements do, the form controls without a label, the page's heading.
+const LAYOUT_PROBE = `(() => ({
+  overflow: document.documentElement.scrollWidth - window.innerWidth,
+  wide: [...document.querySelectorAll('body *')]
+    .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !(el.parentElement && el.parentElement.getBoundingClientRect().right > window.innerWidth + 1))
+    .map((el) => el.outerHTML.slice(0, 100)),
+  unlabelled: [...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+    .filter((el) => !el.labels?.length && !el.getAttribute('aria-label'))
+    .map((el) => el.outerHTML.slice(0, 80)),
+  h1: document.querySelector('h1')?.textContent ?? '',
+}))()`;
+
+/** Loads `url` and checks what every page must hold; returns the page for more. */
+async function check(context: BrowserContext, url: string, name: string, width: keyof typeof WIDTHS): Promise<Page> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`script: ${e.message}`));
+  const res = await page.goto(`${base}${url}`);
+  expect(res?.status(), `${url}`).toBe(200);
+  const layout = (await page.evaluate(LAYOUT_PROBE)) as { overflow: number; wide: string[]; unlabelled: string[]; h1: string };
+  expect(layout.overflow, `${url} at ${width} is wider than the screen: ${layout.wide.join(' | ')}`).toBeLessThanOrEqual(0);
+  expect(layout.unlabelled, `${url}: controls without a label`).toEqual([]);
+  expect(layout.h1, `${url}: no heading`).not.toBe('');
+  expect(problems, `${url}`).toEqual([]);
+  if (shotsDir) {
+    await mkdir(shotsDir, { recursive: true });
+    await page.screenshot({ path: path.join(shotsDir, `${name}-${width}.png`), fullPage: true });
+  }
+  return page;
+}
+
+const PAGES = (): [string, string][] => [
+  ['/assistants', 'assistants'],
+  ['/assistants/new', 'assistant-new'],
+  [`/assistants/${ids.assistant}`, 'assistant-edit'],
+  ['/calls', 'calls'],
+  [`/calls/${ids.call}`, 'call'],
+  ['/contacts', 'contacts'],
+  ['/api-keys', 'api-keys'],
+  ['/members', 'members'],
+  ['/profile', 'profile'],
+];
+
+describe.skipIf(!hasChromium)('every dashboard page', () => {
+  for (const width of Object.keys(WIDTHS) as (keyof typeof WIDTHS)[]) {
+    it(`loads at ${width} width, fits it, labels every control and runs without errors, with data and empty`, async () => {
+      const full = await signIn(owner, WIDTHS[width]);
+      for (const [url, name] of PAGES()) await (await check(full, url, name, width)).close();
+      const empty = await signIn(emptyOwner, WIDTHS[width]);
+      for (const [url, name] of [['/assistants', 'assistants-empty'], ['/calls', 'calls-empty'], ['/contacts', 'contacts-empty'], ['/api-keys', 'api-keys-empty']] as const) {
+        const page = await check(empty, url, name, width);
+        expect(await page.locator('.empty').count(), `${url} has a readable empty state`).toBe(1);
+        await page.close();
+      }
+      const visitor = await browser.newContext({ viewport: WIDTHS[width] });
+      for (const [url, name] of [['/login', 'login'], ['/forgot', 'forgot']] as const) await (await check(visitor, url, name, width)).close();
+      await Promise.all([full.close(), empty.close(), visitor.close()]);
+    }, 120_000);
+  }
+
+  it('plays the recording in the call’s page and shows each turn’s latency and times in the reader’s time zone', async () => {
+    const reader = await signIn(owner, WIDTHS.desktop);
+    const page = await reader.newPage();
+    await page.goto(`${base}/calls/${ids.call}`);
+    const duration = (await page.evaluate(`new Promise((resolve, reject) => {
+      const audio = document.querySelector('audio');
+      if (audio.readyState >= 1) resolve(audio.duration);
+      audio.addEventListener('loadedmetadata', () => resolve(audio.duration));
+      audio.addEventListener('error', () => reject(new Error('audio failed to load')));
+    })`)) as number;
+    expect(duration).toBeCloseTo(2, 1);
+    expect(await page.locator('table').textContent()).toMatch(/Booked: a table for two on Friday at 7 pm\.\s*840 ms/);
+    await reader.close();
+
+    const tokyo = await browser.newContext({ viewport: WIDTHS.desktop, timezoneId: 'Asia/Tokyo', locale: 'en-GB' });
+    const tokyoPage = await tokyo.newPage();
+    await tokyoPage.goto(`${base}/login`);
+    await tokyoPage.getByLabel('Email').fill(owner.email);
+    await tokyoPage.getByLabel('Password').fill(owner.password);
+    await tokyoPage.getByRole('button', { name: 'Sign in' }).click();
+    await tokyoPage.waitForURL(`${base}/assistants`);
+    await tokyoPage.goto(`${base}/calls/${ids.call}`);
+    const started = tokyoPage.locator('dd time').first();
+    const iso = (await started.getAttribute('datetime'))!;
+    const expected = new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Asia/Tokyo' });
+    expect(await started.textContent()).toBe(expected);
+    await tokyo.close();
+  });
+});
