@@ -19,7 +19,7 @@ import { contactImportRoutes } from './routes/contact-import.js';
 import { contactPropertyRoutes } from './routes/contact-properties.js';
 import { contactRoutes } from './routes/contacts.js';
 import { organizationSettingsRoutes } from './routes/organization-settings.js';
-import { sessionOnlyRoutes } from './routes/session-only.js';
+import { billingRoutes } from './routes/billing.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { toolRoutes } from './routes/tools.js';
 import { documentRoutes } from './routes/documents.js';
@@ -251,7 +251,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(contactImportRoutes, { prisma: options.prisma });
       await api.register(contactPropertyRoutes, { prisma: options.prisma });
       await api.register(organizationSettingsRoutes, { prisma: options.prisma });
-      await api.register(sessionOnlyRoutes);
+      await api.register(billingRoutes, { prisma: options.prisma });
       await api.register(apiKeyRoutes, { prisma: options.prisma });
       await api.register(memberRoutes, { prisma: options.prisma, mail, publicUrl: options.publicUrl });
       await api.register(profileRoutes, { prisma: options.prisma });

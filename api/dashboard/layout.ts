@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { can } from '../../modules/organizations/roles.js';
+import { can, type Action } from '../../modules/organizations/roles.js';
 import type { SignedIn } from '../auth/plugin.js';
 import { html, type Html } from './html.js';
 
 /** The dashboard's sections, in the sidebar's order; `action` hides a link from a role that cannot use it. */
-const SECTIONS: { group: string; links: { href: string; label: string; action?: 'manage_keys' | 'manage_members' }[] }[] = [
+const SECTIONS: { group: string; links: { href: string; label: string; action?: Action }[] }[] = [
   {
     group: 'Build',
     links: [
@@ -18,6 +18,7 @@ const SECTIONS: { group: string; links: { href: string; label: string; action?: 
     links: [
       { href: '/api-keys', label: 'API keys', action: 'manage_keys' },
       { href: '/members', label: 'Members' },
+      { href: '/billing', label: 'Billing', action: 'billing' },
       { href: '/profile', label: 'Profile' },
     ],
   },

@@ -19,6 +19,7 @@ import { registerProfilePages } from './pages/profile.js';
 import { registerAssistantPages } from './pages/assistants.js';
 import { registerCallPages } from './pages/calls.js';
 import { registerContactPages } from './pages/contacts.js';
+import { registerBillingPages } from './pages/billing.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -119,4 +120,5 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
   registerAssistantPages(app, deps);
   registerCallPages(app, deps);
   registerContactPages(app, deps);
+  registerBillingPages(app, deps);
 }

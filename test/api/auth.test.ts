@@ -103,7 +103,6 @@ describe('session-only functions', () => {
     ['GET', '/api/organization/api-keys', /API keys/],
     ['DELETE', '/api/organization/api-keys/12', /API keys/],
     ['GET', '/api/billing', /Billing/],
-    ['POST', '/api/billing/checkout', /Billing/],
     ['GET', '/api/users/me', /profile/],
     ['PATCH', '/api/users/me', /profile/],
     ['PUT', '/api/users/me/password', /profile/],

@@ -148,6 +148,7 @@ const PAGES = (): [string, string][] => [
   ['/api-keys', 'api-keys'],
   ['/members', 'members'],
   ['/profile', 'profile'],
+  ['/billing', 'billing'],
 ];
 
 describe.skipIf(!hasChromium)('every dashboard page', () => {
