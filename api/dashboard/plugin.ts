@@ -20,6 +20,7 @@ import { registerAssistantPages } from './pages/assistants.js';
 import { registerCallPages } from './pages/calls.js';
 import { registerContactPages } from './pages/contacts.js';
 import { registerBillingPages } from './pages/billing.js';
+import { registerAnalyticsPages } from './pages/analytics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -121,4 +122,5 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
   registerCallPages(app, deps);
   registerContactPages(app, deps);
   registerBillingPages(app, deps);
+  registerAnalyticsPages(app, deps);
 }

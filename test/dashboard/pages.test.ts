@@ -149,6 +149,8 @@ const PAGES = (): [string, string][] => [
   ['/members', 'members'],
   ['/profile', 'profile'],
   ['/billing', 'billing'],
+  ['/analytics', 'analytics'],
+  ['/analytics?period=last_7_days', 'analytics-last-7-days'],
 ];
 
 describe.skipIf(!hasChromium)('every dashboard page', () => {
