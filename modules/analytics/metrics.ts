@@ -47,7 +47,10 @@ const SUMS = ['sum', 'avg'] as const;
 const SPREAD = ['avg', 'p50', 'p90', 'p95', 'p99', 'percentiles', 'min', 'max', 'sum'] as const;
 const LATENCY = ['p50', 'p90', 'p95', 'p99', 'percentiles', 'avg', 'min', 'max'] as const;
 const latency = (column: string): MetricDef => ({ aggregations: LATENCY, unit: 'ms', turns: true, values: one(`t.${column}`, `t.${column} IS NOT NULL`) });
-const costOf = (column: string): Value => ({ sql: `c.${column} / 1000000.0`, where: `c.${column} IS NOT NULL` });
+/** A call is metered when it ends (its cost and usage columns are set together): averages of usage are over those calls. */
+const METERED = 'c.cost_micro_usd IS NOT NULL';
+const metered = (column: string, scale = 1): Value => ({ sql: `coalesce(${column}, 0)${scale === 1 ? '' : ` / ${scale.toFixed(1)}`}`, where: METERED });
+const costOf = (column: string): Value => metered(`c.${column}`, 1_000_000);
 const OUTCOME_NUMBER = `CASE WHEN jsonb_typeof(c.outcomes #> $field) = 'number' THEN (c.outcomes #>> $field)::float8 END`;
 
 export const METRICS = {
@@ -61,13 +64,9 @@ export const METRICS = {
     currency: 'USD',
     values: { llm: costOf('cost_llm_micro_usd'), stt: costOf('cost_stt_micro_usd'), tts: costOf('cost_tts_micro_usd'), telephony: costOf('cost_telephony_micro_usd') },
   },
-  llm_tokens: {
-    aggregations: SUMS,
-    unit: 'tokens',
-    values: { input: { sql: 'c.llm_input_tokens', where: 'c.llm_input_tokens IS NOT NULL' }, output: { sql: 'c.llm_output_tokens', where: 'c.llm_output_tokens IS NOT NULL' } },
-  },
-  stt_minutes: { aggregations: SUMS, unit: 'minutes', values: one('c.stt_audio_ms / 60000.0', 'c.stt_audio_ms IS NOT NULL') },
-  tts_characters: { aggregations: SUMS, unit: 'characters', values: one('c.tts_characters', 'c.tts_characters IS NOT NULL') },
+  llm_tokens: { aggregations: SUMS, unit: 'tokens', values: { input: metered('c.llm_input_tokens'), output: metered('c.llm_output_tokens') } },
+  stt_minutes: { aggregations: SUMS, unit: 'minutes', values: { value: metered('c.stt_audio_ms', 60_000) } },
+  tts_characters: { aggregations: SUMS, unit: 'characters', values: { value: metered('c.tts_characters') } },
   answer_rate: { aggregations: ['rate'], unit: 'ratio', rate: { when: ANSWERED_SQL, of: TERMINAL_SQL } },
   voicemail_rate: { aggregations: ['rate'], unit: 'ratio', rate: { when: MACHINE_SQL, of: TERMINAL_SQL } },
   transfer_rate: { aggregations: ['rate'], unit: 'ratio', rate: { when: `c.end_reason = 'transferred'`, of: 'c.started_at IS NOT NULL' } },
@@ -79,9 +78,9 @@ export const METRICS = {
   latency_llm_ttft_ms: latency('llm_ttft_ms'),
   latency_tts_ttfb_ms: latency('tts_ttfb_ms'),
   latency_e2e_ms: latency('e2e_latency_ms'),
-  interruptions_per_call: { aggregations: ['avg', 'sum'], unit: 'count', values: one('c.interruptions', 'c.interruptions IS NOT NULL') },
-  tool_calls: { aggregations: SUMS, unit: 'count', values: one('c.tool_calls', 'c.tool_calls IS NOT NULL') },
-  tool_failures: { aggregations: SUMS, unit: 'count', values: one('c.tool_failures', 'c.tool_failures IS NOT NULL') },
+  interruptions_per_call: { aggregations: ['avg', 'sum'], unit: 'count', values: { value: metered('c.interruptions') } },
+  tool_calls: { aggregations: SUMS, unit: 'count', values: { value: metered('c.tool_calls') } },
+  tool_failures: { aggregations: SUMS, unit: 'count', values: { value: metered('c.tool_failures') } },
 } as const satisfies Record<string, MetricDef>;
 
 export type MetricName = keyof typeof METRICS;

@@ -4,11 +4,13 @@ import { additive, METRICS, measuresOf, rowsOf, type Aggregation, type MetricDef
 import { bucketsOf, resolvePeriod, type ResolvedPeriod } from './period.js';
 import { DIMENSIONS, OUTCOME_PREFIX, TIME_BUCKETS, type ChartFilters, type ChartQuery, type ChartResult, type Dimension, type TimeBucket } from './schemas.js';
 import { labelsOf } from './labels.js';
+import { rolledMeasures, ROLLUP_COLUMNS } from './rollups.js';
+import { IN_PROGRESS, NOT_STARTED } from '../calls/statuses.js';
 
-// Runs a chart's query: one SQL statement over the organisation's calls in the period (and their assistant turns for
-// latency), grouped by GROUPING SETS so that the points, each series' total and the overall total come from one scan
-// of the `(organization_id, created_at)` index range. Values are computed in Postgres (sums, averages and
-// percentile_cont), never in memory.
+// Runs a chart's query as one SQL statement, grouped by GROUPING SETS so that the points, each series' total and the
+// overall total come from one scan. It reads the hourly rollups when every part of the query is in them
+// (rollups.ts), and otherwise the organisation's calls in the period through the `(organization_id, created_at)` index
+// (and their assistant turns for latency). Values are computed in Postgres (sums, ratios, percentile_cont).
 
 export interface QueryContext {
   chartId?: number | null;
@@ -17,6 +19,8 @@ export interface QueryContext {
   now?: Date;
   /** Where a period whose end is not after its start is reported in a 422 (`body.period.to`, `query.to`). */
   periodToLoc?: (string | number)[];
+  /** `calls` reads the calls even where the rollups could answer (to compare the two). */
+  source?: 'calls';
 }
 
 type Row = Record<string, unknown> & { calls: number };
@@ -28,7 +32,22 @@ interface Group {
   time?: TimeBucket;
 }
 
-const COLUMNS: Record<Dimension, string> = {
+/** Where a query reads: the calls (`c`, with turns `t` for latency) or the rollups (`r`). */
+interface Source {
+  from: string;
+  /** When the rows' calls were created: the period and time buckets are read on it. */
+  created: string;
+  calls: string;
+  columns: Record<Dimension, string>;
+  /** Filters by name; contact and phone number filters only the calls have. */
+  filters: Partial<Record<keyof ChartFilters, string>>;
+  measures: Measure[];
+  only?: string | undefined;
+  /** Rollup rows of calls that have moved on stay, at 0: they are no group. */
+  having?: string;
+}
+
+const CALL_COLUMNS: Record<Dimension, string> = {
   assistant: 'c.assistant_id',
   campaign: 'c.campaign_id',
   direction: 'c.direction',
@@ -37,6 +56,28 @@ const COLUMNS: Record<Dimension, string> = {
   phone_number: 'c.phone_number_id',
   transport: 'c.transport',
 };
+const CALL_FILTERS = { status: 'c.status', direction: 'c.direction', transport: 'c.transport', end_reason: 'c.end_reason', assistant_id: 'c.assistant_id', contact_id: 'c.contact_id', campaign_id: 'c.campaign_id' };
+const ROLLUP_FILTERS = { status: 'r.status', direction: 'r.direction', transport: 'r.transport', end_reason: 'r.end_reason', assistant_id: 'r.assistant_id', campaign_id: 'r.campaign_id' };
+const INT_FILTERS: ReadonlyArray<keyof ChartFilters> = ['assistant_id', 'contact_id', 'campaign_id'];
+
+/** The placeholders of the organisation and the period's bounds. */
+interface Bounds {
+  org: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * The rollup rows of the period: those of ended calls, and the same rows made on the spot from the calls still under
+ * way (read through the `(organization_id, status, created_at)` index), which add to the rollups only once they end.
+ */
+function rollupRows({ org, from, to }: Bounds): string {
+  const underWay = [...NOT_STARTED, IN_PROGRESS].map((status) => `'${status}'`).join(', ');
+  return `(SELECT * FROM call_rollups WHERE organization_id = ${org} AND hour >= ${from} AND hour < ${to}
+    UNION ALL
+    SELECT x.* FROM calls c, LATERAL call_rollup_row(c, 1) x
+    WHERE c.organization_id = ${org} AND c.status IN (${underWay}) AND c.created_at >= ${from} AND c.created_at < ${to}) r`;
+}
 
 class Params {
   readonly values: unknown[] = [];
@@ -46,18 +87,12 @@ class Params {
   }
 }
 
-function filterSql(f: ChartFilters, params: Params): string[] {
+function filterSql(f: ChartFilters, source: Source, params: Params): string[] {
   const where: string[] = [];
-  const anyOf = (column: string, values: readonly unknown[] | undefined, cast: string) => {
-    if (values && values.length > 0) where.push(`${column} = ANY(${params.add(values, cast)})`);
-  };
-  anyOf('c.status', f.status, 'text[]');
-  anyOf('c.direction', f.direction, 'text[]');
-  anyOf('c.transport', f.transport, 'text[]');
-  anyOf('c.end_reason', f.end_reason, 'text[]');
-  anyOf('c.assistant_id', f.assistant_id, 'int[]');
-  anyOf('c.contact_id', f.contact_id, 'int[]');
-  anyOf('c.campaign_id', f.campaign_id, 'int[]');
+  for (const [name, column] of Object.entries(source.filters) as Array<[keyof ChartFilters, string]>) {
+    const values = f[name];
+    if (values && values.length > 0) where.push(`${column} = ANY(${params.add(values, INT_FILTERS.includes(name) ? 'int[]' : 'text[]')})`);
+  }
   if (f.phone_number && f.phone_number.length > 0) {
     const numbers = params.add(f.phone_number, 'text[]');
     where.push(`(c.from_number = ANY(${numbers}) OR c.to_number = ANY(${numbers}))`);
@@ -65,30 +100,56 @@ function filterSql(f: ChartFilters, params: Params): string[] {
   return where;
 }
 
-function groupsOf(q: ChartQuery, metric: MetricDef, params: Params, tzName: string): Group[] {
+function groupsOf(q: ChartQuery, metric: MetricDef, source: Source, params: Params, tzName: string): Group[] {
   const names = [...q.group_by];
   if (metric.implicitGroup === 'end_reason' && !names.includes('end_reason')) names.push('end_reason');
   if (metric.implicitGroup === 'outcome' && !names.includes(`${OUTCOME_PREFIX}${q.field}`)) names.push(`${OUTCOME_PREFIX}${q.field}`);
   return names.map((name): Group => {
-    if ((TIME_BUCKETS as readonly string[]).includes(name)) return { name, sql: `date_trunc('${name}', c.created_at, ${params.add(tzName, 'text')})`, time: name as TimeBucket };
-    if ((DIMENSIONS as readonly string[]).includes(name)) return { name, sql: COLUMNS[name as Dimension] };
+    if ((TIME_BUCKETS as readonly string[]).includes(name)) return { name, sql: `date_trunc('${name}', ${source.created}, ${params.add(tzName, 'text')})`, time: name as TimeBucket };
+    if ((DIMENSIONS as readonly string[]).includes(name)) return { name, sql: source.columns[name as Dimension] };
     return { name, sql: `(c.outcomes #>> ${params.add(name.slice(OUTCOME_PREFIX.length).split('.'), 'text[]')})` };
   });
 }
 
-function statementOf(metric: MetricDef, measures: Measure[], groups: Group[], where: string[]): string {
+function statementOf(source: Source, groups: Group[], where: string[]): string {
   const others = groups.filter((g) => !g.time);
   const sets = new Map<string, Group[]>();
   for (const set of [groups, others, []]) sets.set(set.map((g) => g.name).join(','), set);
   const select = [
     ...groups.map((g, i) => `${g.sql} AS d${i}`),
     ...groups.map((g, i) => `GROUPING(${g.sql}) AS g${i}`),
-    `${metric.turns ? 'count(DISTINCT c.id)' : 'count(*)'}::int AS calls`,
-    ...measures.map((m, i) => `${m.sql} AS m${i}`),
+    `${source.calls} AS calls`,
+    ...source.measures.map((m, i) => `${m.sql} AS m${i}`),
   ];
   const groupBy = groups.length === 0 ? '' : `GROUP BY GROUPING SETS (${[...sets.values()].map((s) => `(${s.map((g) => g.sql).join(', ')})`).join(', ')})`;
-  const from = metric.turns ? 'calls c JOIN call_turns t ON t.call_id = c.id' : 'calls c';
-  return `SELECT ${select.join(', ')} FROM ${from} WHERE ${where.join(' AND ')} ${groupBy}`;
+  return `SELECT ${select.join(', ')} FROM ${source.from} WHERE ${where.join(' AND ')} ${groupBy} ${source.having ? `HAVING ${source.having}` : ''}`;
+}
+
+/** The rollups when they hold everything the query needs, else the calls. */
+function sourceOf(q: ChartQuery, metric: MetricDef, aggregation: Aggregation, period: ResolvedPeriod, bounds: Bounds, field: () => string, context: QueryContext): Source {
+  const rolled = context.source === 'calls' ? undefined : rolledMeasures(q, aggregation, period);
+  if (rolled) {
+    return {
+      from: rollupRows(bounds),
+      created: 'r.hour',
+      calls: 'coalesce(sum(r.calls), 0)::int',
+      columns: ROLLUP_COLUMNS,
+      filters: ROLLUP_FILTERS,
+      measures: rolled,
+      only: metric.implicitGroup === 'end_reason' ? "r.end_reason <> ''" : undefined,
+      having: 'sum(r.calls) <> 0',
+    };
+  }
+  const path = metric.needsField ? field() : 'NULL';
+  return {
+    from: metric.turns ? 'calls c JOIN call_turns t ON t.call_id = c.id' : 'calls c',
+    created: 'c.created_at',
+    calls: `${metric.turns ? 'count(DISTINCT c.id)' : 'count(*)'}::int`,
+    columns: CALL_COLUMNS,
+    filters: CALL_FILTERS,
+    measures: measuresOf(metric, aggregation, path),
+    only: rowsOf(metric, path),
+  };
 }
 
 export async function runChartQuery(db: Db, organizationId: number, q: ChartQuery, context: QueryContext = {}): Promise<ChartResult> {
@@ -96,20 +157,19 @@ export async function runChartQuery(db: Db, organizationId: number, q: ChartQuer
   const aggregation: Aggregation = q.aggregation ?? metric.aggregations[0]!;
   const tzName = q.timezone;
   const period = resolvePeriod(q.period, tzName, context.now ?? new Date(), context.periodToLoc ?? ['body', 'period', 'to']);
+  // Parameters are added only where the statement reads them: Postgres cannot type one it never sees.
   const params = new Params();
   const org = params.add(organizationId, 'int');
   const from = params.add(period.from.toJSDate(), 'timestamptz');
   const to = params.add(period.to.toJSDate(), 'timestamptz');
-  // Parameters are added only where the statement reads them: Postgres cannot type one it never sees.
-  const groups = groupsOf(q, metric, params, tzName);
-  const field = metric.needsField && q.field ? params.add(q.field.split('.'), 'text[]') : 'NULL';
+  const source = sourceOf(q, metric, aggregation, period, { org, from, to }, () => params.add(q.field!.split('.'), 'text[]'), context);
+  const alias = source.created.split('.')[0];
+  const groups = groupsOf(q, metric, source, params, tzName);
   const time = groups.find((g) => g.time);
   const buckets = time ? bucketsOf(period, time.time!, ['body', 'group_by']) : null;
-  const measures = measuresOf(metric, aggregation, field);
-  const only = rowsOf(metric, field);
-  const where = [`c.organization_id = ${org}`, `c.created_at >= ${from}`, `c.created_at < ${to}`, ...filterSql(q.filters, params), ...(only ? [only] : [])];
-  const rows = await db.$queryRawUnsafe<Row[]>(statementOf(metric, measures, groups, where), ...params.values);
-  return shape(db, organizationId, { q, metric, aggregation, period, groups, measures, buckets, rows, context });
+  const where = [`${alias}.organization_id = ${org}`, `${source.created} >= ${from}`, `${source.created} < ${to}`, ...filterSql(q.filters, source, params), ...(source.only ? [source.only] : [])];
+  const rows = await db.$queryRawUnsafe<Row[]>(statementOf(source, groups, where), ...params.values);
+  return shape(db, organizationId, { q, metric, aggregation, period, groups, measures: source.measures, buckets, rows, context });
 }
 
 interface Shaping {
@@ -146,7 +206,8 @@ async function shape(db: Db, organizationId: number, s: Shaping): Promise<ChartR
   }
   const sumUp = additive(s.aggregation);
   const empty = sumUp ? 0 : null;
-  const ranked = [...seriesRows].sort((a, b) => (num(b.m0) ?? -Infinity) - (num(a.m0) ?? -Infinity));
+  // Largest first; equal ones in the order of their values, so that a chart reads the same every time.
+  const ranked = [...seriesRows].sort((a, b) => (num(b.m0) ?? -Infinity) - (num(a.m0) ?? -Infinity) || (idOf(a) < idOf(b) ? -1 : idOf(a) > idOf(b) ? 1 : 0));
   const shown = ranked.slice(0, q.limit);
   const rest = ranked.slice(q.limit);
 

@@ -1,6 +1,8 @@
 import { describe, expect } from 'vitest';
 import { apiTest } from '../helpers/fixtures.js';
 import type { ApiContext, Tenant } from '../helpers/api.js';
+import { runChartQuery } from '../../modules/analytics/query.js';
+import { ChartQuery } from '../../modules/analytics/schemas.js';
 
 // What charts compute, against values computed here independently: buckets in a time zone across daylight-saving
 // changes, percentiles as percentile_cont defines them, costs by component, rates, outcomes, groups and filters.
@@ -212,5 +214,81 @@ describe('costs, rates and outcomes', () => {
     expect(inbound.totals.value).toBe(2);
     const byNumber = await query(api, org, { metric: 'calls', filters: { phone_number: ['+14155550100'] }, period });
     expect(byNumber.totals.calls).toBe(1);
+  });
+});
+
+describe('the hourly rollups', () => {
+  const period = { from: '2026-10-01', to: '2026-10-04' };
+  const queries: Array<Record<string, unknown>> = [
+    { metric: 'calls', group_by: ['day', 'direction'] },
+    { metric: 'calls', group_by: ['hour'], timezone: 'Europe/Paris' },
+    { metric: 'minutes', aggregation: 'avg', group_by: ['assistant'] },
+    { metric: 'duration_seconds', aggregation: 'avg', group_by: ['status'] },
+    { metric: 'cost_by_component', aggregation: 'avg', group_by: ['day'] },
+    { metric: 'cost', filters: { status: ['completed'], direction: ['inbound'] } },
+    { metric: 'answer_rate', group_by: ['week'], timezone: 'America/Los_Angeles' },
+    { metric: 'voicemail_rate' },
+    { metric: 'transfer_rate', group_by: ['end_reason'] },
+    { metric: 'success_rate', group_by: ['day'] },
+    { metric: 'end_reasons', group_by: ['month'], limit: 2 },
+    { metric: 'interruptions_per_call' },
+    { metric: 'tool_failures', aggregation: 'sum', group_by: ['transport'] },
+  ];
+
+  it('answer every query they can as the calls themselves do', async ({ api, org }) => {
+    const assistant = (await api.call(org, 'POST', '/api/assistants', { name: 'Rolled' })).body;
+    const statuses = ['completed', 'completed', 'completed', 'failed', 'no_answer', 'voicemail', 'busy'];
+    const reasons = ['customer_hangup', 'transferred', 'assistant_ended_call'];
+    await seed(
+      api,
+      org,
+      Array.from({ length: 60 }, (_, i): Seed => {
+        const status = statuses[i % statuses.length]!;
+        const talked = status === 'completed' || status === 'failed';
+        return {
+          at: new Date(Date.parse('2026-10-01T00:00:00Z') + i * 71 * 60_000).toISOString(),
+          status,
+          direction: i % 3 === 0 ? 'outbound' : 'inbound',
+          durationMs: talked ? 10_000 + ((i * 7_919) % 200_000) : 0,
+          endReason: talked ? reasons[i % reasons.length]! : status,
+          answeredBy: i % 11 === 0 ? 'machine_start' : null,
+          outcomes: talked ? { goal_achieved: i % 4 !== 0 } : null,
+          assistantId: i % 2 === 0 ? assistant.id : null,
+          ...(talked ? { costs: [0.001 * i, 0.0077, 0.0003 * i, 0.0045] as [number, number, number, number] } : {}),
+        };
+      }),
+    );
+    for (const raw of queries) {
+      const q = ChartQuery.parse({ ...raw, period });
+      const rolled = await runChartQuery(api.db.prisma, org.organizationId, q);
+      const counted = await runChartQuery(api.db.prisma, org.organizationId, q, { source: 'calls' });
+      const { generated_at: _a, ...fromRollups } = rolled;
+      const { generated_at: _b, ...fromCalls } = counted;
+      expect(JSON.parse(JSON.stringify(fromRollups), (_k, v) => (typeof v === 'number' ? Number(v.toPrecision(12)) : v)), JSON.stringify(raw)).toEqual(
+        JSON.parse(JSON.stringify(fromCalls), (_k, v) => (typeof v === 'number' ? Number(v.toPrecision(12)) : v)),
+      );
+    }
+  });
+
+  it('follow a call from queued to ended, and its assistant deleted', async ({ api, org }) => {
+    const assistant = (await api.call(org, 'POST', '/api/assistants', { name: 'Followed' })).body;
+    const call = await api.db.prisma.call.create({
+      data: { callSid: `CAfollow${org.organizationId}`, organizationId: org.organizationId, assistantId: assistant.id, direction: 'outbound', status: 'queued', createdAt: new Date('2026-10-10T10:15:00Z') },
+    });
+    const q = (raw: Record<string, unknown>) => runChartQuery(api.db.prisma, org.organizationId, ChartQuery.parse({ period: { from: '2026-10-10', to: '2026-10-11' }, ...raw }));
+    expect((await q({ metric: 'calls', group_by: ['status'] })).series.map((s) => [s.key, s.total])).toEqual([[{ status: 'queued' }, 1]]);
+    await api.db.prisma.call.update({ where: { id: call.id }, data: { status: 'in_progress', startedAt: new Date('2026-10-10T10:15:20Z') } });
+    await api.db.prisma.call.update({ where: { id: call.id }, data: { heartbeatAt: new Date() } });
+    await api.db.prisma.call.update({
+      where: { id: call.id },
+      data: { status: 'completed', endReason: 'customer_hangup', durationMs: 90_000, costMicroUsd: 12_345n, costLlmMicroUsd: 12_345n, costSttMicroUsd: 0n, costTtsMicroUsd: 0n, costTelephonyMicroUsd: 0n },
+    });
+    expect((await q({ metric: 'calls', group_by: ['status'] })).series.map((s) => [s.key, s.total])).toEqual([[{ status: 'completed' }, 1]]);
+    expect((await q({ metric: 'minutes', group_by: ['assistant'] })).series.map((s) => [s.label, s.total])).toEqual([['Followed', 1.5]]);
+    expect((await q({ metric: 'cost' })).totals.value).toBe(0.012345);
+    expect((await api.call(org, 'DELETE', `/api/assistants/${assistant.id}`)).status).toBe(204);
+    expect((await q({ metric: 'minutes', group_by: ['assistant'] })).series.map((s) => [s.key, s.total])).toEqual([[{ assistant: null }, 1.5]]);
+    const rows = await api.db.prisma.callRollup.findMany({ where: { organizationId: org.organizationId, calls: { not: 0 } } });
+    expect(rows.map((r) => [r.status, r.assistantId, r.calls])).toEqual([['completed', 0, 1]]);
   });
 });

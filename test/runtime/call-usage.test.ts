@@ -77,7 +77,8 @@ describe('usage metered on a call through the runtime', () => {
     expect(m.end_of_utterance_delay_ms).toEqual(expect.any(Number));
     expect([reply.endOfUtteranceDelayMs, reply.llmTtftMs, reply.ttsTtfbMs, reply.e2eLatencyMs]).toEqual([m.end_of_utterance_delay_ms, m.llm_ttft_ms, m.tts_ttfb_ms, m.e2e_latency_ms]);
     expect(stored.turns.filter((t) => t.role === 'user').every((t) => t.e2eLatencyMs === null)).toBe(true);
-    expect([stored.interruptions, stored.toolCalls, stored.toolFailures]).toEqual([0, 0, 0]);
+    const cutOff = stored.turns.filter((t) => t.role === 'assistant' && t.interrupted).length;
+    expect([stored.interruptions, stored.toolCalls, stored.toolFailures]).toEqual([cutOff, 0, 0]);
 
     const completed = await db.prisma.event.findFirstOrThrow({ where: { type: 'call.completed', payload: { path: ['call_sid'], equals: call.callSid } } });
     expect((completed.payload as Record<string, unknown>).usage).toEqual(usage);
