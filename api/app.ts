@@ -238,6 +238,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     assistantCache,
     browserCalls: { tokens: browserCallTokens, runner: options.callAudioRunner },
     recordings,
+    allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? false,
   });
   // One knowledge search per process: its vector cache and query embedders serve every request.
   const knowledge = options.knowledge ?? new KnowledgeSearch(options.prisma, { credentials: vendorCredentialsFromEnv() });

@@ -18,4 +18,6 @@ export interface DashboardDeps {
   /** The built-in browser call: a test call from an assistant's page. */
   browserCalls: { tokens: StreamTokens; runner: CallAudioRunner | undefined };
   recordings: RecordingStorage;
+  /** WEBHOOK_ALLOW_PRIVATE_TARGETS, as the API's webhook routes have it. */
+  allowPrivateWebhookTargets: boolean;
 }

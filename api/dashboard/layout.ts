@@ -12,6 +12,7 @@ const SECTIONS: { group: string; links: { href: string; label: string; action?: 
       { href: '/calls', label: 'Calls' },
       { href: '/contacts', label: 'Contacts' },
       { href: '/analytics', label: 'Analytics' },
+      { href: '/webhooks', label: 'Webhooks' },
     ],
   },
   {

@@ -21,6 +21,7 @@ import { registerCallPages } from './pages/calls.js';
 import { registerContactPages } from './pages/contacts.js';
 import { registerBillingPages } from './pages/billing.js';
 import { registerAnalyticsPages } from './pages/analytics.js';
+import { registerWebhookPages } from './pages/webhooks.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -123,4 +124,5 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
   registerContactPages(app, deps);
   registerBillingPages(app, deps);
   registerAnalyticsPages(app, deps);
+  registerWebhookPages(app, deps);
 }

@@ -80,6 +80,8 @@ beforeAll(async () => {
   await new LocalFileStorage(dataDir).put('recordings/CAdemo0001/mixed.wav', wav);
   await api.db.prisma.callRecording.create({ data: { callId: call.id, track: 'mixed', format: 'wav', storageKey: 'recordings/CAdemo0001/mixed.wav', durationMs: 2000, sizeBytes: wav.length } });
 
+  ids.endpoint = (await api.call(tenant, 'POST', '/api/organization/webhooks', { url: 'https://hooks.example.com/voice', event_types: ['call.completed'], description: 'CRM' })).body.data.id;
+
   // And an organisation with nothing in it, for the empty states.
   const empty = await api.tenant('Empty Co');
   await api.db.prisma.apiKey.updateMany({ where: { organizationId: empty.organizationId }, data: { revokedAt: new Date() } });
@@ -151,6 +153,8 @@ const PAGES = (): [string, string][] => [
   ['/billing', 'billing'],
   ['/analytics', 'analytics'],
   ['/analytics?period=last_7_days', 'analytics-last-7-days'],
+  ['/webhooks', 'webhooks'],
+  [`/webhooks/${ids.endpoint}`, 'webhook'],
 ];
 
 describe.skipIf(!hasChromium)('every dashboard page', () => {
@@ -159,7 +163,7 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
       const full = await signIn(owner, WIDTHS[width]);
       for (const [url, name] of PAGES()) await (await check(full, url, name, width)).close();
       const empty = await signIn(emptyOwner, WIDTHS[width]);
-      for (const [url, name] of [['/assistants', 'assistants-empty'], ['/calls', 'calls-empty'], ['/contacts', 'contacts-empty'], ['/api-keys', 'api-keys-empty']] as const) {
+      for (const [url, name] of [['/assistants', 'assistants-empty'], ['/calls', 'calls-empty'], ['/contacts', 'contacts-empty'], ['/api-keys', 'api-keys-empty'], ['/webhooks', 'webhooks-empty']] as const) {
         const page = await check(empty, url, name, width);
         expect(await page.locator('.empty').count(), `${url} has a readable empty state`).toBe(1);
         await page.close();

@@ -1,0 +1,46 @@
+import { describe, expect } from 'vitest';
+import { apiTest } from '../helpers/fixtures.js';
+import { BrowserSession } from '../helpers/browser-session.js';
+import { addPerson } from '../helpers/people.js';
+import type { ApiContext, Tenant } from '../helpers/api.js';
+
+// The product's resources through the dashboard's forms: the same services and refusals as the API.
+
+const it = apiTest;
+
+async function ownerOf(api: ApiContext, tenant: Tenant): Promise<BrowserSession> {
+  const person = await addPerson(api, tenant.organizationId, 'owner');
+  const browser = new BrowserSession(api.app);
+  await browser.signIn(person.email, person.password);
+  return browser;
+}
+
+describe('webhooks in the dashboard', () => {
+  it('adds an endpoint showing its secret once, refuses a bad URL at its field, disables and deletes it; another organisation’s is not found', async ({ api, tenant }) => {
+    const browser = await ownerOf(api, tenant);
+    await browser.get('/webhooks');
+    const bad = await browser.post('/webhooks', { url: 'ftp://example.com', event_types: 'call.completed' });
+    expect(bad.status).toBe(422);
+    expect(bad.body).toMatch(/id="f-url-error">/);
+
+    const created = await browser.post('/webhooks', { url: 'https://hooks.example.com/in', event_types: 'call.completed', description: 'CRM' });
+    expect(created.status).toBe(201);
+    const secret = /<code id="new-secret">(whsec_[^<]+)<\/code>/.exec(created.body)?.[1];
+    expect(secret).toBeDefined();
+    const endpoint = await api.db.prisma.webhookEndpoint.findFirstOrThrow({ where: { organizationId: tenant.organizationId, url: 'https://hooks.example.com/in' } });
+    expect((await browser.get('/webhooks')).body).not.toContain(secret!);
+
+    const page = await browser.get(`/webhooks/${endpoint.id}`);
+    expect(page.body).toContain('Nothing was sent to this endpoint yet.');
+    expect((await browser.post(`/webhooks/${endpoint.id}/disable`)).body).toContain('Disabled: deliveries wait');
+    expect((await api.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).enabled).toBe(false);
+
+    const elsewhere = await api.tenant('Elsewhere hooks');
+    const theirs = (await api.call(elsewhere, 'POST', '/api/organization/webhooks', { url: 'https://hooks.example.com/theirs', event_types: ['*'] })).body.data.id;
+    expect((await browser.get(`/webhooks/${theirs}`)).status).toBe(404);
+    expect((await browser.post(`/webhooks/${theirs}/delete`)).status).toBe(404);
+
+    expect((await browser.post(`/webhooks/${endpoint.id}/delete`)).location).toBe('/webhooks');
+    expect(await api.db.prisma.webhookEndpoint.count({ where: { id: endpoint.id } })).toBe(0);
+  });
+});
