@@ -22,6 +22,7 @@ import { registerContactPages } from './pages/contacts.js';
 import { registerBillingPages } from './pages/billing.js';
 import { registerAnalyticsPages } from './pages/analytics.js';
 import { registerWebhookPages } from './pages/webhooks.js';
+import { registerDocumentPages } from './pages/documents.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -125,4 +126,5 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
   registerBillingPages(app, deps);
   registerAnalyticsPages(app, deps);
   registerWebhookPages(app, deps);
+  registerDocumentPages(app, deps);
 }

@@ -10,6 +10,8 @@ import { LocalFileStorage } from '../../media/recording/storage.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { addPerson } from '../helpers/people.js';
+import { until } from '../helpers/until.js';
+import { startDocumentProcessing } from '../../modules/knowledge/processing.js';
 
 // Every page of the dashboard, with data and empty, at a phone's width and a desktop's: it loads, fits the width, has
 // a label on every control, and runs without a script error or a blocked resource. With SCREENSHOTS_DIR set (`npm run
@@ -81,6 +83,11 @@ beforeAll(async () => {
   await api.db.prisma.callRecording.create({ data: { callId: call.id, track: 'mixed', format: 'wav', storageKey: 'recordings/CAdemo0001/mixed.wav', durationMs: 2000, sizeBytes: wav.length } });
 
   ids.endpoint = (await api.call(tenant, 'POST', '/api/organization/webhooks', { url: 'https://hooks.example.com/voice', event_types: ['call.completed'], description: 'CRM' })).body.data.id;
+
+  ids.document = (await api.call(tenant, 'POST', '/api/documents', { name: 'Opening hours', text: '# Hours\n\nWe open at nine, Monday to Saturday.' })).body.data.id;
+  const processing = startDocumentProcessing(api.db.prisma, { databaseUrl: api.db.url, pollIntervalMs: 100 });
+  await until(async () => (await api.db.prisma.document.findUniqueOrThrow({ where: { id: Number(ids.document) } })).status === 'ready', { timeoutMs: 20_000, message: 'the document is processed' });
+  await processing.stop();
 
   // And an organisation with nothing in it, for the empty states.
   const empty = await api.tenant('Empty Co');
@@ -154,6 +161,8 @@ const PAGES = (): [string, string][] => [
   ['/analytics', 'analytics'],
   ['/analytics?period=last_7_days', 'analytics-last-7-days'],
   ['/webhooks', 'webhooks'],
+  ['/documents', 'documents'],
+  [`/documents/${ids.document}`, 'document'],
   [`/webhooks/${ids.endpoint}`, 'webhook'],
 ];
 
@@ -163,7 +172,7 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
       const full = await signIn(owner, WIDTHS[width]);
       for (const [url, name] of PAGES()) await (await check(full, url, name, width)).close();
       const empty = await signIn(emptyOwner, WIDTHS[width]);
-      for (const [url, name] of [['/assistants', 'assistants-empty'], ['/calls', 'calls-empty'], ['/contacts', 'contacts-empty'], ['/api-keys', 'api-keys-empty'], ['/webhooks', 'webhooks-empty']] as const) {
+      for (const [url, name] of [['/assistants', 'assistants-empty'], ['/calls', 'calls-empty'], ['/contacts', 'contacts-empty'], ['/api-keys', 'api-keys-empty'], ['/webhooks', 'webhooks-empty'], ['/documents', 'documents-empty']] as const) {
         const page = await check(empty, url, name, width);
         expect(await page.locator('.empty').count(), `${url} has a readable empty state`).toBe(1);
         await page.close();

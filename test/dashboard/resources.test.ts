@@ -3,6 +3,8 @@ import { apiTest } from '../helpers/fixtures.js';
 import { BrowserSession } from '../helpers/browser-session.js';
 import { addPerson } from '../helpers/people.js';
 import type { ApiContext, Tenant } from '../helpers/api.js';
+import { until } from '../helpers/until.js';
+import { startDocumentProcessing } from '../../modules/knowledge/processing.js';
 
 // The product's resources through the dashboard's forms: the same services and refusals as the API.
 
@@ -42,5 +44,38 @@ describe('webhooks in the dashboard', () => {
 
     expect((await browser.post(`/webhooks/${endpoint.id}/delete`)).location).toBe('/webhooks');
     expect(await api.db.prisma.webhookEndpoint.count({ where: { id: endpoint.id } })).toBe(0);
+  });
+});
+
+describe('knowledge documents in the dashboard', () => {
+  it('adds Markdown and a file, shows their processing, and edits the Markdown, which is processed again', async ({ api, tenant }) => {
+    const processing = startDocumentProcessing(api.db.prisma, { databaseUrl: api.db.url, pollIntervalMs: 200 });
+    try {
+      const browser = await ownerOf(api, tenant);
+      await browser.get('/documents');
+      const refused = await browser.post('/documents', { text: '# Hours' });
+      expect(refused.status).toBe(422);
+      expect(refused.body).toContain('name');
+
+      const added = await browser.post('/documents', { name: 'Opening hours', text: '# Hours\n\nWe open at nine.' });
+      expect(added.status).toBe(302);
+      const path = added.location!;
+      await until(async () => (await browser.get(path)).body.includes('>ready<'), { timeoutMs: 15_000, message: 'the document is processed' });
+      const page = await browser.get(path);
+      expect(page.body).toContain('We open at nine.');
+
+      const saved = await browser.post(`${path}/content`, { content: '# Hours\n\nWe open at ten.' });
+      expect(saved.body).toContain('Saved: the document is processed again.');
+      await until(async () => (await browser.get(path)).body.includes('We open at ten.'), { timeoutMs: 15_000, message: 'the new content is stored' });
+
+      // A file arrives as the page's script sends it: base64 with its name.
+      const file = await browser.post('/documents', { content_base64: Buffer.from('name,phone\nAda,+1415').toString('base64'), filename: 'people.csv' });
+      expect(file.status).toBe(302);
+      const doc = await api.db.prisma.document.findFirstOrThrow({ where: { organizationId: tenant.organizationId, filename: 'people.csv' } });
+      expect(doc.name).toBe('people.csv');
+      expect((await browser.get('/documents')).body).toContain('people.csv');
+    } finally {
+      await processing.stop();
+    }
   });
 });

@@ -28,3 +28,18 @@ for (const input of document.querySelectorAll('input[type=file][data-into]')) {
     if (file && target) target.value = await file.text();
   });
 }
+// A picked file travels in the form as base64 with its name, as the API's JSON upload takes it.
+for (const input of document.querySelectorAll('input[type=file][data-base64-into]')) {
+  input.addEventListener('change', async () => {
+    const file = input.files?.[0];
+    if (!file) return;
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    let binary = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    document.getElementById(input.dataset.base64Into).value = btoa(binary);
+    document.getElementById(input.dataset.filenameInto).value = file.name;
+  });
+}
+// A list with work under way reloads until it is done.
+const refresh = document.querySelector('[data-refresh-ms]');
+if (refresh) setTimeout(() => location.reload(), Number(refresh.dataset.refreshMs));
