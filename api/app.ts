@@ -239,6 +239,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     browserCalls: { tokens: browserCallTokens, runner: options.callAudioRunner },
     recordings,
     allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? false,
+    campaigns: { unavailable: pathUnavailable, wake: () => campaigns?.wake() },
   });
   // One knowledge search per process: its vector cache and query embedders serve every request.
   const knowledge = options.knowledge ?? new KnowledgeSearch(options.prisma, { credentials: vendorCredentialsFromEnv() });

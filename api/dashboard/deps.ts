@@ -18,6 +18,8 @@ export interface DashboardDeps {
   /** The built-in browser call: a test call from an assistant's page. */
   browserCalls: { tokens: StreamTokens; runner: CallAudioRunner | undefined };
   recordings: RecordingStorage;
+  /** As the API's campaign routes have them: why a number's calls cannot be placed here, and the dispatcher's wake-up. */
+  campaigns: { unavailable: (kind: string) => string | undefined; wake: () => void };
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS, as the API's webhook routes have it. */
   allowPrivateWebhookTargets: boolean;
 }

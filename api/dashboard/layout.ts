@@ -11,6 +11,7 @@ const SECTIONS: { group: string; links: { href: string; label: string; action?: 
       { href: '/assistants', label: 'Assistants' },
       { href: '/calls', label: 'Calls' },
       { href: '/contacts', label: 'Contacts' },
+      { href: '/campaigns', label: 'Campaigns' },
       { href: '/documents', label: 'Knowledge' },
       { href: '/analytics', label: 'Analytics' },
       { href: '/webhooks', label: 'Webhooks' },

@@ -23,6 +23,7 @@ import { registerBillingPages } from './pages/billing.js';
 import { registerAnalyticsPages } from './pages/analytics.js';
 import { registerWebhookPages } from './pages/webhooks.js';
 import { registerDocumentPages } from './pages/documents.js';
+import { registerCampaignPages } from './pages/campaigns.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -127,4 +128,5 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
   registerAnalyticsPages(app, deps);
   registerWebhookPages(app, deps);
   registerDocumentPages(app, deps);
+  registerCampaignPages(app, deps);
 }

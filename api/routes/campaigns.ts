@@ -199,7 +199,7 @@ export const campaignRoutes: FastifyPluginAsyncZod<CampaignRouteOptions> = async
 };
 
 /** Starting needs a way to dial every calling number, as `initiate` does. */
-async function checkPaths(prisma: PrismaClient, organizationId: number, id: number, unavailable: (kind: string) => string | undefined): Promise<void> {
+export async function checkPaths(prisma: PrismaClient, organizationId: number, id: number, unavailable: (kind: string) => string | undefined): Promise<void> {
   const campaign = await prisma.campaign.findFirst({ where: { id, organizationId }, select: { fromNumbers: true } });
   if (!campaign) return;
   const numbers = await prisma.phoneNumber.findMany({ where: { organizationId, number: { in: campaign.fromNumbers as string[] } }, include: { connection: { select: { kind: true } } } });

@@ -82,6 +82,9 @@ beforeAll(async () => {
   await new LocalFileStorage(dataDir).put('recordings/CAdemo0001/mixed.wav', wav);
   await api.db.prisma.callRecording.create({ data: { callId: call.id, track: 'mixed', format: 'wav', storageKey: 'recordings/CAdemo0001/mixed.wav', durationMs: 2000, sizeBytes: wav.length } });
 
+  const connection = (await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Trunk', sip_address: 'sip.example.com' })).body.data.id;
+  await api.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550199', phone_connection_id: connection, assistant_id: ids.assistant });
+  ids.campaign = (await api.call(tenant, 'POST', '/api/campaigns', { name: 'Spring reminders', assistant_id: ids.assistant, from_numbers: ['+14155550199'] })).body.data.id;
   ids.endpoint = (await api.call(tenant, 'POST', '/api/organization/webhooks', { url: 'https://hooks.example.com/voice', event_types: ['call.completed'], description: 'CRM' })).body.data.id;
 
   ids.document = (await api.call(tenant, 'POST', '/api/documents', { name: 'Opening hours', text: '# Hours\n\nWe open at nine, Monday to Saturday.' })).body.data.id;
@@ -162,6 +165,9 @@ const PAGES = (): [string, string][] => [
   ['/analytics?period=last_7_days', 'analytics-last-7-days'],
   ['/webhooks', 'webhooks'],
   ['/documents', 'documents'],
+  ['/campaigns', 'campaigns'],
+  ['/campaigns/new', 'campaign-new'],
+  [`/campaigns/${ids.campaign}`, 'campaign'],
   [`/documents/${ids.document}`, 'document'],
   [`/webhooks/${ids.endpoint}`, 'webhook'],
 ];
@@ -172,7 +178,7 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
       const full = await signIn(owner, WIDTHS[width]);
       for (const [url, name] of PAGES()) await (await check(full, url, name, width)).close();
       const empty = await signIn(emptyOwner, WIDTHS[width]);
-      for (const [url, name] of [['/assistants', 'assistants-empty'], ['/calls', 'calls-empty'], ['/contacts', 'contacts-empty'], ['/api-keys', 'api-keys-empty'], ['/webhooks', 'webhooks-empty'], ['/documents', 'documents-empty']] as const) {
+      for (const [url, name] of [['/assistants', 'assistants-empty'], ['/calls', 'calls-empty'], ['/contacts', 'contacts-empty'], ['/api-keys', 'api-keys-empty'], ['/webhooks', 'webhooks-empty'], ['/documents', 'documents-empty'], ['/campaigns', 'campaigns-empty']] as const) {
         const page = await check(empty, url, name, width);
         expect(await page.locator('.empty').count(), `${url} has a readable empty state`).toBe(1);
         await page.close();

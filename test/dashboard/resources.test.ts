@@ -79,3 +79,27 @@ describe('knowledge documents in the dashboard', () => {
     }
   });
 });
+
+describe('campaigns in the dashboard', () => {
+  it('creates a draft from the form after showing the API’s refusals at their fields, and refuses to start it where its numbers cannot be dialled, saying why', async ({ api, tenant }) => {
+    const browser = await ownerOf(api, tenant);
+    const assistant = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Caller' })).body.id;
+    const connection = (await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Trunk', sip_address: 'sip.example.com' })).body.data.id;
+    await api.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550111', phone_connection_id: connection, assistant_id: assistant });
+    await browser.get('/campaigns/new');
+    const refused = await browser.post('/campaigns', { name: 'Renewals', assistant_id: String(assistant), from_numbers: '["not a number"]', 'pacing.max_concurrent_calls': '0' });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatch(/id="f-from_numbers-error">0: /);
+    expect(refused.body).toMatch(/id="f-pacing-max_concurrent_calls-error">/);
+
+    const created = await browser.post('/campaigns', { name: 'Renewals', assistant_id: String(assistant), from_numbers: '["+14155550111"]' });
+    expect(created.status).toBe(302);
+    const page = await browser.get(created.location!);
+    expect(page.body).toContain('draft');
+    const start = await browser.post(`${created.location}/start`);
+    expect(start.status).toBe(409);
+    // As the API answers: this deployment has no LiveKit for its SIP trunk number.
+    expect(start.body).toMatch(/need a LiveKit server/);
+    expect((await browser.get('/campaigns')).body).toContain('Renewals');
+  });
+});

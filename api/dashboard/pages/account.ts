@@ -16,7 +16,7 @@ import type { DashboardDeps } from '../deps.js';
 const visitor = { auth: 'visitor' as const };
 
 /** Where to go after signing in: a path of this dashboard only, never another site (`//evil.example`). */
-function safeNext(next: unknown): string {
+export function safeNext(next: unknown): string {
   return typeof next === 'string' && /^\/(?!\/)[\w\-/?=&%.]*$/.test(next) && !next.includes('\\') ? next : '/';
 }
 
@@ -24,7 +24,7 @@ function safeNext(next: unknown): string {
  * Starts a new session for `person`: always a new token (the one a browser arrived with, if any, is ended, so a token
  * planted before sign-in is worthless after it), in the session cookie.
  */
-async function startSession(deps: DashboardDeps, request: FastifyRequest, reply: FastifyReply, person: Person): Promise<void> {
+export async function startSession(deps: DashboardDeps, request: FastifyRequest, reply: FastifyReply, person: Person): Promise<void> {
   const previous = readCookie(request, 'session', request.secureContext);
   if (previous) await endSession(deps.prisma, previous);
   const { token, expiresAt } = await createSession(deps.prisma, { userId: person.id, organizationId: person.organizationId, userAgent: request.headers['user-agent'] });

@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { zodIssuesToDetail } from '../../../lib/zod/detail.js';
+import { CampaignParams, CampaignWrite, type CampaignOut } from '../../../modules/campaigns/schemas.js';
+import { createCampaign, getCampaign, listCampaigns, transitionCampaign, type CampaignAction } from '../../../modules/campaigns/service.js';
+import { checkPaths } from '../../routes/campaigns.js';
+import { errorsOfDetail, formError, formErrors, type FieldErrors } from '../forms.js';
+import { html, type Html } from '../html.js';
+import { csrfField, dashboardPage, sendPage } from '../layout.js';
+import { bodyOfForm, leavesOf, schemaFields } from '../schema-form.js';
+import { when } from '../format.js';
+import type { DashboardDeps } from '../deps.js';
+
+const session = { auth: 'session' as const };
+const LEAVES = leavesOf((CampaignWrite as unknown as z.ZodObject).shape as Record<string, z.ZodType>);
+const PER_PAGE = 100;
+// A running campaign's page refreshes this often, so its progress moves as calls are made.
+const LIVE_REFRESH_MS = 5_000;
+/** What a person may do to a campaign in each state (the service refuses the rest with 409 anyway). */
+const ACTIONS: Record<string, CampaignAction[]> = { draft: ['start', 'cancel'], running: ['pause', 'cancel'], paused: ['resume', 'cancel'] };
+
+function done(c: CampaignOut): number {
+  const p = c.progress.contacts;
+  return p.total === 0 ? 0 : Math.round(((p.done + p.exhausted + p.skipped) / p.total) * 100);
+}
+
+function progressBar(c: CampaignOut): Html {
+  return html`<progress max="100" value="${done(c)}" aria-label="Done">${done(c)}%</progress> <span class="muted">${done(c)}% of ${c.progress.contacts.total}</span>`;
+}
+
+export function registerCampaignPages(app: FastifyInstance, deps: DashboardDeps): void {
+  app.get('/campaigns', { config: session }, async (request, reply) => {
+    const { data } = await listCampaigns(deps.prisma, request.signedIn!.organizationId, undefined, 1, PER_PAGE);
+    const live = data.some((c) => c.state === 'running');
+    const body = html`<div class="actions"><a class="button" href="/campaigns/new">New campaign</a></div><br>
+${live ? html`<div data-refresh-ms="${LIVE_REFRESH_MS}" class="hint" role="status">Campaigns are running: this page updates by itself.</div>` : ''}
+${data.length === 0
+  ? html`<div class="card empty">No campaigns. A campaign calls a list of contacts on a schedule, paced, with retries and voicemail handling.</div>`
+  : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>State</th><th>Progress</th><th class="hide-phone">Created</th></tr></thead><tbody>${data.map(
+      (c) => html`<tr><td><a href="/campaigns/${c.id}">${c.name}</a></td><td><span class="badge${c.state === 'running' ? '' : ' off'}">${c.state}</span></td><td>${progressBar(c)}</td><td class="hide-phone">${when(c.created_at)}</td></tr>`,
+    )}</tbody></table></div>`}`;
+    return sendPage(reply, dashboardPage(request, 'Campaigns', body));
+  });
+
+  const editor = (request: FastifyRequest, reply: FastifyReply, value: unknown, errors: FieldErrors = {}, status = 200) =>
+    sendPage(
+      reply,
+      dashboardPage(
+        request,
+        'New campaign',
+        html`${Object.keys(errors).length > 0 ? html`<div class="notice bad" role="alert">${errors[''] ?? 'The API refused some settings: see the marked fields.'}</div>` : ''}
+<p class="hint">Contacts are added to a draft through <code>/api/campaigns/{id}/contacts</code> (by id, filter or CSV).</p>
+<form method="post" action="/campaigns" novalidate>${csrfField(request)}${schemaFields(LEAVES, value, errors)}<div class="actions"><button type="submit">Create draft</button><a href="/campaigns">Cancel</a></div></form>`,
+      ),
+      status,
+    );
+  const defaults = (CampaignWrite as unknown as z.ZodObject).partial().parse({});
+
+  app.get('/campaigns/new', { config: session }, async (request, reply) => editor(request, reply, defaults));
+
+  app.post('/campaigns', { config: session }, async (request, reply) => {
+    const body = bodyOfForm(LEAVES, request.body as Record<string, unknown>);
+    const parsed = CampaignWrite.safeParse(body);
+    if (!parsed.success) return editor(request, reply, { ...defaults, ...body }, errorsOfDetail(zodIssuesToDetail(parsed.error.issues, 'body', body)), 422);
+    try {
+      const created = await createCampaign(deps.prisma, request.signedIn!.organizationId, parsed.data);
+      return reply.redirect(`/campaigns/${created.id}`);
+    } catch (error) {
+      return editor(request, reply, { ...defaults, ...body }, formErrors(error), 422);
+    }
+  });
+
+  async function campaignPage(request: FastifyRequest, id: number, extra: { notice?: string; errors?: FieldErrors } = {}): Promise<Html> {
+    const c = await getCampaign(deps.prisma, request.signedIn!.organizationId, id);
+    const p = c.progress;
+    return html`<p><a href="/campaigns">← All campaigns</a></p>${extra.notice ? html`<div class="notice" role="status">${extra.notice}</div>` : ''}${formError(extra.errors)}
+${c.state === 'running' ? html`<div data-refresh-ms="${LIVE_REFRESH_MS}" class="hint" role="status">Running: this page updates by itself.</div>` : ''}
+<div class="card"><dl class="facts"><dt>State</dt><dd><span class="badge">${c.state}</span>${c.state_reason ? ` · ${c.state_reason}` : ''}</dd><dt>Progress</dt><dd>${progressBar(c)}</dd>
+<dt>Calling from</dt><dd>${c.from_numbers.join(', ')}</dd><dt>Assistant</dt><dd>${c.assistant_id ? html`<a href="/assistants/${c.assistant_id}">#${c.assistant_id}</a>` : 'deleted'}</dd>
+${p.next_window_opens_at ? html`<dt>Next window</dt><dd>${when(p.next_window_opens_at)}</dd>` : ''}${p.estimated_completion_at ? html`<dt>Done by about</dt><dd>${when(p.estimated_completion_at)}</dd>` : ''}
+<dt>Circuit breaker</dt><dd>${p.circuit_breaker.state} (${p.circuit_breaker.recent_failures} of ${p.circuit_breaker.recent_attempts} recent attempts failed)</dd></dl>
+<div class="actions">${(ACTIONS[c.state] ?? []).map(
+      (a) => html`<form method="post" action="/campaigns/${c.id}/${a}" class="inline">${csrfField(request)}<button class="${a === 'cancel' ? 'danger' : a === 'pause' ? 'secondary' : ''}" type="submit"${a === 'cancel' ? html` data-confirm="Cancel this campaign? It cannot be started again."` : ''}>${a[0]!.toUpperCase()}${a.slice(1)}</button></form>`,
+    )}</div></div>
+<div class="charts"><div class="card"><h2>Contacts</h2><dl class="facts">${Object.entries(p.contacts).map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${v}</dd>`)}</dl></div>
+<div class="card"><h2>Outcomes of ${p.attempts} attempts</h2><dl class="facts">${Object.entries(p.outcomes).map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${v}</dd>`)}</dl>
+<p><a href="/calls?campaign_id=${c.id}">Its calls</a></p></div></div>`;
+  }
+
+  const idOf = (request: FastifyRequest) => (request.params as z.output<typeof CampaignParams>).campaign_id;
+  app.get('/campaigns/:campaign_id', { config: session, schema: { params: CampaignParams } }, async (request, reply) =>
+    sendPage(reply, dashboardPage(request, 'Campaign', await campaignPage(request, idOf(request)))),
+  );
+
+  for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {
+    // As the API's action routes: starting needs a way to dial its numbers, and wakes the dispatcher.
+    app.post(`/campaigns/:campaign_id/${action}`, { config: session, schema: { params: CampaignParams } }, async (request, reply) => {
+      const organizationId = request.signedIn!.organizationId;
+      const id = idOf(request);
+      try {
+        if (action === 'start' || action === 'resume') await checkPaths(deps.prisma, organizationId, id, deps.campaigns.unavailable);
+        const c = await transitionCampaign(deps.prisma, organizationId, id, action);
+        if (action === 'start' || action === 'resume') deps.campaigns.wake();
+        return sendPage(reply, dashboardPage(request, 'Campaign', await campaignPage(request, id, { notice: `Campaign ${c.state}.` })));
+      } catch (error) {
+        return sendPage(reply, dashboardPage(request, 'Campaign', await campaignPage(request, id, { errors: formErrors(error) })), 409);
+      }
+    });
+  }
+}
