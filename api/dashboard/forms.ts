@@ -84,3 +84,10 @@ export function formError(errors: FieldErrors | undefined): Html {
   const message = errors?.[''];
   return message ? html`<div class="notice bad" role="alert">${message}</div>` : html``;
 }
+
+/** `body` as `schema` reads it, or the API's 422 for it (`loc` under `body`), as a route's validation would answer. */
+export function validated<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const result = schema.safeParse(body);
+  if (!result.success) throw new ValidationFailed(zodIssuesToDetail(result.error.issues, 'body', body));
+  return result.data;
+}

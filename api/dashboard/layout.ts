@@ -13,6 +13,8 @@ const SECTIONS: { group: string; links: { href: string; label: string; action?: 
       { href: '/contacts', label: 'Contacts' },
       { href: '/campaigns', label: 'Campaigns' },
       { href: '/documents', label: 'Knowledge' },
+      { href: '/tools', label: 'Tools' },
+      { href: '/playbooks', label: 'Playbooks' },
       { href: '/analytics', label: 'Analytics' },
       { href: '/webhooks', label: 'Webhooks' },
     ],

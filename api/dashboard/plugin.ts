@@ -24,6 +24,7 @@ import { registerAnalyticsPages } from './pages/analytics.js';
 import { registerWebhookPages } from './pages/webhooks.js';
 import { registerDocumentPages } from './pages/documents.js';
 import { registerCampaignPages } from './pages/campaigns.js';
+import { registerToolPages } from './pages/tools.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -129,4 +130,5 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
   registerWebhookPages(app, deps);
   registerDocumentPages(app, deps);
   registerCampaignPages(app, deps);
+  registerToolPages(app, deps);
 }

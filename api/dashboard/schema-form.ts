@@ -32,14 +32,17 @@ function defaultOf(schema: z.ZodType): unknown {
   }
 }
 
-/** Every setting of `shape`, depth first, objects opened into their fields. */
-export function leavesOf(shape: Record<string, z.ZodType>, prefix: string[] = []): Leaf[] {
+/**
+ * Every setting of `shape`, depth first, objects opened into their fields, except those named in `whole` (top-level
+ * keys), which are edited as one JSON value (an object that is there or null as a whole: a tool's `http`).
+ */
+export function leavesOf(shape: Record<string, z.ZodType>, prefix: string[] = [], whole: readonly string[] = []): Leaf[] {
   const out: Leaf[] = [];
   for (const [name, schema] of Object.entries(shape)) {
     const path = [...prefix, name];
     const { inner, nullable } = unwrap(schema);
     const type = inner._zod.def.type;
-    if (type === 'object') {
+    if (type === 'object' && !whole.includes(name)) {
       out.push(...leavesOf((inner as z.ZodObject).shape as Record<string, z.ZodType>, path));
       continue;
     }
@@ -105,7 +108,9 @@ function input(leaf: Leaf, value: unknown, errors: FieldErrors): Html {
     const options = leaf.kind === 'boolean' ? ['true', 'false'] : leaf.options;
     control = html`<select id="${id}" name="${leaf.key}"${aria}>${leaf.nullable ? html`<option value=""${current === '' ? html` selected` : ''}>none</option>` : ''}${options.map((o) => html`<option${o === current ? html` selected` : ''}>${o}</option>`)}</select>`;
   } else if (leaf.kind === 'json' || leaf.long) {
-    control = html`<textarea id="${id}" name="${leaf.key}"${leaf.kind === 'json' ? html` class="json" rows="2"` : html` rows="6"`}${aria}>${current}</textarea>`;
+    // As tall as what it holds, within reason.
+    const rows = Math.min(14, Math.max(leaf.kind === 'json' ? 2 : 6, current.split('\n').length));
+    control = html`<textarea id="${id}" name="${leaf.key}"${leaf.kind === 'json' ? html` class="json"` : ''} rows="${rows}"${aria}>${current}</textarea>`;
   } else {
     const numeric = leaf.kind === 'number' || leaf.kind === 'integer';
     control = html`<input id="${id}" name="${leaf.key}" type="${numeric ? 'number' : 'text'}"${numeric ? html` step="${leaf.kind === 'integer' ? '1' : 'any'}"` : ''} value="${current}"${aria}>`;

@@ -85,6 +85,8 @@ beforeAll(async () => {
   const connection = (await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Trunk', sip_address: 'sip.example.com' })).body.data.id;
   await api.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550199', phone_connection_id: connection, assistant_id: ids.assistant });
   ids.campaign = (await api.call(tenant, 'POST', '/api/campaigns', { name: 'Spring reminders', assistant_id: ids.assistant, from_numbers: ['+14155550199'] })).body.data.id;
+  ids.tool = (await api.call(tenant, 'POST', '/api/tools', { name: 'lookup_order', description: 'Finds an order by its number', type: 'http', parameters: { type: 'object', properties: { number: { type: 'string' } } }, http: { url: 'https://api.example.com/orders/{{args.number}}' } })).body.data.id;
+  ids.playbook = (await api.call(tenant, 'POST', '/api/playbooks', { name: 'Order status', goal: 'Tell the caller where their order is', instructions: ['Ask for the order number', 'Look it up'], tool_ids: [ids.tool] })).body.data.id;
   ids.endpoint = (await api.call(tenant, 'POST', '/api/organization/webhooks', { url: 'https://hooks.example.com/voice', event_types: ['call.completed'], description: 'CRM' })).body.data.id;
 
   ids.document = (await api.call(tenant, 'POST', '/api/documents', { name: 'Opening hours', text: '# Hours\n\nWe open at nine, Monday to Saturday.' })).body.data.id;
@@ -166,6 +168,11 @@ const PAGES = (): [string, string][] => [
   ['/webhooks', 'webhooks'],
   ['/documents', 'documents'],
   ['/campaigns', 'campaigns'],
+  ['/tools', 'tools'],
+  ['/tools/new', 'tool-new'],
+  [`/tools/${ids.tool}`, 'tool'],
+  ['/playbooks', 'playbooks'],
+  [`/playbooks/${ids.playbook}`, 'playbook'],
   ['/campaigns/new', 'campaign-new'],
   [`/campaigns/${ids.campaign}`, 'campaign'],
   [`/documents/${ids.document}`, 'document'],
@@ -178,7 +185,7 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
       const full = await signIn(owner, WIDTHS[width]);
       for (const [url, name] of PAGES()) await (await check(full, url, name, width)).close();
       const empty = await signIn(emptyOwner, WIDTHS[width]);
-      for (const [url, name] of [['/assistants', 'assistants-empty'], ['/calls', 'calls-empty'], ['/contacts', 'contacts-empty'], ['/api-keys', 'api-keys-empty'], ['/webhooks', 'webhooks-empty'], ['/documents', 'documents-empty'], ['/campaigns', 'campaigns-empty']] as const) {
+      for (const [url, name] of [['/assistants', 'assistants-empty'], ['/calls', 'calls-empty'], ['/contacts', 'contacts-empty'], ['/api-keys', 'api-keys-empty'], ['/webhooks', 'webhooks-empty'], ['/documents', 'documents-empty'], ['/campaigns', 'campaigns-empty'], ['/tools', 'tools-empty'], ['/playbooks', 'playbooks-empty']] as const) {
         const page = await check(empty, url, name, width);
         expect(await page.locator('.empty').count(), `${url} has a readable empty state`).toBe(1);
         await page.close();

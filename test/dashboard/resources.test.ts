@@ -103,3 +103,32 @@ describe('campaigns in the dashboard', () => {
     expect((await browser.get('/campaigns')).body).toContain('Renewals');
   });
 });
+
+describe('tools and playbooks in the dashboard', () => {
+  it('creates a tool after showing the API’s refusal at its field, edits it, and a playbook that uses it, whose test run is queued', async ({ api, tenant }) => {
+    const browser = await ownerOf(api, tenant);
+    await browser.get('/tools/new');
+    const refused = await browser.post('/tools', { name: 'lookup order', type: 'http', http: '{"url": "https://api.example.com/orders"}' });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatch(/id="f-name-error">/);
+
+    const created = await browser.post('/tools', { name: 'lookup_order', type: 'http', description: 'Finds an order', http: '{"url": "https://api.example.com/orders/{{args.number}}"}', parameters: '{"type": "object", "properties": {"number": {"type": "string"}}}' });
+    expect(created.status).toBe(302);
+    const toolPath = created.location!;
+    const toolId = Number(toolPath.split('/').pop());
+    const edited = await browser.post(toolPath, { name: 'lookup_order', type: 'http', description: 'Finds an order by number', http: '{"url": "https://api.example.com/orders/{{args.number}}"}', parameters: '{"type": "object", "properties": {"number": {"type": "string"}}}' });
+    expect(edited.body).toContain('Saved.');
+    expect((await api.call(tenant, 'GET', `/api/tools/${toolId}`)).body.data.description).toBe('Finds an order by number');
+
+    const playbook = await browser.post('/playbooks', { name: 'Order status', goal: 'Say where the order is', instructions: '["Ask for the number"]', tool_ids: `[${toolId}]` });
+    expect(playbook.status).toBe(302);
+    const playbookId = Number(playbook.location!.split('/').pop());
+    const assistant = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Orders', playbook_ids: [playbookId] })).body.id;
+    expect(assistant).toBeGreaterThan(0);
+    const run = await browser.post(`/playbooks/${playbookId}/test-runs`, { script: 'Where is my order?\nIt is 1234.' });
+    expect(run.status).toBe(201);
+    expect(run.body).toContain('Test run queued');
+    const queued = await api.db.prisma.testRun.findFirstOrThrow({ where: { organizationId: tenant.organizationId, playbookId } });
+    expect(queued.status).toBe('queued');
+  });
+});
