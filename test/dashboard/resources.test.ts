@@ -132,3 +132,23 @@ describe('tools and playbooks in the dashboard', () => {
     expect(queued.status).toBe('queued');
   });
 });
+
+describe('contacts in the dashboard', () => {
+  it('imports a CSV file through the API’s import, reporting each refused line, and finds the contacts by search', async ({ api, tenant }) => {
+    const browser = await ownerOf(api, tenant);
+    await browser.get('/contacts');
+    const csv = 'first_name,last_name,phone_number,email\nAda,Lovelace,+14155550123,ada@example.com\nBad,Row,not a phone,\n';
+    const imported = await browser.post('/contacts/import', { csv });
+    expect(imported.status).toBe(200);
+    expect(imported.body).toContain('Imported 2 rows: 1 created, 0 updated, 1 invalid, 0 in conflict.');
+    expect(imported.body.replace(/\s+/g, ' ')).toMatch(/<td>3<\/td> ?<td>invalid<\/td> ?<td>[a-z_.0-9]*phone_number/);
+
+    const found = await browser.get('/contacts?q=lovelace');
+    expect(found.body).toContain('+14155550123');
+    expect((await browser.get('/contacts?q=nobody')).body).toContain('No contacts match this search.');
+
+    const broken = await browser.post('/contacts/import', { csv: 'first_name,first_name\nA,B\n' });
+    expect(broken.status).toBe(422);
+    expect(broken.body).toContain('appears twice in the header');
+  });
+});
