@@ -54,6 +54,7 @@ import { SignInLimit, type SignInLimitOptions } from './auth/sign-in-limit.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { memberRoutes } from './routes/members.js';
 import { profileRoutes } from './routes/profile.js';
+import { passkeyRoutes } from './routes/passkeys.js';
 import { dashboard } from './dashboard/plugin.js';
 
 export interface AppOptions {
@@ -257,6 +258,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(apiKeyRoutes, { prisma: options.prisma });
       await api.register(memberRoutes, { prisma: options.prisma, mail, publicUrl: options.publicUrl });
       await api.register(profileRoutes, { prisma: options.prisma });
+      await api.register(passkeyRoutes, { prisma: options.prisma, publicUrl: options.publicUrl });
       await api.register(webhookRoutes, { prisma: options.prisma, secrets, allowPrivateTargets: options.allowPrivateWebhookTargets });
       await api.register(toolRoutes, { prisma: options.prisma, secrets, allowPrivateTargets: options.allowPrivateWebhookTargets });
       await api.register(documentRoutes, { prisma: options.prisma, knowledge });

@@ -35,6 +35,8 @@ export const ERRORS = Object.freeze({
   csrf_failed: 'forbidden',
   /** Wrong email or password; which of the two is never said. */
   invalid_credentials: 'unauthenticated',
+  /** A passkey that is not registered here, or whose signature or challenge does not check out; which is never said. */
+  passkey_invalid: 'unauthenticated',
   /** The organisation would be left without an owner. */
   last_owner: 'conflict',
   /** First-run setup asked for when an organisation exists already. */
@@ -65,6 +67,8 @@ export const ERRORS = Object.freeze({
   concurrency_limit: 'rate_limited',
   livekit_unavailable: 'upstream',
   telephony_unavailable: 'unavailable',
+  /** Passkeys need the dashboard's public address (PUBLIC_URL) off loopback: the origin they are bound to. */
+  passkeys_unavailable: 'unavailable',
   transport_unavailable: 'unavailable',
   internal_error: 'internal',
 } satisfies Record<string, ErrorKind>);

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import formBody from '@fastify/formbody';
@@ -25,6 +26,7 @@ import { registerWebhookPages } from './pages/webhooks.js';
 import { registerDocumentPages } from './pages/documents.js';
 import { registerCampaignPages } from './pages/campaigns.js';
 import { registerToolPages } from './pages/tools.js';
+import { registerPasskeyPages } from './pages/passkeys.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,14 +46,19 @@ const PAGE_HEADERS = {
   'cache-control': 'no-store',
 };
 
+const require = createRequire(import.meta.url);
 const ASSETS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
 const ASSET_TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
 
 /** The assets, read once: a handful of small files, served from memory with a validator. */
 function loadAssets(): Map<string, { body: Buffer; type: string; etag: string }> {
   const assets = new Map<string, { body: Buffer; type: string; etag: string }>();
-  for (const name of ['dashboard.css', 'dashboard.js']) {
-    const body = readFileSync(path.join(ASSETS_DIR, name));
+  const files: [name: string, file: string][] = ['dashboard.css', 'dashboard.js', 'passkeys.js'].map((name) => [name, path.join(ASSETS_DIR, name)]);
+  // The WebAuthn helper the passkey script runs on, served from its package as it ships.
+  // (The package exports no package.json: its root is read from its CommonJS entry, script/index.js.)
+  files.push(['webauthn.js', path.join(path.dirname(require.resolve('@simplewebauthn/browser')), '..', 'dist/bundle/index.umd.min.js')]);
+  for (const [name, file] of files) {
+    const body = readFileSync(file);
     assets.set(name, { body, type: ASSET_TYPES[path.extname(name)]!, etag: `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` });
   }
   return assets;
@@ -131,4 +138,5 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
   registerDocumentPages(app, deps);
   registerCampaignPages(app, deps);
   registerToolPages(app, deps);
+  registerPasskeyPages(app, deps);
 }

@@ -80,6 +80,6 @@ export async function changePassword(db: Db, userId: number, sessionId: number, 
   await endSessionsOf(db, userId, sessionId);
 }
 
-function personOf(user: { id: number; organizationId: number; email: string; name: string | null; role: string }): Person {
+export function personOf(user: { id: number; organizationId: number; email: string; name: string | null; role: string }): Person {
   return { id: user.id, organizationId: user.organizationId, email: user.email, name: user.name, role: user.role };
 }

@@ -10,6 +10,7 @@ import { html, type Html } from '../html.js';
 import { csrfField, sendPage, visitorPage } from '../layout.js';
 import { mailResetLink } from '../links.js';
 import type { DashboardDeps } from '../deps.js';
+import { passkeySignIn } from './passkeys.js';
 
 // Signing in and out, first-run setup, password reset and joining by invitation: the pages of someone not signed in.
 
@@ -79,7 +80,8 @@ export function registerAccountPages(app: FastifyInstance, deps: DashboardDeps):
     if (!(await isSetUp(deps.prisma))) return reply.redirect('/setup');
     const query = request.query as Record<string, unknown>;
     const notice = query.reset === 'done' ? 'Your password is set: sign in with it.' : query.signed_out ? 'You are signed out.' : undefined;
-    return sendPage(reply, visitorPage('Sign in', signInForm(request, safeNext(query.next), {}, {}, notice)));
+    const next = safeNext(query.next);
+    return sendPage(reply, visitorPage('Sign in', html`${signInForm(request, next, {}, {}, notice)}${passkeySignIn(request, deps, next)}`));
   });
 
   app.post('/login', { config: visitor }, async (request, reply) => {

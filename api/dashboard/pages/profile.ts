@@ -9,6 +9,7 @@ import { html, type Html } from '../html.js';
 import { csrfField, dashboardPage, sendPage } from '../layout.js';
 import { when } from '../format.js';
 import type { DashboardDeps } from '../deps.js';
+import { passkeyCard } from './passkeys.js';
 
 const session = { auth: 'session' as const };
 
@@ -30,6 +31,7 @@ ${field({ name: 'current_password', label: 'Current password', type: 'password',
 ${field({ form: 'password', name: 'current_password', label: 'Current password', type: 'password', errors: pw, required: true, autocomplete: 'current-password' })}
 ${field({ form: 'password', name: 'new_password', label: 'New password', type: 'password', errors: pw, required: true, autocomplete: 'new-password', hint: 'at least 10 characters; your other sessions end' })}
 <div class="actions"><button type="submit">Change password</button></div></form>
+${await passkeyCard(request, deps)}
 <h2>Sessions</h2>
 <div class="table-wrap"><table><thead><tr><th>Browser</th><th>Signed in</th><th>Last active</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${sessions.map(
       (s) => html`<tr><td>${s.user_agent ?? 'unknown'}${s.current ? html` <span class="badge">this one</span>` : ''}</td><td>${when(s.created_at)}</td><td>${when(s.last_seen_at)}</td>
@@ -40,7 +42,10 @@ ${field({ form: 'password', name: 'new_password', label: 'New password', type: '
   const send = async (request: FastifyRequest, reply: import('fastify').FastifyReply, extra: Parameters<typeof render>[1], status = 200) =>
     sendPage(reply, dashboardPage(request, 'Profile', await render(request, extra)), status);
 
-  app.get('/profile', { config: session }, async (request, reply) => send(request, reply, {}));
+  app.get('/profile', { config: session }, async (request, reply) => {
+    const passkey = (request.query as Record<string, unknown>).passkey;
+    return send(request, reply, passkey === 'added' ? { notice: 'Passkey added.' } : passkey === 'removed' ? { notice: 'Passkey removed.' } : {});
+  });
 
   app.post('/profile', { config: session }, async (request, reply) => {
     const values = formValues(request.body);
