@@ -42,3 +42,14 @@ export function rms(samples: Int16Array): number {
 export function durationMs(samples: number, sampleRate: number): number {
   return Math.round((samples * 1000) / sampleRate);
 }
+
+/** Pieces of PCM one after another. */
+export function concatPcm(parts: readonly Int16Array[]): Int16Array {
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

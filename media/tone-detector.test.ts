@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { concatPcm } from './pcm.js';
 import { ToneDetector } from './tone-detector.js';
 
 const sine = (rate: number, ms: number, hz: number, amplitude = 9_000) =>
   Int16Array.from({ length: (rate * ms) / 1000 }, (_, i) => Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / rate)));
 const silence = (rate: number, ms: number) => new Int16Array((rate * ms) / 1000);
-function join(...parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+const join = (...parts: Int16Array[]) => concatPcm(parts);
 function hiss(audio: Int16Array, level: number): Int16Array {
   let seed = 7;
   return audio.map((x) => {

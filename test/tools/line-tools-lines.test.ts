@@ -10,7 +10,7 @@ import { CallEnding } from '../../agent/call/ending.js';
 import { readConfig } from '../../lib/config.js';
 import { detectDtmf } from '../../media/dtmf.js';
 import { decodeMulaw, encodeMulaw } from '../../media/mulaw.js';
-import { downmix, resampleLinear } from '../../media/pcm.js';
+import { concatPcm, downmix, resampleLinear } from '../../media/pcm.js';
 import { startFakeLiveKit, type FakeLiveKit } from '../fakes/livekit.js';
 import { NOT_IN_PROGRESS, startFakeTwilioRest, type FakeTwilioRest } from '../fakes/twilio-rest.js';
 
@@ -116,7 +116,7 @@ describe("the carrier's Media Streams line", () => {
     await carrierLine('CAlive', output).sendDtmf('90#w*');
     // Four keys of 200 ms and one pause of 500 ms, played on the wall clock.
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_250);
-    expect(detectDtmf(concat(heard), 8000)).toBe('90#*');
+    expect(detectDtmf(concatPcm(heard), 8000)).toBe('90#*');
     output.close();
   });
 
@@ -162,12 +162,3 @@ function encodeAndDecode(frame: AudioFrame): Int16Array {
   return decodeMulaw(encodeMulaw(resampleLinear(downmix(frame.data, frame.channels), frame.sampleRate, 8000)));
 }
 
-function concat(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
