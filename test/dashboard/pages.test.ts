@@ -105,8 +105,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function signIn(person: { email: string; password: string }, viewport: { width: number; height: number }): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport });
+async function signIn(person: { email: string; password: string }, viewport: { width: number; height: number }, where: { timezoneId?: string; locale?: string } = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport, ...where });
   const page = await context.newPage();
   await page.goto(`${base}/login`);
   await page.getByLabel('Email').fill(person.email);
@@ -210,13 +210,8 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
     expect(await page.locator('table').textContent()).toMatch(/Booked: a table for two on Friday at 7 pm\.\s*840 ms/);
     await reader.close();
 
-    const tokyo = await browser.newContext({ viewport: WIDTHS.desktop, timezoneId: 'Asia/Tokyo', locale: 'en-GB' });
+    const tokyo = await signIn(owner, WIDTHS.desktop, { timezoneId: 'Asia/Tokyo', locale: 'en-GB' });
     const tokyoPage = await tokyo.newPage();
-    await tokyoPage.goto(`${base}/login`);
-    await tokyoPage.getByLabel('Email').fill(owner.email);
-    await tokyoPage.getByLabel('Password').fill(owner.password);
-    await tokyoPage.getByRole('button', { name: 'Sign in' }).click();
-    await tokyoPage.waitForURL(`${base}/assistants`);
     await tokyoPage.goto(`${base}/calls/${ids.call}`);
     const started = tokyoPage.locator('dd time').first();
     const iso = (await started.getAttribute('datetime'))!;
