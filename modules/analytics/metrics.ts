@@ -72,7 +72,7 @@ export const METRICS = {
   transfer_rate: { aggregations: ['rate'], unit: 'ratio', rate: { when: `c.end_reason = 'transferred'`, of: 'c.started_at IS NOT NULL' } },
   success_rate: { aggregations: ['rate'], unit: 'ratio', rate: { when: `${GOAL_SQL} = 'true'`, of: `${GOAL_SQL} IN ('true', 'false')` } },
   end_reasons: { aggregations: ['count'], unit: 'calls', implicitGroup: 'end_reason', only: 'c.end_reason IS NOT NULL' },
-  outcomes: { aggregations: ['count'], unit: 'calls', needsField: true, implicitGroup: 'outcome', only: `c.outcomes #> $field IS NOT NULL` },
+  outcomes: { aggregations: ['count'], unit: 'calls', needsField: true, implicitGroup: 'outcome', only: `coalesce(c.outcomes #>> $field, '') <> ''` },
   outcome_value: { aggregations: SPREAD, unit: 'value', needsField: true, values: one(OUTCOME_NUMBER, `jsonb_typeof(c.outcomes #> $field) = 'number'`) },
   latency_end_of_utterance_ms: latency('end_of_utterance_delay_ms'),
   latency_llm_ttft_ms: latency('llm_ttft_ms'),

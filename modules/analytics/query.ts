@@ -4,7 +4,7 @@ import { additive, METRICS, measuresOf, rowsOf, type Aggregation, type MetricDef
 import { bucketsOf, resolvePeriod, type ResolvedPeriod } from './period.js';
 import { DIMENSIONS, OUTCOME_PREFIX, TIME_BUCKETS, type ChartFilters, type ChartQuery, type ChartResult, type Dimension, type TimeBucket } from './schemas.js';
 import { labelsOf } from './labels.js';
-import { rolledMeasures, ROLLUP_COLUMNS } from './rollups.js';
+import { rolledMeasures, ROLLED_OUTCOME, ROLLED_OUTCOME_COLUMN, ROLLUP_COLUMNS } from './rollups.js';
 import { IN_PROGRESS, NOT_STARTED } from '../calls/statuses.js';
 
 // Runs a chart's query as one SQL statement, grouped by GROUPING SETS so that the points, each series' total and the
@@ -45,6 +45,8 @@ interface Source {
   only?: string | undefined;
   /** Rollup rows of calls that have moved on stay, at 0: they are no group. */
   having?: string;
+  /** The analysis field the source keeps as a column (the rollups' sentiment). */
+  outcome?: string;
 }
 
 const CALL_COLUMNS: Record<Dimension, string> = {
@@ -107,6 +109,7 @@ function groupsOf(q: ChartQuery, metric: MetricDef, source: Source, params: Para
   return names.map((name): Group => {
     if ((TIME_BUCKETS as readonly string[]).includes(name)) return { name, sql: `date_trunc('${name}', ${source.created}, ${params.add(tzName, 'text')})`, time: name as TimeBucket };
     if ((DIMENSIONS as readonly string[]).includes(name)) return { name, sql: source.columns[name as Dimension] };
+    if (source.outcome && name === ROLLED_OUTCOME) return { name, sql: source.outcome };
     return { name, sql: `(c.outcomes #>> ${params.add(name.slice(OUTCOME_PREFIX.length).split('.'), 'text[]')})` };
   });
 }
@@ -136,8 +139,9 @@ function sourceOf(q: ChartQuery, metric: MetricDef, aggregation: Aggregation, pe
       columns: ROLLUP_COLUMNS,
       filters: ROLLUP_FILTERS,
       measures: rolled,
-      only: metric.implicitGroup === 'end_reason' ? "r.end_reason <> ''" : undefined,
+      only: metric.implicitGroup === 'end_reason' ? "r.end_reason <> ''" : metric.implicitGroup === 'outcome' ? "r.sentiment <> ''" : undefined,
       having: 'sum(r.calls) <> 0',
+      outcome: ROLLED_OUTCOME_COLUMN,
     };
   }
   const path = metric.needsField ? field() : 'NULL';

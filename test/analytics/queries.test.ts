@@ -3,6 +3,9 @@ import { apiTest } from '../helpers/fixtures.js';
 import type { ApiContext, Tenant } from '../helpers/api.js';
 import { runChartQuery } from '../../modules/analytics/query.js';
 import { ChartQuery } from '../../modules/analytics/schemas.js';
+import { rolledMeasures } from '../../modules/analytics/rollups.js';
+import { resolvePeriod } from '../../modules/analytics/period.js';
+import { METRICS } from '../../modules/analytics/metrics.js';
 
 // What charts compute, against values computed here independently: buckets in a time zone across daylight-saving
 // changes, percentiles as percentile_cont defines them, costs by component, rates, outcomes, groups and filters.
@@ -233,6 +236,8 @@ describe('the hourly rollups', () => {
     { metric: 'end_reasons', group_by: ['month'], limit: 2 },
     { metric: 'interruptions_per_call' },
     { metric: 'tool_failures', aggregation: 'sum', group_by: ['transport'] },
+    { metric: 'outcomes', field: 'sentiment', group_by: ['day'], limit: 2 },
+    { metric: 'calls', group_by: ['outcome.sentiment', 'direction'] },
   ];
 
   it('answer every query they can as the calls themselves do', async ({ api, org }) => {
@@ -252,7 +257,7 @@ describe('the hourly rollups', () => {
           durationMs: talked ? 10_000 + ((i * 7_919) % 200_000) : 0,
           endReason: talked ? reasons[i % reasons.length]! : status,
           answeredBy: i % 11 === 0 ? 'machine_start' : null,
-          outcomes: talked ? { goal_achieved: i % 4 !== 0 } : null,
+          outcomes: talked ? { goal_achieved: i % 4 !== 0, ...(i % 5 === 0 ? {} : { sentiment: ['positive', 'neutral', 'negative'][i % 3] }) } : null,
           assistantId: i % 2 === 0 ? assistant.id : null,
           ...(talked ? { costs: [0.001 * i, 0.0077, 0.0003 * i, 0.0045] as [number, number, number, number] } : {}),
         };
@@ -260,6 +265,8 @@ describe('the hourly rollups', () => {
     );
     for (const raw of queries) {
       const q = ChartQuery.parse({ ...raw, period });
+      // Each of these is one the rollups answer: the comparison is between the two ways, not one way twice.
+      expect(rolledMeasures(q, q.aggregation ?? METRICS[q.metric].aggregations[0]!, resolvePeriod(q.period, q.timezone, new Date(), [])), JSON.stringify(raw)).toBeDefined();
       const rolled = await runChartQuery(api.db.prisma, org.organizationId, q);
       const counted = await runChartQuery(api.db.prisma, org.organizationId, q, { source: 'calls' });
       const { generated_at: _a, ...fromRollups } = rolled;
