@@ -87,6 +87,7 @@ function hintOf(leaf: Leaf): string {
   else if (leaf.max !== undefined) parts.push(`at most ${leaf.max}`);
   if (leaf.nullable) parts.push('empty for none');
   if (leaf.kind === 'json') parts.push('JSON');
+  if (leaf.description) parts.push(leaf.description);
   return parts.join(' · ');
 }
 

@@ -94,6 +94,8 @@ beforeAll(async () => {
   await until(async () => (await api.db.prisma.document.findUniqueOrThrow({ where: { id: Number(ids.document) } })).status === 'ready', { timeoutMs: 20_000, message: 'the document is processed' });
   await processing.stop();
 
+  await api.call(tenant, 'POST', '/api/contact-properties', { key: 'plan', label: 'Plan', type: 'select', options: ['gold', 'silver'] });
+
   // And an organisation with nothing in it, for the empty states.
   const empty = await api.tenant('Empty Co');
   await api.db.prisma.apiKey.updateMany({ where: { organizationId: empty.organizationId }, data: { revokedAt: new Date() } });
@@ -159,6 +161,8 @@ const PAGES = (): [string, string][] => [
   ['/calls', 'calls'],
   [`/calls/${ids.call}`, 'call'],
   ['/contacts', 'contacts'],
+  ['/contacts/properties', 'contact-properties'],
+  ['/contacts/properties/new', 'contact-property-new'],
   ['/api-keys', 'api-keys'],
   ['/members', 'members'],
   ['/profile', 'profile'],
@@ -185,7 +189,7 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
       const full = await signIn(owner, WIDTHS[width]);
       for (const [url, name] of PAGES()) await (await check(full, url, name, width)).close();
       const empty = await signIn(emptyOwner, WIDTHS[width]);
-      for (const [url, name] of [['/assistants', 'assistants-empty'], ['/calls', 'calls-empty'], ['/contacts', 'contacts-empty'], ['/api-keys', 'api-keys-empty'], ['/webhooks', 'webhooks-empty'], ['/documents', 'documents-empty'], ['/campaigns', 'campaigns-empty'], ['/tools', 'tools-empty'], ['/playbooks', 'playbooks-empty']] as const) {
+      for (const [url, name] of [['/assistants', 'assistants-empty'], ['/calls', 'calls-empty'], ['/contacts', 'contacts-empty'], ['/api-keys', 'api-keys-empty'], ['/webhooks', 'webhooks-empty'], ['/documents', 'documents-empty'], ['/campaigns', 'campaigns-empty'], ['/tools', 'tools-empty'], ['/playbooks', 'playbooks-empty'], ['/contacts/properties', 'contact-properties-empty']] as const) {
         const page = await check(empty, url, name, width);
         expect(await page.locator('.empty').count(), `${url} has a readable empty state`).toBe(1);
         await page.close();

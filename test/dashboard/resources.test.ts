@@ -152,3 +152,24 @@ describe('contacts in the dashboard', () => {
     expect(broken.body).toContain('appears twice in the header');
   });
 });
+
+describe('custom properties in the dashboard', () => {
+  it('creates a select property once its options are given, changes its label but not its key, and imports values into it', async ({ api, tenant }) => {
+    const browser = await ownerOf(api, tenant);
+    await browser.get('/contacts/properties/new');
+    const refused = await browser.post('/contacts/properties', { key: 'plan', label: 'Plan', type: 'select' });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatch(/id="f-options-error">A select property needs options/);
+
+    const created = await browser.post('/contacts/properties', { key: 'plan', label: 'Plan', type: 'select', options: '["gold", "silver"]' });
+    expect(created.status).toBe(302);
+    const saved = await browser.post(created.location!, { key: 'renamed', label: 'Service plan', type: 'text', options: '["gold", "silver"]' });
+    expect(saved.body).toContain('Saved.');
+    const property = await api.db.prisma.contactProperty.findFirstOrThrow({ where: { organizationId: tenant.organizationId } });
+    expect(property).toMatchObject({ key: 'plan', label: 'Service plan', type: 'select' });
+
+    await browser.get('/contacts');
+    const imported = await browser.post('/contacts/import', { csv: 'email,plan\nbuyer@example.com,gold\nother@example.com,platinum\n' });
+    expect(imported.body).toContain('1 created, 0 updated, 1 invalid');
+  });
+});

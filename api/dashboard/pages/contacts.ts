@@ -12,12 +12,37 @@ import { html, type Html } from '../html.js';
 import { csrfField, dashboardPage, sendPage } from '../layout.js';
 import { when } from '../format.js';
 import type { DashboardDeps } from '../deps.js';
+import { ContactPropertyCreate, ContactPropertyUpdate, type ContactPropertyOut } from '../../../modules/contacts/property-schemas.js';
+import { createContactProperty, deleteContactProperty, getContactProperty, listContactProperties, updateContactProperty } from '../../../modules/contacts/properties.js';
+import { registerResourcePages } from '../resource-pages.js';
+import { leavesOf } from '../schema-form.js';
+import { validated } from '../forms.js';
 
 const session = { auth: 'session' as const };
 const PAGE_SIZE = 50;
 const ListQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).catch(1), q: repeated(storableText(200).transform((s) => s.trim())).optional() });
 
+/** A property as the resource pages list it: named by its label. */
+const named = (p: ContactPropertyOut) => ({ ...p, name: p.label });
+
 export function registerContactPages(app: FastifyInstance, deps: DashboardDeps): void {
+  registerResourcePages<ContactPropertyOut & { name: string }>(app, {
+    path: '/contacts/properties',
+    title: 'Custom properties',
+    noun: 'property',
+    empty: 'No custom properties. A property is created once, then set per contact in custom_fields, imported as a CSV column, and read as {{contact.<key>}}.',
+    leaves: leavesOf((ContactPropertyCreate as unknown as z.ZodObject).shape as Record<string, z.ZodType>),
+    defaults: { type: 'text' },
+    columns: ['Key', 'Type'],
+    cells: (p) => [html`<code>${p.key}</code>`, html`${p.type}${p.options ? html` <span class="muted">${p.options.join(', ')}</span>` : ''}`],
+    list: async (org) => (await listContactProperties(deps.prisma, org)).map(named),
+    get: async (org, id) => named(await getContactProperty(deps.prisma, org, id)),
+    create: async (org, body) => named(await createContactProperty(deps.prisma, org, validated(ContactPropertyCreate, body))),
+    // Key and type are fixed once created: only the label and a select's options change.
+    update: async (org, id, body) => named(await updateContactProperty(deps.prisma, org, id, validated(ContactPropertyUpdate, { label: body.label, ...(body.options !== undefined ? { options: body.options } : {}) }))),
+    remove: (org, id) => deleteContactProperty(deps.prisma, org, id),
+  });
+
   async function render(request: FastifyRequest, query: z.output<typeof ListQuery>, extra: { report?: ImportReportOut; errors?: FieldErrors; csv?: string } = {}): Promise<Html> {
     const me = request.signedIn!;
     const q = query.q?.filter((s) => s !== '');
@@ -37,6 +62,7 @@ ${extra.report.rows.some((r) => r.status === 'invalid' || r.status === 'conflict
       (c) => html`<tr><td>${[c.first_name, c.last_name].filter(Boolean).join(' ') || html`<span class="muted">no name</span>`}</td><td>${c.phone_number ?? ''}</td><td class="hide-phone">${c.email ?? ''}</td><td class="hide-phone">${c.source}</td><td class="hide-phone">${when(c.created_at)}</td></tr>`,
     );
     return html`${report}
+<p><a href="/contacts/properties">Custom properties</a></p>
 <form method="get" action="/contacts" class="card"><div class="row"><div><label for="q">Search</label><input id="q" type="search" name="q" value="${search}" placeholder="name, phone or email"></div><div class="fit"><button type="submit">Search</button></div></div></form>
 ${data.length === 0
   ? html`<div class="card empty">${search ? 'No contacts match this search.' : 'No contacts yet. They are created by calls that come in, by the API, or by importing a CSV file below.'}</div>`
