@@ -173,3 +173,21 @@ describe('custom properties in the dashboard', () => {
     expect(imported.body).toContain('1 created, 0 updated, 1 invalid');
   });
 });
+
+describe('calls in the dashboard', () => {
+  it('filters as the API does, a filter that does not parse is the API’s 422, and exports what the filters select', async ({ api, tenant }) => {
+    const browser = await ownerOf(api, tenant);
+    for (const [sid, direction, transport, status] of [['CAin1', 'inbound', 'browser', 'completed'], ['CAout1', 'outbound', 'sip', 'failed']] as const) {
+      await api.db.prisma.call.create({ data: { callSid: sid, organizationId: tenant.organizationId, direction, transport, status, fromNumber: '+14155550100' } });
+    }
+    const inbound = await browser.get('/calls?direction=inbound');
+    expect(inbound.body).toContain('/calls/CAin1');
+    expect(inbound.body).not.toContain('/calls/CAout1');
+    expect((await browser.get('/calls?transport=sip&status=failed')).body).toContain('/calls/CAout1');
+    expect((await browser.get('/calls?status=nonsense')).status).toBe(422);
+    const csv = await browser.get('/calls/export?direction=outbound');
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    expect(csv.body).toContain('CAout1');
+    expect(csv.body).not.toContain('CAin1');
+  });
+});

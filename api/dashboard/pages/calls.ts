@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { CallExportQuery, CallListQuery, CallParams, CALL_DIRECTIONS, RecordingParams } from '../../../modules/calls/schemas.js';
+import { CallExportQuery, CallListQuery, CallParams, CALL_DIRECTIONS, CALL_TRANSPORTS, RecordingParams } from '../../../modules/calls/schemas.js';
 import { CALL_STATUSES } from '../../../modules/calls/statuses.js';
 import { findRecording, getCall, getTranscript, listCalls } from '../../../modules/calls/read.js';
 import { exportCalls } from '../../../modules/calls/export.js';
@@ -47,6 +47,8 @@ export function registerCallPages(app: FastifyInstance, deps: DashboardDeps): vo
     const form = html`<form method="get" action="/calls" class="card"><div class="row">
 ${select('status', 'Status', CALL_STATUSES, raw.status)}
 ${select('direction', 'Direction', CALL_DIRECTIONS, raw.direction)}
+${select('transport', 'Transport', CALL_TRANSPORTS, raw.transport)}
+<div><label for="q-phone">Phone number</label><input id="q-phone" type="text" name="phone_number" placeholder="+14155550100" value="${typeof raw.phone_number === 'string' ? raw.phone_number : ''}"></div>
 ${select('assistant_id', 'Assistant', assistants.data.map((a) => [String(a.id), a.name] as [string, string]), raw.assistant_id)}
 <div><label for="q-after">From</label><input id="q-after" type="date" name="created_after" value="${typeof raw.created_after === 'string' ? raw.created_after : ''}"></div>
 <div><label for="q-before">Before</label><input id="q-before" type="date" name="created_before" value="${typeof raw.created_before === 'string' ? raw.created_before : ''}"></div>
