@@ -73,7 +73,7 @@ ${data.length === 0
   async function campaignPage(request: FastifyRequest, id: number, extra: { notice?: string; errors?: FieldErrors } = {}): Promise<Html> {
     const c = await getCampaign(deps.prisma, request.signedIn!.organizationId, id);
     const p = c.progress;
-    return html`<p><a href="/campaigns">← All campaigns</a></p>${extra.notice ? html`<div class="notice" role="status">${extra.notice}</div>` : ''}${formError(extra.errors)}
+    return dashboardPage(request, c.name, html`<p><a href="/campaigns">← All campaigns</a></p>${extra.notice ? html`<div class="notice" role="status">${extra.notice}</div>` : ''}${formError(extra.errors)}
 ${c.state === 'running' ? html`<div data-refresh-ms="${LIVE_REFRESH_MS}" class="hint" role="status">Running: this page updates by itself.</div>` : ''}
 <div class="card"><dl class="facts"><dt>State</dt><dd><span class="badge">${c.state}</span>${c.state_reason ? ` · ${c.state_reason}` : ''}</dd><dt>Progress</dt><dd>${progressBar(c)}</dd>
 <dt>Calling from</dt><dd>${c.from_numbers.join(', ')}</dd><dt>Assistant</dt><dd>${c.assistant_id ? html`<a href="/assistants/${c.assistant_id}">#${c.assistant_id}</a>` : 'deleted'}</dd>
@@ -84,12 +84,12 @@ ${p.next_window_opens_at ? html`<dt>Next window</dt><dd>${when(p.next_window_ope
     )}</div></div>
 <div class="charts"><div class="card"><h2>Contacts</h2><dl class="facts">${Object.entries(p.contacts).map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${v}</dd>`)}</dl></div>
 <div class="card"><h2>Outcomes of ${p.attempts} attempts</h2><dl class="facts">${Object.entries(p.outcomes).map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${v}</dd>`)}</dl>
-<p><a href="/calls?campaign_id=${c.id}">Its calls</a></p></div></div>`;
+<p><a href="/calls?campaign_id=${c.id}">Its calls</a></p></div></div>`);
   }
 
   const idOf = (request: FastifyRequest) => (request.params as z.output<typeof CampaignParams>).campaign_id;
   app.get('/campaigns/:campaign_id', { config: session, schema: { params: CampaignParams } }, async (request, reply) =>
-    sendPage(reply, dashboardPage(request, 'Campaign', await campaignPage(request, idOf(request)))),
+    sendPage(reply, await campaignPage(request, idOf(request))),
   );
 
   for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {
@@ -101,9 +101,9 @@ ${p.next_window_opens_at ? html`<dt>Next window</dt><dd>${when(p.next_window_ope
         if (action === 'start' || action === 'resume') await checkPaths(deps.prisma, organizationId, id, deps.campaigns.unavailable);
         const c = await transitionCampaign(deps.prisma, organizationId, id, action);
         if (action === 'start' || action === 'resume') deps.campaigns.wake();
-        return sendPage(reply, dashboardPage(request, 'Campaign', await campaignPage(request, id, { notice: `Campaign ${c.state}.` })));
+        return sendPage(reply, await campaignPage(request, id, { notice: `Campaign ${c.state}.` }));
       } catch (error) {
-        return sendPage(reply, dashboardPage(request, 'Campaign', await campaignPage(request, id, { errors: formErrors(error) })), 409);
+        return sendPage(reply, await campaignPage(request, id, { errors: formErrors(error) }), 409);
       }
     });
   }

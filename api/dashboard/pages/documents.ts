@@ -69,7 +69,7 @@ ${e?.content_base64 ? html`<div class="error">File: ${e.content_base64}</div>` :
     const organizationId = request.signedIn!.organizationId;
     const d = await getDocument(deps.prisma, organizationId, id);
     const content = extra.content ?? (d.status === 'ready' || d.chunk_count > 0 ? (await getDocumentContent(deps.prisma, organizationId, id)).content : null);
-    return html`<p><a href="/documents">← All documents</a></p>${extra.notice ? html`<div class="notice" role="status">${extra.notice}</div>` : ''}${formError(extra.errors)}
+    return dashboardPage(request, d.name, html`<p><a href="/documents">← All documents</a></p>${extra.notice ? html`<div class="notice" role="status">${extra.notice}</div>` : ''}${formError(extra.errors)}
 <div class="card"><dl class="facts"><dt>Status</dt><dd>${status(d)}${d.error ? html` ${d.error}` : ''}</dd><dt>Source</dt><dd>${d.source_kind} · ${d.media_type} · ${d.size_bytes.toLocaleString('en')} bytes</dd>
 <dt>Chunks</dt><dd>${d.chunk_count} (${d.token_count.toLocaleString('en')} tokens)</dd>${d.processed_at ? html`<dt>Processed</dt><dd>${when(d.processed_at)}</dd>` : ''}</dl>
 <form method="post" action="/documents/${id}/rename" class="row">${csrfField(request)}<div>${field({ name: 'name', label: 'Name', value: d.name, errors: extra.errors })}</div><div class="fit"><button class="secondary" type="submit">Rename</button></div></form>
@@ -80,13 +80,12 @@ ${content === null
   : html`<form method="post" action="/documents/${id}/content" class="card"><h2>Content</h2>${csrfField(request)}
 <label for="f-content">Markdown <span class="hint">saving replaces the document and processes it again</span></label>
 <textarea id="f-content" name="content" rows="20"${extra.errors?.content ? html` aria-invalid="true"` : ''}>${content}</textarea>
-<div class="actions"><button type="submit">Save</button></div></form>`}`;
+<div class="actions"><button type="submit">Save</button></div></form>`}`);
   }
 
   const idOf = (request: FastifyRequest) => (request.params as z.output<typeof DocumentParams>).document_id;
   const show = async (request: FastifyRequest, reply: import('fastify').FastifyReply, extra: Parameters<typeof documentPage>[2] = {}, status = 200) => {
-    const page = await documentPage(request, idOf(request), extra);
-    return sendPage(reply, dashboardPage(request, 'Document', page), status);
+    return sendPage(reply, await documentPage(request, idOf(request), extra), status);
   };
   app.get('/documents/:document_id', { config: session, schema: { params: DocumentParams } }, async (request, reply) => show(request, reply));
 
