@@ -30,11 +30,12 @@ const SECTIONS: { group: string; links: { href: string; label: string; action?: 
   },
 ];
 
-function document(title: string, body: Html): Html {
+function document(title: string, body: Html, csrf?: string): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+${csrf ? html`<meta name="csrf-token" content="${csrf}">` : ''}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Voice assistants</title>
 <link rel="stylesheet" href="/assets/dashboard.css">
@@ -70,6 +71,8 @@ ${content}
 </main>
 </div>
 </body>`,
+    // For a script calling the session-only API from the page (the X-CSRF-Token header).
+    request.csrfToken,
   );
 }
 

@@ -162,6 +162,8 @@ describe('hostile requests generated from the OpenAPI document', () => {
     const invited = await browser.api('POST', '/api/organization/invitations', { email: 'invited@example.com', role: 'member' });
     fixtures.invitation_id = JSON.parse(invited.body).data.id;
     await new BrowserSession(ctx.app).signIn(owner.email, owner.password);
+    // A stored credential row is all the passkey routes name; its key is never checked by them.
+    fixtures.passkey_id = (await ctx.db.prisma.passkey.create({ data: { userId: owner.userId, credentialId: 'fuzz-credential', publicKey: Buffer.from('fuzz'), transports: [], name: 'Fuzz key' } })).id;
     fixtures.session_id = (await ctx.db.prisma.session.findFirstOrThrow({ where: { userId: owner.userId }, orderBy: { id: 'desc' } })).id;
   });
 
