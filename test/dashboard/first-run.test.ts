@@ -54,3 +54,13 @@ describe('first-run setup', () => {
     }
   });
 });
+
+describe('the sign-in page', () => {
+  it('sends someone already signed in straight on, to where they were going', async () => {
+    const browser = new BrowserSession(api.app);
+    await browser.signIn('ada@example.com', 'correct horse battery');
+    expect((await browser.get('/login')).location).toBe('/assistants');
+    expect((await browser.get('/login?next=%2Fcalls')).location).toBe('/calls');
+    expect((await browser.get('/setup')).location).toBe('/login');
+  });
+});

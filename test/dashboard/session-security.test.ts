@@ -50,9 +50,11 @@ describe('session fixation', () => {
     await attackerBrowser.signIn(attacker.email, attacker.password);
     const planted = attackerBrowser.cookies.get('__Host-session')!;
 
+    // The victim has the sign-in form open when the token is planted, and signs in with it.
     const victimBrowser = new BrowserSession(api.app);
+    await victimBrowser.get('/login');
     victimBrowser.cookies.set('__Host-session', planted);
-    await victimBrowser.signIn(victim.email, victim.password);
+    expect((await victimBrowser.post('/login', { email: victim.email, password: victim.password })).status).toBe(302);
     const issued = victimBrowser.cookies.get('__Host-session')!;
     expect(issued).not.toBe(planted);
     expect((await victimBrowser.get('/profile')).body).toContain(victim.email);

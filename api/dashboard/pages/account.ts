@@ -79,6 +79,8 @@ export function registerAccountPages(app: FastifyInstance, deps: DashboardDeps):
   app.get('/login', { config: visitor }, async (request, reply) => {
     if (!(await isSetUp(deps.prisma))) return reply.redirect('/setup');
     const query = request.query as Record<string, unknown>;
+    // Signed in already (a bookmark, the back button): straight on.
+    if (request.signedIn) return reply.redirect(safeNext(query.next) === '/' ? '/assistants' : safeNext(query.next));
     const notice = query.reset === 'done' ? 'Your password is set: sign in with it.' : query.signed_out ? 'You are signed out.' : undefined;
     const next = safeNext(query.next);
     return sendPage(reply, visitorPage('Sign in', html`${signInForm(request, next, {}, {}, notice)}${passkeySignIn(request, deps, next)}`));
