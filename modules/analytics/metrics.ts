@@ -17,7 +17,7 @@ const MACHINE_SQL = `(c.status = 'voicemail' OR c.answered_by LIKE 'machine%' OR
 /** The post-call analysis said whether the call reached its goal. */
 const GOAL_SQL = `c.outcomes ->> 'goal_achieved'`;
 
-/** One number per row and the rows it means something for. `$field` stands for the analysis field's path. */
+/** One number per row and the rows it means something for. `$field` stands for the field's value, as jsonb. */
 interface Value {
   sql: string;
   where: string;
@@ -30,7 +30,7 @@ export interface MetricDef {
   currency?: 'USD';
   /** Reads assistant turns: one row per turn rather than per call. */
   turns?: boolean;
-  /** Reads a field of the post-call analysis (`field`). */
+  /** Reads a value extracted from the call (`field`): of the post-call analysis, or collected by a playbook. */
   needsField?: boolean;
   /** Grouped by this as well, whatever the chart's group-bys: its values are what the metric shows. */
   implicitGroup?: 'end_reason' | 'outcome';
@@ -51,7 +51,7 @@ const latency = (column: string): MetricDef => ({ aggregations: LATENCY, unit: '
 const METERED = 'c.cost_micro_usd IS NOT NULL';
 const metered = (column: string, scale = 1): Value => ({ sql: `coalesce(${column}, 0)${scale === 1 ? '' : ` / ${scale.toFixed(1)}`}`, where: METERED });
 const costOf = (column: string): Value => metered(`c.${column}`, 1_000_000);
-const OUTCOME_NUMBER = `CASE WHEN jsonb_typeof(c.outcomes #> $field) = 'number' THEN (c.outcomes #>> $field)::float8 END`;
+const OUTCOME_NUMBER = `CASE WHEN jsonb_typeof($field) = 'number' THEN ($field #>> '{}')::float8 END`;
 
 export const METRICS = {
   calls: { aggregations: ['count'], unit: 'calls' },
@@ -72,8 +72,8 @@ export const METRICS = {
   transfer_rate: { aggregations: ['rate'], unit: 'ratio', rate: { when: `c.end_reason = 'transferred'`, of: 'c.started_at IS NOT NULL' } },
   success_rate: { aggregations: ['rate'], unit: 'ratio', rate: { when: `${GOAL_SQL} = 'true'`, of: `${GOAL_SQL} IN ('true', 'false')` } },
   end_reasons: { aggregations: ['count'], unit: 'calls', implicitGroup: 'end_reason', only: 'c.end_reason IS NOT NULL' },
-  outcomes: { aggregations: ['count'], unit: 'calls', needsField: true, implicitGroup: 'outcome', only: `coalesce(c.outcomes #>> $field, '') <> ''` },
-  outcome_value: { aggregations: SPREAD, unit: 'value', needsField: true, values: one(OUTCOME_NUMBER, `jsonb_typeof(c.outcomes #> $field) = 'number'`) },
+  outcomes: { aggregations: ['count'], unit: 'calls', needsField: true, implicitGroup: 'outcome', only: `coalesce($field #>> '{}', '') <> ''` },
+  outcome_value: { aggregations: SPREAD, unit: 'value', needsField: true, values: one(OUTCOME_NUMBER, `jsonb_typeof($field) = 'number'`) },
   latency_end_of_utterance_ms: latency('end_of_utterance_delay_ms'),
   latency_llm_ttft_ms: latency('llm_ttft_ms'),
   latency_tts_ttfb_ms: latency('tts_ttfb_ms'),
@@ -95,12 +95,12 @@ export interface Measure {
 /** Whether a measure's values over parts add up to its value over the whole (so `other` and totals can be summed). */
 export const additive = (aggregation: Aggregation) => aggregation === 'count' || aggregation === 'sum';
 
-/** The condition on the rows a metric reads, if any; `field` is the placeholder of the analysis field's path. */
+/** The condition on the rows a metric reads, if any; `field` is the field's value as jsonb (fieldValue in query.ts). */
 export function rowsOf(metric: MetricDef, field: string): string | undefined {
   return metric.only?.replaceAll('$field', field);
 }
 
-/** The aggregate expressions a metric is computed with; `field` is the placeholder of the analysis field's path. */
+/** The aggregate expressions a metric is computed with; `field` is the field's value as jsonb. */
 export function measuresOf(metric: MetricDef, aggregation: Aggregation, field: string): Measure[] {
   const bind = (sql: string) => sql.replaceAll('$field', field);
   if (aggregation === 'count') return [{ name: 'value', sql: 'count(*)::float8' }];

@@ -1,7 +1,7 @@
 import type { Db } from '../../prisma/client.js';
 import { METRICS, measuresOf, rowsOf, type Aggregation, type MetricDef, type Measure } from './metrics.js';
 import { bucketsOf, resolvePeriod, type ResolvedPeriod } from './period.js';
-import { DIMENSIONS, OUTCOME_PREFIX, TIME_BUCKETS, type ChartFilters, type ChartQuery, type ChartResult, type Dimension, type TimeBucket } from './schemas.js';
+import { COLLECTED_PREFIX, DIMENSIONS, OUTCOME_PREFIX, TIME_BUCKETS, type ChartFilters, type ChartQuery, type ChartResult, type Dimension, type TimeBucket } from './schemas.js';
 import { shapeResult, type Group, type Row } from './series.js';
 import { rolledMeasures, ROLLED_OUTCOME, ROLLED_OUTCOME_COLUMN, ROLLUP_COLUMNS } from './rollups.js';
 import { IN_PROGRESS, NOT_STARTED } from '../calls/statuses.js';
@@ -71,6 +71,18 @@ function rollupRows({ org, from, to }: Bounds): string {
     WHERE c.organization_id = ${org} AND c.status IN (${underWay}) AND c.created_at >= ${from} AND c.created_at < ${to}) r`;
 }
 
+/**
+ * A value extracted from the call, as jsonb: `collected.<name>`, the value of that name any of the call's playbooks
+ * collected; otherwise a path into the post-call analysis (`sentiment`, `fields.plan`).
+ */
+function fieldValue(field: string, params: Params): string {
+  if (field.startsWith(COLLECTED_PREFIX)) {
+    // The name is letters, digits and _ (schemas.ts), so it is quoted safely into the path.
+    return `jsonb_path_query_first(c.collected_values, ${params.add(`$.*.values."${field.slice(COLLECTED_PREFIX.length)}"`, 'jsonpath')})`;
+  }
+  return `(c.outcomes #> ${params.add(field.split('.'), 'text[]')})`;
+}
+
 class Params {
   readonly values: unknown[] = [];
   add(value: unknown, cast: string): string {
@@ -100,7 +112,7 @@ function groupsOf(q: ChartQuery, metric: MetricDef, source: Source, params: Para
     if ((TIME_BUCKETS as readonly string[]).includes(name)) return { name, sql: `date_trunc('${name}', ${source.created}, ${params.add(tzName, 'text')})`, time: name as TimeBucket };
     if ((DIMENSIONS as readonly string[]).includes(name)) return { name, sql: source.columns[name as Dimension] };
     if (source.outcome && name === ROLLED_OUTCOME) return { name, sql: source.outcome };
-    return { name, sql: `(c.outcomes #>> ${params.add(name.slice(OUTCOME_PREFIX.length).split('.'), 'text[]')})` };
+    return { name, sql: `(${fieldValue(name.slice(OUTCOME_PREFIX.length), params)} #>> '{}')` };
   });
 }
 
@@ -156,7 +168,7 @@ export async function runChartQuery(db: Db, organizationId: number, q: ChartQuer
   const org = params.add(organizationId, 'int');
   const from = params.add(period.from.toJSDate(), 'timestamptz');
   const to = params.add(period.to.toJSDate(), 'timestamptz');
-  const source = sourceOf(q, metric, aggregation, period, { org, from, to }, () => params.add(q.field!.split('.'), 'text[]'), context);
+  const source = sourceOf(q, metric, aggregation, period, { org, from, to }, () => fieldValue(q.field!, params), context);
   const alias = source.created.split('.')[0];
   const groups = groupsOf(q, metric, source, params, tzName);
   const time = groups.find((g) => g.time);

@@ -21,8 +21,13 @@ export const CHART_TYPES = ['line', 'bar', 'pie', 'number', 'table'] as const;
 /** A path into the post-call analysis (`sentiment`, `goal_achieved`, `fields.plan`): letters, digits and `_`, up to 4 deep. */
 const FIELD_PATH = /^[A-Za-z0-9_]{1,64}(\.[A-Za-z0-9_]{1,64}){0,3}$/;
 export const OUTCOME_PREFIX = 'outcome.';
+/** A field that names a value the call's playbooks collected rather than a field of the analysis. */
+export const COLLECTED_PREFIX = 'collected.';
 
-const fieldPath = z.string().regex(FIELD_PATH, 'Value should be a field of the post-call analysis: letters, digits and _, dotted up to 4 deep (fields.plan)');
+const fieldPath = z
+  .string()
+  .regex(FIELD_PATH, 'Value should be a field of the post-call analysis (letters, digits and _, dotted up to 4 deep: fields.plan), or collected.<name>')
+  .refine((f) => !f.startsWith(COLLECTED_PREFIX) || f.split('.').length === 2, { message: 'A collected value is collected.<name>', params: { type: 'value_error' } });
 
 export const timezone = z
   .string()
@@ -68,7 +73,7 @@ export const GroupBy = z
 const queryFields = {
   metric: z.enum(METRIC_NAMES),
   aggregation: z.enum(AGGREGATIONS).optional().describe("The metric's default when omitted (docs/analytics.md)"),
-  field: fieldPath.optional().describe('`outcomes` and `outcome_value`: the field of the post-call analysis'),
+  field: fieldPath.optional().describe('`outcomes` and `outcome_value`: a field of the post-call analysis (`sentiment`, `fields.plan`), or `collected.<name>`: the value of that name a playbook collected'),
   group_by: z.array(GroupBy).max(2).default([]),
   filters: ChartFilters.default({}),
   period: Period.default({ preset: 'last_30_days' }),

@@ -19,6 +19,7 @@ interface Seed {
   endReason?: string | null;
   answeredBy?: string | null;
   outcomes?: object | null;
+  collectedValues?: object;
   assistantId?: number | null;
   fromNumber?: string | null;
   costs?: [llm: number, stt: number, tts: number, telephony: number];
@@ -42,6 +43,7 @@ async function seed(api: ApiContext, tenant: Tenant, calls: Seed[]): Promise<voi
         endReason: c.endReason === undefined ? 'customer_hangup' : c.endReason,
         answeredBy: c.answeredBy ?? null,
         outcomes: c.outcomes ?? undefined,
+        collectedValues: c.collectedValues,
         assistantId: c.assistantId ?? null,
         fromNumber: c.fromNumber ?? null,
         ...(costs
@@ -201,6 +203,26 @@ describe('costs, rates and outcomes', () => {
     expect(value.totals.value).toBeCloseTo(40, 12);
     const grouped = await query(api, org, { metric: 'calls', group_by: ['outcome.sentiment'], limit: 10, period });
     expect(grouped.series.map((s: { key: object }) => s.key)).toContainEqual({ 'outcome.sentiment': 'angry' });
+  });
+
+  it('counts and averages the values playbooks collected, whichever playbook collected them', async ({ api, org }) => {
+    const booked = (partySize: number, seating: string) => ({ 'Table booking': { values: { party_size: partySize, seating }, missing: [] } });
+    await seed(api, org, [
+      { at: '2026-08-03T10:00:00Z', collectedValues: booked(2, 'terrace') },
+      { at: '2026-08-03T11:00:00Z', collectedValues: booked(6, 'inside') },
+      { at: '2026-08-03T12:00:00Z', collectedValues: { Callback: { values: { seating: 'terrace' }, missing: ['party_size'] } } },
+      { at: '2026-08-03T13:00:00Z', outcomes: { seating: 'bar' } },
+    ]);
+    const period = { from: '2026-08-03', to: '2026-08-04' };
+    const seating = await query(api, org, { metric: 'outcomes', field: 'collected.seating', period });
+    expect(seating.series.map((s: { label: string; total: number }) => [s.label, s.total])).toEqual([['terrace', 2], ['inside', 1]]);
+    const party = await query(api, org, { metric: 'outcome_value', field: 'collected.party_size', period });
+    expect(party.totals.value).toBe(4);
+    const grouped = await query(api, org, { metric: 'calls', group_by: ['outcome.collected.seating'], period });
+    expect(grouped.series.map((s: { label: string; total: number }) => [s.label, s.total])).toEqual([['terrace', 2], ['inside', 1], ['none', 1]]);
+    const refused = await api.call(org, 'POST', '/api/analytics/query', { metric: 'outcomes', field: 'collected.a.b', period });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toContainEqual({ loc: ['body', 'field'], msg: expect.any(String), type: 'value_error' });
   });
 
   it('groups by assistant with its name and narrows by the calls list filters', async ({ api, org }) => {
