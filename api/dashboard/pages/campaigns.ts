@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { zodIssuesToDetail } from '../../../lib/zod/detail.js';
 import { CampaignParams, CampaignWrite, type CampaignOut } from '../../../modules/campaigns/schemas.js';
 import { createCampaign, getCampaign, listCampaigns, transitionCampaign, type CampaignAction } from '../../../modules/campaigns/service.js';
+import { importCampaignContacts } from '../../../modules/campaigns/contacts.js';
+import { parseCsv } from '../../routes/contact-import.js';
 import { checkPaths } from '../../routes/campaigns.js';
 import { errorsOfDetail, formError, formErrors, type FieldErrors } from '../forms.js';
 import { html, type Html } from '../html.js';
@@ -84,13 +86,32 @@ ${p.next_window_opens_at ? html`<dt>Next window</dt><dd>${when(p.next_window_ope
     )}</div></div>
 <div class="charts"><div class="card"><h2>Contacts</h2><dl class="facts">${Object.entries(p.contacts).map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${v}</dd>`)}</dl></div>
 <div class="card"><h2>Outcomes of ${p.attempts} attempts</h2><dl class="facts">${Object.entries(p.outcomes).map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${v}</dd>`)}</dl>
-<p><a href="/calls?campaign_id=${c.id}">Its calls</a></p></div></div>`);
+<p><a href="/calls?campaign_id=${c.id}">Its calls</a></p></div></div>
+${c.state === 'draft' || c.state === 'paused'
+  ? html`<form method="post" action="/campaigns/${c.id}/contacts" class="card"><h2>Add contacts</h2>${csrfField(request)}
+<p class="hint">A CSV file as the contacts import takes it (a header row of contact fields and custom property keys), plus <code>var.&lt;name&gt;</code> columns for each contact's <code>{{var.*}}</code> in this campaign. Contacts without a phone number are not added.</p>
+<label for="c-file">File</label><input id="c-file" type="file" accept=".csv,text/csv" data-into="c-csv">
+<label for="c-csv">Or paste it</label><textarea id="c-csv" name="csv" rows="5"></textarea>
+<div class="actions"><button class="secondary" type="submit">Add contacts</button></div></form>`
+  : ''}`);
   }
 
   const idOf = (request: FastifyRequest) => (request.params as z.output<typeof CampaignParams>).campaign_id;
   app.get('/campaigns/:campaign_id', { config: session, schema: { params: CampaignParams } }, async (request, reply) =>
     sendPage(reply, await campaignPage(request, idOf(request))),
   );
+
+  // The API's campaign CSV import, fed the same parsed file.
+  app.post('/campaigns/:campaign_id/contacts', { config: session, schema: { params: CampaignParams } }, async (request, reply) => {
+    const id = idOf(request);
+    try {
+      const report = await importCampaignContacts(deps.prisma, request.signedIn!.organizationId, id, parseCsv(String((request.body as Record<string, unknown>)?.csv ?? '')).contacts);
+      const notice = `Added ${report.added} contacts (${report.already_in} already in, ${report.without_phone} without a phone number); of ${report.total} rows ${report.invalid} were invalid and ${report.conflict} in conflict.`;
+      return sendPage(reply, await campaignPage(request, id, { notice }));
+    } catch (error) {
+      return sendPage(reply, await campaignPage(request, id, { errors: formErrors(error) }), 422);
+    }
+  });
 
   for (const action of ['start', 'pause', 'resume', 'cancel'] as const) {
     // As the API's action routes: starting needs a way to dial its numbers, and wakes the dispatcher.
