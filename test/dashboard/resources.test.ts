@@ -194,3 +194,13 @@ describe('calls in the dashboard', () => {
     expect(csv.body).not.toContain('CAin1');
   });
 });
+
+describe('assistants in the dashboard', () => {
+  it('shows the API’s warnings on an assistant whose vendors have no key', async ({ api, tenant }) => {
+    const browser = await ownerOf(api, tenant);
+    const id = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Keyless', stt_settings: { provider: 'soniox' } })).body.id;
+    const page = await browser.get(`/assistants/${id}`);
+    expect(page.body).toContain('Calls to this assistant will fail until this is fixed');
+    expect(page.body).toMatch(/<code>stt_settings\.provider<\/code>: [^<]*SONIOX_API_KEY/);
+  });
+});

@@ -43,7 +43,10 @@ ${pagination.total_pages > 1 ? html`<p>Page ${page} of ${pagination.total_pages}
     const action = target.id ? `/assistants/${target.id}` : '/assistants';
     const title = target.id ? target.name ?? 'Assistant' : 'New assistant';
     const errorCount = Object.keys(errors).length;
+    // The API's warnings: valid settings that will still make calls fail (a vendor without a key).
+    const warnings = errorCount === 0 ? ((value as { warnings?: { field: string; message: string }[] }).warnings ?? []) : [];
     const body = html`${notice ? html`<div class="notice" role="status">${notice}</div>` : ''}
+${warnings.length > 0 ? html`<div class="secret" role="status"><strong>Calls to this assistant will fail until this is fixed:</strong><ul>${warnings.map((w) => html`<li><code>${w.field}</code>: ${w.message}</li>`)}</ul></div>` : ''}
 ${errorCount > 0 && !errors[''] ? html`<div class="notice bad" role="alert">The API refused ${errorCount === 1 ? 'one setting' : `${errorCount} settings`}: see the marked fields.</div>` : formError(errors)}
 ${target.id
   ? html`<div class="actions"><form method="post" action="/assistants/${target.id}/test-call" class="inline">${csrfField(request)}<button class="secondary" type="submit">Test call in the browser</button></form>
