@@ -169,6 +169,8 @@ const PAGES = (): [string, string][] => [
   ['/billing', 'billing'],
   ['/analytics', 'analytics'],
   ['/analytics?period=last_7_days', 'analytics-last-7-days'],
+  ['/analytics/charts', 'charts'],
+  ['/analytics/charts/new', 'chart-new'],
   ['/webhooks', 'webhooks'],
   ['/documents', 'documents'],
   ['/campaigns', 'campaigns'],

@@ -204,3 +204,21 @@ describe('assistants in the dashboard', () => {
     expect(page.body).toMatch(/<code>stt_settings\.provider<\/code>: [^<]*SONIOX_API_KEY/);
   });
 });
+
+describe('saved charts in the dashboard', () => {
+  it('makes a chart after showing the API’s refusal at its field, draws it on the analytics page, and deletes it', async ({ api, tenant }) => {
+    const browser = await ownerOf(api, tenant);
+    await browser.get('/analytics/charts/new');
+    const refused = await browser.post('/analytics/charts', { name: 'Spend', metric: 'cost', aggregation: 'p99' });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatch(/id="f-aggregation-error">cost takes/);
+    const made = await browser.post('/analytics/charts', { name: 'Daily spend', metric: 'cost', aggregation: 'sum', chart_type: 'line', group_by: '["day"]' });
+    expect(made.status).toBe(302);
+    const analytics = await browser.get('/analytics');
+    expect(analytics.body).toContain('Daily spend');
+    const id = made.location!.split('/').pop();
+    expect((await browser.get(`/analytics/charts/${id}/export`)).headers['content-type']).toMatch(/text\/csv/);
+    expect((await browser.post(`${made.location}/delete`)).location).toBe('/analytics/charts');
+    expect((await browser.get('/analytics')).body).not.toContain('Daily spend');
+  });
+});

@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { listCharts, runChart } from '../../../modules/analytics/charts.js';
+import { createChart, deleteChart, getChart, listCharts, replaceChart, runChart } from '../../../modules/analytics/charts.js';
 import { exportChart } from '../../../modules/analytics/export.js';
-import { ChartParams, PERIOD_PRESETS, timezone } from '../../../modules/analytics/schemas.js';
+import { ChartParams, ChartWrite, PERIOD_PRESETS, timezone, type Chart } from '../../../modules/analytics/schemas.js';
+import { registerResourcePages } from '../resource-pages.js';
+import { leavesOf } from '../schema-form.js';
+import { validated } from '../forms.js';
 import { drawChart } from '../charts.js';
 import { html } from '../html.js';
 import { dashboardPage, sendPage } from '../layout.js';
@@ -15,7 +18,27 @@ const Query = z.object({ period: z.enum(PERIOD_PRESETS).or(z.literal('')).option
 // A page draws this many charts; an organisation with more pages through them.
 const PER_PAGE = 24;
 
+/** A new chart's settings: every default of the schema, with the name left to the person. */
+const { name: _name, ...CHART_DEFAULTS } = ChartWrite.parse({ name: 'chart', metric: 'calls' });
+
 export function registerAnalyticsPages(app: FastifyInstance, deps: DashboardDeps): void {
+  // The saved charts themselves, made and changed with the API's own schema and functions.
+  registerResourcePages<z.output<typeof Chart>>(app, {
+    path: '/analytics/charts',
+    title: 'Saved charts',
+    noun: 'chart',
+    empty: 'No saved charts.',
+    leaves: leavesOf((ChartWrite as unknown as z.ZodObject).shape as Record<string, z.ZodType>),
+    defaults: CHART_DEFAULTS,
+    columns: ['Metric', 'Type'],
+    cells: (c) => [html`${c.metric.replace(/_/g, ' ')} · ${c.aggregation}`, html`${c.chart_type}`],
+    list: async (org) => (await listCharts(deps.prisma, org, 1, 500)).data,
+    get: (org, id) => getChart(deps.prisma, org, id),
+    create: (org, body) => createChart(deps.prisma, org, validated(ChartWrite, body)),
+    update: (org, id, body) => replaceChart(deps.prisma, org, id, validated(ChartWrite, body)),
+    remove: (org, id) => deleteChart(deps.prisma, org, id),
+  });
+
   app.get('/analytics', { config: session, schema: { querystring: Query } }, async (request, reply) => {
     const me = request.signedIn!;
     const q = request.query as z.output<typeof Query>;
@@ -27,9 +50,9 @@ export function registerAnalyticsPages(app: FastifyInstance, deps: DashboardDeps
 <div><label for="period">Period</label><select id="period" name="period"><option value="">each chart’s own</option>${PERIOD_PRESETS.map((p) => html`<option value="${p}"${p === q.period ? html` selected` : ''}>${p.replace(/_/g, ' ')}</option>`)}</select></div>
 <div><label for="timezone">Time zone</label><input id="timezone" name="timezone" type="text" value="${q.timezone ?? ''}" placeholder="each chart’s own, e.g. Europe/Paris"></div>
 <div class="fit"><button type="submit">Show</button></div></div>
-<p class="hint">The organisation’s saved charts (made and changed through <code>/api/analytics/charts</code>), run over the period chosen here; the saved charts do not change.</p></form>
+<p class="hint">The organisation’s saved charts, run over the period chosen here; the saved charts do not change. <a href="/analytics/charts">Make or change charts</a></p></form>
 ${charts.length === 0
-  ? html`<div class="card empty">No saved charts. Create one with <code>POST /api/analytics/charts</code>.</div>`
+  ? html`<div class="card empty">No saved charts. <a href="/analytics/charts/new">Make one</a>.</div>`
   : html`<div class="charts">${results.map(
       (r, i) => html`<section class="card" aria-labelledby="chart-${charts[i]!.id}"><h2 id="chart-${charts[i]!.id}">${charts[i]!.name}</h2>
 <p class="hint">${r.metric.replace(/_/g, ' ')} · ${r.aggregation} · ${when(r.period.from)} to ${when(r.period.to)} · <a href="/analytics/charts/${charts[i]!.id}/export${query ? `?${query}` : ''}">CSV</a></p>
