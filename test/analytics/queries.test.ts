@@ -320,4 +320,12 @@ describe('the hourly rollups', () => {
     const rows = await api.db.prisma.callRollup.findMany({ where: { organizationId: org.organizationId, calls: { not: 0 } } });
     expect(rows.map((r) => [r.status, r.assistantId, r.calls])).toEqual([['completed', 0, 1]]);
   });
+
+  it('go with their organisation when it is deleted with its calls', async ({ api, org }) => {
+    await seed(api, org, [{ at: '2026-10-12T09:00:00Z' }, { at: '2026-10-12T10:00:00Z', status: 'no_answer', durationMs: 0, endReason: 'no_answer' }]);
+    expect(await api.db.prisma.callRollup.count({ where: { organizationId: org.organizationId } })).toBe(2);
+    await api.db.prisma.$executeRaw`DELETE FROM organizations WHERE id = ${org.organizationId}`;
+    expect(await api.db.prisma.callRollup.count({ where: { organizationId: org.organizationId } })).toBe(0);
+    expect(await api.db.prisma.call.count({ where: { organizationId: org.organizationId } })).toBe(0);
+  });
 });
