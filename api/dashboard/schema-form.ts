@@ -40,7 +40,13 @@ export function leavesOf(shape: Record<string, z.ZodType>, prefix: string[] = []
   const out: Leaf[] = [];
   for (const [name, schema] of Object.entries(shape)) {
     const path = [...prefix, name];
-    const { inner, nullable } = unwrap(schema);
+    let { inner, nullable } = unwrap(schema);
+    // A value cleaned on its way in (trimmed text) is edited as what goes in.
+    while (inner._zod.def.type === 'pipe') {
+      const input = unwrap((inner._zod.def as unknown as { in: z.ZodType }).in);
+      inner = input.inner;
+      nullable ||= input.nullable;
+    }
     const type = inner._zod.def.type;
     if (type === 'object' && !whole.includes(name)) {
       out.push(...leavesOf((inner as z.ZodObject).shape as Record<string, z.ZodType>, path));

@@ -48,6 +48,7 @@ beforeAll(async () => {
     const [first, last] = name.split(' ');
     await api.call(tenant, 'POST', '/api/contacts', { first_name: first, last_name: last, phone_number: `+1415555010${i}`, email: `${first!.toLowerCase()}@example.com` });
   }
+  ids.contact = (await api.db.prisma.contact.findFirstOrThrow({ where: { organizationId: tenant.organizationId } })).id;
   const started = new Date(Date.now() - 3600_000);
   const call = await api.db.prisma.call.create({
     data: {
@@ -161,6 +162,7 @@ const PAGES = (): [string, string][] => [
   ['/calls', 'calls'],
   [`/calls/${ids.call}`, 'call'],
   ['/contacts', 'contacts'],
+  [`/contacts/${ids.contact}`, 'contact'],
   ['/contacts/properties', 'contact-properties'],
   ['/contacts/properties/new', 'contact-property-new'],
   ['/api-keys', 'api-keys'],

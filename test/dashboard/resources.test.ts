@@ -150,6 +150,16 @@ describe('contacts in the dashboard', () => {
     expect(found.body).toContain('+14155550123');
     expect((await browser.get('/contacts?q=nobody')).body).toContain('No contacts match this search.');
 
+    const ada = await api.db.prisma.contact.findFirstOrThrow({ where: { organizationId: tenant.organizationId, email: 'ada@example.com' } });
+    const page = await browser.get(`/contacts/${ada.id}`);
+    expect(page.body).toMatch(/<input id="f-first_name" name="first_name" type="text" value="Ada"/);
+    const refused = await browser.post(`/contacts/${ada.id}`, { first_name: 'Ada', last_name: 'Lovelace', phone_number: '+14155550123', email: 'not an email' });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatch(/id="f-email-error">/);
+    const saved = await browser.post(`/contacts/${ada.id}`, { first_name: 'Ada', last_name: 'King', phone_number: '+14155550123', email: 'ada@example.com' });
+    expect(saved.body).toContain('Saved.');
+    expect((await api.call(tenant, 'GET', `/api/contacts/${ada.id}`)).body.data.last_name).toBe('King');
+
     const broken = await browser.post('/contacts/import', { csv: 'first_name,first_name\nA,B\n' });
     expect(broken.status).toBe(422);
     expect(broken.body).toContain('appears twice in the header');

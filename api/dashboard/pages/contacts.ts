@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { listContacts } from '../../../modules/contacts/service.js';
+import { deleteContact, getContact, listContacts, updateContact } from '../../../modules/contacts/service.js';
+import { ContactParams, ContactUpdate, contactFields } from '../../../modules/contacts/schemas.js';
+import { bodyOfForm } from '../schema-form.js';
 import { importContacts } from '../../../modules/contacts/import.js';
 import { ContactImportBody, type ImportReportOut } from '../../../modules/contacts/schemas.js';
 import { repeated } from '../../../lib/zod/query.js';
@@ -15,7 +17,7 @@ import type { DashboardDeps } from '../deps.js';
 import { ContactPropertyCreate, ContactPropertyUpdate, type ContactPropertyOut } from '../../../modules/contacts/property-schemas.js';
 import { createContactProperty, deleteContactProperty, getContactProperty, listContactProperties, updateContactProperty } from '../../../modules/contacts/properties.js';
 import { registerResourcePages } from '../resource-pages.js';
-import { leavesOf } from '../schema-form.js';
+import { leavesOf, schemaFields } from '../schema-form.js';
 import { validated } from '../forms.js';
 
 const session = { auth: 'session' as const };
@@ -59,7 +61,7 @@ ${extra.report.rows.some((r) => r.status === 'invalid' || r.status === 'conflict
       : '';
     const csvError = extra.errors ? Object.entries(extra.errors).map(([k, v]) => (k ? `${k}: ${v}` : v)).join('; ') : '';
     const rows = data.map(
-      (c) => html`<tr><td>${[c.first_name, c.last_name].filter(Boolean).join(' ') || html`<span class="muted">no name</span>`}</td><td>${c.phone_number ?? ''}</td><td class="hide-phone">${c.email ?? ''}</td><td class="hide-phone">${c.source}</td><td class="hide-phone">${when(c.created_at)}</td></tr>`,
+      (c) => html`<tr><td><a href="/contacts/${c.id}">${[c.first_name, c.last_name].filter(Boolean).join(' ') || 'no name'}</a></td><td>${c.phone_number ?? ''}</td><td class="hide-phone">${c.email ?? ''}</td><td class="hide-phone">${c.source}</td><td class="hide-phone">${when(c.created_at)}</td></tr>`,
     );
     return html`${report}
 <p><a href="/contacts/properties">Custom properties</a></p>
@@ -75,6 +77,38 @@ ${data.length === 0
 ${csvError ? html`<div class="error" id="csv-error">${csvError}</div>` : ''}
 <div class="actions"><button type="submit">Import</button></div></form>`;
   }
+
+  // One contact, edited in a form of the API's contact fields (custom fields as JSON, coerced to their properties' types).
+  const CONTACT_LEAVES = leavesOf(contactFields as unknown as Record<string, z.ZodType>);
+  async function contactPage(request: FastifyRequest, id: number, extra: { errors?: FieldErrors; notice?: string; values?: Record<string, unknown> } = {}): Promise<Html> {
+    const contact = await getContact(deps.prisma, request.signedIn!.organizationId, id);
+    const title = [contact.first_name, contact.last_name].filter(Boolean).join(' ') || contact.email || contact.phone_number || `Contact ${contact.id}`;
+    const errors = extra.errors ?? {};
+    return dashboardPage(
+      request,
+      title,
+      html`<p><a href="/contacts">← All contacts</a> · <a href="/calls?contact_id=${contact.id}">Calls</a></p>${extra.notice ? html`<div class="notice" role="status">${extra.notice}</div>` : ''}
+${Object.keys(errors).length > 0 ? html`<div class="notice bad" role="alert">${errors[''] ?? 'The API refused some fields: see the marked fields.'}</div>` : ''}
+<form method="post" action="/contacts/${contact.id}" novalidate>${csrfField(request)}${schemaFields(CONTACT_LEAVES, { ...contact, ...extra.values }, errors)}
+<div class="actions"><button type="submit">Save</button></div></form>
+<form method="post" action="/contacts/${contact.id}/delete">${csrfField(request)}<button class="danger" type="submit" data-confirm="Delete this contact? Their calls are kept, without their personal details.">Delete contact</button></form>`,
+    );
+  }
+  const contactId = (request: FastifyRequest) => (request.params as z.output<typeof ContactParams>).contact_id;
+  app.get('/contacts/:contact_id', { config: session, schema: { params: ContactParams } }, async (request, reply) => sendPage(reply, await contactPage(request, contactId(request))));
+  app.post('/contacts/:contact_id', { config: session, schema: { params: ContactParams } }, async (request, reply) => {
+    const body = bodyOfForm(CONTACT_LEAVES, request.body as Record<string, unknown>);
+    try {
+      await updateContact(deps.prisma, request.signedIn!.organizationId, contactId(request), validated(ContactUpdate, body));
+    } catch (error) {
+      return sendPage(reply, await contactPage(request, contactId(request), { errors: formErrors(error), values: body }), 422);
+    }
+    return sendPage(reply, await contactPage(request, contactId(request), { notice: 'Saved.' }));
+  });
+  app.post('/contacts/:contact_id/delete', { config: session, schema: { params: ContactParams } }, async (request, reply) => {
+    await deleteContact(deps.prisma, request.signedIn!.organizationId, contactId(request));
+    return reply.redirect('/contacts');
+  });
 
   app.get('/contacts', { config: session, schema: { querystring: ListQuery } }, async (request, reply) =>
     sendPage(reply, dashboardPage(request, 'Contacts', await render(request, request.query as z.output<typeof ListQuery>))),
