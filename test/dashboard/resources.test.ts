@@ -99,6 +99,9 @@ describe('campaigns in the dashboard', () => {
     const added = await browser.post(`${created.location}/contacts`, { csv: 'first_name,phone_number,email,var.plan\nAda,+14155550177,,gold\nNo phone,,nophone@example.com,silver\n' });
     expect(added.body).toContain('Added 1 contacts (0 already in, 1 without a phone number)');
     expect(added.body).toMatch(/<dt>total<\/dt><dd>1<\/dd>/);
+    await api.call(tenant, 'POST', '/api/contacts', { first_name: 'Grace', phone_number: '+14155550178' });
+    const matching = await browser.post(`${created.location}/contacts/matching`, { q: '' });
+    expect(matching.body).toContain('Added 1 contacts (1 already in).');
     const start = await browser.post(`${created.location}/start`);
     expect(start.status).toBe(409);
     // As the API answers: this deployment has no LiveKit for its SIP trunk number.

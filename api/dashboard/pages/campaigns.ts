@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { zodIssuesToDetail } from '../../../lib/zod/detail.js';
 import { CampaignParams, CampaignWrite, type CampaignOut } from '../../../modules/campaigns/schemas.js';
 import { createCampaign, getCampaign, listCampaigns, transitionCampaign, type CampaignAction } from '../../../modules/campaigns/service.js';
-import { importCampaignContacts } from '../../../modules/campaigns/contacts.js';
+import { addCampaignContacts, importCampaignContacts } from '../../../modules/campaigns/contacts.js';
+import { CampaignContactsAdd } from '../../../modules/campaigns/schemas.js';
+import { validated } from '../forms.js';
 import { parseCsv } from '../../routes/contact-import.js';
 import { checkPaths } from '../../routes/campaigns.js';
 import { errorsOfDetail, formError, formErrors, type FieldErrors } from '../forms.js';
@@ -92,7 +94,10 @@ ${c.state === 'draft' || c.state === 'paused'
 <p class="hint">A CSV file as the contacts import takes it (a header row of contact fields and custom property keys), plus <code>var.&lt;name&gt;</code> columns for each contact's <code>{{var.*}}</code> in this campaign. Contacts without a phone number are not added.</p>
 <label for="c-file">File</label><input id="c-file" type="file" accept=".csv,text/csv" data-into="c-csv">
 <label for="c-csv">Or paste it</label><textarea id="c-csv" name="csv" rows="5"></textarea>
-<div class="actions"><button class="secondary" type="submit">Add contacts</button></div></form>`
+<div class="actions"><button class="secondary" type="submit">Add contacts</button></div></form>
+<form method="post" action="/campaigns/${c.id}/contacts/matching" class="card"><h2>Add existing contacts</h2>${csrfField(request)}
+<div class="row"><div><label for="c-q">Matching <span class="hint">a search of the contacts list; empty for every contact with a phone number</span></label><input id="c-q" name="q" type="search"></div>
+<div class="fit"><button class="secondary" type="submit">Add matching contacts</button></div></div></form>`
   : ''}`);
   }
 
@@ -108,6 +113,18 @@ ${c.state === 'draft' || c.state === 'paused'
       const report = await importCampaignContacts(deps.prisma, request.signedIn!.organizationId, id, parseCsv(String((request.body as Record<string, unknown>)?.csv ?? '')).contacts);
       const notice = `Added ${report.added} contacts (${report.already_in} already in, ${report.without_phone} without a phone number); of ${report.total} rows ${report.invalid} were invalid and ${report.conflict} in conflict.`;
       return sendPage(reply, await campaignPage(request, id, { notice }));
+    } catch (error) {
+      return sendPage(reply, await campaignPage(request, id, { errors: formErrors(error) }), 422);
+    }
+  });
+
+  // The API's add-by-filter, with the contacts list's search.
+  app.post('/campaigns/:campaign_id/contacts/matching', { config: session, schema: { params: CampaignParams } }, async (request, reply) => {
+    const id = idOf(request);
+    const q = String((request.body as Record<string, unknown>)?.q ?? '').trim();
+    try {
+      const result = await addCampaignContacts(deps.prisma, request.signedIn!.organizationId, id, validated(CampaignContactsAdd, { filter: { has_phone: true, ...(q ? { q } : {}) } }));
+      return sendPage(reply, await campaignPage(request, id, { notice: `Added ${result.added} contacts (${result.already_in} already in).` }));
     } catch (error) {
       return sendPage(reply, await campaignPage(request, id, { errors: formErrors(error) }), 422);
     }
