@@ -234,7 +234,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     prisma: options.prisma,
     mail,
     publicUrl: options.publicUrl,
-    signInLimit: new SignInLimit(options.signInLimit),
+    signInLimit: new SignInLimit(options.prisma, options.signInLimit),
     secrets,
     assistantCache,
     browserCalls: { tokens: browserCallTokens, runner: options.callAudioRunner },

@@ -1,11 +1,13 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterPrisma, RateLimiterRes } from 'rate-limiter-flexible';
+import type { PrismaClient } from '../../prisma/client.js';
 import { HttpError } from '../http/errors.js';
 
 /**
  * Failed sign-ins are limited twice: 10 per email in 15 minutes (guessing one person's password: 40 guesses an hour
  * against a 10-character minimum), and 100 per client address (spraying one password over many emails). A success
- * clears the email's count. Counted per API process, like the API's rate limits; behind a load balancer of N
- * processes a guesser gets N times as many, still nowhere near a usable rate.
+ * clears the email's count. Counted in Postgres (the `rate_limits` table, through rate-limiter-flexible's Prisma
+ * store), so the limit is the same behind a load balancer of any number of API processes: a guesser spreading attempts
+ * over them gets no more. A sign-in is a few requests a day per person, so the two rows it touches cost nothing.
  */
 export interface SignInLimitOptions {
   perEmail: number;
@@ -16,12 +18,13 @@ export interface SignInLimitOptions {
 export const DEFAULT_SIGN_IN_LIMIT: SignInLimitOptions = { perEmail: 10, perAddress: 100, windowS: 15 * 60 };
 
 export class SignInLimit {
-  private readonly byEmail: RateLimiterMemory;
-  private readonly byAddress: RateLimiterMemory;
+  private readonly byEmail: RateLimiterPrisma;
+  private readonly byAddress: RateLimiterPrisma;
 
-  constructor(options: SignInLimitOptions = DEFAULT_SIGN_IN_LIMIT) {
-    this.byEmail = new RateLimiterMemory({ points: options.perEmail, duration: options.windowS });
-    this.byAddress = new RateLimiterMemory({ points: options.perAddress, duration: options.windowS });
+  constructor(prisma: PrismaClient, options: SignInLimitOptions = DEFAULT_SIGN_IN_LIMIT) {
+    const store = { storeClient: prisma, tableName: 'rateLimit', duration: options.windowS };
+    this.byEmail = new RateLimiterPrisma({ ...store, keyPrefix: 'sign_in_email', points: options.perEmail });
+    this.byAddress = new RateLimiterPrisma({ ...store, keyPrefix: 'sign_in_address', points: options.perAddress });
   }
 
   /** Throws 429 with Retry-After when either limit is spent; call before checking the password. */

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../api/app.js';
+import { createApiContext, type ApiContext } from '../helpers/api.js';
+import { BrowserSession } from '../helpers/browser-session.js';
+import { addPerson } from '../helpers/people.js';
+
+// The sign-in limit as a deployment of several API processes has it: two apps on one database, as two processes behind
+// a load balancer are, count one person's failed sign-ins together.
+
+let api: ApiContext;
+let second: FastifyInstance;
+
+beforeAll(async () => {
+  api = await createApiContext();
+  second = await buildApp({ prisma: api.db.prisma, databaseUrl: api.db.url, logLevel: 'silent' });
+  await second.ready();
+}, 60_000);
+afterAll(async () => {
+  await second?.close();
+  await api?.close();
+});
+
+describe('the sign-in limit across API processes', () => {
+  it('counts failures sent to either process together: the 11th is refused by both, even with the right password', async () => {
+    const owner = await addPerson(api, (await api.tenant()).organizationId, 'owner');
+    const browsers = [new BrowserSession(api.app), new BrowserSession(second)];
+    for (const browser of browsers) await browser.get('/login');
+    for (let i = 0; i < 10; i++) {
+      const res = await browsers[i % 2]!.post('/login', { email: owner.email, password: `wrong password ${i}` });
+      expect(res.status).toBe(401);
+    }
+    for (const browser of browsers) {
+      const limited = await browser.post('/login', { email: owner.email, password: owner.password });
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(800);
+    }
+  });
+
+  it('clears the count on a successful sign-in, in every process', async () => {
+    const owner = await addPerson(api, (await api.tenant()).organizationId, 'owner');
+    const [a, b] = [new BrowserSession(api.app), new BrowserSession(second)];
+    await a.get('/login');
+    for (let i = 0; i < 9; i++) expect((await a.post('/login', { email: owner.email, password: `wrong ${i}` })).status).toBe(401);
+    await b.signIn(owner.email, owner.password);
+    await a.get('/login');
+    for (let i = 0; i < 10; i++) expect((await a.post('/login', { email: owner.email, password: `wrong again ${i}` })).status).toBe(401);
+  });
+});
