@@ -1,22 +1,19 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { zodIssuesToDetail } from '../../../lib/zod/detail.js';
-import { CampaignParams, CampaignWrite, type CampaignOut } from '../../../modules/campaigns/schemas.js';
-import { createCampaign, getCampaign, listCampaigns, transitionCampaign, type CampaignAction } from '../../../modules/campaigns/service.js';
+import { CampaignContactsAdd, CampaignParams, type CampaignOut } from '../../../modules/campaigns/schemas.js';
+import { getCampaign, listCampaigns, transitionCampaign, type CampaignAction } from '../../../modules/campaigns/service.js';
 import { addCampaignContacts, importCampaignContacts } from '../../../modules/campaigns/contacts.js';
-import { CampaignContactsAdd } from '../../../modules/campaigns/schemas.js';
-import { validated } from '../forms.js';
 import { parseCsv } from '../../routes/contact-import.js';
 import { checkPaths } from '../../routes/campaigns.js';
-import { errorsOfDetail, formError, formErrors, type FieldErrors } from '../forms.js';
+import { formError, formErrors, validated, type FieldErrors } from '../forms.js';
 import { html, type Html } from '../html.js';
 import { csrfField, dashboardPage, sendPage } from '../layout.js';
-import { bodyOfForm, leavesOf, schemaFields } from '../schema-form.js';
 import { when } from '../format.js';
+import { EDITABLE_STATES, registerCampaignSettingsPages } from './campaign-settings.js';
+import { addContactsForms, idsOfForm } from './campaign-contacts.js';
 import type { DashboardDeps } from '../deps.js';
 
 const session = { auth: 'session' as const };
-const LEAVES = leavesOf((CampaignWrite as unknown as z.ZodObject).shape as Record<string, z.ZodType>);
 const PER_PAGE = 100;
 // A running campaign's page refreshes this often, so its progress moves as calls are made.
 const LIVE_REFRESH_MS = 5_000;
@@ -46,33 +43,7 @@ ${data.length === 0
     return sendPage(reply, dashboardPage(request, 'Campaigns', body));
   });
 
-  const editor = (request: FastifyRequest, reply: FastifyReply, value: unknown, errors: FieldErrors = {}, status = 200) =>
-    sendPage(
-      reply,
-      dashboardPage(
-        request,
-        'New campaign',
-        html`${Object.keys(errors).length > 0 ? html`<div class="notice bad" role="alert">${errors[''] ?? 'The API refused some settings: see the marked fields.'}</div>` : ''}
-<p class="hint">Contacts are added to a draft through <code>/api/campaigns/{id}/contacts</code> (by id, filter or CSV).</p>
-<form method="post" action="/campaigns" novalidate>${csrfField(request)}${schemaFields(LEAVES, value, errors)}<div class="actions"><button type="submit">Create draft</button><a href="/campaigns">Cancel</a></div></form>`,
-      ),
-      status,
-    );
-  const defaults = (CampaignWrite as unknown as z.ZodObject).partial().parse({});
-
-  app.get('/campaigns/new', { config: session }, async (request, reply) => editor(request, reply, defaults));
-
-  app.post('/campaigns', { config: session }, async (request, reply) => {
-    const body = bodyOfForm(LEAVES, request.body as Record<string, unknown>);
-    const parsed = CampaignWrite.safeParse(body);
-    if (!parsed.success) return editor(request, reply, { ...defaults, ...body }, errorsOfDetail(zodIssuesToDetail(parsed.error.issues, 'body', body)), 422);
-    try {
-      const created = await createCampaign(deps.prisma, request.signedIn!.organizationId, parsed.data);
-      return reply.redirect(`/campaigns/${created.id}`);
-    } catch (error) {
-      return editor(request, reply, { ...defaults, ...body }, formErrors(error), 422);
-    }
-  });
+  registerCampaignSettingsPages(app, deps);
 
   async function campaignPage(request: FastifyRequest, id: number, extra: { notice?: string; errors?: FieldErrors } = {}): Promise<Html> {
     const c = await getCampaign(deps.prisma, request.signedIn!.organizationId, id);
@@ -83,28 +54,35 @@ ${c.state === 'running' ? html`<div data-refresh-ms="${LIVE_REFRESH_MS}" class="
 <dt>Calling from</dt><dd>${c.from_numbers.join(', ')}</dd><dt>Assistant</dt><dd>${c.assistant_id ? html`<a href="/assistants/${c.assistant_id}">#${c.assistant_id}</a>` : 'deleted'}</dd>
 ${p.next_window_opens_at ? html`<dt>Next window</dt><dd>${when(p.next_window_opens_at)}</dd>` : ''}${p.estimated_completion_at ? html`<dt>Done by about</dt><dd>${when(p.estimated_completion_at)}</dd>` : ''}
 <dt>Circuit breaker</dt><dd>${p.circuit_breaker.state} (${p.circuit_breaker.recent_failures} of ${p.circuit_breaker.recent_attempts} recent attempts failed)</dd></dl>
-<div class="actions">${(ACTIONS[c.state] ?? []).map(
+<div class="actions">${EDITABLE_STATES.includes(c.state) ? html`<a class="button secondary" href="/campaigns/${c.id}/edit">Edit settings</a>` : ''}${(ACTIONS[c.state] ?? []).map(
       (a) => html`<form method="post" action="/campaigns/${c.id}/${a}" class="inline">${csrfField(request)}<button class="${a === 'cancel' ? 'danger' : a === 'pause' ? 'secondary' : ''}" type="submit"${a === 'cancel' ? html` data-confirm="Cancel this campaign? It cannot be started again."` : ''}>${a[0]!.toUpperCase()}${a.slice(1)}</button></form>`,
     )}</div></div>
 <div class="charts"><div class="card"><h2>Contacts</h2><dl class="facts">${Object.entries(p.contacts).map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${v}</dd>`)}</dl></div>
 <div class="card"><h2>Outcomes of ${p.attempts} attempts</h2><dl class="facts">${Object.entries(p.outcomes).map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${v}</dd>`)}</dl>
 <p><a href="/calls?campaign_id=${c.id}">Its calls</a></p></div></div>
-${c.state === 'draft' || c.state === 'paused'
-  ? html`<form method="post" action="/campaigns/${c.id}/contacts" class="card"><h2>Add contacts</h2>${csrfField(request)}
-<p class="hint">A CSV file as the contacts import takes it (a header row of contact fields and custom property keys), plus <code>var.&lt;name&gt;</code> columns for each contact's <code>{{var.*}}</code> in this campaign. Contacts without a phone number are not added.</p>
-<label for="c-file">File</label><input id="c-file" type="file" accept=".csv,text/csv" data-into="c-csv">
-<label for="c-csv">Or paste it</label><textarea id="c-csv" name="csv" rows="5"></textarea>
-<div class="actions"><button class="secondary" type="submit">Add contacts</button></div></form>
-<form method="post" action="/campaigns/${c.id}/contacts/matching" class="card"><h2>Add existing contacts</h2>${csrfField(request)}
-<div class="row"><div><label for="c-q">Matching <span class="hint">a search of the contacts list; empty for every contact with a phone number</span></label><input id="c-q" name="q" type="search"></div>
-<div class="fit"><button class="secondary" type="submit">Add matching contacts</button></div></div></form>`
-  : ''}`);
+${c.state === 'draft' || c.state === 'paused' ? addContactsForms(request, c.id, extra.errors) : ''}`);
   }
 
   const idOf = (request: FastifyRequest) => (request.params as z.output<typeof CampaignParams>).campaign_id;
-  app.get('/campaigns/:campaign_id', { config: session, schema: { params: CampaignParams } }, async (request, reply) =>
-    sendPage(reply, await campaignPage(request, idOf(request))),
-  );
+  // `saved` is where the settings form comes back to after the API took them.
+  const PageQuery = z.object({ saved: z.literal('1').optional() });
+  app.get('/campaigns/:campaign_id', { config: session, schema: { params: CampaignParams, querystring: PageQuery } }, async (request, reply) => {
+    const { saved } = request.query as z.output<typeof PageQuery>;
+    return sendPage(reply, await campaignPage(request, idOf(request), saved ? { notice: 'Settings saved.' } : {}));
+  });
+
+  // The API's add-by-ids: the ids as typed, so an id that is not one is refused at its place in the list.
+  app.post('/campaigns/:campaign_id/contacts/ids', { config: session, schema: { params: CampaignParams } }, async (request, reply) => {
+    const id = idOf(request);
+    try {
+      const body = validated(CampaignContactsAdd, { contact_ids: idsOfForm((request.body as Record<string, unknown>)?.contact_ids) });
+      const r = await addCampaignContacts(deps.prisma, request.signedIn!.organizationId, id, body);
+      const missing = r.not_found.length > 0 ? ` No contact has the ids ${r.not_found.join(', ')}.` : '';
+      return sendPage(reply, await campaignPage(request, id, { notice: `Added ${r.added} contacts (${r.already_in} already in, ${r.without_phone} without a phone number).${missing}` }));
+    } catch (error) {
+      return sendPage(reply, await campaignPage(request, id, { errors: formErrors(error) }), 422);
+    }
+  });
 
   // The API's campaign CSV import, fed the same parsed file.
   app.post('/campaigns/:campaign_id/contacts', { config: session, schema: { params: CampaignParams } }, async (request, reply) => {
