@@ -11,7 +11,8 @@ import { startBenchDatabase } from '../knowledge/bench-database.js';
 // Charts over 1,000,000 calls of one organisation on the embedded Postgres: every default chart and a few heavier
 // ones, each run RUNS times after a warm-up, over the last 30 days that hold all the calls. Another organisation's
 // 200,000 calls sit in the same tables, as they would. The calls are inserted as ended calls, so the rollups' trigger
-// keeps them as it would. Prints per chart whether it read the rollups or the calls, p50, p95 and the slowest run.
+// keeps them as it would. Prints per chart whether it read the rollups, their histograms or the calls, p50, p95 and the
+// slowest run.
 //
 //   npm run bench:analytics            (CALLS=1000000 RUNS=20 by default)
 
@@ -79,6 +80,8 @@ try {
     }),
     ['Minutes by assistant and day', { metric: 'minutes', group_by: ['day', 'assistant'], limit: 20 }],
     ['Duration p95, hourly', { metric: 'duration_seconds', aggregation: 'p95', group_by: ['hour'] }],
+    ['Reply latency p95 by assistant', { metric: 'latency_e2e_ms', aggregation: 'p95', group_by: ['assistant'], limit: 20 }],
+    ['LLM first token percentiles, outbound, NY', { metric: 'latency_llm_ttft_ms', aggregation: 'percentiles', group_by: ['day'], filters: { direction: ['outbound'] }, timezone: 'America/New_York' }],
     ['Success rate, one assistant, outbound', { metric: 'success_rate', group_by: ['day'], filters: { assistant_id: [assistantIds[0]], direction: ['outbound'] } }],
     ['Volume by day in New York', { metric: 'calls', group_by: ['day'], timezone: 'America/New_York' }],
   ];
@@ -96,7 +99,8 @@ try {
       times.push(performance.now() - t);
     }
     times.sort((a, b) => a - b);
-    const source = rolledMeasures(query, query.aggregation ?? METRICS[query.metric].aggregations[0]!, resolvePeriod(query.period, query.timezone, new Date(), [])) ? 'rollups' : 'calls';
+    const rolled = rolledMeasures(query, query.aggregation ?? METRICS[query.metric].aggregations[0]!, resolvePeriod(query.period, query.timezone, new Date(), []));
+    const source = first.approximate ? 'histogram' : rolled ? 'rollups' : 'calls';
     console.log(`${name.padEnd(40)} ${String(first.totals.calls).padStart(9)} ${source.padStart(8)} ${String(times.length).padStart(5)}  ${quantile(times, 0.5).toFixed(0).padStart(7)} ${quantile(times, 0.95).toFixed(0).padStart(7)} ${times.at(-1)!.toFixed(0).padStart(7)}`);
   }
 } finally {

@@ -6,9 +6,9 @@ import { TERMINAL } from '../calls/statuses.js';
 export const AGGREGATIONS = ['count', 'sum', 'avg', 'min', 'max', 'p50', 'p90', 'p95', 'p99', 'percentiles', 'rate'] as const;
 export type Aggregation = (typeof AGGREGATIONS)[number];
 
-const PERCENTILES = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 } as const;
+export const PERCENTILES = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99 } as const;
 /** `percentiles` draws these three, as latency is read. */
-const PERCENTILE_SET = ['p50', 'p90', 'p99'] as const;
+export const PERCENTILE_SET = ['p50', 'p90', 'p99'] as const;
 
 const TERMINAL_SQL = `c.status IN (${TERMINAL.map((s) => `'${s}'`).join(', ')})`;
 /** A person answered: the conversation began and no machine took the call. */

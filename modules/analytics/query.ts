@@ -4,12 +4,14 @@ import { bucketsOf, resolvePeriod, type ResolvedPeriod } from './period.js';
 import { COLLECTED_PREFIX, DIMENSIONS, OUTCOME_PREFIX, TIME_BUCKETS, type ChartFilters, type ChartQuery, type ChartResult, type Dimension, type TimeBucket } from './schemas.js';
 import { shapeResult, type Group, type Row } from './series.js';
 import { rolledMeasures, ROLLED_OUTCOME, ROLLED_OUTCOME_COLUMN, ROLLUP_COLUMNS } from './rollups.js';
+import { countStatement, EXACT_BELOW, histogramOf, histogramRows, histogramStatement, RELATIVE_ERROR, type Histogram, type HistogramBounds } from './histograms.js';
 import { IN_PROGRESS, NOT_STARTED } from '../calls/statuses.js';
 
 // Runs a chart's query as one SQL statement, grouped by GROUPING SETS so that the points, each series' total and the
 // overall total come from one scan. It reads the hourly rollups when every part of the query is in them
-// (rollups.ts), and otherwise the organisation's calls in the period through the `(organization_id, created_at)` index
-// (and their assistant turns for latency). Values are computed in Postgres (sums, ratios, percentile_cont).
+// (rollups.ts), percentiles of duration and latency from the rollups' histograms when the period holds many values
+// (histograms.ts), and otherwise the organisation's calls in the period through the `(organization_id, created_at)`
+// index (and their assistant turns for latency). Values are computed in Postgres (sums, ratios, percentile_cont).
 
 export interface QueryContext {
   chartId?: number | null;
@@ -63,12 +65,13 @@ interface Bounds {
  * The rollup rows of the period: those of ended calls, and the same rows made on the spot from the calls still under
  * way (read through the `(organization_id, status, created_at)` index), which add to the rollups only once they end.
  */
+const UNDER_WAY = [...NOT_STARTED, IN_PROGRESS].map((status) => `'${status}'`).join(', ');
+
 function rollupRows({ org, from, to }: Bounds): string {
-  const underWay = [...NOT_STARTED, IN_PROGRESS].map((status) => `'${status}'`).join(', ');
   return `(SELECT * FROM call_rollups WHERE organization_id = ${org} AND hour >= ${from} AND hour < ${to}
     UNION ALL
     SELECT x.* FROM calls c, LATERAL call_rollup_row(c, 1) x
-    WHERE c.organization_id = ${org} AND c.status IN (${underWay}) AND c.created_at >= ${from} AND c.created_at < ${to}) r`;
+    WHERE c.organization_id = ${org} AND c.status IN (${UNDER_WAY}) AND c.created_at >= ${from} AND c.created_at < ${to}) r`;
 }
 
 /**
@@ -130,23 +133,29 @@ function statementOf(source: Source, groups: Group[], where: string[]): string {
   return `SELECT ${select.join(', ')} FROM ${source.from} WHERE ${where.join(' AND ')} ${groupBy} ${source.having ? `HAVING ${source.having}` : ''}`;
 }
 
+/** Rows with the rollups' columns (`r`): the rollups themselves, or their histograms' entries. */
+function rollupSource(metric: MetricDef, from: string, measures: Measure[]): Source {
+  return {
+    from,
+    created: 'r.hour',
+    calls: 'coalesce(sum(r.calls), 0)::int',
+    columns: ROLLUP_COLUMNS,
+    filters: ROLLUP_FILTERS,
+    measures,
+    only: metric.implicitGroup === 'end_reason' ? "r.end_reason <> ''" : metric.implicitGroup === 'outcome' ? "r.sentiment <> ''" : undefined,
+    having: 'sum(r.calls) <> 0',
+    outcome: ROLLED_OUTCOME_COLUMN,
+  };
+}
+
 /** The rollups when they hold everything the query needs, else the calls. */
 function sourceOf(q: ChartQuery, metric: MetricDef, aggregation: Aggregation, period: ResolvedPeriod, bounds: Bounds, field: () => string, context: QueryContext): Source {
   const rolled = context.source === 'calls' ? undefined : rolledMeasures(q, aggregation, period);
-  if (rolled) {
-    return {
-      from: rollupRows(bounds),
-      created: 'r.hour',
-      calls: 'coalesce(sum(r.calls), 0)::int',
-      columns: ROLLUP_COLUMNS,
-      filters: ROLLUP_FILTERS,
-      measures: rolled,
-      only: metric.implicitGroup === 'end_reason' ? "r.end_reason <> ''" : metric.implicitGroup === 'outcome' ? "r.sentiment <> ''" : undefined,
-      having: 'sum(r.calls) <> 0',
-      outcome: ROLLED_OUTCOME_COLUMN,
-    };
-  }
-  const path = metric.needsField ? field() : 'NULL';
+  if (rolled) return rollupSource(metric, rollupRows(bounds), rolled);
+  return callsSource(metric, aggregation, metric.needsField ? field() : 'NULL');
+}
+
+function callsSource(metric: MetricDef, aggregation: Aggregation, path: string): Source {
   return {
     from: metric.turns ? 'calls c JOIN call_turns t ON t.call_id = c.id' : 'calls c',
     created: 'c.created_at',
@@ -158,22 +167,60 @@ function sourceOf(q: ChartQuery, metric: MetricDef, aggregation: Aggregation, pe
   };
 }
 
+/** The placeholders of the organisation and the period, in parameters of their own: one set per statement. */
+function boundsOf(params: Params, organizationId: number, period: ResolvedPeriod): Bounds {
+  // Parameters are added only where the statement reads them: Postgres cannot type one it never sees.
+  return { org: params.add(organizationId, 'int'), from: params.add(period.from.toJSDate(), 'timestamptz'), to: params.add(period.to.toJSDate(), 'timestamptz') };
+}
+
+function whereOf(q: ChartQuery, source: Source, { org, from, to }: Bounds, params: Params): string[] {
+  const alias = source.created.split('.')[0];
+  return [`${alias}.organization_id = ${org}`, `${source.created} >= ${from}`, `${source.created} < ${to}`, ...filterSql(q.filters, source, params), ...(source.only ? [source.only] : [])];
+}
+
+/**
+ * The percentiles from the histograms when the period and filters hold EXACT_BELOW values or more (counted from the
+ * histograms' rows first); undefined when they hold fewer, which the calls answer exactly.
+ */
+async function histogramRowsOf(db: Db, organizationId: number, q: ChartQuery, metric: MetricDef, period: ResolvedPeriod, h: Histogram): Promise<{ rows: Row[]; groups: Group[]; measures: Measure[] } | undefined> {
+  const statement = (params: Params) => {
+    const bounds = boundsOf(params, organizationId, period);
+    const histogram: HistogramBounds = { ...bounds, metric: params.add(h.metric, 'text'), underWay: UNDER_WAY };
+    const source = rollupSource(metric, histogramRows(histogram), []);
+    return { histogram, source, where: () => whereOf(q, source, bounds, params) };
+  };
+  const counting = new Params();
+  const count = statement(counting);
+  const [counted] = await db.$queryRawUnsafe<Array<{ n: number }>>(countStatement(count.histogram, count.where()), ...counting.values);
+  if (Number(counted?.n ?? 0) < EXACT_BELOW) return undefined;
+  const params = new Params();
+  const { source, where } = statement(params);
+  const groups = groupsOf(q, metric, source, params, q.timezone);
+  const rows = await db.$queryRawUnsafe<Row[]>(histogramStatement(h, source.from, groups, where()), ...params.values);
+  return { rows, groups, measures: h.percentiles.map(({ name }) => ({ name, sql: '' })) };
+}
+
 export async function runChartQuery(db: Db, organizationId: number, q: ChartQuery, context: QueryContext = {}): Promise<ChartResult> {
   const metric: MetricDef = METRICS[q.metric];
   const aggregation: Aggregation = q.aggregation ?? metric.aggregations[0]!;
   const tzName = q.timezone;
   const period = resolvePeriod(q.period, tzName, context.now ?? new Date(), context.periodToLoc ?? ['body', 'period', 'to']);
-  // Parameters are added only where the statement reads them: Postgres cannot type one it never sees.
+  const bucketsFor = (groups: Group[]) => {
+    const time = groups.find((g) => g.time);
+    return time ? bucketsOf(period, time.time!, ['body', 'group_by']) : null;
+  };
+  const histogram = context.source === 'calls' ? undefined : histogramOf(q, aggregation, period);
+  const approximate = histogram ? await histogramRowsOf(db, organizationId, q, metric, period, histogram) : undefined;
+  if (approximate) {
+    const { rows, groups, measures } = approximate;
+    return shapeResult(db, organizationId, { q, metric, aggregation, period, groups, measures, buckets: bucketsFor(groups), rows, chartId: context.chartId, name: context.name, relativeError: RELATIVE_ERROR });
+  }
   const params = new Params();
-  const org = params.add(organizationId, 'int');
-  const from = params.add(period.from.toJSDate(), 'timestamptz');
-  const to = params.add(period.to.toJSDate(), 'timestamptz');
-  const source = sourceOf(q, metric, aggregation, period, { org, from, to }, () => fieldValue(q.field!, params), context);
-  const alias = source.created.split('.')[0];
+  const bounds = boundsOf(params, organizationId, period);
+  const source = sourceOf(q, metric, aggregation, period, bounds, () => fieldValue(q.field!, params), context);
   const groups = groupsOf(q, metric, source, params, tzName);
-  const time = groups.find((g) => g.time);
-  const buckets = time ? bucketsOf(period, time.time!, ['body', 'group_by']) : null;
-  const where = [`${alias}.organization_id = ${org}`, `${source.created} >= ${from}`, `${source.created} < ${to}`, ...filterSql(q.filters, source, params), ...(source.only ? [source.only] : [])];
+  const buckets = bucketsFor(groups);
+  const where = whereOf(q, source, bounds, params);
   const rows = await db.$queryRawUnsafe<Row[]>(statementOf(source, groups, where), ...params.values);
   return shapeResult(db, organizationId, { q, metric, aggregation, period, groups, measures: source.measures, buckets, rows, chartId: context.chartId, name: context.name });
 }

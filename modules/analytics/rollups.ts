@@ -7,8 +7,9 @@ import { DIMENSIONS, TIME_BUCKETS, type ChartFilters, type ChartQuery, type Dime
 // a million calls is a few tens of thousands of rows there. A query can be when every part of it is in the rollup: a
 // per-call metric whose aggregation is a sum or a ratio of sums, group-bys and filters on the rollup's fields, and a
 // period of whole UTC hours in a zone whose offset is whole hours (so every hour falls in one local bucket). Anything
-// else (percentiles, analysis fields but the sentiment, latency, contact and phone number filters, `last_24_hours`,
-// zones such as Asia/Kolkata) reads the calls themselves, with the same definitions (metrics.ts).
+// else (analysis fields but the sentiment, latency averages, contact and phone number filters, `last_24_hours`,
+// zones such as Asia/Kolkata) reads the calls themselves, with the same definitions (metrics.ts). Percentiles of
+// duration and latency that fit the rollups read their histograms (histograms.ts).
 
 const TERMINAL_SQL = `r.status IN (${TERMINAL.map((s) => `'${s}'`).join(', ')})`;
 const ratio = (part: string, whole: string, where?: string) => {
@@ -63,13 +64,18 @@ export const ROLLED_OUTCOME_COLUMN = "nullif(r.sentiment, '')";
 
 const ROLLED_FILTERS: ReadonlyArray<keyof ChartFilters> = ['status', 'direction', 'transport', 'assistant_id', 'campaign_id', 'end_reason'];
 
+/** Whether the query's group-bys, filters and period are the rollups' own: their fields, whole UTC hours. */
+export function fitsRollups(q: ChartQuery, period: ResolvedPeriod): boolean {
+  const groups = q.group_by.every((g) => (TIME_BUCKETS as readonly string[]).includes(g) || (DIMENSIONS as readonly string[]).includes(g) || g === ROLLED_OUTCOME);
+  const filters = Object.entries(q.filters).every(([name, values]) => values === undefined || ROLLED_FILTERS.includes(name as keyof ChartFilters));
+  const wholeHours = [period.from, period.to].every((t) => t.offset % 60 === 0 && t.toUTC().startOf('hour').toMillis() === t.toMillis());
+  return groups && filters && wholeHours;
+}
+
 /** The measures of the query over the rollup, or undefined when it must read the calls. */
 export function rolledMeasures(q: ChartQuery, aggregation: Aggregation, period: ResolvedPeriod): Array<{ name: string; sql: string }> | undefined {
   const measures = ROLLED[q.metric]?.[aggregation];
   if (!measures || (q.metric === 'outcomes' && `outcome.${q.field}` !== ROLLED_OUTCOME)) return undefined;
-  const groups = q.group_by.every((g) => (TIME_BUCKETS as readonly string[]).includes(g) || (DIMENSIONS as readonly string[]).includes(g) || g === ROLLED_OUTCOME);
-  const filters = Object.entries(q.filters).every(([name, values]) => values === undefined || ROLLED_FILTERS.includes(name as keyof ChartFilters));
-  const wholeHours = [period.from, period.to].every((t) => t.offset % 60 === 0 && t.toUTC().startOf('hour').toMillis() === t.toMillis());
-  if (!groups || !filters || !wholeHours) return undefined;
+  if (!fitsRollups(q, period)) return undefined;
   return Object.entries(measures).map(([name, sql]) => ({ name, sql }));
 }

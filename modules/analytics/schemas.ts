@@ -179,6 +179,8 @@ export const ChartResult = z
       measures: z.record(z.string(), z.number().nullable()),
     }),
     truncated: z.boolean().describe('More series than `limit`'),
+    approximate: z.boolean().describe('Percentiles read from the histograms of the rollups, each within `relative_error` of the exact value; false when computed exactly'),
+    relative_error: z.number().nullable().describe('With `approximate`: the largest relative error of a value (0.02 is 2%)'),
     generated_at: z.string(),
   })
   .meta({ id: 'AnalyticsResult' });

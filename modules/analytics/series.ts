@@ -28,6 +28,8 @@ export interface Shaping {
   rows: Row[];
   chartId?: number | null | undefined;
   name?: string | null | undefined;
+  /** Set when the values come from the histograms: how far each can be from the exact one, relatively. */
+  relativeError?: number | undefined;
 }
 
 type Key = Record<string, string | number | null>;
@@ -102,6 +104,8 @@ export async function shapeResult(db: Db, organizationId: number, s: Shaping): P
       measures: values,
     },
     truncated: rest.length > 0,
+    approximate: s.relativeError !== undefined,
+    relative_error: s.relativeError ?? null,
     generated_at: new Date().toISOString(),
   };
 }
