@@ -4,7 +4,8 @@ import { zodIssuesToDetail } from '../../lib/zod/detail.js';
 import { html, type Html } from './html.js';
 
 // Forms post the same fields the API takes and are validated by the same schemas and services, so a refusal is the
-// API's 422 `detail`, shown next to the field its `loc` names (`body.llm_settings.temperature` under that field).
+// API's 422 `detail`, shown next to the field its `loc` names (`body.llm_settings.temperature` under that field; a
+// form sent by GET names its fields in the query: `query.to`).
 
 /** Messages by field path (`email`, `llm_settings.temperature`); `''` for the form as a whole. */
 export type FieldErrors = Record<string, string>;
@@ -12,7 +13,7 @@ export type FieldErrors = Record<string, string>;
 export function errorsOfDetail(detail: ValidationDetail[]): FieldErrors {
   const errors: FieldErrors = {};
   for (const d of detail) {
-    const path = (d.loc[0] === 'body' ? d.loc.slice(1) : d.loc).join('.');
+    const path = (d.loc[0] === 'body' || d.loc[0] === 'query' ? d.loc.slice(1) : d.loc).join('.');
     errors[path] ??= d.msg;
   }
   return errors;

@@ -11,7 +11,7 @@ export const billingRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = as
       tags: ['Session-only'],
       security: sessionSecurity,
       summary: "The organisation's usage, cost and limits for a period",
-      description: `${sessionDescription} Owners and admins. Cost by component and by assistant, from each call's metered usage; no payment processor.`,
+      description: `${sessionDescription} Owners and admins. Cost by component and by assistant, from each call's metered usage; no payment processor. The period is a preset, or from and to (an instant with its offset, or a date read as midnight in the time zone), as an analytics chart's.`,
       querystring: BillingQuery,
       response: { 200: envelope(BillingSummary), ...sessionErrors },
     },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../prisma/client.js';
 import { runChartQuery } from '../analytics/query.js';
-import { ChartQuery, PERIOD_PRESETS, timezone } from '../analytics/schemas.js';
+import { ChartQuery, Period, PERIOD_PRESETS, timezone } from '../analytics/schemas.js';
 import { getOrganizationSettings } from './settings.js';
 import { requireRole } from './roles.js';
 
@@ -9,10 +9,22 @@ import { requireRole } from './roles.js';
 // analytics charts (each call's usage and cost by component, priced when it ended), and its limits. There is no
 // payment processor: this reports what the vendors' usage cost, it charges nobody.
 
-export const BillingQuery = z.object({
-  period: z.enum(PERIOD_PRESETS).default('this_month'),
-  timezone: timezone.default('UTC').describe('The time zone the period is read in'),
-});
+/** The analytics period's own bounds, so a billing period is read and refused exactly as a chart's is. */
+const { from: periodFrom, to: periodTo } = Period.options[1].shape;
+
+export const BillingQuery = z
+  .object({
+    period: z.enum(PERIOD_PRESETS).default('this_month').describe('A preset, read in the time zone; `from` and `to` give another period instead'),
+    from: periodFrom.optional().describe('With `to`: the period starts here (inclusive); a date is midnight in the time zone'),
+    to: periodTo.optional().describe('With `from`: the period ends here (exclusive); a date is midnight in the time zone'),
+    timezone: timezone.default('UTC').describe('The time zone the period is read in'),
+  })
+  .superRefine((q, ctx) => {
+    // One bound alone is no period: the missing one is named.
+    if ((q.from === undefined) !== (q.to === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [q.from === undefined ? 'from' : 'to'], message: 'Give both `from` and `to`, or neither', params: { type: 'missing' } });
+    }
+  });
 
 const usd = z.number().describe('US dollars');
 export const BillingSummary = z
@@ -32,8 +44,10 @@ export const BillingSummary = z
 
 export async function billingSummary(db: Db, actor: { organizationId: number; role: string }, query: z.output<typeof BillingQuery>): Promise<z.output<typeof BillingSummary>> {
   requireRole(actor.role, 'billing');
-  const base = { period: { preset: query.period }, timezone: query.timezone, limit: 50 };
-  const run = (q: object) => runChartQuery(db, actor.organizationId, ChartQuery.parse({ ...base, ...q }));
+  const period = query.from !== undefined && query.to !== undefined ? { from: query.from, to: query.to } : { preset: query.period };
+  const base = { period, timezone: query.timezone, limit: 50 };
+  // A `to` not after `from` is the query's own field, as the route reads it.
+  const run = (q: object) => runChartQuery(db, actor.organizationId, ChartQuery.parse({ ...base, ...q }), { periodToLoc: ['query', 'to'] });
   const [components, costs, minutes, settings] = await Promise.all([
     run({ metric: 'cost_by_component', aggregation: 'sum' }),
     run({ metric: 'cost', aggregation: 'sum', group_by: ['assistant'] }),

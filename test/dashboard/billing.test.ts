@@ -56,4 +56,45 @@ describe('billing', () => {
     expect(await member.get('/assistants').then((r) => r.body)).not.toContain('href="/billing"');
     expect((await api.call(tenant, 'GET', '/api/billing')).status).toBe(403);
   });
+
+  it('reports a custom period of dates read in the chosen time zone, and shows the API’s refusals of its bounds at their fields', async ({ api, tenant }) => {
+    const assistant = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Tokyo desk' })).body.id;
+    const call = (sid: string, createdAt: string) =>
+      api.db.prisma.call.create({
+        data: { callSid: sid, organizationId: tenant.organizationId, assistantId: assistant, direction: 'inbound', status: 'completed', durationMs: 60_000, createdAt: new Date(createdAt), costLlmMicroUsd: 50_000n, costMicroUsd: 50_000n },
+      });
+    // 1 March in Tokyo runs from 28 February 15:00 UTC to 1 March 15:00 UTC.
+    await call('CAtokyo1', '2026-02-28T16:00:00Z');
+    await call('CAtokyo2', '2026-03-01T14:00:00Z');
+    await call('CAtokyo3', '2026-03-01T16:00:00Z');
+    const owner = new BrowserSession(api.app);
+    const o = await addPerson(api, tenant.organizationId, 'admin');
+    await owner.signIn(o.email, o.password);
+
+    const res = await owner.api('GET', '/api/billing?from=2026-03-01&to=2026-03-02&timezone=Asia/Tokyo');
+    expect(res.status).toBe(200);
+    const bill = JSON.parse(res.body).data;
+    expect(bill).toMatchObject({ calls: 2, period: { preset: null } });
+    expect(bill.total).toBeCloseTo(0.1, 6);
+    expect(Date.parse(bill.period.from)).toBe(Date.parse('2026-02-28T15:00:00Z'));
+    const page = await owner.get('/billing?period=this_month&timezone=Asia%2FTokyo&from=2026-03-01&to=2026-03-02');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('$0.10');
+    expect(page.body).toMatch(/id="f-from"[^>]*value="2026-03-01"/);
+
+    const backwards = await owner.get('/billing?period=this_month&timezone=UTC&from=2026-03-02&to=2026-03-01');
+    expect(backwards.status).toBe(422);
+    expect(backwards.body).toMatch(/id="f-to-error">Value should be after `from`/);
+    const apiBackwards = await owner.api('GET', '/api/billing?from=2026-03-02&to=2026-03-01');
+    expect(apiBackwards.status).toBe(422);
+    expect(JSON.parse(apiBackwards.body).detail[0].loc).toEqual(['query', 'to']);
+
+    const half = await owner.get('/billing?period=this_month&timezone=UTC&from=2026-03-01&to=');
+    expect(half.status).toBe(422);
+    expect(half.body).toMatch(/id="f-to-error">Give both/);
+    const notADate = await owner.get('/billing?period=this_month&timezone=Mars%2FOlympus&from=2026-13-40&to=2026-03-01');
+    expect(notADate.status).toBe(422);
+    expect(notADate.body).toMatch(/id="f-from-error">/);
+    expect(notADate.body).toMatch(/id="f-timezone-error">/);
+  });
 });

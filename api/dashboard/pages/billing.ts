@@ -1,24 +1,26 @@
 import type { FastifyInstance } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { ValidationFailed } from '../../../lib/errors.js';
 import { BillingQuery, billingSummary } from '../../../modules/organizations/billing.js';
 import { PERIOD_PRESETS } from '../../../modules/analytics/schemas.js';
-import { html } from '../html.js';
+import { errorsOfDetail, field, formValues, parseForm, type FieldErrors } from '../forms.js';
+import { html, type Html } from '../html.js';
 import { dashboardPage, sendPage } from '../layout.js';
 import { when } from '../format.js';
 import type { DashboardDeps } from '../deps.js';
 
-const money = (usd: number) => `$${usd.toFixed(usd < 1 && usd > 0 ? 4 : 2)}`;
+// The organisation's cost for a period, as GET /api/billing reports it: a preset, or from and to in the reader's
+// chosen time zone. The form is read here rather than by the route's schema so that the API's refusal (a bad date, a
+// `to` not after `from`, an unknown zone) is shown at its field instead of as an error page.
 
-export function registerBillingPages(app: FastifyInstance, deps: DashboardDeps): void {
-  app.get('/billing', { config: { auth: 'session' }, schema: { querystring: BillingQuery } }, async (request, reply) => {
-    const query = request.query as z.output<typeof BillingQuery>;
-    const bill = await billingSummary(deps.prisma, request.signedIn!, query);
-    const components = Object.entries(bill.by_component) as [string, number][];
-    const body = html`<form method="get" action="/billing" class="card"><div class="row">
-<div><label for="period">Period</label><select id="period" name="period">${PERIOD_PRESETS.map((p) => html`<option value="${p}"${p === query.period ? html` selected` : ''}>${p.replace(/_/g, ' ')}</option>`)}</select></div>
-<div><label for="timezone">Time zone</label><input id="timezone" name="timezone" type="text" value="${query.timezone}"></div>
-<div class="fit"><button type="submit">Show</button></div></div>
-<p class="hint">From ${when(bill.period.from)} to ${when(bill.period.to)}. Costs are what each call's metered usage cost at the vendors' prices when it ended; nothing is charged here (no payment processor).</p></form>
+const money = (usd: number) => `$${usd.toFixed(usd < 1 && usd > 0 ? 4 : 2)}`;
+const Form = z.object({ period: z.string().optional(), from: z.string().optional(), to: z.string().optional(), timezone: z.string().optional() });
+
+type Bill = Awaited<ReturnType<typeof billingSummary>>;
+
+function billOf(bill: Bill): Html {
+  const components = Object.entries(bill.by_component) as [string, number][];
+  return html`<p class="hint">From ${when(bill.period.from)} to ${when(bill.period.to)}. Costs are what each call's metered usage cost at the vendors' prices when it ended; nothing is charged here (no payment processor).</p>
 <div class="card"><h2>${money(bill.total)}</h2><p>${bill.calls} ${bill.calls === 1 ? 'call' : 'calls'} · ${bill.minutes.toFixed(1)} minutes</p>
 <dl class="facts">${components.map(([k, v]) => html`<dt>${k === 'llm' ? 'Language model' : k === 'stt' ? 'Speech recognition' : k === 'tts' ? 'Speech synthesis' : 'Telephony'}</dt><dd>${money(v)}</dd>`)}</dl></div>
 <h2>By assistant</h2>
@@ -30,6 +32,33 @@ ${bill.by_assistant.length === 0
 <h2>Limits</h2>
 <div class="card"><dl class="facts"><dt>Calls at once</dt><dd>${bill.limits.max_concurrent_calls} (${bill.limits.active_calls} under way now)</dd></dl>
 <p class="hint">Set with <code>PATCH /api/organization/settings</code> (<code>max_concurrent_calls</code>).</p></div>`;
-    return sendPage(reply, dashboardPage(request, 'Billing', body));
+}
+
+export function registerBillingPages(app: FastifyInstance, deps: DashboardDeps): void {
+  app.get('/billing', { config: { auth: 'session' }, schema: { querystring: Form } }, async (request, reply) => {
+    // Empty fields are "not given", as the API reads an absent parameter.
+    const values = formValues(request.query);
+    let errors: FieldErrors = {};
+    let bill: Bill | undefined;
+    const parsed = parseForm(BillingQuery, values);
+    if (!parsed.ok) errors = parsed.errors;
+    else {
+      try {
+        bill = await billingSummary(deps.prisma, request.signedIn!, parsed.data);
+      } catch (error) {
+        if (!(error instanceof ValidationFailed)) throw error;
+        errors = errorsOfDetail(error.detail);
+      }
+    }
+    const preset = values.period ?? 'this_month';
+    const body = html`<form method="get" action="/billing" class="card"><div class="row">
+<div><label for="period">Period</label><select id="period" name="period">${PERIOD_PRESETS.map((p) => html`<option value="${p}"${p === preset ? html` selected` : ''}>${p.replace(/_/g, ' ')}</option>`)}</select>${errors.period ? html`<div class="error">${errors.period}</div>` : ''}</div>
+<div>${field({ name: 'timezone', label: 'Time zone', value: values.timezone ?? 'UTC', errors })}</div></div>
+<fieldset><legend>Or from and to</legend><p class="hint">Dates in the time zone above, instead of the period: from its first day to the day after its last.</p><div class="row">
+<div>${field({ name: 'from', label: 'From', type: 'date', value: values.from, errors })}</div>
+<div>${field({ name: 'to', label: 'To (not included)', type: 'date', value: values.to, errors })}</div>
+<div class="fit"><button type="submit">Show</button></div></div></fieldset></form>
+${bill ? billOf(bill) : html`<div class="notice bad" role="alert">The period was refused: see the marked fields.</div>`}`;
+    return sendPage(reply, dashboardPage(request, 'Billing', body), bill ? 200 : 422);
   });
 }
