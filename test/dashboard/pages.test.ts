@@ -169,6 +169,7 @@ const PAGES = (): [string, string][] => [
   ['/members', 'members'],
   ['/profile', 'profile'],
   ['/billing', 'billing'],
+  ['/billing?period=this_month&timezone=Europe%2FParis&from=2026-03-01&to=2026-04-01', 'billing-custom'],
   ['/analytics', 'analytics'],
   ['/analytics?period=last_7_days', 'analytics-last-7-days'],
   ['/analytics/charts', 'charts'],
@@ -183,6 +184,7 @@ const PAGES = (): [string, string][] => [
   [`/playbooks/${ids.playbook}`, 'playbook'],
   ['/campaigns/new', 'campaign-new'],
   [`/campaigns/${ids.campaign}`, 'campaign'],
+  [`/campaigns/${ids.campaign}/edit`, 'campaign-edit'],
   [`/documents/${ids.document}`, 'document'],
   [`/webhooks/${ids.endpoint}`, 'webhook'],
 ];
@@ -203,6 +205,21 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
       await Promise.all([full.close(), empty.close(), visitor.close()]);
     }, 120_000);
   }
+
+  it('fits the members table on a phone: the role column wraps its select and button instead of scrolling the table sideways', async () => {
+    const phone = await signIn(owner, WIDTHS.phone);
+    const page = await phone.newPage();
+    await page.goto(`${base}/members`);
+    const fit = (await page.evaluate(`(() => {
+      const wrap = document.querySelector('.table-wrap');
+      const controls = [...wrap.querySelectorAll('td select, td button')].map((el) => el.getBoundingClientRect().right);
+      return { scroll: wrap.scrollWidth - wrap.clientWidth, rightmost: Math.max(...controls), edge: wrap.getBoundingClientRect().right, selects: wrap.querySelectorAll('td select').length };
+    })()`)) as { scroll: number; rightmost: number; edge: number; selects: number };
+    expect(fit.selects).toBeGreaterThan(0);
+    expect(fit.scroll, 'the members table scrolls sideways').toBeLessThanOrEqual(0);
+    expect(fit.rightmost).toBeLessThanOrEqual(fit.edge);
+    await phone.close();
+  });
 
   it('plays the recording in the call’s page and shows each turn’s latency and times in the reader’s time zone', async () => {
     const reader = await signIn(owner, WIDTHS.desktop);

@@ -25,13 +25,13 @@ export function registerMemberPages(app: FastifyInstance, deps: DashboardDeps): 
       const mine = m.user_id === me.userId;
       const editable = manage && assignable(me.role, m.role);
       const roleCell = editable
-        ? html`<form method="post" action="/members/${m.user_id}/role" class="inline">${csrfField(request)}<label class="visually-hidden" for="role-${m.user_id}">Role of ${m.email}</label><select id="role-${m.user_id}" name="role">${grantable.map((r) => html`<option${r === m.role ? html` selected` : ''}>${r}</option>`)}</select> <button class="secondary" type="submit">Change</button></form>`
+        ? html`<form method="post" action="/members/${m.user_id}/role" class="role-form">${csrfField(request)}<label class="visually-hidden" for="role-${m.user_id}">Role of ${m.email}</label><select id="role-${m.user_id}" name="role">${grantable.map((r) => html`<option${r === m.role ? html` selected` : ''}>${r}</option>`)}</select><button class="secondary" type="submit">Change</button></form>`
         : html`<span class="badge">${m.role}</span>`;
       const remove =
         editable || mine
           ? html`<form method="post" action="/members/${m.user_id}/remove" class="inline">${csrfField(request)}<button class="danger" type="submit" data-confirm="${mine ? 'Leave the organisation? You will be signed out.' : `Remove ${m.email}? They are signed out and their API keys are revoked at once.`}">${mine ? 'Leave' : 'Remove'}</button></form>`
           : '';
-      return html`<tr><td>${m.name ?? ''}${mine ? html` <span class="badge off">you</span>` : ''}<br><span class="muted">${m.email}</span></td><td>${roleCell}</td><td class="hide-phone">${when(m.created_at)}</td><td>${remove}</td></tr>`;
+      return html`<tr><td class="person">${m.name ?? ''}${mine ? html` <span class="badge off">you</span>` : ''}<br><span class="muted">${m.email}</span></td><td>${roleCell}</td><td class="hide-phone">${when(m.created_at)}</td><td>${remove}</td></tr>`;
     });
     const invited = extra.invited
       ? html`<div class="secret" role="status"><strong>Invitation for ${extra.invited.email}</strong> — mailed to them; you can also hand them this link (it works once, for 7 days):
