@@ -55,9 +55,15 @@ export interface HistogramBounds {
   metric: string;
   /** The statuses of calls under way, as a SQL list. */
   underWay: string;
+  /** Reads each hour's rows of every call (assistant -1): the query neither filters nor groups by the other fields. */
+  whole: boolean;
 }
 
-const stored = (b: HistogramBounds) => `FROM call_rollup_histograms h WHERE h.organization_id = ${b.org} AND h.metric = ${b.metric} AND h.hour >= ${b.from} AND h.hour < ${b.to}`;
+/** Whether a query can read each hour's histograms of every call rather than those of each combination of fields. */
+export const readsWholeHours = (q: ChartQuery, groups: Group[]) => groups.every((g) => g.time) && Object.values(q.filters).every((values) => values === undefined || values.length === 0);
+
+const stored = (b: HistogramBounds) =>
+  `FROM call_rollup_histograms h WHERE h.organization_id = ${b.org} AND h.metric = ${b.metric} AND h.hour >= ${b.from} AND h.hour < ${b.to} AND h.assistant_id ${b.whole ? '= -1' : '>= 0'}`;
 /** The same entries made on the spot from the calls still under way, as the rollups read them (query.ts). */
 const underWay = (b: HistogramBounds) =>
   `FROM calls c, LATERAL call_rollup_row(c, 1) x, LATERAL call_histogram_entries(c, 1) e

@@ -4,7 +4,7 @@ import { bucketsOf, resolvePeriod, type ResolvedPeriod } from './period.js';
 import { COLLECTED_PREFIX, DIMENSIONS, OUTCOME_PREFIX, TIME_BUCKETS, type ChartFilters, type ChartQuery, type ChartResult, type Dimension, type TimeBucket } from './schemas.js';
 import { shapeResult, type Group, type Row } from './series.js';
 import { rolledMeasures, ROLLED_OUTCOME, ROLLED_OUTCOME_COLUMN, ROLLUP_COLUMNS } from './rollups.js';
-import { countStatement, EXACT_BELOW, histogramOf, histogramRows, histogramStatement, RELATIVE_ERROR, type Histogram, type HistogramBounds } from './histograms.js';
+import { countStatement, EXACT_BELOW, histogramOf, histogramRows, histogramStatement, readsWholeHours, RELATIVE_ERROR, type Histogram, type HistogramBounds } from './histograms.js';
 import { IN_PROGRESS, NOT_STARTED } from '../calls/statuses.js';
 
 // Runs a chart's query as one SQL statement, grouped by GROUPING SETS so that the points, each series' total and the
@@ -183,9 +183,10 @@ function whereOf(q: ChartQuery, source: Source, { org, from, to }: Bounds, param
  * histograms' rows first); undefined when they hold fewer, which the calls answer exactly.
  */
 async function histogramRowsOf(db: Db, organizationId: number, q: ChartQuery, metric: MetricDef, period: ResolvedPeriod, h: Histogram): Promise<{ rows: Row[]; groups: Group[]; measures: Measure[] } | undefined> {
+  const whole = readsWholeHours(q, groupsOf(q, metric, rollupSource(metric, '', []), new Params(), q.timezone));
   const statement = (params: Params) => {
     const bounds = boundsOf(params, organizationId, period);
-    const histogram: HistogramBounds = { ...bounds, metric: params.add(h.metric, 'text'), underWay: UNDER_WAY };
+    const histogram: HistogramBounds = { ...bounds, metric: params.add(h.metric, 'text'), underWay: UNDER_WAY, whole };
     const source = rollupSource(metric, histogramRows(histogram), []);
     return { histogram, source, where: () => whereOf(q, source, bounds, params) };
   };
