@@ -34,8 +34,12 @@ describe('the VAD silence window follows the assistant endpointing delay', () =>
 /**
  * Feeds 300 ms of line noise, the phrase, then a second of noise in 20 ms frames, each frame 2 ms after the previous one
  * (time for the VAD to judge it, as in a call, only faster); answers how late the reported end of speech is, taking
- * "now" at the event as the audio pushed so far.
+ * "now" at the event as the audio pushed so far. As in a call, where audio arrives in real time and the VAD keeps up,
+ * the audio pushed never runs more than a few frames ahead of what the VAD has judged: on a loaded machine pushing
+ * faster would measure the machine's backlog, not the VAD.
  */
+const AHEAD_MS = 100;
+
 async function endOfSpeechLagMs(vad: VAD, speech: Int16Array, noise: number): Promise<number> {
   const rate = 16_000;
   const audio = new Int16Array(rate * 0.3 + speech.length + rate);
@@ -48,9 +52,12 @@ async function endOfSpeechLagMs(vad: VAD, speech: Int16Array, noise: number): Pr
   }
   const stream = vad.stream();
   let pushedMs = 0;
+  let judgedMs = 0;
   let stop = false;
   const pushing = (async () => {
     for (let at = 0; at + 320 <= audio.length && !stop; at += 320) {
+      // A window is 32 ms: more than three frames beyond it is a backlog no live call has.
+      while (pushedMs - judgedMs > AHEAD_MS && !stop) await new Promise((resolve) => setTimeout(resolve, 1));
       stream.pushFrame(new AudioFrame(audio.slice(at, at + 320), rate, 1, 320));
       pushedMs += 20;
       await new Promise((resolve) => setTimeout(resolve, 2));
@@ -58,6 +65,7 @@ async function endOfSpeechLagMs(vad: VAD, speech: Int16Array, noise: number): Pr
   })();
   try {
     for await (const ev of stream) {
+      judgedMs = Math.max(judgedMs, (ev.samplesIndex * 1000) / rate);
       if (ev.type === VADEventType.END_OF_SPEECH) return pushedMs - ev.silenceDuration - (300 + speech.length / 16);
     }
   } finally {
