@@ -81,6 +81,8 @@ export interface AppOptions {
   twilioAuthToken?: string | undefined;
   /** The public base URL carriers and browsers reach this service at (PUBLIC_URL); default: from each request. */
   publicUrl?: string | undefined;
+  /** TRUST_PROXY_HOPS (lib/config.ts). */
+  trustProxyHops?: number | undefined;
   /** Signs media-socket tokens; default: random per process (a socket reaches the process that answered its webhook). */
   streamTokenSecret?: string | undefined;
   /** How often the outbound dialler polls its queue (default 1 s). */
@@ -113,6 +115,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // The client's address (the sign-in limit counts by it) from X-Forwarded-For only through proxies we were told of.
+    trustProxy: options.trustProxyHops ? (_address: string, hop: number) => hop < options.trustProxyHops! : false,
     ...serverTimeoutOptions(httpTimeouts),
     clientErrorHandler,
     frameworkErrors,

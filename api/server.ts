@@ -32,6 +32,7 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     twilioAuthToken: config.twilioAuthToken,
     carrierApiBaseUrl: config.carrierApiBaseUrl,
     publicUrl: config.publicUrl,
+    trustProxyHops: config.trustProxyHops,
     streamTokenSecret: config.mediaStreamSecret,
     secrets,
     rateLimit: config.rateLimit,

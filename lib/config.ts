@@ -50,6 +50,12 @@ const Env = z.object({
   /** The public base URL (https://voice.example.com) carriers and browsers reach the service at. */
   PUBLIC_URL: z.string().url().optional(),
   /**
+   * How many proxies (load balancers) stand in front of the API: the client's address is then read from
+   * X-Forwarded-For that many hops back. 0 (the default) trusts no such header: with a proxy in front and 0 here, every
+   * person signs in from the proxy's address, and the sign-in limit per address counts them all together.
+   */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /**
    * Seals stored secrets (tool credentials, assistant vendor keys, webhook signing secrets): base64 of 32 random bytes
    * (`openssl rand -base64 32`). Unset, a key is made and kept in DATA_DIR/secrets.key, which suits one host; processes
    * on several hosts must share this value.
@@ -156,6 +162,8 @@ export interface Config {
   /** The carrier's REST API for every carrier connection (TWILIO_API_BASE_URL). */
   carrierApiBaseUrl: string;
   publicUrl?: string | undefined;
+  /** TRUST_PROXY_HOPS: proxies in front of the API whose X-Forwarded-For is believed. */
+  trustProxyHops: number;
   mediaStreamSecret?: string | undefined;
   /** SECRETS_KEY as given; unset, the key file under `dataDir` is used (lib/secret-box.ts). */
   secretsKey?: string | undefined;
@@ -202,6 +210,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     carrier: e.TWILIO_ACCOUNT_SID && e.TWILIO_AUTH_TOKEN ? { accountSid: e.TWILIO_ACCOUNT_SID, authToken: e.TWILIO_AUTH_TOKEN, apiBaseUrl: e.TWILIO_API_BASE_URL } : undefined,
     carrierApiBaseUrl: e.TWILIO_API_BASE_URL,
     publicUrl: e.PUBLIC_URL,
+    trustProxyHops: e.TRUST_PROXY_HOPS,
     mediaStreamSecret: e.MEDIA_STREAM_SECRET,
     secretsKey: e.SECRETS_KEY,
     rateLimit: { orgPerSecond: e.RATE_LIMIT_ORG_PER_SECOND, keyPerSecond: e.RATE_LIMIT_KEY_PER_SECOND, orgInFlight: e.RATE_LIMIT_ORG_IN_FLIGHT },

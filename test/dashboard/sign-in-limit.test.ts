@@ -47,3 +47,24 @@ describe('the sign-in limit across API processes', () => {
     for (let i = 0; i < 10; i++) expect((await a.post('/login', { email: owner.email, password: `wrong again ${i}` })).status).toBe(401);
   });
 });
+
+describe('the sign-in limit per client address behind a proxy', () => {
+  it("counts each client by the address the proxy forwards, so one client's failures lock out no one else", async () => {
+    const behindProxy = await buildApp({ prisma: api.db.prisma, databaseUrl: api.db.url, logLevel: 'silent', trustProxyHops: 1, signInLimit: { perEmail: 100, perAddress: 3, windowS: 900 } });
+    await behindProxy.ready();
+    try {
+      const guesser = { 'x-forwarded-for': '203.0.113.7' };
+      const browser = new BrowserSession(behindProxy);
+      await browser.get('/login', guesser);
+      for (let i = 0; i < 3; i++) expect((await browser.post('/login', { email: `nobody${i}@example.com`, password: 'a wrong password' }, guesser)).status).toBe(401);
+      expect((await browser.post('/login', { email: 'nobody9@example.com', password: 'a wrong password' }, guesser)).status).toBe(429);
+      // Another client through the same proxy is not held up by it.
+      const owner = await addPerson(api, (await api.tenant()).organizationId, 'owner');
+      const other = new BrowserSession(behindProxy);
+      await other.get('/login', { 'x-forwarded-for': '198.51.100.4' });
+      expect((await other.post('/login', { email: owner.email, password: owner.password }, { 'x-forwarded-for': '198.51.100.4' })).status).toBe(302);
+    } finally {
+      await behindProxy.close();
+    }
+  });
+});
