@@ -1,7 +1,7 @@
 import net from 'node:net';
 
-// An SMTP server on 127.0.0.1 that accepts every message (RFC 5321: EHLO, MAIL, RCPT, DATA, QUIT; no TLS, no auth
-// offered) and keeps what it received.
+// An SMTP server on 127.0.0.1 that accepts every message and keeps what it received (RFC 5321: EHLO, MAIL, RCPT, DATA,
+// RSET, NOOP, QUIT; any other verb is answered 500 as unrecognised; no TLS and no auth offered).
 
 export interface ReceivedMail {
   from: string;
@@ -47,7 +47,7 @@ export async function startFakeSmtp(): Promise<FakeSmtp> {
         else if (verb === 'DATA') (inData = true), reply('354 go ahead');
         else if (verb === 'QUIT') reply('221 bye'), socket.end();
         else if (verb === 'RSET' || verb === 'NOOP') reply('250 ok');
-        else reply('502 not implemented');
+        else reply('500 command unrecognized');
       }
     });
   });
