@@ -1,6 +1,6 @@
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { publicBaseUrl } from '../http/public-url.js';
+import { isLoopbackHost, publicBaseUrl } from '../http/public-url.js';
 
 // Dashboard cookies. Where the page is a secure context (served over TLS, or on loopback, which browsers treat as
 // secure) they carry the `__Host-` prefix, which browsers accept only with Secure, Path=/ and no Domain: no other
@@ -8,12 +8,11 @@ import { publicBaseUrl } from '../http/public-url.js';
 // cookie safe from fixation. Served over plain HTTP elsewhere (a private network without TLS), the prefix cannot be
 // had and the cookies go without it and without Secure; docs/dashboard.md says to serve the dashboard over TLS.
 
-const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i;
 
 export function isSecureContext(request: FastifyRequest, publicUrl: string | undefined): boolean {
   const base = publicBaseUrl(request, publicUrl);
   if (base.startsWith('https:')) return true;
-  return LOOPBACK.test(base.replace(/^http:\/\//, ''));
+  return isLoopbackHost(base.replace(/^http:\/\//, ''));
 }
 
 export type CookieKind = 'session' | 'csrf';

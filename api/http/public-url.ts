@@ -19,3 +19,8 @@ export function publicBaseUrl(request: { headers: IncomingHttpHeaders; protocol:
   const host = firstValue(request.headers['x-forwarded-host']) ?? request.headers.host;
   return `${proto}://${host}`;
 }
+
+/** Whether `host` (a Host header: name or address, optional port) is this machine's loopback, which browsers treat as secure. */
+export function isLoopbackHost(host: string): boolean {
+  return /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i.test(host);
+}

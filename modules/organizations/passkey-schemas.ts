@@ -7,18 +7,23 @@ import { z } from 'zod';
 const Base64Url = z.string().max(16_384).regex(/^[A-Za-z0-9_-]*={0,2}$/, 'Expected base64url');
 const Extensions = z.record(z.string(), z.unknown());
 
+/** What every answer of a ceremony has besides its `response`. */
+const Credential = {
+  id: Base64Url.min(1),
+  rawId: Base64Url.min(1),
+  type: z.literal('public-key'),
+  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+  clientExtensionResults: Extensions,
+};
+
 export const RegistrationAnswer = z
   .object({
-    id: Base64Url.min(1),
-    rawId: Base64Url.min(1),
-    type: z.literal('public-key'),
+    ...Credential,
     response: z.looseObject({
       clientDataJSON: Base64Url,
       attestationObject: Base64Url,
       transports: z.array(z.string().max(40)).max(10).optional(),
     }),
-    authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
-    clientExtensionResults: Extensions,
   })
   .meta({ id: 'PasskeyRegistrationAnswer' });
 
@@ -31,17 +36,13 @@ export const PasskeyCreate = z
 
 export const AuthenticationAnswer = z
   .object({
-    id: Base64Url.min(1),
-    rawId: Base64Url.min(1),
-    type: z.literal('public-key'),
+    ...Credential,
     response: z.looseObject({
       clientDataJSON: Base64Url,
       authenticatorData: Base64Url,
       signature: Base64Url,
       userHandle: Base64Url.optional(),
     }),
-    authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
-    clientExtensionResults: Extensions,
   })
   .meta({ id: 'PasskeyAuthenticationAnswer' });
 
