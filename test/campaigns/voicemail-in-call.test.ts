@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { dbTest } from '../helpers/fixtures.js';
-import { createCall, localSettings, PHRASES, runTimeline, runtimeOrganization } from '../runtime/call-harness.js';
+import { connected, createCall, localSettings, PHRASES, runTimeline, runtimeOrganization } from '../runtime/call-harness.js';
+import { until } from '../helpers/until.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { CALLER_RATE, speechSamples } from '../fakes/scripted-caller.js';
 
@@ -19,7 +20,7 @@ async function spaced(texts: string[], gapMs: number) {
   let atMs = 600;
   const out = [];
   for (const text of texts) {
-    out.push({ atMs, text });
+    out.push({ after: connected, atMs, text });
     atMs += Math.round(((await speechSamples(text)).length * 1000) / CALLER_RATE) + gapMs;
   }
   return out;
@@ -48,13 +49,19 @@ async function campaignCall(prisma: Parameters<typeof runtimeOrganization>[0], l
   return prisma.call.update({ where: { id: call.id }, data: { campaignId: campaign.id, campaignAttempt: 1, direction: 'outbound', detectVoicemail: false } });
 }
 
+/** The detector's verdict once it is stored on the call: the callee hangs up then, having been heard. */
+function verdictOf(prisma: Parameters<typeof runtimeOrganization>[0], callId: number) {
+  return until(async () => (await prisma.call.findUniqueOrThrow({ where: { id: callId } })).answeredBy, { timeoutMs: 60_000, intervalMs: 100, message: 'a verdict stored' });
+}
+
 describe('voicemail detection in a call without a carrier detector', () => {
   it("hears a greeting with a machine's words as a machine and leaves the message once the greeting has ended", async ({ db, llm }) => {
     const call = await campaignCall(db.prisma, llm.url);
     // Phrases half a second apart, as a greeting's sentences are: each is its own utterance to the recogniser, whose
     // words arrive while the greeting goes on; the pauses are too short for a person's turn.
     const greeting = await spaced(['leave a message', 'after the tone', 'thank you'], 500);
-    const run = await runTimeline(db.prisma, call.id, greeting, { hangupAtMs: 25_000 });
+    // Nobody hangs up: the message left ends the call.
+    const run = await runTimeline(db.prisma, call.id, greeting);
     expect(run.result.endReason).toBe('voicemail_message_left');
     const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
     expect(stored.answeredBy).toBe('machine_end_silence');
@@ -63,11 +70,14 @@ describe('voicemail detection in a call without a carrier detector', () => {
     // Spoken after the greeting had ended: the message starts after the caller's last word.
     const lastWord = Math.max(...run.caller.spoken.map((s) => s.endMs));
     expect(message!.startMs).toBeGreaterThan(lastWord);
-  }, 60_000);
+  }, 120_000);
 
   it('turns a short greeting first taken for a person into a machine on its beep, and leaves the message just after the beep', async ({ db, llm }) => {
     const call = await campaignCall(db.prisma, llm.url);
-    const run = await runTimeline(db.prisma, call.id, [{ atMs: 600, text: 'good morning' }, { atMs: 2_600, text: '(beep)', tone: { hz: 1_000, ms: 500 } }], { hangupAtMs: 25_000 });
+    const run = await runTimeline(db.prisma, call.id, [
+      { after: connected, atMs: 600, text: 'good morning' },
+      { after: connected, atMs: 2_600, text: '(beep)', tone: { hz: 1_000, ms: 500 } },
+    ]);
     expect(run.result.endReason).toBe('voicemail_message_left');
     const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
     expect(stored.answeredBy).toBe('machine_end_beep');
@@ -76,21 +86,21 @@ describe('voicemail detection in a call without a carrier detector', () => {
     // After the beep, so that the machine records it from its start; `machine_end_beep` says the beep, not seconds of
     // quiet, ended the greeting.
     expect(message!.startMs).toBeGreaterThan(beep.endMs);
-  }, 60_000);
+  }, 120_000);
 
   it('hears a business answering with a long greeting as a person when no machine words are heard', async ({ db, llm }) => {
     const call = await campaignCall(db.prisma, llm.url);
     // Three seconds of speech, which timing alone takes for a machine; then the person waits for an answer.
-    const greeting = ['good morning', 'book an appointment', 'what time is it'].map((text, i) => ({ atMs: 600 + i * 700, text }));
-    const run = await runTimeline(db.prisma, call.id, greeting, { hangupAtMs: 9_000 });
+    const greeting = ['good morning', 'book an appointment', 'what time is it'].map((text, i) => ({ after: connected, atMs: 600 + i * 700, text }));
+    const run = await runTimeline(db.prisma, call.id, greeting, { hangupAfter: () => verdictOf(db.prisma, call.id) });
     expect(run.result.endReason).toBe('customer_hangup');
     expect((await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } })).answeredBy).toBe('human');
-  }, 60_000);
+  }, 120_000);
 
   it('hears a short hello as a person and lets the conversation go on', async ({ db, llm }) => {
     const call = await campaignCall(db.prisma, llm.url);
-    const run = await runTimeline(db.prisma, call.id, [{ atMs: 600, text: 'good morning' }], { hangupAtMs: 7_000 });
+    const run = await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 600, text: 'good morning' }], { hangupAfter: () => verdictOf(db.prisma, call.id) });
     expect(run.result.endReason).toBe('customer_hangup');
     expect((await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } })).answeredBy).toBe('human');
-  }, 60_000);
+  }, 120_000);
 });

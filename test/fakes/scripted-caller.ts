@@ -22,9 +22,14 @@ export async function speechSamples(text: string): Promise<Int16Array> {
 }
 
 export interface ScheduledUtterance {
-  /** Milliseconds after the caller starts. */
+  /** Milliseconds after the caller starts, or after `after` first held. */
   atMs: number;
   text: string;
+  /**
+   * Waits for this to hold before counting `atMs` (checked frame by frame): a reply to the welcome, words spoken into a
+   * reply. Utterances play in the order given.
+   */
+  after?: () => boolean;
   /** Instead of speech, a steady tone (an answering machine's beep). */
   tone?: { hz: number; ms: number };
 }
@@ -33,9 +38,18 @@ function toneSamples(tone: { hz: number; ms: number }): Int16Array {
   return Int16Array.from({ length: (CALLER_RATE * tone.ms) / 1000 }, (_, i) => Math.round(8_000 * Math.sin((2 * Math.PI * tone.hz * i) / CALLER_RATE)));
 }
 
+interface Pending {
+  atMs: number;
+  samples: Int16Array;
+  text: string;
+  after?: (() => boolean) | undefined;
+  /** The frame time at which `after` was first seen to hold. */
+  cuedAtMs?: number;
+}
+
 export class ScriptedCaller {
   readonly #input: PushAudioInput;
-  readonly #pending: Array<{ atMs: number; samples: Int16Array; text: string }> = [];
+  readonly #pending: Pending[] = [];
   #current: Int16Array | undefined;
   #offset = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -49,8 +63,9 @@ export class ScriptedCaller {
   }
 
   async schedule(utterances: ScheduledUtterance[]): Promise<void> {
-    for (const u of utterances) this.#pending.push({ atMs: u.atMs, samples: u.tone ? toneSamples(u.tone) : await speechSamples(u.text), text: u.text });
-    this.#pending.sort((a, b) => a.atMs - b.atMs);
+    for (const u of utterances) this.#pending.push({ atMs: u.atMs, samples: u.tone ? toneSamples(u.tone) : await speechSamples(u.text), text: u.text, after: u.after });
+    // Timed from the start alone, the schedule is a timeline; a cued utterance keeps its place in the order given.
+    if (utterances.every((u) => !u.after)) this.#pending.sort((a, b) => a.atMs - b.atMs);
   }
 
   /** Speaks now (after the current utterance, if one is playing). */
@@ -76,12 +91,27 @@ export class ScriptedCaller {
     this.#timer = undefined;
   }
 
+  /** Whether an utterance starts at frame time `tMs`: its cue held (from the frame it was first seen to) `atMs` ago. */
+  #due(next: Pending, tMs: number): boolean {
+    if (!next.after) return next.atMs <= tMs;
+    return next.cuedAtMs !== undefined && next.cuedAtMs + next.atMs <= tMs;
+  }
+
+  /**
+   * Notes when each waiting utterance's cue first holds, so utterances on one cue keep their spacing. That is now, not
+   * the frame being sent: frames sent to catch up with the clock are behind it, and the cue is news of the present.
+   */
+  #watchCues(): void {
+    for (const p of this.#pending) if (p.after && p.cuedAtMs === undefined && p.after()) p.cuedAtMs = this.elapsedMs();
+  }
+
   #pump = (): void => {
     // Sends every frame that is due by the wall clock, so timer jitter never slows the caller down.
     const due = Math.floor((Date.now() - this.#startedAt) / 20) + 1;
     while (this.#sentFrames < due) {
       const tMs = this.#sentFrames * 20;
-      if (!this.#current && this.#pending[0] && this.#pending[0].atMs <= tMs) {
+      this.#watchCues();
+      if (!this.#current && this.#pending[0] && this.#due(this.#pending[0], tMs)) {
         const next = this.#pending.shift()!;
         this.#current = next.samples;
         this.#offset = 0;

@@ -10,9 +10,20 @@ import { createAssistant } from '../../modules/assistants/service.js';
 import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { ScriptedCaller, type ScheduledUtterance } from '../fakes/scripted-caller.js';
+import { CallProgress, type Cue } from './call-progress.js';
 
-// Runs a whole call through the runtime against a real database: a scripted caller speaks at given times into the
-// call's audio input, the assistant's replies play out in real time, vendors are fake servers on 127.0.0.1.
+// Runs a whole call through the runtime against a real database: a scripted caller speaks into the call's audio input
+// at given times or on cues from the call's progress (after the welcome, into a reply), the assistant's replies play
+// out in real time, vendors are fake servers on 127.0.0.1. A test hangs up on a cue too (the reply it waits for has
+// been spoken), so the conversation is the same on a loaded machine as on an idle one, only slower.
+
+export { afterCallerSaid, afterReply, connected, whileSpeaking, type Cue } from './call-progress.js';
+
+/** An utterance of the script: at `atMs` from the start, or `atMs` after its cue first held. */
+export type ScriptLine = Omit<ScheduledUtterance, 'after'> & { after?: Cue };
+
+/** A caller hangs up a moment after what they waited for, not in the same millisecond. */
+const HANGUP_AFTER_CUE_MS = 300;
 
 initializeLogger({ pretty: false, level: 'silent' });
 
@@ -58,6 +69,7 @@ export interface TimelineRun {
   result: CallResult;
   caller: ScriptedCaller;
   output: PacedAudioOutput;
+  progress: CallProgress;
   /** Wall-clock ms (from call start) at which assistant audio frames played. */
   playedAtMs: number[];
   dataDir: string;
@@ -66,9 +78,14 @@ export interface TimelineRun {
 export async function runTimeline(
   prisma: PrismaClient,
   callId: number,
-  script: ScheduledUtterance[],
+  script: ScriptLine[],
   opts: {
+    /** Hangs up this long after the start: for a test about time (a maximum duration), not to wait for a reply. */
     hangupAtMs?: number;
+    /** Hangs up once this holds (the reply waited for has been spoken). Without any hang-up the call ends itself. */
+    hangupWhen?: Cue;
+    /** Hangs up once this settles (a row the test waits for has been written). */
+    hangupAfter?: (progress: CallProgress) => Promise<unknown>;
     env?: NodeJS.ProcessEnv;
     onSession?: Parameters<typeof runCall>[0]['onSession'];
     heartbeatIntervalMs?: number;
@@ -82,7 +99,8 @@ export async function runTimeline(
   const input = new PushAudioInput();
   const output = new PacedAudioOutput();
   const caller = new ScriptedCaller(input);
-  await caller.schedule(script);
+  const progress = new CallProgress();
+  await caller.schedule(script.map(({ after, ...line }) => ({ ...line, ...(after ? { after: () => after(progress) } : {}) })));
   const playedAtMs: number[] = [];
   const t0 = Date.now();
   output.onPlayed((_f, at) => playedAtMs.push(at - t0));
@@ -90,6 +108,14 @@ export async function runTimeline(
   const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'call-data-')));
   caller.start();
   const timer = opts.hangupAtMs !== undefined ? setTimeout(() => hangup.abort(), opts.hangupAtMs) : undefined;
+  const cued = [opts.hangupWhen && ((p: CallProgress) => p.until(opts.hangupWhen!)), opts.hangupAfter].filter((f) => f !== undefined);
+  for (const wait of cued) {
+    wait(progress).then(
+      () => setTimeout(() => hangup.abort(), HANGUP_AFTER_CUE_MS),
+      // The call ended first: there is nothing left to hang up.
+      () => undefined,
+    );
+  }
   try {
     const result = await runCall({
       prisma,
@@ -99,13 +125,16 @@ export async function runTimeline(
       signal: hangup.signal,
       dataDir,
       access: vendorAccessFromEnv(opts.env ?? {}),
-      ...(opts.onSession ? { onSession: opts.onSession } : {}),
+      onSession: (session) => {
+        progress.attach(session);
+        opts.onSession?.(session);
+      },
       ...(opts.tools ? { tools: opts.tools } : {}),
       ...(opts.secrets ? { secrets: opts.secrets } : {}),
       ...(opts.allowPrivateToolTargets !== undefined ? { allowPrivateToolTargets: opts.allowPrivateToolTargets } : {}),
       ...(opts.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: opts.heartbeatIntervalMs } : {}),
     });
-    return { result, caller, output, playedAtMs, dataDir };
+    return { result, caller, output, progress, playedAtMs, dataDir };
   } finally {
     if (timer) clearTimeout(timer);
     caller.stop();
