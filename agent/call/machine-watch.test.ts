@@ -111,6 +111,19 @@ describe('the machine watch on a live session', () => {
     expect(events).toEqual(['human@4700']);
   });
 
+  it("waits for a lagging recogniser's final words after a long greeting, and hears the machine's phrase in them", () => {
+    start = Date.now();
+    watch(WORDS);
+    vi.advanceTimersByTime(300);
+    speaks(3_000);
+    vi.advanceTimersByTime(2_500);
+    // 2,500 ms of quiet after three seconds of speech, and the recogniser has said nothing final yet: no verdict.
+    expect(events).toEqual([]);
+    hears('thanks for calling please leave a message', true);
+    // The greeting has been quiet for 2 s already: the message may start at once.
+    expect(events).toEqual(['machine@5800', 'end-silence@5800']);
+  });
+
   it('turns a person verdict into a machine on a beep after a short greeting, and ends the greeting just after the beep', () => {
     start = Date.now();
     watch(WORDS);

@@ -84,7 +84,7 @@ export function watchVoiceForMachine(
   });
   const stopHearing = listen(session, voice.AgentSessionEventTypes.UserInputTranscribed, (ev) => {
     if (verdict !== null) return;
-    heard.push({ at: clock() - answeredAt, text: ev.transcript });
+    heard.push({ at: clock() - answeredAt, text: ev.transcript, final: ev.isFinal });
     check();
   });
   const stopTones = listenForBeeps(audio, answeredAt, clock, beeps, check);

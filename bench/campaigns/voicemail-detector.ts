@@ -140,6 +140,8 @@ function heardOf(sample: Sample, recogniser: Recogniser | null, sampleIndex: num
     kept.push(word);
     heard.push({ at: end + recogniser.lagMs, text: kept.join(' ') });
   }
+  // A streaming recogniser's last report on the greeting is final.
+  if (heard.length > 0) heard[heard.length - 1]!.final = true;
   return heard;
 }
 

@@ -38,7 +38,7 @@ describe('telling a person from a machine by timing and words', () => {
 
   it('hears a business answering with a long greeting as a person once it stops and waits, after a longer wait for the last words', () => {
     const greeting = [{ start: 500, end: 3500 }];
-    const heard = [{ at: 2000, text: 'good morning acme' }, { at: 3900, text: 'good morning acme dental how can I help you' }];
+    const heard = [{ at: 2000, text: 'good morning acme' }, { at: 3900, text: 'good morning acme dental how can I help you', final: true }];
     expect(decide({ segments: greeting, heard }, 3500, WORDS)).toBeNull();
     // 700 ms of quiet is enough after a short hello, not after three seconds of speech: 500 ms more for the words.
     expect(decide({ segments: greeting, heard }, 4200, WORDS)).toBeNull();
@@ -48,6 +48,18 @@ describe('telling a person from a machine by timing and words', () => {
   it('hears a machine in a long greeting whose words came late, when they come before the wait ends', () => {
     const greeting = [{ start: 500, end: 3500 }];
     expect(decide({ segments: greeting, heard: [{ at: 4300, text: 'sorry I missed you please leave a message' }] }, 4700, WORDS)).toEqual({ verdict: 'machine', at: 4300 });
+  });
+
+  it("holds a long opening's person verdict until the recogniser's final words about it, which may name a machine", () => {
+    // A loaded machine's recogniser, seconds behind: at 4,700 the words about the end of the opening are not in yet.
+    const greeting = [{ start: 500, end: 3500 }];
+    const early = [{ at: 2000, text: 'hi' }];
+    expect(decide({ segments: greeting, heard: early }, 4700, WORDS)).toBeNull();
+    expect(decide({ segments: greeting, heard: [...early, { at: 5600, text: 'hi please leave a message', final: true }] }, 5600, WORDS)).toEqual({ verdict: 'machine', at: 5600 });
+    expect(decide({ segments: greeting, heard: [...early, { at: 5600, text: 'hi how can I help you', final: true }] }, 5600, WORDS)).toEqual({ verdict: 'human', at: 5600 });
+    // A recogniser that never reports a final: a person all the same, once the longest wait has passed.
+    expect(decide({ segments: greeting, heard: early }, 7199, WORDS)).toBeNull();
+    expect(decide({ segments: greeting, heard: early }, 7200, WORDS)).toEqual({ verdict: 'human', at: 7200 });
   });
 
   it('hears a machine in speech that runs on past what a person says, with no phrase heard', () => {
@@ -75,6 +87,14 @@ describe('telling a machine by its beep', () => {
     expect(greetingEnd({ segments: [{ start: 400, end: 3000 }], beeps: [{ at: 3500 }] }, 5_200, settings)).toBeNull();
     expect(greetingEnd({ segments: [{ start: 400, end: 3000 }], beeps: [{ at: 3500, end: 3800 }] }, 4_100, settings)).toEqual({ at: 4_100, by: 'beep' });
     expect(greetingEnd({ segments: [{ start: 400, end: 3000 }] }, 5_000, settings)).toEqual({ at: 5_000, by: 'silence' });
+  });
+
+  it('waits out the moment after a beep that has just ended, though the quiet since the last words is long enough', () => {
+    const settings = { ...WORDS, afterBeepMs: 300, greetingEndMs: 2_000 };
+    // Words end at 1,300; the beep sounds from 2,700 to 3,050: at 3,320 the silence rule alone would have ended it.
+    const observed = { segments: [{ start: 500, end: 1300 }], beeps: [{ at: 2_860, end: 3_050 }] };
+    expect(greetingEnd(observed, 3_320, settings)).toBeNull();
+    expect(greetingEnd(observed, 3_360, settings)).toEqual({ at: 3_350, by: 'beep' });
   });
 });
 

@@ -35,7 +35,13 @@ export interface MachineDetectorSettings {
   /** Whether the recogniser's words are heard; without them timing alone decides at `machineSpeechMs`. */
   useWords: boolean;
   longSpeechMs: number;
+  /** After a long opening, at least this long past the pause before a `human` verdict, for the recogniser's last words. */
   wordWaitMs: number;
+  /**
+   * And at most this long: past the pause and `wordWaitMs`, a long opening's `human` verdict waits for the recogniser's
+   * final words about it (a loaded machine's recogniser runs seconds behind the audio), up to this.
+   */
+  maxWordWaitMs: number;
   /** After the beep, before speaking: the machine starts recording as its beep ends, and a word cut off is lost. */
   afterBeepMs: number;
 }
@@ -48,6 +54,7 @@ export const DEFAULT_DETECTOR: MachineDetectorSettings = {
   useWords: true,
   longSpeechMs: 4_200,
   wordWaitMs: 500,
+  maxWordWaitMs: 3_000,
   afterBeepMs: 300,
 };
 
@@ -63,6 +70,8 @@ export interface SpeechSegment {
 export interface HeardText {
   at: number;
   text: string;
+  /** The recogniser's last word on an utterance: it has caught up with the audio up to here. */
+  final?: boolean;
 }
 
 /** A steady tone heard on the callee's side, ms from the answer; `at` is when it was known to be one. */
@@ -91,7 +100,7 @@ export interface Decision {
 export function decide(observed: Observed, now: number, settings: MachineDetectorSettings = DEFAULT_DETECTOR): Decision | null {
   const byWords = settings.useWords ? observed.heard?.find((h) => h.at <= now && machinePhrase(h.text) !== null) : undefined;
   const byBeep = beepBy(observed, now);
-  const byTiming = decideByTiming(observed.segments, now, settings);
+  const byTiming = awaitWords(decideByTiming(observed.segments, now, settings), observed.heard ?? [], now, settings);
   const machineAt = Math.min(byWords?.at ?? Infinity, byBeep?.at ?? Infinity);
   if (machineAt !== Infinity && (!byTiming || machineAt <= byTiming.at)) return { verdict: 'machine', at: machineAt };
   return byTiming;
@@ -102,7 +111,23 @@ export function beepBy(observed: Observed, now: number): HeardBeep | undefined {
   return observed.beeps?.find((b) => b.at <= now);
 }
 
-function decideByTiming(segments: readonly SpeechSegment[], now: number, settings: MachineDetectorSettings): Decision | null {
+/**
+ * A long opening's `human` verdict holds until the recogniser's final words about it have arrived (or `maxWordWaitMs`):
+ * a machine's phrase among them, arriving late on a loaded machine, still decides `machine`.
+ */
+function awaitWords(timing: TimingDecision | null, heard: readonly HeardText[], now: number, settings: MachineDetectorSettings): Decision | null {
+  if (!timing || timing.verdict !== 'human' || timing.openingEnd === undefined || !settings.useWords) return timing;
+  const caughtUp = heard.find((h) => h.final && h.at >= timing.openingEnd! && h.at <= now);
+  const at = caughtUp ? Math.max(timing.at, caughtUp.at) : timing.openingEnd + settings.pauseMs + settings.maxWordWaitMs;
+  return at <= now ? { verdict: 'human', at } : null;
+}
+
+/** A timing verdict; a long opening's `human` says where the opening ended, for the words about it to be awaited. */
+interface TimingDecision extends Decision {
+  openingEnd?: number;
+}
+
+function decideByTiming(segments: readonly SpeechSegment[], now: number, settings: MachineDetectorSettings): TimingDecision | null {
   if (segments.length === 0) return now >= settings.silenceTimeoutMs ? { verdict: 'unknown', at: settings.silenceTimeoutMs } : null;
   const machineMs = settings.useWords ? settings.longSpeechMs : settings.machineSpeechMs;
   // The opening: the first segment and those that follow it after pauses shorter than `pauseMs`.
@@ -118,11 +143,12 @@ function decideByTiming(segments: readonly SpeechSegment[], now: number, setting
     lastEnd = segment.end;
   }
   if (lastEnd === undefined) return null;
-  const wait = settings.useWords && speech >= settings.machineSpeechMs ? settings.pauseMs + settings.wordWaitMs : settings.pauseMs;
+  const long = settings.useWords && speech >= settings.machineSpeechMs;
+  const wait = long ? settings.pauseMs + settings.wordWaitMs : settings.pauseMs;
   // Speech resuming within the longer wait is still the opening, after a pause a person would not leave.
   const resumed = segments.find((s) => s.start > lastEnd! && s.start - lastEnd! < wait);
   if (resumed) return { verdict: 'machine', at: resumed.start };
-  return now - lastEnd >= wait ? { verdict: 'human', at: lastEnd + wait } : null;
+  return now - lastEnd >= wait ? { verdict: 'human', at: lastEnd + wait, ...(long ? { openingEnd: lastEnd } : {}) } : null;
 }
 
 export interface GreetingEnd {
@@ -132,10 +158,10 @@ export interface GreetingEnd {
 
 /** When a machine's greeting has ended (ms from the answer) and how it was known, or null while it may still be going. */
 export function greetingEnd(observed: Observed, now: number, settings: MachineDetectorSettings = DEFAULT_DETECTOR): GreetingEnd | null {
-  const beep = observed.beeps?.find((b) => b.end !== undefined && b.end + settings.afterBeepMs <= now);
-  if (beep) return { at: beep.end! + settings.afterBeepMs, by: 'beep' };
-  // A beep under way is the greeting's last moment: the silence before it is not the end.
-  if (observed.beeps?.some((b) => b.end === undefined && b.at <= now)) return null;
+  // A beep heard is the greeting's last moment: the greeting ends `afterBeepMs` after it, and the quiet before it, or
+  // the quiet counted while it sounds and just after, is not the end (the silence rule would speak over the beep).
+  const beep = observed.beeps?.find((b) => b.at <= now);
+  if (beep) return beep.end !== undefined && beep.end + settings.afterBeepMs <= now ? { at: beep.end + settings.afterBeepMs, by: 'beep' } : null;
   const last = observed.segments.at(-1);
   if (!last || last.end === undefined) return null;
   return now - last.end >= settings.greetingEndMs ? { at: last.end + settings.greetingEndMs, by: 'silence' } : null;
