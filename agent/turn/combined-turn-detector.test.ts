@@ -62,6 +62,28 @@ describe('the combined end-of-turn decision', () => {
     await stream.aclose();
   });
 
+  it("answers a whole phrase of the offline recogniser's grammar at once, though it carries no punctuation", async () => {
+    const model = new FakeModel(0.01);
+    const { signals, stream } = setup(model);
+    signals.final('book an appointment', undefined, true);
+    expect((await stream.predict().await).endOfTurnProbability).toBe(1);
+    expect(model.calls).toBe(0);
+    expect(signals.committed()).toMatchObject({ verdict: 'finished', decided_by: 'transcript', transcript: 'complete', transcript_rule: 'phrase_complete', delay_ms: 300 });
+    await stream.aclose();
+  });
+
+  it('still holds a whole phrase open when its words are a value being read out or trail off', async () => {
+    const model = new FakeModel(0.99);
+    const { signals, stream } = setup(model);
+    signals.final('my number is four one five', undefined, true);
+    expect((await stream.predict().await).endOfTurnProbability).toBe(0);
+    expect(signals.committed()).toMatchObject({ verdict: 'unfinished', transcript_rule: 'value_pending' });
+    signals.final('i would like to book a table for', undefined, true);
+    expect((await stream.predict().await).endOfTurnProbability).toBe(0);
+    expect(signals.committed()).toMatchObject({ verdict: 'unfinished', transcript_rule: 'continuation_word' });
+    await stream.aclose();
+  });
+
   it('asks the audio model when the words leave the turn open, and records its probability', async () => {
     const model = new FakeModel(0.12);
     const { signals, stream } = setup(model);

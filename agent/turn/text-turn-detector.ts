@@ -34,7 +34,7 @@ export type TranscriptVerdict = 'complete' | 'incomplete' | 'open';
 
 export interface TranscriptReading {
   verdict: TranscriptVerdict;
-  reason: 'empty' | 'value_pending' | 'terminal_punctuation' | 'trailing_punctuation' | 'continuation_word' | 'content_word';
+  reason: 'empty' | 'value_pending' | 'terminal_punctuation' | 'trailing_punctuation' | 'continuation_word' | 'content_word' | 'phrase_complete';
   /** The value the caller is giving, from their words or the assistant's question. */
   valueKind?: ValueKind;
 }

@@ -20,6 +20,8 @@ export class TurnSignals {
   /** The recogniser's language of the caller's last words, as the session looks its thresholds up. */
   language: LanguageCode | undefined;
   #finals: string[] = [];
+  /** The recogniser marked the last final as whole phrases of its grammar (the offline recogniser's full stop). */
+  #phraseComplete = false;
   #interim = '';
   #question: string | undefined;
   #recogniserEndpoint = false;
@@ -40,18 +42,26 @@ export class TurnSignals {
     return this.#recogniserEndpoint;
   }
 
-  /** What the words so far say of the turn, with the assistant's last words as context. */
+  /**
+   * What the words so far say of the turn, with the assistant's last words as context. Words the recogniser marked as
+   * whole phrases read as a closed sentence would: complete, unless a rule of the words themselves holds them open.
+   */
   reading(): TranscriptReading {
-    return readTranscript(this.text, this.#question);
+    const reading = readTranscript(this.text, this.#question);
+    if (this.#phraseComplete && this.#interim.trim() === '' && reading.reason === 'content_word') return { ...reading, verdict: 'complete', reason: 'phrase_complete' };
+    return reading;
   }
 
   interim(text: string, language?: LanguageCode): void {
     this.#interim = text;
+    if (text.trim()) this.#phraseComplete = false;
     this.#heard(language);
   }
 
-  final(text: string, language?: LanguageCode): void {
+  /** `phraseComplete`: the recogniser marked these words as whole phrases of its grammar. */
+  final(text: string, language?: LanguageCode, phraseComplete = false): void {
     this.#finals.push(text);
+    if (text.trim()) this.#phraseComplete = phraseComplete;
     this.#interim = '';
     this.#heard(language);
   }
@@ -82,6 +92,7 @@ export class TurnSignals {
   committed(): TurnDecision | undefined {
     const decision = this.#decision;
     this.#finals = [];
+    this.#phraseComplete = false;
     this.#interim = '';
     this.#recogniserEndpoint = false;
     this.#decision = undefined;

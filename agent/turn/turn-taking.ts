@@ -5,6 +5,7 @@ import { pauseReplyForCaller, replyInProgress, resumePausedReply } from './sessi
 import { TextTurnDetector } from './text-turn-detector.js';
 import { TurnSignals, type EndpointingDelays, type TurnDecision } from './turn-signals.js';
 import type { TurnDetectionMode } from './vad.js';
+import { isPhraseComplete } from '../providers/local/local-stt.js';
 
 // One call's turn-taking, around the framework's session: the end-of-turn decision from every signal
 // (combined-turn-detector.ts), words over the assistant held back until they are a turn (overlap-filter.ts), and the
@@ -162,7 +163,7 @@ export class TurnTaking {
   /** What the session is given also feeds the end-of-turn signals. */
   #note(event: stt.SpeechEvent): void {
     const alternative = event.alternatives?.[0];
-    if (event.type === stt.SpeechEventType.FINAL_TRANSCRIPT) this.signals.final(alternative?.text ?? '', alternative?.language);
+    if (event.type === stt.SpeechEventType.FINAL_TRANSCRIPT) this.signals.final(alternative?.text ?? '', alternative?.language, isPhraseComplete(alternative));
     else if (event.type === stt.SpeechEventType.INTERIM_TRANSCRIPT) this.signals.interim(alternative?.text ?? '', alternative?.language);
     else if (event.type === stt.SpeechEventType.END_OF_SPEECH) this.signals.recogniserEnded();
   }

@@ -105,7 +105,7 @@ export const TurnDecision = z
     verdict: z.enum(['finished', 'unfinished']).describe('finished: answered after min_endpointing_delay; unfinished: the assistant waited up to max_endpointing_delay for more'),
     decided_by: z.enum(['transcript', 'audio_model', 'none']).describe('the signal that settled it'),
     transcript: z.enum(['complete', 'incomplete', 'open']).describe("what the caller's words said; open leaves it to the audio model"),
-    transcript_rule: z.enum(['empty', 'value_pending', 'terminal_punctuation', 'trailing_punctuation', 'continuation_word', 'content_word']),
+    transcript_rule: z.enum(['empty', 'value_pending', 'terminal_punctuation', 'trailing_punctuation', 'continuation_word', 'content_word', 'phrase_complete']),
     value_kind: z.enum(['phone', 'email', 'code', 'date']).nullable().describe('the value the caller was giving, from their words or the question before'),
     audio_model_probability: z.number().nullable(),
     audio_model_threshold: z.number().nullable(),

@@ -3,7 +3,7 @@ import { startDocumentProcessing } from '../../modules/knowledge/processing.js';
 import { apiTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
-import { localSettings, runTimeline } from '../runtime/call-harness.js';
+import { afterReply, connected, localSettings, runTimeline } from '../runtime/call-harness.js';
 
 // Knowledge in a whole audio call: a document uploaded through the API and attached to an assistant is processed
 // (converted, chunked, embedded by the offline model) and its passage reaches the model's prompt when the caller asks;
@@ -61,13 +61,26 @@ it('answers from an uploaded document, records the retrieval, and stops answerin
     const call = await prisma.call.create({
       data: { callSid: `CA${Math.random().toString(16).slice(2, 14)}`, organizationId: tenant.organizationId, assistantId: assistant.body.id, direction: 'inbound', variables: {} },
     });
-    // The document goes between the caller's two questions, while the call runs.
-    const deleting = new Promise<number>((resolve) => setTimeout(() => void api.call(tenant, 'DELETE', `/api/documents/${documentId}`).then((r) => resolve(r.status)), 4_500));
-    const run = await runTimeline(prisma, call.id, [
-      { atMs: 1_000, text: 'what time is it' },
-      { atMs: 6_000, text: 'what time is it' },
-    ], { hangupAtMs: 10_000 });
-    expect(await deleting).toBe(200);
+    // The document goes between the caller's two questions, while the call runs: once the first has been answered it
+    // is deleted, and the caller asks again; they hang up once the second answer has been spoken.
+    let deleted: number | undefined;
+    const run = await runTimeline(
+      prisma,
+      call.id,
+      [
+        { after: connected, atMs: 1_000, text: 'what time is it' },
+        { after: () => deleted !== undefined, atMs: 500, text: 'what time is it' },
+      ],
+      {
+        hangupAfter: async (progress) => {
+          await progress.until(afterReply(1));
+          deleted = (await api.call(tenant, 'DELETE', `/api/documents/${documentId}`)).status;
+          await progress.until(afterReply(2));
+        },
+      },
+    );
+    expect(deleted).toBe(200);
+    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
     expect(run.result.status).toBe('completed');
 
     const turns = await prisma.callTurn.findMany({ where: { callId: call.id, role: 'assistant' }, orderBy: { position: 'asc' } });
@@ -88,7 +101,7 @@ it('answers from an uploaded document, records the retrieval, and stops answerin
   } finally {
     await processing.stop();
   }
-}, 90_000);
+}, 120_000);
 
 it('lets the model search the documents itself with a knowledge_search tool', async ({ api, tenant, llm }) => {
   const prisma = api.db.prisma;
@@ -108,7 +121,9 @@ it('lets the model search the documents itself with a knowledge_search tool', as
     const call = await prisma.call.create({
       data: { callSid: `CA${Math.random().toString(16).slice(2, 14)}`, organizationId: tenant.organizationId, assistantId: assistant.body.id, direction: 'inbound', variables: {} },
     });
-    const run = await runTimeline(prisma, call.id, [{ atMs: 1_000, text: 'what time is it' }], { hangupAtMs: 7_000 });
+    // A second after the line connects the caller asks; once the answer (after the search) has been spoken, they hang up.
+    const run = await runTimeline(prisma, call.id, [{ after: connected, atMs: 1_000, text: 'what time is it' }], { hangupWhen: afterReply(1) });
+    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
     expect(run.result.status).toBe('completed');
     const turns = await prisma.callTurn.findMany({ where: { callId: call.id, role: 'assistant' }, orderBy: { position: 'asc' } });
     const reply = turns.find((t) => t.toolCalls !== null)!;
@@ -118,4 +133,4 @@ it('lets the model search the documents itself with a knowledge_search tool', as
   } finally {
     await processing.stop();
   }
-}, 90_000);
+}, 120_000);

@@ -4,7 +4,7 @@ import { PlaybookCreate } from '../../modules/playbooks/schemas.js';
 import { createPlaybook } from '../../modules/playbooks/service.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { startFakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
-import { createCall, localSettings, runTimeline, runtimeOrganization } from '../runtime/call-harness.js';
+import { afterReply, connected, createCall, localSettings, runTimeline, runtimeOrganization } from '../runtime/call-harness.js';
 
 // A playbook in a whole audio call: the model takes its handoff, the playbook's agent speaks first with the playbook's
 // instructions and tools, saves the caller's values (a bad one refused with why, then given again), leaves by the way
@@ -72,15 +72,17 @@ describe('a playbook in a call', () => {
     };
 
     const call = await createCall(db.prisma, localSettings(llm.url, { playbook_ids: [playbook.id] }));
+    // The caller answers the playbook's question half a second after it; they hang up once the main agent has spoken.
     const run = await runTimeline(
       db.prisma,
       call.id,
       [
-        { atMs: 1_000, text: 'book an appointment' },
-        { atMs: 5_000, text: 'yes please' },
+        { after: connected, atMs: 1_000, text: 'book an appointment' },
+        { after: afterReply(1), atMs: 500, text: 'yes please' },
       ],
-      { hangupAtMs: 11_000 },
+      { hangupWhen: afterReply(2) },
     );
+    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
     expect(run.result.status).toBe('completed');
 
     // The playbook's agent: the assistant's prompt and the playbook, its own tools and the way back, the conversation.
@@ -109,7 +111,7 @@ describe('a playbook in a call', () => {
     // The transcript records the handoff, the saves (the refused one as an error) and the way back, across the agents.
     const called = turns.flatMap((t) => ((t.toolCalls ?? []) as Array<{ name: string; is_error: boolean }>).map((c) => `${c.name}${c.is_error ? '!' : ''}`));
     expect(called).toEqual(['use_playbook_booking', 'save_values!', 'save_values', 'finish_playbook']);
-  }, 40_000);
+  }, 120_000);
 
   it('goes back to the main agent when the caller changes the subject, which answers them, and reports what is missing', async ({ db, llm }) => {
     const organizationId = await runtimeOrganization(db.prisma);
@@ -135,15 +137,17 @@ describe('a playbook in a call', () => {
     };
 
     const call = await createCall(db.prisma, localSettings(llm.url, { playbook_ids: [playbook.id] }));
+    // Half a second after the playbook asks for a number, the caller asks the time; they hang up once it is answered.
     const run = await runTimeline(
       db.prisma,
       call.id,
       [
-        { atMs: 1_000, text: 'book an appointment' },
-        { atMs: 5_000, text: 'what time is it' },
+        { after: connected, atMs: 1_000, text: 'book an appointment' },
+        { after: afterReply(1), atMs: 500, text: 'what time is it' },
       ],
-      { hangupAtMs: 10_000 },
+      { hangupWhen: afterReply(2) },
     );
+    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
     expect(run.result.status).toBe('completed');
     // Back in the main agent, the caller's question is the last thing it reads, with its own prompt and tools.
     const back = mainChats.at(-1)!;
@@ -155,5 +159,5 @@ describe('a playbook in a call', () => {
     expect(turns.map((t) => t.text)).toContain('It is nine o clock.');
     const row = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } });
     expect(row.collectedValues).toEqual({ Callback: { values: {}, missing: ['phone'] } });
-  }, 40_000);
+  }, 120_000);
 });

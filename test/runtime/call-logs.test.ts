@@ -1,7 +1,7 @@
 import { initializeLogger } from '@livekit/agents';
 import { afterAll, describe, expect, vi } from 'vitest';
 import { dbTest } from '../helpers/fixtures.js';
-import { createCall, localSettings, runTimeline } from './call-harness.js';
+import { afterReply, createCall, localSettings, runTimeline } from './call-harness.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 
 // What a call writes to the log: the framework's logger at debug level, its JSON lines on stdout captured.
@@ -47,7 +47,8 @@ async function capturingLogs<T>(fn: () => Promise<T>): Promise<{ result: T; logs
 describe('the log of a call', () => {
   it("keeps the caller's words and the assistant's replies out of info lines, and has them at debug", async ({ db, llm }) => {
     const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello, how can I help?' } }));
-    const { result, logs } = await capturingLogs(() => runTimeline(db.prisma, call.id, [{ atMs: 2500, text: 'book an appointment' }], { hangupAtMs: 7500 }));
+    // Half a second after the welcome the caller asks; once the answer has been spoken, they hang up.
+    const { result, logs } = await capturingLogs(() => runTimeline(db.prisma, call.id, [{ after: afterReply(1), atMs: 500, text: 'book an appointment' }], { hangupWhen: afterReply(2) }));
     expect(result.result.transcript.map((t) => t.text)).toEqual(['Hello, how can I help?', 'book an appointment', 'Your appointment is on Tuesday.']);
 
     const said = /book an appointment|appointment is on tuesday|how can i help/i;
@@ -58,14 +59,15 @@ describe('the log of a call', () => {
     expect(atInfo.some((l) => Object.entries(l).some(([k, v]) => /(^|\.)pii(\.|$)/.test(k) && typeof v === 'string' && v.startsWith('[redacted')))).toBe(true);
     // Whoever debugs a call still has what was said.
     expect(logs.filter((l) => l.level < INFO).some((l) => /book an appointment/i.test(JSON.stringify(l)))).toBe(true);
-  }, 40_000);
+  }, 120_000);
 });
 
 describe('a call to an assistant whose vendors have no key', () => {
   it('ends failed with missing_credentials before connecting anywhere, and the log names each unset variable', async ({ db }) => {
     // The README's first assistant: every vendor the default, and no key in the environment.
     const call = await createCall(db.prisma, { recording_settings: { recording_enabled: false } });
-    const { result, logs } = await capturingLogs(() => runTimeline(db.prisma, call.id, [], { env: {}, hangupAtMs: 20_000 }));
+    // Nobody hangs up: the call ends before it starts.
+    const { result, logs } = await capturingLogs(() => runTimeline(db.prisma, call.id, [], { env: {} }));
     expect(result.result).toMatchObject({ status: 'failed', endReason: 'missing_credentials' });
     expect(await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } })).toMatchObject({ status: 'failed', endReason: 'missing_credentials' });
 
@@ -78,18 +80,19 @@ describe('a call to an assistant whose vendors have no key', () => {
     });
     // Nothing tried a vendor with an empty key.
     expect(logs.some((l) => /failed to connect|deepgram/i.test(l.msg))).toBe(false);
-  }, 40_000);
+  }, 120_000);
 
   it('runs the call when the only missing key is a fallback LLM one, and says which variable it lacks', async ({ db, llm }) => {
     const call = await createCall(
       db.prisma,
       localSettings(llm.url, { llm_fallback_providers: { enabled: true, fallbacks: [{ provider: 'anthropic' }] }, llm_settings: { welcome_message: 'Hello.' } }),
     );
-    const { result, logs } = await capturingLogs(() => runTimeline(db.prisma, call.id, [], { env: {}, hangupAtMs: 3000 }));
+    // The call runs: its welcome is spoken, then the caller hangs up.
+    const { result, logs } = await capturingLogs(() => runTimeline(db.prisma, call.id, [], { env: {}, hangupWhen: afterReply(1) }));
     expect(result.result).toMatchObject({ status: 'completed', endReason: 'customer_hangup' });
     expect(logs.find((l) => l.level === WARN && l.msg.startsWith('an llm endpoint has no credential'))).toMatchObject({
       variables: ['ANTHROPIC_API_KEY'],
       fields: ['llm_fallback_providers.fallbacks.0.provider'],
     });
-  }, 40_000);
+  }, 120_000);
 });

@@ -4,7 +4,7 @@ import { mp3Info } from '../../media/mp3-duration.js';
 import { rms } from '../../media/pcm.js';
 import { decodeWav } from '../../media/wav.js';
 import { dbTest } from '../helpers/fixtures.js';
-import { createCall, localSettings, runTimeline } from './call-harness.js';
+import { afterReply, connected, createCall, localSettings, runTimeline } from './call-harness.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 
 const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
@@ -24,8 +24,8 @@ describe('call recording', () => {
       db.prisma,
       localSettings(llm.url, { recording_settings: { recording_enabled: true, consent_required: true, consent_prompt: consent }, llm_settings: { welcome_message: 'Hi there.' } }),
     );
-    // The caller speaks once both lines have had time to start even on a busy machine: this test is about the tracks.
-    const run = await runTimeline(db.prisma, call.id, [{ atMs: 4500, text: 'what time is it' }], { hangupAtMs: 8500 });
+    // The caller speaks half a second after the consent prompt and the welcome; once answered, they hang up.
+    const run = await runTimeline(db.prisma, call.id, [{ after: afterReply(2), atMs: 500, text: 'what time is it' }], { hangupWhen: afterReply(3) });
     const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { recordings: true, turns: { orderBy: { position: 'asc' } } } });
     expect(stored.turns.slice(0, 2).map((t) => t.text)).toEqual([consent, 'Hi there.']);
     expect(stored.recordings.map((r) => r.track).sort()).toEqual(['assistant', 'mixed', 'user']);
@@ -41,11 +41,12 @@ describe('call recording', () => {
     }
     const event = await db.prisma.event.findFirstOrThrow({ where: { type: 'call.completed', organizationId: call.organizationId } });
     expect((event.payload as { recordings: unknown[] }).recordings).toHaveLength(3);
-  }, 40_000);
+  }, 120_000);
 
   it('records in wav with the caller and the assistant where each spoke', async ({ db, llm }) => {
     const call = await createCall(db.prisma, localSettings(llm.url, { recording_settings: { recording_enabled: true, recording_format: 'wav', record_mixed_audio: false } }));
-    const run = await runTimeline(db.prisma, call.id, [{ atMs: 1000, text: 'what time is it' }], { hangupAtMs: 6000 });
+    // A second after the line connects the caller asks; once the answer has been spoken, they hang up.
+    const run = await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 1000, text: 'what time is it' }], { hangupWhen: afterReply(1) });
     const recordings = await db.prisma.callRecording.findMany({ where: { callId: call.id } });
     expect(recordings.map((r) => r.track).sort()).toEqual(['assistant', 'user']);
     const user = decodeWav(await readFile(`${run.dataDir}/${recordings.find((r) => r.track === 'user')!.storageKey}`));
@@ -57,5 +58,5 @@ describe('call recording', () => {
     expect(firstReply).toBeGreaterThan(spoken.endMs);
     expect(level(assistant.samples, assistant.sampleRate, firstReply, firstReply + 500)).toBeGreaterThan(500);
     expect(level(assistant.samples, assistant.sampleRate, 0, spoken.endMs)).toBeLessThan(50);
-  }, 40_000);
+  }, 120_000);
 });

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { llm as agentsLlm, voice } from '@livekit/agents';
 import { z } from 'zod';
 import { dbTest } from '../helpers/fixtures.js';
-import { afterCallerSaid, afterReply, createCall, localSettings, runTimeline, whileSpeaking } from './call-harness.js';
+import { afterCallerSaid, afterReply, connected, createCall, localSettings, runTimeline, whileSpeaking } from './call-harness.js';
 import { startFakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
 
 let replies: (body: Record<string, unknown>, i: number) => OpenAIReply = () => ({ text: 'It is noon.' });
@@ -56,6 +56,23 @@ describe('a scripted call through the runtime', () => {
     const mine = events.filter((e) => (e.payload as { call_sid: string }).call_sid === call.callSid);
     expect(mine.map((e) => e.type)).toEqual(['call.started', 'call.completed']);
     expect(mine[1]!.payload).toMatchObject({ status: 'completed', end_reason: 'customer_hangup', summary: 'The caller asked the time.', transcript: expect.arrayContaining([expect.objectContaining({ role: 'user', text: 'what time is it', interrupted: false })]) });
+  }, 120_000);
+});
+
+describe('the end of a turn on the offline recogniser', () => {
+  it('answers a whole keyterm phrase at the minimum delay with the default detector, though the recogniser does not punctuate', async ({ db, llm }) => {
+    replies = () => ({ text: 'Of course.' });
+    const settings = localSettings(llm.url);
+    const stt = settings.stt_settings as Record<string, unknown>;
+    const call = await createCall(db.prisma, { ...settings, stt_settings: { ...stt, turn_detection: { mode: 'turn_detector', min_endpointing_delay: 0.3, max_endpointing_delay: 2.5 } } });
+    await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 500, text: 'book an appointment' }], { hangupWhen: afterReply(1) });
+    const turns = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
+    expect(turns.map((t) => [t.role, t.text])).toEqual([
+      ['user', 'book an appointment'],
+      ['assistant', 'Of course.'],
+    ]);
+    // Decided by the words the moment they came, not by the audio model, which waits the full 2.5 s when unsure.
+    expect(turns[1]!.turnDecision).toMatchObject({ verdict: 'finished', decided_by: 'transcript', transcript: 'complete', transcript_rule: 'phrase_complete', delay_ms: 300 });
   }, 120_000);
 });
 

@@ -6,7 +6,7 @@ import { SecretBox } from '../../lib/secret-box.js';
 import { createTool } from '../../modules/tools/service.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { startFakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
-import { createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
+import { afterReply, connected, createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
 
 // An assistant's stored HTTP tool in a whole audio call: offered to the model, called with the call's variable and the
 // tool's credential, its result given back to the model, and the call of it on the transcript with status and duration.
@@ -61,7 +61,9 @@ describe("an assistant's HTTP tool in a call", () => {
       return result ? { text: `Your order has ${JSON.parse(String(result.content)).status === 'shipped' ? 'shipped' : 'not shipped'}.` } : { toolCalls: [{ name: 'lookup_order', arguments: '{"order_id":"A-17"}' }] };
     };
     const call = await createCall(db.prisma, localSettings(llm.url, { assigned_tools: [tool.id] }), { variables: { account: 'acme' } });
-    const run = await runTimeline(db.prisma, call.id, [{ atMs: 1_000, text: 'good morning' }], { hangupAtMs: 7_000, secrets, allowPrivateToolTargets: true });
+    // The caller speaks a second after the line connects; the one reply, after the lookup, ends the conversation.
+    const run = await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 1_000, text: 'good morning' }], { hangupWhen: afterReply(1), secrets, allowPrivateToolTargets: true });
+    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
     expect(run.result.status).toBe('completed');
 
     expect(JSON.stringify(offered)).toContain('lookup_order');
@@ -73,5 +75,5 @@ describe("an assistant's HTTP tool in a call", () => {
       { name: 'lookup_order', arguments: { order_id: 'A-17' }, output: { status: 'shipped', eta: 'Friday' }, is_error: false, at_ms: expect.any(Number), http_status: 200, duration_ms: expect.any(Number) },
     ]);
     expect(JSON.stringify(turns)).not.toContain(SECRET);
-  }, 40_000);
+  }, 120_000);
 });

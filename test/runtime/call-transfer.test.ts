@@ -17,11 +17,12 @@ import { until } from '../helpers/until.js';
 import { speechSamples } from '../fakes/scripted-caller.js';
 import { NOT_IN_PROGRESS, startFakeTwilioRest, type FakeTwilioRest } from '../fakes/twilio-rest.js';
 import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
-import { createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
+import { afterReply, connected, createCall, localSettings, runTimeline, runtimeOrganization, type Cue } from './call-harness.js';
 import { createTool } from '../../modules/tools/service.js';
 import { startHttpServer } from '../fakes/http-server.js';
 import { startFakeLiveKit, type FakeLiveKit } from '../fakes/livekit.js';
 import { ScriptedCaller } from '../fakes/scripted-caller.js';
+import { CallProgress } from './call-progress.js';
 import { PushAudioInput } from '../../agent/io/push-audio-input.js';
 import { PacedAudioOutput } from '../../agent/io/paced-audio-output.js';
 import { LiveKitSipLine } from '../../agent/io/livekit-line.js';
@@ -50,6 +51,10 @@ let runner: CallAudioRunner | undefined;
 let replies: (messages: Array<{ role: string; content: unknown }>) => OpenAIReply = () => ({ text: 'Hello.' });
 const tools: Record<string, number> = {};
 const numbers: Record<string, string> = {};
+/** What the assistant of each carrier call has said so far, by call id, as the call's audio link reports it. */
+const assistantSaid = new Map<number, string[]>();
+/** A safety cap on a carrier call's stream; a call normally ends long before, by itself or once the caller hangs up. */
+const CARRIER_CALL_CAP_MS = 90_000;
 
 beforeAll(async () => {
   llm = await startFakeOpenAI((body) => {
@@ -61,7 +66,18 @@ beforeAll(async () => {
   });
   carrier = await startFakeTwilioRest({ authToken: AUTH_TOKEN });
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-transfer-'));
-  api = await createApiContext({ twilioAuthToken: AUTH_TOKEN, callAudioRunner: { open: (id) => runner!.open(id) } });
+  api = await createApiContext({
+    twilioAuthToken: AUTH_TOKEN,
+    callAudioRunner: {
+      open: (id) => {
+        const link = runner!.open(id);
+        const said: string[] = [];
+        assistantSaid.set(id, said);
+        link.onTranscript((entry) => void (entry.role === 'assistant' && said.push(entry.text)));
+        return link;
+      },
+    },
+  });
   runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { carrier: { accountSid: carrier.accountSid, authToken: AUTH_TOKEN, apiBaseUrl: carrier.url } }));
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
@@ -92,9 +108,10 @@ afterAll(async () => {
 
 /**
  * One phone call as the carrier makes it: the webhook, the socket, one second of silence, the caller's words, then
- * silence until the call closes the socket (or `stop` is sent) or `maxMs` passes. Answers what the caller heard.
+ * silence until the call closes the socket (or `stop` is sent), or until the caller hangs up a moment after the
+ * assistant has said `hangUpAfter`. Answers what the caller heard.
  */
-async function carrierCall(callSid: string, to: string, words: string, opts: { maxMs?: number } = {}) {
+async function carrierCall(callSid: string, to: string, words: string, opts: { hangUpAfter?: string } = {}) {
   const params = { To: to, From: '+14155550199', CallSid: callSid };
   const hook = await fetch(`${base}/telephony/twilio/voice`, {
     method: 'POST',
@@ -104,6 +121,8 @@ async function carrierCall(callSid: string, to: string, words: string, opts: { m
   const twiml = await hook.text();
   const streamUrl = /<Stream url="([^"]+)">/.exec(twiml)![1]!;
   const token = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]!;
+  const callId = (await api.db.prisma.call.findFirstOrThrow({ where: { providerCallSid: callSid } })).id;
+  const waitedFor = () => opts.hangUpAfter !== undefined && (assistantSaid.get(callId) ?? []).includes(opts.hangUpAfter);
   const ws = new WebSocket(streamUrl);
   await new Promise((r) => ws.once('open', r));
   const heard: Int16Array[] = [];
@@ -125,9 +144,13 @@ async function carrierCall(callSid: string, to: string, words: string, opts: { m
   const silence = encodeMulaw(new Int16Array(160));
   const started = Date.now();
   const streaming = (async () => {
-    for (let chunk = 0; open && Date.now() - started < (opts.maxMs ?? 20_000); chunk++) {
+    let hangUpAt: number | undefined;
+    for (let chunk = 0; open && Date.now() - started < CARRIER_CALL_CAP_MS; chunk++) {
       const due = started + chunk * 20;
       if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      // As a caller does, a moment after what they waited for, not in the same millisecond.
+      if (hangUpAt === undefined && waitedFor()) hangUpAt = Date.now() + 300;
+      if (hangUpAt !== undefined && Date.now() >= hangUpAt) break;
       const offset = (chunk - 50) * 160;
       const payload = chunk >= 50 && offset < speech.length ? speech.subarray(offset, offset + 160) : silence;
       if (open) ws.send(JSON.stringify({ event: 'media', streamSid: `MZ${callSid}`, media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * 20), payload: Buffer.from(payload).toString('base64') } }));
@@ -176,7 +199,7 @@ describe('transfer_call on a carrier’s Media Streams call', () => {
     expect(llm.chats().filter((c) => JSON.stringify(c.messages).includes('transferred_to'))).toHaveLength(0);
     // The handoff played to the caller before the line went: a second and more of speech came back.
     expect(call.heard.length * 20).toBeGreaterThan(1_000);
-  }, 60_000);
+  }, 120_000);
 
   it('is still a transfer when the carrier stops the stream before its answer to the update arrives', async () => {
     carrier.addCall('CAtransfer3');
@@ -192,7 +215,7 @@ describe('transfer_call on a carrier’s Media Streams call', () => {
     const stored = await endedCall('CAtransfer3');
     expect(stored).toMatchObject({ status: 'completed', endReason: 'transferred' });
     expect(stored.turns.flatMap((t) => (t.toolCalls as unknown[] | null) ?? [])).toMatchObject([{ name: 'transfer_to_desk', is_error: false }]);
-  }, 60_000);
+  }, 120_000);
 
   it('tells the model when the carrier refuses the transfer, and the call goes on', async () => {
     carrier.addCall('CAtransfer2');
@@ -203,7 +226,8 @@ describe('transfer_call on a carrier’s Media Streams call', () => {
       if (result) told = String(result.content);
       return result ? { text: 'Sorry, I could not put you through.' } : { toolCalls: [{ name: 'transfer_to_desk', arguments: '{}' }] };
     };
-    const call = await carrierCall('CAtransfer2', numbers.transfer_to_desk!, 'book an appointment', { maxMs: 12_000 });
+    // Once the assistant has said the transfer did not go through, the caller hangs up.
+    const call = await carrierCall('CAtransfer2', numbers.transfer_to_desk!, 'book an appointment', { hangUpAfter: 'Sorry, I could not put you through.' });
     await call.closed;
     expect(told).toMatch(/did not go through.*Call is not in-progress.*still on the line/);
     const stored = await endedCall('CAtransfer2');
@@ -212,13 +236,14 @@ describe('transfer_call on a carrier’s Media Streams call', () => {
     const toolCalls = stored.turns.flatMap((t) => (t.toolCalls as Array<{ is_error: boolean; output: unknown }> | null) ?? []);
     expect(toolCalls).toMatchObject([{ name: 'transfer_to_desk', is_error: true }]);
     expect(String(toolCalls[0]!.output)).not.toContain(DESK.slice(1));
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('send_dtmf on a carrier’s Media Streams call', () => {
   it('plays the keys in-band, and the caller’s side reads the digits back from the audio it hears', async () => {
     replies = (messages) => (toolMessage(messages) ? { text: 'Done.' } : { toolCalls: [{ name: 'press_keys', arguments: '{"digits":"14w#"}' }] });
-    const call = await carrierCall('CAdtmf1', numbers.press_keys!, 'yes please', { maxMs: 9_000 });
+    // The keys play before the reply that follows them; once it has been spoken, the caller hangs up.
+    const call = await carrierCall('CAdtmf1', numbers.press_keys!, 'yes please', { hangUpAfter: 'Done.' });
     const heard = await call.closed;
     const audio = new Int16Array(heard.reduce((n, f) => n + f.length, 0));
     heard.reduce((at, f) => (audio.set(f, at), at + f.length), 0);
@@ -226,7 +251,7 @@ describe('send_dtmf on a carrier’s Media Streams call', () => {
     const stored = await endedCall('CAdtmf1');
     const toolCalls = stored.turns.flatMap((t) => (t.toolCalls as unknown[] | null) ?? []);
     expect(toolCalls).toMatchObject([{ name: 'press_keys', arguments: { digits: '14w#' }, output: { sent: '14w#' }, is_error: false }]);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('end_call and the built-ins on a web call', () => {
@@ -252,9 +277,9 @@ describe('end_call and the built-ins on a web call', () => {
       return result ? { text: 'Goodbye, and thank you for calling.' } : { toolCalls: [{ name: 'hang_up', arguments: '{}' }] };
     };
     const row = await createCall(prisma, localSettings(llm.url, { assigned_tools: [tool.id] }));
-    const started = Date.now();
-    const run = await runTimeline(prisma, row.id, [{ atMs: 1_000, text: 'thank you' }], { hangupAtMs: 25_000, secrets });
-    expect(Date.now() - started).toBeLessThan(20_000);
+    // Nobody hangs up: the assistant ends the call.
+    const run = await runTimeline(prisma, row.id, [{ after: connected, atMs: 1_000, text: 'thank you' }], { secrets });
+    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
     expect(run.result).toMatchObject({ status: 'completed', endReason: 'assistant_ended_call' });
     expect(asked).toMatch(/say a short goodbye/);
     const turns = await prisma.callTurn.findMany({ where: { callId: row.id }, orderBy: { position: 'asc' } });
@@ -267,7 +292,7 @@ describe('end_call and the built-ins on a web call', () => {
     expect(stored.endReason).toBe('assistant_ended_call');
     expect(stored.durationMs!).toBeGreaterThanOrEqual(lastFrameMs - 100);
     expect(goodbye.endMs).toBeLessThanOrEqual(stored.durationMs!);
-  }, 60_000);
+  }, 120_000);
 
   it('ends the call once the goodbye the model said along with end_call has played, asking for no other reply', async ({ onTestFinished }) => {
     // Models often say the goodbye and call the tool in one answer: text deltas, then the tool call, finish_reason
@@ -309,7 +334,9 @@ describe('end_call and the built-ins on a web call', () => {
       messages: { on_start: null, on_slow: null, slow_after_ms: 2_000, on_failure: null },
     });
     const row = await createCall(prisma, localSettings(model.url, { assigned_tools: [tool.id] }));
-    const run = await runTimeline(prisma, row.id, [{ atMs: 1_000, text: 'thank you' }], { hangupAtMs: 25_000, secrets });
+    // Nobody hangs up: the assistant ends the call.
+    const run = await runTimeline(prisma, row.id, [{ after: connected, atMs: 1_000, text: 'thank you' }], { secrets });
+    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
     expect(run.result).toMatchObject({ status: 'completed', endReason: 'assistant_ended_call' });
     expect(chats).toHaveLength(1);
     const turns = await prisma.callTurn.findMany({ where: { callId: row.id }, orderBy: { position: 'asc' } });
@@ -319,7 +346,7 @@ describe('end_call and the built-ins on a web call', () => {
     expect(toolCalls).toMatchObject([{ name: 'bye', output: 'The call has ended.', is_error: false }]);
     const stored = await prisma.call.findUniqueOrThrow({ where: { id: row.id } });
     expect(stored.durationMs!).toBeGreaterThanOrEqual(run.playedAtMs.at(-1)! - 100);
-  }, 60_000);
+  }, 120_000);
 
   it('refuses transfer_call and send_dtmf on a web call with a sentence the model relays', async () => {
     const prisma = api.db.prisma;
@@ -336,7 +363,9 @@ describe('end_call and the built-ins on a web call', () => {
     };
     const chatsBefore = llm.chats().length;
     const row = await createCall(prisma, localSettings(llm.url, { assigned_tools: [transfer.id, keys.id] }));
-    const run = await runTimeline(prisma, row.id, [{ atMs: 1_000, text: 'book an appointment' }], { hangupAtMs: 8_000, secrets });
+    // Once the reply relaying the refusals has been spoken, the caller hangs up.
+    const run = await runTimeline(prisma, row.id, [{ after: connected, atMs: 1_000, text: 'book an appointment' }], { hangupWhen: afterReply(1), secrets });
+    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
     expect(run.result).toMatchObject({ status: 'completed', endReason: 'customer_hangup' });
     expect(told).toMatch(/cannot be transferred.*web call.* \| Keypad tones cannot be sent on this call/);
     // The built-ins' parameters are ours: none for a transfer, the digits for keys.
@@ -348,7 +377,7 @@ describe('end_call and the built-ins on a web call', () => {
       { name: 'web_transfer', is_error: true },
       { name: 'web_keys', arguments: { digits: '1' }, is_error: true },
     ]);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('the built-ins on a LiveKit SIP call', () => {
@@ -360,8 +389,11 @@ describe('the built-ins on a LiveKit SIP call', () => {
   });
   afterAll(() => livekit.close());
 
-  /** A call as the LiveKit job runs it, with the SIP caller's line: the room itself is the one part not run here. */
-  async function sipCall(assigned: number[], words: string, hangupAtMs: number) {
+  /**
+   * A call as the LiveKit job runs it, with the SIP caller's line: the room itself is the one part not run here. The
+   * caller speaks a second after the line connects and hangs up once `hangupWhen` holds; without it, the call ends itself.
+   */
+  async function sipCall(assigned: number[], words: string, hangupWhen?: Cue) {
     const prisma = api.db.prisma;
     const row = await createCall(prisma, localSettings(llm.url, { assigned_tools: assigned }));
     const published: string[] = [];
@@ -376,12 +408,31 @@ describe('the built-ins on a LiveKit SIP call', () => {
     const input = new PushAudioInput();
     const output = new PacedAudioOutput();
     const caller = new ScriptedCaller(input);
-    await caller.schedule([{ atMs: 1_000, text: words }]);
+    const progress = new CallProgress();
+    await caller.schedule([{ after: () => connected(progress), atMs: 1_000, text: words }]);
     const hangup = new AbortController();
-    const timer = setTimeout(() => hangup.abort(), hangupAtMs);
+    let timer: NodeJS.Timeout | undefined;
+    if (hangupWhen) {
+      progress.until(hangupWhen).then(
+        () => void (timer = setTimeout(() => hangup.abort(), 300)),
+        // The call ended first: there is nothing left to hang up.
+        () => undefined,
+      );
+    }
     caller.start();
     try {
-      const result = await runCall({ prisma, callId: row.id, audioInput: input, audioOutput: output, signal: hangup.signal, dataDir: await mkdtemp(path.join(os.tmpdir(), 'sip-call-')), access: vendorAccessFromEnv({}), secrets, line });
+      const result = await runCall({
+        prisma,
+        callId: row.id,
+        audioInput: input,
+        audioOutput: output,
+        signal: hangup.signal,
+        dataDir: await mkdtemp(path.join(os.tmpdir(), 'sip-call-')),
+        access: vendorAccessFromEnv({}),
+        secrets,
+        line,
+        onSession: (session) => progress.attach(session),
+      });
       const turns = await prisma.callTurn.findMany({ where: { callId: row.id }, orderBy: { position: 'asc' } });
       return { result, turns, published, toolCalls: turns.flatMap((t) => (t.toolCalls as Array<Record<string, unknown>> | null) ?? []) };
     } finally {
@@ -411,12 +462,13 @@ describe('the built-ins on a LiveKit SIP call', () => {
     const tool = await builtIn('sip_transfer', 'transfer_call', { destination: 'sip:desk@pbx.example.com', mode: 'cold', handoff_message: null });
     replies = (messages) => (toolMessage(messages) ? { text: 'You are through.' } : { toolCalls: [{ name: 'sip_transfer', arguments: '{}' }] });
     const before = livekit.of('TransferSIPParticipant').length;
-    const call = await sipCall([tool], 'book an appointment', 20_000);
+    // Nobody hangs up: the transfer ends the call.
+    const call = await sipCall([tool], 'book an appointment');
     expect(call.result).toMatchObject({ status: 'completed', endReason: 'transferred' });
     const asked = livekit.of('TransferSIPParticipant').slice(before);
     expect(asked.map((c) => c.body)).toMatchObject([{ roomName: 'sip-room', participantIdentity: 'sip_caller', transferTo: 'sip:desk@pbx.example.com', playDialtone: true }]);
     expect(call.toolCalls).toMatchObject([{ name: 'sip_transfer', output: { transferred_to: 'sip:desk@pbx.example.com', mode: 'cold' }, is_error: false }]);
-  }, 60_000);
+  }, 120_000);
 
   it('tells the model the SIP answer of a refused transfer, and the call goes on; keys go out as DTMF events', async () => {
     livekit.onTransfer('tel:+14155550143', { sipStatus: 486, reason: 'Busy Here' });
@@ -428,7 +480,8 @@ describe('the built-ins on a LiveKit SIP call', () => {
       if (results.length > 0) told = results.map((m) => String(m.content)).join(' | ');
       return results.length > 0 ? { text: 'The desk is busy, sorry.' } : { toolCalls: [{ name: 'sip_busy_desk', arguments: '{}' }, { name: 'sip_keys', arguments: '{"digits":"2#"}' }] };
     };
-    const call = await sipCall([transfer, keys], 'book an appointment', 9_000);
+    // Once the reply about the busy desk has been spoken, the caller hangs up.
+    const call = await sipCall([transfer, keys], 'book an appointment', afterReply(1));
     expect(call.result).toMatchObject({ status: 'completed', endReason: 'customer_hangup' });
     expect(told).toMatch(/the line was busy \(SIP 486 Busy Here\)/);
     expect(call.published).toEqual(['2', '#']);
@@ -436,5 +489,5 @@ describe('the built-ins on a LiveKit SIP call', () => {
       { name: 'sip_busy_desk', is_error: true },
       { name: 'sip_keys', output: { sent: '2#' }, is_error: false },
     ]);
-  }, 60_000);
+  }, 120_000);
 });

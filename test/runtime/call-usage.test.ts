@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { dbTest } from '../helpers/fixtures.js';
-import { createCall, localSettings, runtimeOrganization, runTimeline } from './call-harness.js';
+import { afterReply, createCall, localSettings, runtimeOrganization, runTimeline } from './call-harness.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { replacePriceOverrides } from '../../modules/analytics/price-table.js';
 import { runChartQuery } from '../../modules/analytics/query.js';
@@ -32,7 +32,8 @@ describe('usage metered on a call through the runtime', () => {
       { component: 'telephony', provider: 'sip', model: '*', usd_per_minute: 0.25 },
     ]);
     const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello, how can I help?' } }));
-    const run = await runTimeline(db.prisma, call.id, [{ atMs: 2500, text: 'what time is it' }], { hangupAtMs: 7000 });
+    // Half a second after the welcome the caller asks; once the answer has been spoken, they hang up.
+    const run = await runTimeline(db.prisma, call.id, [{ after: afterReply(1), atMs: 500, text: 'what time is it' }], { hangupWhen: afterReply(2) });
     expect(run.result.status).toBe('completed');
 
     const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
@@ -83,16 +84,17 @@ describe('usage metered on a call through the runtime', () => {
     const completed = await db.prisma.event.findFirstOrThrow({ where: { type: 'call.completed', payload: { path: ['call_sid'], equals: call.callSid } } });
     expect((completed.payload as Record<string, unknown>).usage).toEqual(usage);
     expect((completed.payload as Record<string, unknown>).cost).toEqual(cost);
-  }, 40_000);
+  }, 120_000);
 });
 
 describe('calls through the runtime in charts', () => {
   it('are counted, their minutes, cost and reply latency aggregated as the stored calls say', async ({ db, llm }) => {
     const organizationId = await runtimeOrganization(db.prisma);
     const calls = [];
-    for (const atMs of [2000, 3000]) {
+    // Two calls of different lengths: the caller waits longer after the welcome in the second.
+    for (const atMs of [500, 1500]) {
       const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello.' } }));
-      await runTimeline(db.prisma, call.id, [{ atMs, text: 'what time is it' }], { hangupAtMs: atMs + 4000 });
+      await runTimeline(db.prisma, call.id, [{ after: afterReply(1), atMs, text: 'what time is it' }], { hangupWhen: afterReply(2) });
       calls.push(call);
     }
     const assistants = calls.map((c) => c.assistantId!);
@@ -114,5 +116,5 @@ describe('calls through the runtime in charts', () => {
     const median = (latencies[Math.floor((latencies.length - 1) / 2)]! + latencies[Math.ceil((latencies.length - 1) / 2)]!) / 2;
     expect((await chart({ metric: 'latency_e2e_ms', aggregation: 'p50' })).totals.value).toBeCloseTo(median, 9);
     expect((await chart({ metric: 'answer_rate' })).totals.value).toBe(1);
-  }, 60_000);
+  }, 120_000);
 });

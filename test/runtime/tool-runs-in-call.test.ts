@@ -7,7 +7,7 @@ import { createTool } from '../../modules/tools/service.js';
 import type { ToolCreateIn } from '../../modules/tools/schemas.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { startFakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
-import { createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
+import { afterReply, connected, createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
 
 // A tool call while a caller waits, in whole audio calls: a slow lookup is covered by its spoken messages (and no idle
 // prompt), and a caller who speaks during a lookup cancels it: the request is aborted at once, the call of it is
@@ -80,7 +80,9 @@ describe('a tool call while the caller waits', () => {
     };
     // An idle timeout shorter than the lookup: without the busy check the caller would be asked if they are there.
     const call = await createCall(db.prisma, localSettings(llm.url, { assigned_tools: [tool.id], idle_timeout: 2, max_idle_messages: 2 }));
-    const run = await runTimeline(db.prisma, call.id, [{ atMs: 800, text: 'book an appointment' }], { hangupAtMs: 14_000, secrets, allowPrivateToolTargets: true });
+    // The caller asks soon after the line connects; they hang up once the answer (after the start and slow messages) has been spoken.
+    const run = await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 800, text: 'book an appointment' }], { hangupWhen: afterReply(3), secrets, allowPrivateToolTargets: true });
+    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
     expect(run.result.status).toBe('completed');
 
     const turns = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
@@ -96,7 +98,7 @@ describe('a tool call while the caller waits', () => {
       { name: 'find_slots_slow', arguments: {}, output: { slots: ['9:00', '11:30'] }, is_error: false, at_ms: expect.any(Number), http_status: 200, duration_ms: expect.any(Number) },
     ]);
     expect((withTool.toolCalls as Array<{ duration_ms: number }>)[0]!.duration_ms).toBeGreaterThanOrEqual(6_500);
-  }, 40_000);
+  }, 120_000);
 
   it('is cancelled when the caller speaks during it: the request is aborted, recorded as cancelled, and the caller answered', async ({ db, llm }) => {
     const organizationId = await runtimeOrganization(db.prisma);
@@ -107,16 +109,20 @@ describe('a tool call while the caller waits', () => {
       return users.length > 0 ? { toolCalls: [{ name: 'find_slots_hanging', arguments: '{}' }] } : { text: 'Hello.' };
     };
     const before = requests.length;
+    /** The lookup is running: the tool server holds its request open. */
+    const lookingUp = () => requests.slice(before).some((r) => r.outcome === 'open');
     const call = await createCall(db.prisma, localSettings(llm.url, { assigned_tools: [tool.id] }));
+    // A second into the lookup the caller asks something else; once that has been answered, they hang up.
     const run = await runTimeline(
       db.prisma,
       call.id,
       [
-        { atMs: 800, text: 'book an appointment' },
-        { atMs: 4_000, text: 'what time is it' },
+        { after: connected, atMs: 800, text: 'book an appointment' },
+        { after: lookingUp, atMs: 1_000, text: 'what time is it' },
       ],
-      { hangupAtMs: 11_000, secrets, allowPrivateToolTargets: true },
+      { hangupWhen: afterReply(1), secrets, allowPrivateToolTargets: true },
     );
+    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
     expect(run.result.status).toBe('completed');
 
     const mine = requests.slice(before);
@@ -130,5 +136,5 @@ describe('a tool call while the caller waits', () => {
     expect(calls[0]!.duration_ms).toBeLessThan(10_000);
     const said = turns.filter((t) => t.role === 'assistant').map((t) => t.text);
     expect(said).toContain('It is ten past nine.');
-  }, 40_000);
+  }, 120_000);
 });

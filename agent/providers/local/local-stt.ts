@@ -1,6 +1,18 @@
 import { APIConnectionError, mergeFrames, stt, type AudioBuffer } from '@livekit/agents';
 import { downmix, resampleLinear } from '../../../media/pcm.js';
-import { POCKETSPHINX_SAMPLE_RATE, pocketsphinxDecode } from './pocketsphinx.js';
+import { hasGrammar, POCKETSPHINX_SAMPLE_RATE, pocketsphinxDecode } from './pocketsphinx.js';
+
+/**
+ * Marks a recognised alternative whose words are whole phrases of the recogniser's grammar: what a vendor's recogniser
+ * says with a full stop, this one (which does not punctuate) says with this mark, for the end-of-turn decision
+ * (agent/turn/turn-signals.ts). The text itself stays as spoken.
+ */
+export const PHRASE_COMPLETE = Symbol('phrase complete');
+
+/** Whether the recogniser marked this alternative as a whole phrase of its grammar. */
+export function isPhraseComplete(alternative: object | undefined): boolean {
+  return alternative !== undefined && (alternative as { [PHRASE_COMPLETE]?: boolean })[PHRASE_COMPLETE] === true;
+}
 
 /**
  * Offline STT on the bundled pocketsphinx model. Not streaming: the agent wraps it in the framework's VAD-driven stream
@@ -44,10 +56,11 @@ export class LocalSTT extends stt.STT {
       throw new APIConnectionError({ message: 'local speech recogniser failed', options: { retryable: true } });
     }
     const durationS = samples.length / POCKETSPHINX_SAMPLE_RATE;
-    return {
-      type: stt.SpeechEventType.FINAL_TRANSCRIPT,
-      alternatives: [{ text, language: this.#language as never, startTime: 0, endTime: durationS, confidence: text ? 1 : 0 }],
-    };
+    const alternative: stt.SpeechData = { text, language: this.#language as never, startTime: 0, endTime: durationS, confidence: text ? 1 : 0 };
+    // With a grammar, whatever is decoded is a sequence of its phrases, each matched whole: the utterance is complete
+    // as far as the words go. Free speech (no keyterms) says nothing either way, as an unpunctuated vendor would.
+    if (text && hasGrammar(this.#keyterms)) Object.defineProperty(alternative, PHRASE_COMPLETE, { value: true });
+    return { type: stt.SpeechEventType.FINAL_TRANSCRIPT, alternatives: [alternative] };
   }
 
   stream(): stt.SpeechStream {

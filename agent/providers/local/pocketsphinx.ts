@@ -28,6 +28,11 @@ export function grammarPhrase(term: string): string {
     .trim();
 }
 
+/** Whether these keyterms make a grammar (at least one has words the dictionary can spell). */
+export function hasGrammar(phrases: string[]): boolean {
+  return phrases.some((p) => grammarPhrase(p).length > 0);
+}
+
 /**
  * Filler sounds the grammar also accepts. Without them a grammar forces every noise (a cough, "hmm") onto the nearest
  * phrase; with them noise decodes as fillers, which are then dropped, so it yields no words.
@@ -64,7 +69,7 @@ export async function pocketsphinxDecode(
     // Dither: stretches of exact digital silence (a muted line, padding) derail the decoder's cepstral normalisation
     // and a whole utterance can come back empty; one bit of noise, seeded so results repeat, prevents it.
     const args = ['-infile', wavPath, '-logfn', '/dev/null', '-dither', 'yes', '-seed', '1', '-hmm', path.join(MODEL_DIR, 'en-us'), '-dict', path.join(MODEL_DIR, 'cmudict-en-us.dict')];
-    if (phrases.some((p) => grammarPhrase(p).length > 0)) {
+    if (hasGrammar(phrases)) {
       const grammarPath = path.join(dir, 'keyterms.jsgf');
       await writeFile(grammarPath, jsgfGrammar(phrases));
       args.push('-jsgf', grammarPath);
