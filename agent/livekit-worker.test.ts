@@ -121,7 +121,7 @@ describe('the agent worker with a LiveKit server', () => {
       http_.closeAllConnections();
       http_.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('reads the call from the dispatch metadata, and none from a dispatch rule that names none', () => {
     expect(callKeyFromMetadata('{"call_id": 12}')).toEqual({ callId: 12 });

@@ -52,7 +52,7 @@ describe('the agent worker without LiveKit', () => {
     caller.stop();
     expect(result).toMatchObject({ status: 'completed', endReason: 'customer_hangup' });
     expect(worker.runner!.activeCalls).toBe(0);
-  }, 30_000);
+  }, 120_000);
 
   it('ends calls still running at the drain deadline with reason worker_shutdown', async () => {
     const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, config: readConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent' }) });
@@ -65,5 +65,5 @@ describe('the agent worker without LiveKit', () => {
     expect(await running).toMatchObject({ status: 'completed', endReason: 'worker_shutdown' });
     const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } });
     expect(stored).toMatchObject({ status: 'completed', endReason: 'worker_shutdown' });
-  }, 30_000);
+  }, 120_000);
 });

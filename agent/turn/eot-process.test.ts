@@ -31,7 +31,7 @@ describe('the end-of-turn model process', () => {
     expect(answer.probability).toBeGreaterThanOrEqual(0);
     expect(answer.probability).toBeLessThanOrEqual(1);
     expect(answer.inferenceDurationMs).toBeGreaterThan(0);
-  }, 30_000);
+  }, 120_000);
 
   it.runIf(process.platform === 'linux')('runs every thread below normal priority, so the calls audio pacing goes first', async () => {
     const runner = eotProcess();
@@ -39,7 +39,7 @@ describe('the end-of-turn model process', () => {
     const nice = threadNiceValues(runner.pid!);
     expect(nice.length).toBeGreaterThan(1);
     expect(Math.min(...nice)).toBeGreaterThan(0);
-  }, 30_000);
+  }, 120_000);
 
   it('gives up on a prediction the process never answers (stopped, not dead) instead of waiting for ever', async () => {
     const runner = eotProcess();
@@ -52,7 +52,7 @@ describe('the end-of-turn model process', () => {
     } finally {
       process.kill(runner.pid!, 'SIGCONT');
     }
-  }, 30_000);
+  }, 120_000);
 
   it('is started again after it died, and the next prediction is answered', async () => {
     const first = eotProcess();
@@ -66,5 +66,5 @@ describe('the end-of-turn model process', () => {
     expect(second.pid).not.toBe(first.pid);
     const answer = (await second.doInference('lk_eot_audio', request(() => 0))) as { probability: number };
     expect(typeof answer.probability).toBe('number');
-  }, 30_000);
+  }, 120_000);
 });

@@ -110,5 +110,5 @@ describe('exporting 100,000 calls', () => {
       response?.destroy();
       calls.findMany = findMany;
     }
-  }, 60_000);
+  }, 120_000);
 });

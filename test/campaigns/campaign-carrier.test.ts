@@ -49,7 +49,7 @@ beforeAll(async () => {
   runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { secrets, carrierApiBaseUrl: carrier.url }));
   await api.app.listen({ port, host: '127.0.0.1' });
   acme = await api.tenant('Acme');
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await api.close();
   await Promise.all([llm.close(), carrier.close()]);

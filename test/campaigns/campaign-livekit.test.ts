@@ -52,5 +52,5 @@ describe('a campaign through LiveKit SIP', () => {
     } finally {
       await dialler.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });

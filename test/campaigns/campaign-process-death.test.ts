@@ -62,5 +62,5 @@ describe('a campaign whose dispatcher process is killed', () => {
     expect(calls.every((c) => c.campaignAttempt === 1)).toBe(true);
     const rows = await db.prisma.campaignContact.findMany({ where: { campaignId: world.campaignId } });
     expect(rows.every((r) => r.attempts === 1)).toBe(true);
-  }, 90_000);
+  }, 120_000);
 });

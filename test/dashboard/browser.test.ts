@@ -17,7 +17,7 @@ beforeAll(async () => {
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
   browser = await launchChromium();
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await browser?.close();
   await api?.close();

@@ -101,7 +101,7 @@ beforeAll(async () => {
   const empty = await api.tenant('Empty Co');
   await api.db.prisma.apiKey.updateMany({ where: { organizationId: empty.organizationId }, data: { revokedAt: new Date() } });
   emptyOwner = await addPerson(api, empty.organizationId, 'owner');
-}, 90_000);
+}, 180_000);
 afterAll(async () => {
   await browser?.close();
   await api?.close();

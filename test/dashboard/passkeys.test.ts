@@ -24,7 +24,7 @@ beforeAll(async () => {
   organizationId = (await api.tenant('Passkeys')).organizationId;
   person = await addPerson(api, organizationId, 'admin');
   if (hasChromium) browser = await launchChromium(['--host-resolver-rules=MAP localhost 127.0.0.1']);
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await browser?.close();
   await api?.close();

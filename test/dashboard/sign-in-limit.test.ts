@@ -15,7 +15,7 @@ beforeAll(async () => {
   api = await createApiContext();
   second = await buildApp({ prisma: api.db.prisma, databaseUrl: api.db.url, logLevel: 'silent' });
   await second.ready();
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await second?.close();
   await api?.close();

@@ -56,7 +56,7 @@ beforeAll(async () => {
   const wavPath = path.join(dir, 'caller.wav');
   await writeFile(wavPath, encodeWav({ samples, sampleRate: 16_000, channels: 1 }));
   browser = await launchChromium(['--autoplay-policy=no-user-gesture-required', '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${wavPath}`]);
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await browser?.close();
   await api?.close();

@@ -1,5 +1,8 @@
 export interface UntilOptions {
-  /** 5 s by default: a database round trip or a worker's next poll takes well under a second even on a loaded machine. */
+  /**
+   * 30 s by default: a cap for a wait that will not end, not a budget. A database round trip or a worker's next poll
+   * takes well under a second on an idle machine, and many times that on a 2-core machine kept busy by other work.
+   */
   timeoutMs?: number;
   intervalMs?: number;
   /** What was awaited, for the failure; a function so that it can show the state at the deadline (a process's output). */
@@ -14,7 +17,7 @@ type Truthy<T> = Exclude<T, null | undefined | false | 0 | ''>;
  * `options` may be the timeout alone.
  */
 export async function until<T>(read: () => T | Promise<T>, options: number | UntilOptions = {}): Promise<Truthy<T>> {
-  const { timeoutMs = 5_000, intervalMs = 50, message } = typeof options === 'number' ? { timeoutMs: options } : options;
+  const { timeoutMs = 30_000, intervalMs = 50, message } = typeof options === 'number' ? { timeoutMs: options } : options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

@@ -39,7 +39,7 @@ beforeAll(async () => {
   const deps = processingDeps({ pgvector }, 60_000);
   for (const job of await claimDocuments(db.prisma, 10, 60_000)) expect((await processDocument(db.prisma, job, deps)).kind).toBe('ready');
   world = { organizationId: boot.organization_id, assistantId: assistant.id, policyId: policy.id };
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await search.close();
   await db.close();

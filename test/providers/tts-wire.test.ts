@@ -85,7 +85,7 @@ describe('ElevenLabs', () => {
     expect(busy!.message).toContain('Too many concurrent requests');
     expect(broken).toBeInstanceOf(APIStatusError);
     expect([broken!.statusCode, broken!.retryable]).toEqual([500, true]);
-  }, 15_000);
+  }, 120_000);
 
   it('surfaces a refused WebSocket handshake of the streaming path (the one the session uses) on the error event', async () => {
     // An auth or quota failure can come as a refused multi-stream-input upgrade. A plain HTTP server (no 'upgrade'

@@ -26,4 +26,4 @@ it('npm run agent without LiveKit says what it needs and exits 1 without startin
     'cannot start: npm run agent takes its calls from a LiveKit server: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET, or run `npm start`, whose worker runs calls from the built-in transports',
   );
   await expect(fs.access(path.join(dataDir, 'postgres'))).rejects.toThrow();
-}, 60_000);
+}, 120_000);

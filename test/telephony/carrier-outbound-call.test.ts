@@ -65,7 +65,7 @@ beforeAll(async () => {
   const trunk = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Trunk', sip_address: 'sip.carrier.example' });
   trunkNumber = '+14155550499';
   await api.call(acme, 'POST', '/api/phone-numbers', { number: trunkNumber, phone_connection_id: trunk.body.data.id, assistant_id: assistant.body.id });
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await api.close();
   await Promise.all([llm.close(), carrier.close()]);
@@ -156,7 +156,7 @@ describe('an outbound call through a carrier connection', () => {
     expect(read.body.data ?? read.body).toMatchObject({ provider_call_sid: placed.sid, answered_by: 'human', transport: 'media_stream' });
     // The carrier ended its side itself: nothing was asked of it after the create.
     expect(carrier.updates.filter((u) => u.callSid === placed.sid)).toEqual([]);
-  }, 90_000);
+  }, 120_000);
 
   it.for([
     { outcome: 'busy', status: 'busy', reason: 'busy' },
@@ -182,7 +182,7 @@ describe('an outbound call through a carrier connection', () => {
     expect(call).toMatchObject({ status: 'completed', endReason: 'customer_hangup' });
     expect(call.turns[0]).toMatchObject({ role: 'assistant', interrupted: true });
     expect(placed.callbacks.at(-1)!.params.CallStatus).toBe('completed');
-  }, 60_000);
+  }, 120_000);
 
   it('ends the carrier call through its REST API when our side ends the call', async () => {
     const to = '+14155550440';
@@ -197,7 +197,7 @@ describe('an outbound call through a carrier connection', () => {
     expect(call).toMatchObject({ status: 'completed', endReason: 'idle_timeout' });
     expect(carrier.updates.filter((u) => u.callSid === placed.sid).map((u) => u.form)).toEqual([{ Status: 'completed' }]);
     expect(placed.status).toBe('completed');
-  }, 60_000);
+  }, 120_000);
 
   it("transfers the callee with the connection's own carrier account, and ends the call as transferred", async () => {
     const to = '+14155550445';
@@ -223,7 +223,7 @@ describe('an outbound call through a carrier connection', () => {
     } finally {
       reply = () => ({ text: 'It is noon.' });
     }
-  }, 60_000);
+  }, 120_000);
 
   it('fails a call the carrier refuses with its reason, creating nothing to retry', async () => {
     carrier.failCreates(INVALID_TO);
@@ -247,7 +247,7 @@ describe('a dial whose answer from the carrier is lost', () => {
     const placed = carrier.created.filter((c) => c.form.To === to);
     expect(placed).toHaveLength(1);
     expect(call).toMatchObject({ status: 'completed', providerCallSid: placed[0]!.sid });
-  }, 90_000);
+  }, 120_000);
 
   it('with its callbacks lost too, is found among the carrier calls and adopted, not dialled twice', async () => {
     const to = '+14155550470';
@@ -268,7 +268,7 @@ describe('a dial whose answer from the carrier is lost', () => {
       carrier.dropCallbacks(false);
     }
     expect(carrier.created.filter((c) => c.form.To === to)).toHaveLength(1);
-  }, 60_000);
+  }, 120_000);
 
   it('is dialled again, once, when the carrier has no such call (the request never reached it)', async () => {
     const to = '+14155550480';
@@ -278,7 +278,7 @@ describe('a dial whose answer from the carrier is lost', () => {
     const redialled = await ended(row.callSid, 30_000);
     expect(redialled).toMatchObject({ status: 'busy' });
     expect(carrier.created.filter((c) => c.form.To === to)).toHaveLength(1);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('a lost dial to a number called a moment before', () => {
@@ -295,7 +295,7 @@ describe('a lost dial to a number called a moment before', () => {
     expect(legs).toHaveLength(2);
     expect(second.providerCallSid).toBe(legs[1]!.sid);
     expect(second.providerCallSid).not.toBe(earlier.providerCallSid);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('carrier callbacks and the initiate request', () => {

@@ -162,7 +162,7 @@ describe('a scripted test run', () => {
     const events = await db.prisma.event.findMany({ where: { organizationId: setup.org.organizationId, type: 'test_run.completed' } });
     const event = events.find((e) => (e.payload as { test_run_id: number }).test_run_id === run.id);
     expect(event?.payload).toMatchObject({ test_run_id: run.id, assistant_id: setup.assistantId, status: 'completed', pass_rate: 0.5, repetitions: 2, passed: 1, usage: { requests: 6 } });
-  }, 30_000);
+  }, 120_000);
 
   it('runs up to 3 repetitions at once, and stores them in order', async ({ db, setup }) => {
     const arrivals: number[] = [];
@@ -176,7 +176,7 @@ describe('a scripted test run', () => {
     expect(arrivals).toHaveLength(4);
     expect(arrivals[2]! - arrivals[0]!).toBeLessThan(900);
     expect(arrivals[3]! - arrivals[0]!).toBeGreaterThanOrEqual(900);
-  }, 30_000);
+  }, 120_000);
 
   it('answers a tool without a mock with a generic success, and a mocked error as a failure', async ({ db, setup }) => {
     assistantReplies = orderDesk(() => 'Done.');
@@ -185,7 +185,7 @@ describe('a scripted test run', () => {
     const failing = await finished(db, setup, (await queue(db, setup, { script: ['Where is my order?'], tool_mocks: { lookup_order: { error: 'order service down' } } })).id);
     expect(failing.results[0]!.tool_calls[0]).toMatchObject({ output: 'order service down', mocked: true, is_error: true });
     expect(asked).toEqual([]);
-  }, 30_000);
+  }, 120_000);
 
   it('calls the real HTTP tool only when asked, with the run’s variables', async ({ db, setup }) => {
     assistantReplies = orderDesk(() => 'It was delivered.');
@@ -193,7 +193,7 @@ describe('a scripted test run', () => {
     expect(asked).toEqual(['/orders/A-17?account=acme-1']);
     expect(run.results[0]!.tool_calls[0]).toMatchObject({ name: 'lookup_order', output: { status: 'delivered', source: 'real' }, mocked: false, is_error: false });
     asked.length = 0;
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('the opening', () => {
@@ -214,7 +214,7 @@ describe('the opening', () => {
     ]);
     expect(rep.turns.map((t) => [t.turn, t.llm_ttft_ms === null])).toEqual([[0, true], [1, false]]);
     expect(run.pass_rate).toBe(1);
-  }, 30_000);
+  }, 120_000);
 
   it('lets the assistant open from its prompt when asked and it has no welcome', async ({ db, setup }) => {
     userIndex = 0;
@@ -226,7 +226,7 @@ describe('the opening', () => {
     expect(rep.transcript.slice(1).map((t) => t.text)).toEqual(['Bye.', 'Goodbye.']);
     const userChat = setup.llm.chats().filter((c) => systemOf(c).startsWith('You are role-playing')).at(-1)!;
     expect(JSON.stringify(userChat.messages)).toContain('Good evening, order desk.');
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('a simulated user and a judge', () => {
@@ -265,7 +265,7 @@ describe('a simulated user and a judge', () => {
     expect(JSON.stringify(userChat.messages)).toContain('Booked: four people at eight.');
     const judgeChat = setup.llm.chats().find((c) => systemOf(c) === JUDGE_PROMPT)!;
     expect(String(lastOf(judgeChat).content)).toContain('Assistant: Booked: four people at eight.');
-  }, 30_000);
+  }, 120_000);
 
   it('stops at max_turns, and a judge that says no fails the repetition', async ({ db, setup }) => {
     userIndex = 0;
@@ -280,7 +280,7 @@ describe('a simulated user and a judge', () => {
     expect(rep.assertions[0]).toMatchObject({ passed: false, reason: 'Nothing was booked.' });
     expect(run.pass_rate).toBe(0);
     judgeReply = { text: '{"answer": "yes", "reason": "The assistant confirmed the booking."}' };
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('a playbook', () => {
@@ -318,7 +318,7 @@ describe('a playbook', () => {
     // The first request was the playbook's agent: its procedure was in the prompt.
     const first = setup.llm.chats().find((c) => JSON.stringify(c.messages).includes('I want to return something'))!;
     expect(systemOf(first)).toContain('Ask for the order number');
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('leases, failures and cancellation', () => {
@@ -342,7 +342,7 @@ describe('leases, failures and cancellation', () => {
     const late = await finishTestRun(db.prisma, { id: run.id, leaseToken: 'dead-worker', organizationId: setup.org.organizationId }, { status: 'failed', results: [], error: 'late', totals: null });
     expect(late).toBe(false);
     expect((await getTestRun(db.prisma, setup.org.organizationId, run.id)).status).toBe('completed');
-  }, 30_000);
+  }, 120_000);
 
   it('resumes a run handed back by a stopping worker after its stored repetitions, without counting the attempt', async ({ db, setup }) => {
     assistantReplies = () => ({ text: 'Second time.' });
@@ -377,7 +377,7 @@ describe('leases, failures and cancellation', () => {
     expect(done).toMatchObject({ status: 'completed', attempts: 1, pass_rate: 1 });
     expect(done.results.map((r) => r.transcript.at(-1)!.text)).toEqual(['First time.', 'Second time.']);
     expect(done.totals).toMatchObject({ repetitions: 2, usage: { assistant: { requests: 2 } } });
-  }, 30_000);
+  }, 120_000);
 
   it('fails a run interrupted on its last attempt, with the reason and its event', async ({ db, setup }) => {
     const run = await db.prisma.testRun.create({
@@ -396,7 +396,7 @@ describe('leases, failures and cancellation', () => {
     expect(done).toMatchObject({ status: 'failed', error: EXHAUSTED_ERROR, attempts: MAX_ATTEMPTS, pass_rate: null });
     const event = await db.prisma.event.findFirst({ where: { type: 'test_run.completed', payload: { path: ['test_run_id'], equals: run.id } } });
     expect(event?.payload).toMatchObject({ status: 'failed', error: EXHAUSTED_ERROR });
-  }, 30_000);
+  }, 120_000);
 
   it('records a model that fails for good as the repetition’s error, and completes the run', async ({ db, setup }) => {
     assistantReplies = () => ({ status: 500, message: 'overloaded' });
@@ -407,14 +407,14 @@ describe('leases, failures and cancellation', () => {
       expect(rep.error).toEqual(expect.any(String));
       expect(rep.transcript).toEqual([{ role: 'user', text: 'Hi', turn: 1 }]);
     }
-  }, 60_000);
+  }, 120_000);
 
   it('fails a run whose assistant has no credential for its model', async ({ db, setup }) => {
     const keyless = await createAssistant(db.prisma, setup.org, { name: 'Keyless', llm_provider: 'openai' } as never);
     const done = await finished(db, setup, (await queue(db, setup, { script: ['Hi'] }, keyless.id)).id);
     expect(done.status).toBe('failed');
     expect(done.error).toContain('OPENAI_API_KEY');
-  }, 30_000);
+  }, 120_000);
 
   it('stops a running run when it is cancelled, and writes nothing after', async ({ db, setup }) => {
     assistantReplies = () => ({ text: 'Slowly.', delayMs: 3_000 });
@@ -426,5 +426,5 @@ describe('leases, failures and cancellation', () => {
     const after = await getTestRun(db.prisma, setup.org.organizationId, run.id);
     expect(after).toMatchObject({ status: 'cancelled', error: 'cancelled by request', results: [] });
     expect(await db.prisma.event.count({ where: { type: 'test_run.completed', payload: { path: ['test_run_id'], equals: run.id } } })).toBe(0);
-  }, 30_000);
+  }, 120_000);
 });

@@ -58,7 +58,7 @@ beforeAll(async () => {
     '--use-fake-device-for-media-stream',
     `--use-file-for-fake-audio-capture=${wavPath}`,
   ]);
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await browser?.close();
   await api?.close();
@@ -108,7 +108,7 @@ describe('a browser call on the built-in transport', () => {
     expect(call.recordings.every((r) => r.durationMs > 2000 && r.sizeBytes > 1000)).toBe(true);
     const events = (await api.db.prisma.event.findMany()).filter((e) => (e.payload as { call_sid?: string }).call_sid === callSid).map((e) => e.type);
     expect(events).toEqual(['call.started', 'call.completed']);
-  }, 90_000);
+  }, 120_000);
 
   it('refuses an audio socket whose token names another call', async () => {
     const a = (await api.call(acme, 'POST', '/api/web-calls/browser', { assistant_id: assistantId })).body.data as { token: string };

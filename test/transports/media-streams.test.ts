@@ -112,7 +112,7 @@ describe('a phone call through the Media Streams endpoint', () => {
     expect(call.contactId).toBe(contact.id);
     const events = (await api.db.prisma.event.findMany()).filter((e) => (e.payload as { call_sid?: string }).call_sid === call.callSid).map((e) => e.type);
     expect(events).toEqual(['call.started', 'call.completed']);
-  }, 60_000);
+  }, 120_000);
 
   it('refuses a webhook whose signature does not match, and a number nobody manages, creating no call', async () => {
     const before = await api.db.prisma.call.count();

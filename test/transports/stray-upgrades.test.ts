@@ -32,7 +32,7 @@ dbTest.beforeAll(async ({ db }) => {
     { timeoutMs: 20_000, message: () => `api process did not start:\n${output}` },
   );
   port = Number(/listening (\d+)/.exec(output)![1]);
-}, 30_000);
+}, 120_000);
 afterAll(async () => {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
@@ -95,7 +95,7 @@ describe('upgrade requests the service has no socket for', () => {
     // The kernel may take a moment to release the last sockets the service closed.
     await until(() => openSockets(pid) <= before, { timeoutMs: 1_000, message: () => `${openSockets(pid)} sockets open, ${before} before` });
     expect(openSockets(pid)).toBeLessThanOrEqual(before);
-  }, 25_000);
+  }, 120_000);
 
   it('do not hold the process on SIGTERM, nor does a live WebSocket', async () => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/telephony/media-stream`);
@@ -108,7 +108,7 @@ describe('upgrade requests the service has no socket for', () => {
     expect(code).toBe(0);
     expect(output).toMatch(/stopped/);
     await closed;
-  }, 15_000);
+  }, 120_000);
 });
 
 describe('a Media Streams socket that never says which call it carries', () => {

@@ -67,7 +67,7 @@ describe('turn-taking on a live session', () => {
     } finally {
       await call.close(5_000);
     }
-  }, 30_000);
+  }, 120_000);
 
   it('answers a finished sentence after the caller stops, never before', async () => {
     const call = await startCall();
@@ -81,7 +81,7 @@ describe('turn-taking on a live session', () => {
     } finally {
       await call.close(5_000);
     }
-  }, 30_000);
+  }, 120_000);
 
   it('waits through the pauses of a phone number read in groups: one turn, answered once', async () => {
     const call = await startCall();
@@ -95,7 +95,7 @@ describe('turn-taking on a live session', () => {
     } finally {
       await call.close(5_000);
     }
-  }, 30_000);
+  }, 120_000);
 
   it('merges a turn cut off in a pause with its rest: the model reads one message, the reply to the part is dropped', async () => {
     // The text rules alone take "it's john" for a finished turn: committed 0.3 s into the 0.8 s pause after it.
@@ -113,7 +113,7 @@ describe('turn-taking on a live session', () => {
     } finally {
       await call.close(5_000);
     }
-  }, 30_000);
+  }, 120_000);
 
   it('lets a backchannel over the reply pass: no turn, and the reply plays on', async () => {
     const call = await startCall();
@@ -131,7 +131,7 @@ describe('turn-taking on a live session', () => {
     } finally {
       await call.close(5_000);
     }
-  }, 40_000);
+  }, 120_000);
 
   it('stops the reply on the caller voice before their words arrive, and plays nothing of it afterwards', async () => {
     const call = await startCall({}, { min_interruption_duration: 0.2 });
@@ -153,5 +153,5 @@ describe('turn-taking on a live session', () => {
     } finally {
       await call.close(5_000);
     }
-  }, 40_000);
+  }, 120_000);
 });

@@ -267,7 +267,7 @@ describe('webhook delivery', () => {
     } finally {
       await second.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('webhook delivery to non-public addresses', () => {

@@ -31,7 +31,7 @@ describe.skipIf(!hasDecoder)('the offline recogniser', () => {
     const alternative = event.alternatives![0]!;
     expect(alternative.text).toBe('book an appointment');
     expect(isPhraseComplete(alternative)).toBe(true);
-  }, 30_000);
+  }, 120_000);
 
   it('says nothing of completeness on free speech, where it has no grammar', async () => {
     const recogniser = new LocalSTT({});
@@ -39,5 +39,5 @@ describe.skipIf(!hasDecoder)('the offline recogniser', () => {
     const alternative = event.alternatives![0]!;
     expect(alternative.text.length).toBeGreaterThan(0);
     expect(isPhraseComplete(alternative)).toBe(false);
-  }, 30_000);
+  }, 120_000);
 });
