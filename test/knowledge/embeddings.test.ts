@@ -157,15 +157,13 @@ describe('the offline model', () => {
 
   it('answers a query on a thread of its own while a long batch of document chunks is embedded', async () => {
     const chunk = 'Our support team answers calls on weekdays from nine to five, and refunds are paid within 30 days. '.repeat(10);
-    const started = performance.now();
-    let documentsMs = 0;
-    const documents = model.embed(Array.from({ length: 16 }, () => chunk), { purpose: 'document' }).then(() => (documentsMs = performance.now() - started));
+    let documentsDone = false;
+    const documents = model.embed(Array.from({ length: 16 }, () => chunk), { purpose: 'document' }).then(() => (documentsDone = true));
     await new Promise((r) => setTimeout(r, 50));
-    const queryStarted = performance.now();
     await model.embed(['when do you open'], { purpose: 'query' });
-    const queryMs = performance.now() - queryStarted;
+    // Answered while the batch (two messages of 8 long chunks) is still being embedded: not queued behind it.
+    expect(documentsDone).toBe(false);
     await documents;
-    expect(queryMs).toBeLessThan(documentsMs / 2);
   });
 
   it('shares one thread between embedders, and answers two at once', async () => {
