@@ -109,6 +109,18 @@ describe('the combined end-of-turn decision', () => {
     await stream.aclose();
   });
 
+  it('takes the turn as unfinished once the longest delay has passed with no answer from the audio model', async () => {
+    const model = new FakeModel(0.9, false);
+    const signals = new TurnSignals({ minMs: 20, maxMs: 150 });
+    const stream = new CombinedTurnDetector(signals, model).stream();
+    signals.final("it's john");
+    const event = await stream.predict().await;
+    expect(event.endOfTurnProbability).toBe(0);
+    expect(signals.committed()).toMatchObject({ verdict: 'unfinished', decided_by: 'none', transcript: 'open', delay_ms: 150 });
+    model.release();
+    await stream.aclose();
+  });
+
   it('voids a pending verdict when speech resumes, recording no decision', async () => {
     const model = new FakeModel(0.9, false);
     const { signals, stream } = setup(model);

@@ -75,11 +75,26 @@ export class CombinedTurnDetector extends inference.TurnDetector {
     if (fromWords()) return verdict;
 
     const model = askModel();
-    stopWatching = signals.onChange(() => {
+    // A model that has not answered by the longest delay (its process starved on a loaded machine) decides nothing: the
+    // turn is taken as unfinished, whose delay has then passed, so the session commits it now. Without this the verdict
+    // would wait for the model, and the caller's sentence for their next one.
+    const deadline = setTimeout(() => {
+      if (verdict.done) return;
+      cancelModel();
+      settle(WORDS_UNFINISHED, signals.decisionFromWords(signals.reading(), false, 'none'));
+    }, signals.delays.maxMs);
+    deadline.unref?.();
+    const stopDeadline = () => clearTimeout(deadline);
+    const stopListening = signals.onChange(() => {
       // Cancelled meanwhile (speech resumed): nothing left to decide.
       if (verdict.done) stopWatching();
       else if (fromWords()) cancelModel();
     });
+    stopWatching = () => {
+      stopDeadline();
+      stopListening();
+    };
+    void verdict.await.then(stopDeadline, stopDeadline);
     void model.await.then(async (event) => {
       if (verdict.done) return;
       const threshold = (await stream.unlikelyThreshold(signals.language)) ?? null;
