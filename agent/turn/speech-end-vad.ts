@@ -1,5 +1,6 @@
 import { VAD, VADEventType, VADStream, type VADEvent } from '@livekit/agents';
 import { measuredSilenceMs } from '../../media/speech-end.js';
+import { UtteranceAudio } from './utterance-audio.js';
 
 // A VAD that reports when speech really ended. The session backdates the caller's last speaking time by the silence
 // the VAD reports with its end-of-speech event, then waits the endpointing delay from there; Silero's report comes 1 to
@@ -15,6 +16,10 @@ const MAX_PENDING_MS = 64;
 const MIN_MEASURED_SILENCE_MS = 80;
 /** Past the end-of-turn model's 200 ms of silence the measure changes nothing the session acts on. */
 const MAX_MEASURED_SILENCE_MS = 250;
+/** The longest utterance the framework's VAD buffers (60 s) with its pre-roll, and a margin. */
+const MAX_UTTERANCE_MS = 61_000;
+/** Kept from before an utterance's end for the next one's pre-roll (500 ms in the VAD), with a margin. */
+const KEEP_BEFORE_END_MS = 1_000;
 /** Enough audio to hold the trailing silence being measured and the speech before it that sets the speech level. */
 const RECENT_AUDIO_MS = 1_500;
 
@@ -56,6 +61,8 @@ class SpeechEndStream extends VADStream {
   readonly #recent = new RecentAudio(RECENT_AUDIO_MS);
   /** Audio handed to the inner VAD since its last reset, ms: ahead of what it has judged by up to one window. */
   #forwardedMs = 0;
+  /** That audio itself, by position: each utterance event gets its own copy (utterance-audio.ts says why). */
+  readonly #audio = new UtteranceAudio();
 
   constructor(vad: VAD, inner: VADStream) {
     super(vad);
@@ -75,9 +82,13 @@ class SpeechEndStream extends VADStream {
         }
         if (typeof value === 'symbol') {
           this.#forwardedMs = 0;
+          this.#audio.reset();
           this.#inner.flush();
         } else {
           this.#forwardedMs += (value.samplesPerChannel * 1000) / value.sampleRate;
+          this.#audio.push(value);
+          // No utterance is longer than the VAD buffers (60 s and its 500 ms pre-roll).
+          this.#audio.forgetBefore(this.#audio.forwarded - Math.round((value.sampleRate * MAX_UTTERANCE_MS) / 1000));
           this.#inner.pushFrame(value);
         }
       }
@@ -91,11 +102,30 @@ class SpeechEndStream extends VADStream {
     if (result.done) return result;
     const event = result.value;
     if (event.type === VADEventType.INFERENCE_DONE) return { done: false, value: this.#withTrailingSilence(event) };
+    if (event.type === VADEventType.START_OF_SPEECH) return { done: false, value: this.#withOwnAudio(event) };
     if (event.type === VADEventType.END_OF_SPEECH) {
       this.#recent.clear();
-      return { done: false, value: this.#corrected(event) };
+      const whole = this.#withOwnAudio(event);
+      // The next utterance starts after this one ended, its pre-roll at most 500 ms before.
+      const rate = this.#audio.sampleRate;
+      if (rate > 0) this.#audio.forgetBefore(Math.round(((event.timestamp - KEEP_BEFORE_END_MS) * rate) / 1000));
+      return { done: false, value: this.#corrected(whole) };
     }
     return result;
+  }
+
+  /**
+   * The event with a copy of its utterance from the audio handed over: the VAD's own frame is a view of a buffer it
+   * reuses at once. The utterance ends where the VAD has judged to (`timestamp`, ms since its reset) and is as long as
+   * the frame the VAD gave.
+   */
+  #withOwnAudio(event: VADEvent): VADEvent {
+    const frame = event.frames[0];
+    const rate = this.#audio.sampleRate;
+    if (!frame || event.frames.length !== 1 || frame.channels !== 1 || frame.sampleRate !== rate) return event;
+    const end = Math.round((event.timestamp * rate) / 1000);
+    const copy = this.#audio.copy(end - frame.samplesPerChannel, end);
+    return copy ? { ...event, frames: [copy] } : event;
   }
 
   /**

@@ -139,3 +139,33 @@ describe('the speech duration the VAD reports while the caller may have stopped'
     expect(await longest(new inference.VAD({ minSilenceDuration: 370 }))).toBeGreaterThan(corrected + 250);
   }, 120_000);
 });
+
+describe('the utterance an end of speech carries', () => {
+  it('is the audio as it was spoken, pre-roll first, though the VAD has moved on before anyone reads it', async () => {
+    const rate = 16_000;
+    const voice = await espeakSynthesize('book an appointment', { voice: 'en-us', wordsPerMinute: 175, pitch: 50 });
+    const speech = resampleLinear(voice.samples, voice.sampleRate, rate);
+    // A second of quiet, the words, then two seconds of quiet pushed before the events are read: the framework's VAD
+    // reuses its buffer meanwhile, as it does while a recogniser awaits an earlier utterance.
+    const audio = new Int16Array(rate + speech.length + 2 * rate);
+    audio.set(speech, rate);
+    const stream = (await loadVad(500)).stream();
+    for (let at = 0; at + 320 <= audio.length; at += 320) stream.pushFrame(new AudioFrame(audio.slice(at, at + 320), rate, 1, 320));
+    let utterance: AudioFrame | undefined;
+    while (!utterance) {
+      const { done, value } = await stream.next();
+      if (done) break;
+      if (value.type === VADEventType.END_OF_SPEECH) utterance = value.frames[0];
+    }
+    stream.close();
+    expect(utterance).toBeDefined();
+    const samples = utterance!.data;
+    // It begins in the pre-roll's quiet, and is the very audio pushed from there: not the VAD's buffer after reuse.
+    const loud = (v: number) => Math.abs(v) > 500;
+    const firstLoud = samples.findIndex(loud);
+    expect(firstLoud).toBeGreaterThan(rate * 0.2);
+    const start = audio.findIndex(loud) - firstLoud;
+    expect(Array.from(samples)).toEqual(Array.from(audio.subarray(start, start + samples.length)));
+    expect(samples.length).toBeGreaterThan(speech.length);
+  }, 60_000);
+});
