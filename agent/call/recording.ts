@@ -49,8 +49,8 @@ export interface CallRecording {
 
 /**
  * Starts recording the call's audio into its spool under `dataDir`, as the settings ask; undefined when they ask for no
- * track. To be called as the call starts: the caller's track is laid end to end from its first frame, so it lines up
- * with the assistant's, whose frames are placed by the time they played, only if nothing before it is missed.
+ * track. Both tracks are on the call's clock: the caller's first frame is placed by when it arrived and the rest laid
+ * end to end after it, the assistant's frames by when they played.
  */
 export function startRecording(
   settings: AssistantSettings['recording_settings'],
@@ -60,7 +60,7 @@ export function startRecording(
   const tracks = recordedTracks(settings);
   if (tracks.length === 0) return undefined;
   const recorder = new CallRecorder(call.startedAt, spoolDirOf(call.dataDir ?? DEFAULT_DATA_DIR, call.callSid));
-  const stops = [audio.audioInput.onFrame?.((f) => recorder.addUser(f)), audio.audioOutput.onPlayed?.((f, at) => recorder.addAssistant(f, at))];
+  const stops = [audio.audioInput.onFrame?.((f) => recorder.addUser(f, Date.now())), audio.audioOutput.onPlayed?.((f, at) => recorder.addAssistant(f, at))];
   return {
     spoolDir: recorder.spoolDir,
     stop(at) {

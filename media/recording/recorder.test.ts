@@ -121,6 +121,25 @@ describe('call recorder', () => {
     await recorder.discard();
   });
 
+  it("puts both tracks on the call's clock: a caller's frame and an assistant's frame heard at the same moment line up", async () => {
+    const dataDir = await tempDir();
+    const recorder = new CallRecorder(START, spoolDirOf(dataDir, 'CAclock'));
+    // The caller's first frame arrived 170 ms into the call, so it was spoken from 150 ms; the next follow it, one of
+    // them late and the one after early (jitter), all in place. The assistant's frame played from 150 ms.
+    recorder.addUser(frame(() => 1_000), START + 170);
+    recorder.addUser(frame(() => 2_000), START + 205);
+    recorder.addUser(frame(() => 3_000), START + 207);
+    recorder.addAssistant(frame(() => 500), START + 150);
+    recorder.stop(START + 400);
+    const stored = await recorder.save(new LocalFileStorage(dataDir), 'CAclock', ['user', 'assistant'], 'wav');
+    const [user, assistant] = await Promise.all(stored.map(async (t) => decodeWav(await readFile(t.path!)).samples));
+    const at150 = (150 * RECORDING_RATE) / 1000;
+    expect(user!.findIndex((v) => v !== 0)).toBe(at150);
+    expect(assistant!.findIndex((v) => v !== 0)).toBe(at150);
+    expect(Array.from(user!.subarray(at150, at150 + 3 * FRAME).filter((_, i) => i % FRAME === 0))).toEqual([1_000, 2_000, 3_000]);
+    await recorder.discard();
+  });
+
   it('renders a recording that never received audio as silence as long as the call', async () => {
     const dataDir = await tempDir();
     const recorder = new CallRecorder(START, spoolDirOf(dataDir, 'CAquiet'));

@@ -7,8 +7,8 @@ import { storeSpooledTracks, type RecordingFormat, type StoredTrack, type Track 
 import type { RecordingStorage } from './storage.js';
 import { openSpool, removeSpool, SpoolWriter } from './spool.js';
 
-// Records a call's two directions on one timeline: the caller's audio as it arrives and the assistant's audio as it
-// actually played (an interrupted reply is cut where the caller stopped hearing it). The mixed track is their sum.
+// Records a call's two directions on one timeline, the call's clock from its start: the caller's audio where it was
+// spoken (its first frame placed by its arrival, the rest following it) and the assistant's audio where it actually played (an interrupted reply is cut where the caller stopped hearing it). The mixed track is their sum.
 // Audio goes to a spool on disk as the call runs (media/recording/spool.ts), so a call's memory does not grow with
 // its length and a process that dies leaves its recording behind for the recovery sweep to render.
 
@@ -30,6 +30,7 @@ export class CallRecorder {
   /** Next sample position of each direction. */
   #userCursor = 0;
   #assistantCursor = 0;
+  #userPlaced = false;
   #stoppedAt: number | undefined;
 
   /**
@@ -45,10 +46,19 @@ export class CallRecorder {
     return this.#spool.dir;
   }
 
-  /** A caller frame; frames are contiguous, so they are laid end to end (arrival jitter never opens gaps). */
-  addUser(frame: AudioFrame): void {
+  /**
+   * A caller frame, `receivedAt` the wall-clock time it arrived. The first one is placed on the call's clock, where it
+   * was spoken (a frame arrives once heard whole: its length before it arrived), as the assistant's frames are placed
+   * where they played; the rest are contiguous, so they are laid end to end after it (arrival jitter never opens gaps).
+   * Without `receivedAt` the track starts with the first frame.
+   */
+  addUser(frame: AudioFrame, receivedAt?: number): void {
     if (this.#stoppedAt !== undefined) return;
     const samples = toRecordingRate(frame);
+    if (!this.#userPlaced) {
+      this.#userPlaced = true;
+      if (receivedAt !== undefined) this.#userCursor = Math.max(Math.round(((receivedAt - this.#startedAt) * RECORDING_RATE) / 1000) - samples.length, 0);
+    }
     this.#spool.write('user', this.#userCursor, samples);
     this.#userCursor += samples.length;
   }
