@@ -4,6 +4,7 @@ import { settledWithin } from '../lib/async.js';
 import { runCall, type CallResult, type RunCallOptions } from './call/run-call.js';
 import type { VendorAccess } from './providers/speech-providers.js';
 import { loadVad } from './turn/vad.js';
+import { warmLocalVoice } from './providers/local/espeak.js';
 import type { CallRow } from '../modules/calls/lifecycle.js';
 import { carrierLineOf, type CarrierAccount } from './io/carrier-line.js';
 import { carrierOfCall } from '../modules/telephony/carrier-calls.js';
@@ -37,7 +38,8 @@ export class LocalCallRunner {
   readonly #carrierApiBaseUrl: string;
   readonly #secrets: SecretBox | undefined;
   // The VAD of the default endpointing delay (0.3 s), loaded ahead of the first call; a failure surfaces on that call
-  // (which loads it again), never as an unhandled rejection.
+  // (which loads it again), never as an unhandled rejection. The offline voice is compiled meanwhile, so the first
+  // call's welcome does not wait for it; calls do not wait for that.
   readonly #warm: Promise<unknown> = loadVad(300).catch(() => {});
   #draining = false;
 
@@ -51,6 +53,7 @@ export class LocalCallRunner {
     this.#carrier = options.carrier;
     this.#carrierApiBaseUrl = options.carrierApiBaseUrl ?? 'https://api.twilio.com';
     this.#secrets = options.secrets;
+    void warmLocalVoice();
   }
 
   /** The carrier account a call's line uses: its connection's own, else the deployment's. */
