@@ -4,7 +4,7 @@ import { PlaybookCreate } from '../../modules/playbooks/schemas.js';
 import { createPlaybook } from '../../modules/playbooks/service.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { startFakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
-import { afterReply, connected, createCall, localSettings, runTimeline, runtimeOrganization } from '../runtime/call-harness.js';
+import { afterReply, createCall, localSettings, runTimeline, runtimeOrganization } from '../runtime/call-harness.js';
 
 // A playbook in a whole audio call: the model takes its handoff, the playbook's agent speaks first with the playbook's
 // instructions and tools, saves the caller's values (a bad one refused with why, then given again), leaves by the way
@@ -77,12 +77,11 @@ describe('a playbook in a call', () => {
       db.prisma,
       call.id,
       [
-        { after: connected, atMs: 1_000, text: 'book an appointment' },
+        { atMs: 1_000, text: 'book an appointment' },
         { after: afterReply(1), atMs: 500, text: 'yes please' },
       ],
       { hangupWhen: afterReply(2) },
     );
-    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
     expect(run.result.status).toBe('completed');
 
     // The playbook's agent: the assistant's prompt and the playbook, its own tools and the way back, the conversation.
@@ -142,12 +141,11 @@ describe('a playbook in a call', () => {
       db.prisma,
       call.id,
       [
-        { after: connected, atMs: 1_000, text: 'book an appointment' },
+        { atMs: 1_000, text: 'book an appointment' },
         { after: afterReply(1), atMs: 500, text: 'what time is it' },
       ],
       { hangupWhen: afterReply(2) },
     );
-    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
     expect(run.result.status).toBe('completed');
     // Back in the main agent, the caller's question is the last thing it reads, with its own prompt and tools.
     const back = mainChats.at(-1)!;

@@ -4,7 +4,7 @@ import { mp3Info } from '../../media/mp3-duration.js';
 import { rms } from '../../media/pcm.js';
 import { decodeWav } from '../../media/wav.js';
 import { dbTest } from '../helpers/fixtures.js';
-import { afterReply, connected, createCall, localSettings, runTimeline } from './call-harness.js';
+import { afterReply, createCall, localSettings, runTimeline } from './call-harness.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 
 const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
@@ -45,8 +45,8 @@ describe('call recording', () => {
 
   it('records in wav with the caller and the assistant where each spoke', async ({ db, llm }) => {
     const call = await createCall(db.prisma, localSettings(llm.url, { recording_settings: { recording_enabled: true, recording_format: 'wav', record_mixed_audio: false } }));
-    // A second after the line connects the caller asks; once the answer has been spoken, they hang up.
-    const run = await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 1000, text: 'what time is it' }], { hangupWhen: afterReply(1) });
+    // Once the answer has been spoken, the caller hangs up.
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 1000, text: 'what time is it' }], { hangupWhen: afterReply(1) });
     const recordings = await db.prisma.callRecording.findMany({ where: { callId: call.id } });
     expect(recordings.map((r) => r.track).sort()).toEqual(['assistant', 'user']);
     const user = decodeWav(await readFile(`${run.dataDir}/${recordings.find((r) => r.track === 'user')!.storageKey}`));

@@ -6,7 +6,7 @@ import { SecretBox } from '../../lib/secret-box.js';
 import { createTool } from '../../modules/tools/service.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { startFakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
-import { afterReply, connected, createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
+import { afterReply, createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
 
 // An assistant's stored HTTP tool in a whole audio call: offered to the model, called with the call's variable and the
 // tool's credential, its result given back to the model, and the call of it on the transcript with status and duration.
@@ -61,9 +61,8 @@ describe("an assistant's HTTP tool in a call", () => {
       return result ? { text: `Your order has ${JSON.parse(String(result.content)).status === 'shipped' ? 'shipped' : 'not shipped'}.` } : { toolCalls: [{ name: 'lookup_order', arguments: '{"order_id":"A-17"}' }] };
     };
     const call = await createCall(db.prisma, localSettings(llm.url, { assigned_tools: [tool.id] }), { variables: { account: 'acme' } });
-    // The caller speaks a second after the line connects; the one reply, after the lookup, ends the conversation.
-    const run = await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 1_000, text: 'good morning' }], { hangupWhen: afterReply(1), secrets, allowPrivateToolTargets: true });
-    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
+    // The caller hangs up once the one reply, after the lookup, has been spoken.
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 1_000, text: 'good morning' }], { hangupWhen: afterReply(1), secrets, allowPrivateToolTargets: true });
     expect(run.result.status).toBe('completed');
 
     expect(JSON.stringify(offered)).toContain('lookup_order');

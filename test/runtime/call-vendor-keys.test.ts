@@ -6,7 +6,7 @@ import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
-import { afterReply, connected, localSettings, runTimeline } from './call-harness.js';
+import { afterReply, localSettings, runTimeline } from './call-harness.js';
 
 // An assistant's own LLM key, sealed at rest by the API, reaches the vendor opened: the call's requests carry it as
 // the bearer token. A key stored in the clear by an earlier release reaches it the same way.
@@ -42,8 +42,8 @@ describe("an assistant's own LLM key in a call", () => {
     const row = await db.prisma.assistant.findUniqueOrThrow({ where: { id: assistant.id } });
     expect(JSON.stringify(row)).not.toContain(KEY);
     const before = llm.requests.length;
-    // A second after the line connects the caller greets; once the reply has been spoken, they hang up.
-    const run = await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 1_000, text: 'good morning' }], { hangupWhen: afterReply(1), secrets });
+    // Once the reply to the caller's greeting has been spoken, they hang up.
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 1_000, text: 'good morning' }], { hangupWhen: afterReply(1), secrets });
     expect(run.result.status).toBe('completed');
     const sent = llm.requests.slice(before);
     expect(sent.length).toBeGreaterThan(0);
@@ -55,8 +55,8 @@ describe("an assistant's own LLM key in a call", () => {
     const row = await db.prisma.assistant.findUniqueOrThrow({ where: { id: assistant.id } });
     expect(JSON.stringify(row)).toContain(KEY);
     const before = llm.requests.length;
-    // A second after the line connects the caller greets; once the reply has been spoken, they hang up.
-    const run = await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 1_000, text: 'good morning' }], { hangupWhen: afterReply(1), secrets });
+    // Once the reply to the caller's greeting has been spoken, they hang up.
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 1_000, text: 'good morning' }], { hangupWhen: afterReply(1), secrets });
     expect(run.result.status).toBe('completed');
     const sent = llm.requests.slice(before);
     expect(sent.length).toBeGreaterThan(0);

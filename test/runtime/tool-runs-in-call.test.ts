@@ -7,7 +7,7 @@ import { createTool } from '../../modules/tools/service.js';
 import type { ToolCreateIn } from '../../modules/tools/schemas.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { startFakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
-import { afterReply, connected, createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
+import { afterReply, createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
 
 // A tool call while a caller waits, in whole audio calls: a slow lookup is covered by its spoken messages (and no idle
 // prompt), and a caller who speaks during a lookup cancels it: the request is aborted at once, the call of it is
@@ -80,9 +80,8 @@ describe('a tool call while the caller waits', () => {
     };
     // An idle timeout shorter than the lookup: without the busy check the caller would be asked if they are there.
     const call = await createCall(db.prisma, localSettings(llm.url, { assigned_tools: [tool.id], idle_timeout: 2, max_idle_messages: 2 }));
-    // The caller asks soon after the line connects; they hang up once the answer (after the start and slow messages) has been spoken.
-    const run = await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 800, text: 'book an appointment' }], { hangupWhen: afterReply(3), secrets, allowPrivateToolTargets: true });
-    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
+    // The caller hangs up once the answer, after the start and slow messages, has been spoken.
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 800, text: 'book an appointment' }], { hangupWhen: afterReply(3), secrets, allowPrivateToolTargets: true });
     expect(run.result.status).toBe('completed');
 
     const turns = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
@@ -117,12 +116,11 @@ describe('a tool call while the caller waits', () => {
       db.prisma,
       call.id,
       [
-        { after: connected, atMs: 800, text: 'book an appointment' },
+        { atMs: 800, text: 'book an appointment' },
         { after: lookingUp, atMs: 1_000, text: 'what time is it' },
       ],
       { hangupWhen: afterReply(1), secrets, allowPrivateToolTargets: true },
     );
-    console.log("DBGX", JSON.stringify(run.progress.items), run.progress.speakingStarts);
     expect(run.result.status).toBe('completed');
 
     const mine = requests.slice(before);
