@@ -25,6 +25,8 @@ export interface CallKnowledgeOptions {
   assistantId: number | null;
   /** The call's model: it writes the `summarize` strategy's summaries. */
   model: llm.LLM;
+  /** How long past the end of a turn its reply waits for the passages (turn-prompt.ts: 250 ms unless told). */
+  retrievalTimeoutMs?: number | undefined;
 }
 
 export function turnPromptOf(settings: AssistantSettings, options: CallKnowledgeOptions): TurnPrompt {
@@ -47,5 +49,6 @@ export function turnPromptOf(settings: AssistantSettings, options: CallKnowledge
       maxPromptDocTokens: rag.max_prompt_doc_tokens,
       includeMetadata: rag.include_metadata,
     },
+    timeoutMs: options.retrievalTimeoutMs,
   });
 }

@@ -73,6 +73,8 @@ export interface RunCallOptions extends CallAudio {
   line?: CallLine | ((call: CallRow) => CallLine | undefined);
   /** Knowledge search; default: one per process and database, with the vendor keys of `access`. */
   knowledge?: KnowledgeSearch;
+  /** How long past the end of a turn its reply waits for knowledge passages; 250 ms unless told (agent/call/turn-prompt.ts). */
+  retrievalTimeoutMs?: number;
   /** Sees the session once it runs (transports attach text outputs; tests observe). */
   onSession?: (session: voice.AgentSession) => void;
 }
@@ -113,7 +115,7 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const knowledge = options.knowledge ?? processKnowledge(prisma, options.access ?? vendorAccessFromEnv());
   const knowledgeToolSearch =
     call.assistantId === null ? undefined : (query: string, signal: AbortSignal) => knowledge.forAssistant(call.organizationId, call.assistantId!, query, { signal }).then((found) => found.result);
-  const prompt = settings && built && turnPromptOf(settings, { prisma, knowledge, organizationId: call.organizationId, assistantId: call.assistantId, model: built.model });
+  const prompt = settings && built && turnPromptOf(settings, { prisma, knowledge, organizationId: call.organizationId, assistantId: call.assistantId, model: built.model, retrievalTimeoutMs: options.retrievalTimeoutMs });
   const tools = settings && texts && runs && (await step(() => toolsOf(call, texts.values, { ...options, secrets }, runs, (id, result) => toolResults.set(id, result), lineTools, knowledgeToolSearch)));
   const transcript =
     session &&

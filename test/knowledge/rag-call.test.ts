@@ -74,6 +74,9 @@ it('answers from an uploaded document, records the retrieval, and stops answerin
         { after: () => deleted !== undefined, atMs: 500, text: 'what time is it' },
       ],
       {
+        // This test is about the passages reaching the reply, not the reply's 250 ms deadline for them, which a loaded
+        // machine's search can miss (agent/call/turn-prompt.test.ts holds the deadline).
+        retrievalTimeoutMs: 60_000,
         hangupAfter: async (progress) => {
           await progress.until(afterReply(1));
           deleted = (await api.call(tenant, 'DELETE', `/api/documents/${documentId}`)).status;

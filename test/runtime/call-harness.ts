@@ -94,6 +94,7 @@ export async function runTimeline(
     tools?: Parameters<typeof runCall>[0]['tools'];
     secrets?: Parameters<typeof runCall>[0]['secrets'];
     allowPrivateToolTargets?: boolean;
+    retrievalTimeoutMs?: number;
   } = {},
 ): Promise<TimelineRun> {
   const input = new PushAudioInput();
@@ -133,6 +134,7 @@ export async function runTimeline(
       ...(opts.secrets ? { secrets: opts.secrets } : {}),
       ...(opts.allowPrivateToolTargets !== undefined ? { allowPrivateToolTargets: opts.allowPrivateToolTargets } : {}),
       ...(opts.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: opts.heartbeatIntervalMs } : {}),
+      ...(opts.retrievalTimeoutMs !== undefined ? { retrievalTimeoutMs: opts.retrievalTimeoutMs } : {}),
     });
     return { result, caller, output, progress, playedAtMs, dataDir };
   } finally {
