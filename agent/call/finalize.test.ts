@@ -74,7 +74,8 @@ function recordedSecond(callSid: string): CallRecording {
   let listener: ((frame: AudioFrame) => void) | undefined;
   const audio = { audioInput: { onFrame: (l: (frame: AudioFrame) => void) => ((listener = l), () => {}) }, audioOutput: {} };
   const settings = AssistantSettings.parse({ name: 'Recorded', recording_settings: { recording_enabled: true, recording_format: 'wav' } }).recording_settings;
-  const recording = startRecording(settings, audio, { callSid, startedAt: ENDED.getTime() - 1_000, dataDir })!;
+  // The caller's frames say they arrived one frame into the call, so the track starts with them.
+  const recording = startRecording(settings, audio, { callSid, startedAt: ENDED.getTime() - 1_000, dataDir, clock: () => ENDED.getTime() - 980 })!;
   for (let i = 0; i < 50; i++) listener!(new AudioFrame(new Int16Array(320).fill(500), 16_000, 1, 320));
   recording.stop(ENDED.getTime());
   return recording;

@@ -12,6 +12,8 @@ import { startRecording, type RecordedAudio } from './recording.js';
 
 const RATE = 16_000;
 const T0 = 1_700_000_000_000;
+/** The caller's frames are pushed all at once here: each says it arrived one frame into the call, so the track starts with them. */
+const arrivedAtStart = () => T0 + 20;
 
 /** A transport's two directions: frames the caller sent and frames played to the caller, with their listeners. */
 class FakeAudio implements RecordedAudio {
@@ -55,13 +57,13 @@ const exists = (p: string) => access(p).then(() => true, () => false);
 
 describe("a running call's recording", () => {
   it('records nothing, and listens to nothing, when the settings ask for no track', () => {
-    expect(startRecording(settings({ recording_enabled: false }), audio, { callSid: 'CAoff', startedAt: T0, dataDir })).toBeUndefined();
-    expect(startRecording(settings({ recording_enabled: true, record_user_audio: false, record_assistant_audio: false, record_mixed_audio: false }), audio, { callSid: 'CAnone', startedAt: T0, dataDir })).toBeUndefined();
+    expect(startRecording(settings({ recording_enabled: false }), audio, { callSid: 'CAoff', startedAt: T0, dataDir, clock: arrivedAtStart })).toBeUndefined();
+    expect(startRecording(settings({ recording_enabled: true, record_user_audio: false, record_assistant_audio: false, record_mixed_audio: false }), audio, { callSid: 'CAnone', startedAt: T0, dataDir, clock: arrivedAtStart })).toBeUndefined();
     expect(audio.heard.size + audio.played.size).toBe(0);
   });
 
   it("spools under DATA_DIR while the call runs, and stores the asked-for tracks as long as the call, the caller's audio from the start and the assistant's where it played", async () => {
-    const recording = startRecording(settings({ recording_enabled: true, recording_format: 'wav', record_mixed_audio: false }), audio, { callSid: 'CAwav', startedAt: T0, dataDir })!;
+    const recording = startRecording(settings({ recording_enabled: true, recording_format: 'wav', record_mixed_audio: false }), audio, { callSid: 'CAwav', startedAt: T0, dataDir, clock: arrivedAtStart })!;
     expect(recording.spoolDir).toBe(path.join(dataDir, 'recordings', 'CAwav', '.spool'));
     audio.callerSays(1_000, 1_000);
     audio.assistantPlays(1_200, 400, 2_000);
@@ -82,7 +84,7 @@ describe("a running call's recording", () => {
   });
 
   it('records nothing after the end of the call, and stops listening to the audio', async () => {
-    const recording = startRecording(settings({ recording_enabled: true, recording_format: 'wav', record_assistant_audio: false, record_mixed_audio: false }), audio, { callSid: 'CAstop', startedAt: T0, dataDir })!;
+    const recording = startRecording(settings({ recording_enabled: true, recording_format: 'wav', record_assistant_audio: false, record_mixed_audio: false }), audio, { callSid: 'CAstop', startedAt: T0, dataDir, clock: arrivedAtStart })!;
     audio.callerSays(500, 1_000);
     recording.stop(T0 + 500);
     expect(audio.heard.size + audio.played.size).toBe(0);
@@ -92,7 +94,7 @@ describe("a running call's recording", () => {
   });
 
   it('removes its spool when discarded', async () => {
-    const recording = startRecording(settings({ recording_enabled: true, recording_format: 'wav' }), audio, { callSid: 'CAgone', startedAt: T0, dataDir })!;
+    const recording = startRecording(settings({ recording_enabled: true, recording_format: 'wav' }), audio, { callSid: 'CAgone', startedAt: T0, dataDir, clock: arrivedAtStart })!;
     audio.callerSays(200, 1_000);
     recording.stop(T0 + 200);
     await recording.save(new LocalFileStorage(dataDir));

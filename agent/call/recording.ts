@@ -55,12 +55,12 @@ export interface CallRecording {
 export function startRecording(
   settings: AssistantSettings['recording_settings'],
   audio: RecordedAudio,
-  call: { callSid: string; startedAt: number; dataDir?: string | undefined },
+  call: { callSid: string; startedAt: number; dataDir?: string | undefined; clock?: () => number },
 ): CallRecording | undefined {
   const tracks = recordedTracks(settings);
   if (tracks.length === 0) return undefined;
   const recorder = new CallRecorder(call.startedAt, spoolDirOf(call.dataDir ?? DEFAULT_DATA_DIR, call.callSid));
-  const stops = [audio.audioInput.onFrame?.((f) => recorder.addUser(f, Date.now())), audio.audioOutput.onPlayed?.((f, at) => recorder.addAssistant(f, at))];
+  const stops = [audio.audioInput.onFrame?.((f) => recorder.addUser(f, (call.clock ?? Date.now)())), audio.audioOutput.onPlayed?.((f, at) => recorder.addAssistant(f, at))];
   return {
     spoolDir: recorder.spoolDir,
     stop(at) {
