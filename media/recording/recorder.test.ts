@@ -125,10 +125,10 @@ describe('call recorder', () => {
     const dataDir = await tempDir();
     const recorder = new CallRecorder(START, spoolDirOf(dataDir, 'CAclock'));
     // The caller's first frame arrived 170 ms into the call, so it was spoken from 150 ms; the next follow it, one of
-    // them late and the one after early (jitter), all in place. The assistant's frame played from 150 ms.
+    // them 15 ms late (jitter), all in place. The assistant's frame played from 150 ms.
     recorder.addUser(frame(() => 1_000), START + 170);
     recorder.addUser(frame(() => 2_000), START + 205);
-    recorder.addUser(frame(() => 3_000), START + 207);
+    recorder.addUser(frame(() => 3_000), START + 211);
     recorder.addAssistant(frame(() => 500), START + 150);
     recorder.stop(START + 400);
     const stored = await recorder.save(new LocalFileStorage(dataDir), 'CAclock', ['user', 'assistant'], 'wav');
@@ -137,6 +137,20 @@ describe('call recorder', () => {
     expect(user!.findIndex((v) => v !== 0)).toBe(at150);
     expect(assistant!.findIndex((v) => v !== 0)).toBe(at150);
     expect(Array.from(user!.subarray(at150, at150 + 3 * FRAME).filter((_, i) => i % FRAME === 0))).toEqual([1_000, 2_000, 3_000]);
+    await recorder.discard();
+  });
+
+  it("starts the caller's track where its earliest frames say, when the first ones came late in a burst", async () => {
+    const dataDir = await tempDir();
+    const recorder = new CallRecorder(START, spoolDirOf(dataDir, 'CAburst'));
+    // Spoken from 100 ms, one frame every 20 ms; the first five all arrived at 300 ms, the rest on time.
+    for (let f = 0; f < 30; f++) recorder.addUser(frame(() => 1_000 + f), START + Math.max(300, 120 + 20 * f));
+    recorder.stop(START + 800);
+    const [user] = await recorder.save(new LocalFileStorage(dataDir), 'CAburst', ['user'], 'wav');
+    const samples = decodeWav(await readFile(user!.path!)).samples;
+    const at100 = (100 * RECORDING_RATE) / 1000;
+    expect(samples.findIndex((v) => v !== 0)).toBe(at100);
+    expect(samples[at100 + 10 * FRAME]).toBe(1_010);
     await recorder.discard();
   });
 

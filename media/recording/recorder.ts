@@ -17,6 +17,9 @@ export const RECORDING_RATE = 16_000;
 
 export type { RecordingFormat, StoredTrack, Track };
 
+/** The caller's first frames, 500 ms of them, say where the caller's track starts on the call's clock. */
+const ANCHOR_FRAMES = 25;
+
 /** Frames this close to where the previous one ended (one 20 ms frame) continue it. */
 const CONTIGUOUS_SAMPLES = RECORDING_RATE / 50;
 
@@ -30,7 +33,8 @@ export class CallRecorder {
   /** Next sample position of each direction. */
   #userCursor = 0;
   #assistantCursor = 0;
-  #userPlaced = false;
+  /** The caller's first frames, held until they say where the track starts. */
+  #anchoring: Array<{ samples: Int16Array; receivedAt: number | undefined }> | undefined = [];
   #stoppedAt: number | undefined;
 
   /**
@@ -47,20 +51,41 @@ export class CallRecorder {
   }
 
   /**
-   * A caller frame, `receivedAt` the wall-clock time it arrived. The first one is placed on the call's clock, where it
-   * was spoken (a frame arrives once heard whole: its length before it arrived), as the assistant's frames are placed
-   * where they played; the rest are contiguous, so they are laid end to end after it (arrival jitter never opens gaps).
+   * A caller frame, `receivedAt` the wall-clock time it arrived. The caller's track is placed on the call's clock, where
+   * it was spoken, as the assistant's frames are placed where they played: a frame arrives once heard whole, and never
+   * before it was spoken, but it may arrive late, the first ones in a burst behind a slow start. So the first
+   * `ANCHOR_FRAMES` are held, and the track starts where the earliest of them says it must (each frame's arrival less
+   * the audio up to its end); from there frames are contiguous and laid end to end (arrival jitter never opens gaps).
    * Without `receivedAt` the track starts with the first frame.
    */
   addUser(frame: AudioFrame, receivedAt?: number): void {
     if (this.#stoppedAt !== undefined) return;
     const samples = toRecordingRate(frame);
-    if (!this.#userPlaced) {
-      this.#userPlaced = true;
-      if (receivedAt !== undefined) this.#userCursor = Math.max(Math.round(((receivedAt - this.#startedAt) * RECORDING_RATE) / 1000) - samples.length, 0);
+    if (this.#anchoring) {
+      this.#anchoring.push({ samples, receivedAt });
+      if (this.#anchoring.length >= ANCHOR_FRAMES) this.#placeUser();
+      return;
     }
     this.#spool.write('user', this.#userCursor, samples);
     this.#userCursor += samples.length;
+  }
+
+  /** Places the held first frames of the caller and writes them. */
+  #placeUser(): void {
+    const held = this.#anchoring;
+    if (!held) return;
+    this.#anchoring = undefined;
+    let heard = 0;
+    let start = Number.POSITIVE_INFINITY;
+    for (const { samples, receivedAt } of held) {
+      heard += samples.length;
+      if (receivedAt !== undefined) start = Math.min(start, Math.round(((receivedAt - this.#startedAt) * RECORDING_RATE) / 1000) - heard);
+    }
+    this.#userCursor = Number.isFinite(start) ? Math.max(start, 0) : 0;
+    for (const { samples } of held) {
+      this.#spool.write('user', this.#userCursor, samples);
+      this.#userCursor += samples.length;
+    }
   }
 
   /** An assistant frame at the wall-clock time it started to play. */
@@ -75,6 +100,7 @@ export class CallRecorder {
   }
 
   stop(at = Date.now()): void {
+    this.#placeUser();
     this.#stoppedAt ??= at;
   }
 
