@@ -12,7 +12,6 @@ import { LiveKitSipLine } from './io/livekit-line.js';
 import { openInboundCall } from '../modules/calls/lifecycle.js';
 import { withTimeout } from '../lib/async.js';
 import { survivePromiseLeaks } from '../lib/process.js';
-import { warmLocalVoice } from './providers/local/espeak.js';
 import { loadVad } from './turn/vad.js';
 import { JOIN_GRACE_MS, WEB_JOIN_WINDOW_MS } from '../modules/calls/unstarted.js';
 
@@ -51,8 +50,7 @@ export default defineAgent({
   prewarm: async (_proc: JobProcess) => {
     survivePromiseLeaks();
     // The VAD of the default endpointing delay (0.3 s); calls that need another window load theirs once per process.
-    // The offline voice is compiled meanwhile, so a first call's welcome on it does not wait for that.
-    await Promise.all([loadVad(300), warmLocalVoice()]);
+    await loadVad(300);
   },
   entry: async (ctx: JobContext) => {
     let key = callKeyFromMetadata(ctx.job.metadata);

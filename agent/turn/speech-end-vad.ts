@@ -101,17 +101,26 @@ class SpeechEndStream extends VADStream {
     const result = await this.#inner.next();
     if (result.done) return result;
     const event = result.value;
-    if (event.type === VADEventType.INFERENCE_DONE) return { done: false, value: this.#withTrailingSilence(event) };
+    if (event.type === VADEventType.INFERENCE_DONE) {
+      // Out of speech, only the pre-roll of an utterance yet to start is needed: a silent line keeps a second, not 61.
+      if (!event.speaking) this.#forgetBefore(event.timestamp - KEEP_BEFORE_END_MS);
+      return { done: false, value: this.#withTrailingSilence(event) };
+    }
     if (event.type === VADEventType.START_OF_SPEECH) return { done: false, value: this.#withOwnAudio(event) };
     if (event.type === VADEventType.END_OF_SPEECH) {
       this.#recent.clear();
       const whole = this.#withOwnAudio(event);
       // The next utterance starts after this one ended, its pre-roll at most 500 ms before.
-      const rate = this.#audio.sampleRate;
-      if (rate > 0) this.#audio.forgetBefore(Math.round(((event.timestamp - KEEP_BEFORE_END_MS) * rate) / 1000));
+      this.#forgetBefore(event.timestamp - KEEP_BEFORE_END_MS);
       return { done: false, value: this.#corrected(whole) };
     }
     return result;
+  }
+
+  /** Forgets the audio before `ms` (since the VAD's last reset). */
+  #forgetBefore(ms: number): void {
+    const rate = this.#audio.sampleRate;
+    if (rate > 0 && ms > 0) this.#audio.forgetBefore(Math.round((ms * rate) / 1000));
   }
 
   /**

@@ -27,4 +27,17 @@ describe('the audio handed to a VAD, kept by position', () => {
     expect(audio.forwarded).toBe(0);
     expect(audio.copy(0, 100)).toBeUndefined();
   });
+
+  it('keeps cutting right after forgetting most of a long silence', () => {
+    const audio = new UtteranceAudio();
+    for (let f = 0; f < 1_000; f++) {
+      audio.push(frame(f * 320));
+      audio.forgetBefore((f - 50) * 320);
+    }
+    // Samples hold their position, as 16-bit values.
+    const at = (position: number) => Int16Array.of(position)[0];
+    expect(audio.copy(960 * 320 + 5, 962 * 320)!.data[0]).toBe(at(960 * 320 + 5));
+    expect(audio.copy(998 * 320, 999 * 320)!.data[319]).toBe(at(999 * 320 - 1));
+    expect(audio.copy(900 * 320, 901 * 320)).toBeUndefined();
+  });
 });

@@ -15,7 +15,9 @@ interface Kept {
 }
 
 export class UtteranceAudio {
-  readonly #frames: Kept[] = [];
+  /** Kept frames from `#head` on: forgetting moves the head, and the array is compacted now and then, not per frame. */
+  #frames: Kept[] = [];
+  #head = 0;
   #forwarded = 0;
   #sampleRate = 0;
 
@@ -38,22 +40,27 @@ export class UtteranceAudio {
 
   /** The VAD was reset (a flush): positions start again from zero. */
   reset(): void {
-    this.#frames.length = 0;
+    this.#frames = [];
+    this.#head = 0;
     this.#forwarded = 0;
   }
 
   /** Forgets audio before `position`: no utterance that is still to be cut starts there. */
   forgetBefore(position: number): void {
-    let drop = 0;
-    while (drop < this.#frames.length && this.#frames[drop]!.start + this.#frames[drop]!.data.length <= position) drop++;
-    if (drop > 0) this.#frames.splice(0, drop);
+    while (this.#head < this.#frames.length && this.#frames[this.#head]!.start + this.#frames[this.#head]!.data.length <= position) this.#head++;
+    if (this.#head >= 256 && this.#head * 2 >= this.#frames.length) {
+      this.#frames = this.#frames.slice(this.#head);
+      this.#head = 0;
+    }
   }
 
   /** A copy of the samples in [from, to), or undefined when any of them is no longer (or not yet) kept. */
   copy(from: number, to: number): AudioFrame | undefined {
-    if (from < 0 || to <= from || to > this.#forwarded || this.#frames.length === 0 || this.#frames[0]!.start > from) return undefined;
+    const first = this.#frames[this.#head];
+    if (from < 0 || to <= from || to > this.#forwarded || !first || first.start > from) return undefined;
     const out = new Int16Array(to - from);
-    for (const frame of this.#frames) {
+    for (let i = this.#head; i < this.#frames.length; i++) {
+      const frame = this.#frames[i]!;
       const end = frame.start + frame.data.length;
       if (end <= from) continue;
       if (frame.start >= to) break;

@@ -9,7 +9,9 @@ import { decodeWav, type PcmAudio } from '../../../media/wav.js';
 // data, then instantiating it), and that was the first audio of every reply and of the welcome. So the module is
 // compiled once per process, and an instance for the options last used is made ahead, held just before its program
 // runs (a run dependency, Emscripten's own mechanism for waiting on input): a synthesis then only writes its text and
-// lets the program run (~110 ms for a sentence here). docs/benchmarks.md has the figures.
+// lets the program run (~110 ms for a sentence here). docs/benchmarks.md has the figures. The price is memory: the
+// compiled module and a waiting instance take ~75 MB of a process's RSS, so only the built-in runner (the embedded
+// default, whose first call speaks with this voice) warms it at start; LiveKit job processes make it on first use.
 
 type EspeakModule = {
   FS: { readFile(path: string): Uint8Array; writeFile(path: string, data: string): void };
