@@ -127,7 +127,7 @@ export function sttConformance<Server extends FakeWsServer, Script>(target: SttT
     const out = collect(owner, stream);
     await feedUntil(stream, () => out.texts(INTERIM_TRANSCRIPT).length > 0, out.done);
     stream.flush();
-    await until(() => out.texts(FINAL_TRANSCRIPT).length > 0, { timeoutMs: 2_000, intervalMs: 5 });
+    await until(() => out.texts(FINAL_TRANSCRIPT).length > 0, { intervalMs: 5 });
     stream.endInput();
     await out.done;
 

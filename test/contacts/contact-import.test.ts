@@ -144,7 +144,7 @@ describe('importing contacts', () => {
               SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
             return Number(waiting[0]!.n) > 0;
           },
-          { timeoutMs: 2_000, intervalMs: 10 },
+          { intervalMs: 10 },
         );
         await writer.query('COMMIT');
         const res = await pending;

@@ -93,7 +93,7 @@ describe('upgrade requests the service has no socket for', () => {
     }
     expect(results.filter((r) => !r.closedByServer || r.status !== r.expected)).toEqual([]);
     // The kernel may take a moment to release the last sockets the service closed.
-    await until(() => openSockets(pid) <= before, { timeoutMs: 1_000, message: () => `${openSockets(pid)} sockets open, ${before} before` });
+    await until(() => openSockets(pid) <= before, { message: () => `${openSockets(pid)} sockets open, ${before} before` });
     expect(openSockets(pid)).toBeLessThanOrEqual(before);
   }, 120_000);
 
