@@ -1,27 +1,13 @@
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { decodeWav, type PcmAudio } from '../../../media/wav.js';
 
-// espeak-ng compiled to WebAssembly (npm `espeak-ng`): speaks with no system package and no network. The build runs
-// its program once per module instance and exits, so each synthesis needs an instance of its own. Made from scratch,
-// one took ~340 ms whatever the sentence's length (reading and compiling the 18 MB module, which carries the voices'
-// data, then instantiating it), and that was the first audio of every reply and of the welcome. So the module is
-// compiled once per process, and an instance for the options last used is made ahead, held just before its program
-// runs (a run dependency, Emscripten's own mechanism for waiting on input): a synthesis then only writes its text and
-// lets the program run (~110 ms for a sentence here). docs/benchmarks.md has the figures. The price is memory: the
-// compiled module and a waiting instance take ~75 MB of a process's RSS, so only the built-in runner (the embedded
-// default, whose first call speaks with this voice) warms it at start; LiveKit job processes make it on first use.
-
-type EspeakModule = {
-  FS: { readFile(path: string): Uint8Array; writeFile(path: string, data: string): void };
-  addRunDependency(id: string): void;
-  removeRunDependency(id: string): void;
-};
-type EspeakFactory = (options: Record<string, unknown>) => Promise<EspeakModule>;
-/** WebAssembly as Node has it (this project's compiler settings carry no DOM types). */
-type CompiledModule = object;
-const wasmApi = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<CompiledModule>; instantiate(module: CompiledModule, imports: object): Promise<object> } }).WebAssembly;
+// The offline voice: espeak-ng compiled to WebAssembly, run in a thread of its own (espeak-thread.mjs says why and how
+// an instance is made ahead). One thread per process serves every call's sentences in the order they are asked for
+// (~90 ms a sentence here): a call's audio (VAD, playout, the caller's frames) never waits behind a synthesis, and on a
+// machine with a second core the synthesis runs beside it. The compiled module and a waiting instance take ~75 MB of a
+// process's RSS, so only the built-in runner (the embedded default, whose first call speaks with this voice) warms it
+// at start; LiveKit job processes make it on first use. The thread is unref'd while idle, so it never keeps a process
+// alive, and made again if it dies.
 
 export interface EspeakOptions {
   voice: string;
@@ -31,95 +17,66 @@ export interface EspeakOptions {
   pitch: number;
 }
 
-const require = createRequire(import.meta.url);
-const INPUT = '';
-/** Instances kept ready, one per set of options: a handful of voices in practice, each ~20 MB. */
-const MAX_READY = 4;
-
-let factory: Promise<EspeakFactory> | undefined;
-let compiled: Promise<CompiledModule> | undefined;
-
-function loadFactory(): Promise<EspeakFactory> {
-  // The package ships no type declarations; the specifier is a variable so the compiler does not look for them.
-  const specifier = 'espeak-ng';
-  factory ??= import(specifier).then((m) => (m as unknown as { default: EspeakFactory }).default);
-  factory.catch(() => (factory = undefined));
-  return factory;
+interface Waiting {
+  resolve(audio: PcmAudio): void;
+  reject(error: Error): void;
 }
 
-function compiledModule(): Promise<CompiledModule> {
-  compiled ??= readFile(path.join(path.dirname(require.resolve('espeak-ng')), 'espeak-ng.wasm')).then((bytes) => wasmApi.compile(bytes));
-  compiled.catch(() => (compiled = undefined));
-  return compiled;
-}
-
-/** An instance whose program waits for its text; `speak` gives it the text and answers the instance once it has run. */
-interface ReadyInstance {
-  speak(text: string): Promise<EspeakModule>;
-}
-
-function makeInstance(args: string[]): ReadyInstance {
-  let held: (module: EspeakModule) => void;
-  const holding = new Promise<EspeakModule>((resolve) => (held = resolve));
-  const ran = Promise.all([loadFactory(), compiledModule()]).then(([create, wasm]) =>
-    create({
-      print: () => {},
-      printErr: () => {},
-      arguments: args,
-      // Before the program runs: hold it until the text is written.
-      preRun: [
-        (module: EspeakModule) => {
-          // No id: with one the build would also start a timer that keeps the process alive while the instance waits.
-          module.addRunDependency(INPUT);
-          held(module);
-        },
-      ],
-      instantiateWasm(imports: object, done: (instance: object, module: CompiledModule) => void) {
-        void wasmApi.instantiate(wasm, imports).then((instance) => done(instance, wasm));
-        return {};
-      },
-    }),
-  );
-  // An instance made ahead and never used fails quietly; one in use fails its synthesis.
-  ran.catch(() => {});
-  return {
-    async speak(text) {
-      const module = await Promise.race([holding, ran]);
-      // The text goes through a file so nothing in it is read as an option.
-      module.FS.writeFile('/input.txt', text);
-      module.removeRunDependency(INPUT);
-      return ran;
-    },
-  };
-}
-
-const ready = new Map<string, ReadyInstance>();
+type Answer = { id: number; wav?: Uint8Array; error?: string; cancelled?: boolean };
 
 function argumentsOf(options: EspeakOptions): string[] {
   return ['-w', '/output.wav', '-v', options.voice, '-s', String(options.wordsPerMinute), '-p', String(options.pitch), '-f', '/input.txt'];
 }
 
-/** Makes the next instance for these options ahead of its synthesis. */
-function prepare(args: string[]): void {
-  const key = args.join('\u0000');
-  if (ready.has(key)) return;
-  ready.set(key, makeInstance(args));
-  if (ready.size > MAX_READY) ready.delete(ready.keys().next().value!);
+class VoiceThread {
+  #worker: Worker | undefined;
+  #next = 0;
+  readonly #waiting = new Map<number, Waiting>();
+
+  #thread(): Worker {
+    if (this.#worker) return this.#worker;
+    const worker = new Worker(new URL('./espeak-thread.mjs', import.meta.url));
+    worker.unref();
+    worker.on('message', (answer: Answer) => {
+      const waiting = this.#waiting.get(answer.id);
+      if (!waiting) return;
+      this.#waiting.delete(answer.id);
+      if (this.#waiting.size === 0) worker.unref();
+      if (answer.wav) waiting.resolve(decodeWav(answer.wav));
+      else waiting.reject(new Error(answer.cancelled ? 'synthesis cancelled' : `the offline voice failed: ${answer.error ?? 'no reason given'}`));
+    });
+    const fail = (why: string) => {
+      if (this.#worker !== worker) return;
+      this.#worker = undefined;
+      for (const waiting of this.#waiting.values()) waiting.reject(new Error(`the offline voice stopped (${why})`));
+      this.#waiting.clear();
+    };
+    worker.on('error', (error) => fail(error.message));
+    worker.on('exit', (code) => fail(`exit code ${code}`));
+    this.#worker = worker;
+    return worker;
+  }
+
+  speak(text: string, options: EspeakOptions, signal?: AbortSignal): Promise<PcmAudio> {
+    signal?.throwIfAborted();
+    const worker = this.#thread();
+    const id = this.#next++;
+    // Busy: the thread keeps the process up until the answer is in, as any pending request would.
+    worker.ref();
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      worker.postMessage({ type: 'speak', id, text, args: argumentsOf(options) });
+      // An interrupted reply's later sentences are dropped from the queue rather than synthesised for nothing.
+      signal?.addEventListener('abort', () => this.#worker === worker && this.#waiting.has(id) && worker.postMessage({ type: 'cancel', id }), { once: true });
+    });
+  }
 }
 
-/** Synthesises one utterance to 22.05 kHz mono PCM. */
-export async function espeakSynthesize(text: string, options: EspeakOptions): Promise<PcmAudio> {
-  const args = argumentsOf(options);
-  const key = args.join('\u0000');
-  const instance = ready.get(key) ?? makeInstance(args);
-  ready.delete(key);
-  try {
-    const module = await instance.speak(text);
-    return decodeWav(module.FS.readFile('/output.wav'));
-  } finally {
-    // The next sentence's instance is made once this one has run, not while it runs.
-    prepare(args);
-  }
+const voice = new VoiceThread();
+
+/** Synthesises one utterance to 22.05 kHz mono PCM; rejects once `signal` aborts before its turn in the queue came. */
+export async function espeakSynthesize(text: string, options: EspeakOptions, signal?: AbortSignal): Promise<PcmAudio> {
+  return voice.speak(text, options, signal);
 }
 
 /**
@@ -127,8 +84,8 @@ export async function espeakSynthesize(text: string, options: EspeakOptions): Pr
  * calls this as it starts).
  */
 export function warmLocalVoice(options: EspeakOptions = { voice: 'en-us', wordsPerMinute: 175, pitch: 50 }): Promise<void> {
-  prepare(argumentsOf(options));
-  return compiledModule().then(
+  // A short synthesis: once it is done the module is compiled, and the thread has made the next instance ahead.
+  return voice.speak('.', options).then(
     () => undefined,
     () => undefined,
   );

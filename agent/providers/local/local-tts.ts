@@ -47,8 +47,13 @@ class LocalChunkedStream extends tts.ChunkedStream {
 
   protected async run(): Promise<void> {
     try {
-      const audio = await espeakSynthesize(this.inputText, this.#options);
-      if (this.abortController.signal.aborted) return;
+      const signal = this.abortController.signal;
+      // Aborted (an interruption) while waiting its turn on the voice's thread: nothing to play, and no error to retry.
+      const audio = await espeakSynthesize(this.inputText, this.#options, signal).catch((error: unknown) => {
+        if (signal.aborted) return undefined;
+        throw error;
+      });
+      if (!audio || signal.aborted) return;
       const requestId = shortuuid();
       const bytes = new AudioByteStream(audio.sampleRate, 1, FRAME_SAMPLES);
       const frames = [...bytes.write(new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength)), ...bytes.flush()];
