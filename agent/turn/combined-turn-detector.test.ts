@@ -12,11 +12,18 @@ initializeLogger({ pretty: false, level: 'silent' });
 class FakeModel implements InferenceExecutor {
   calls = 0;
   #release: Array<() => void> = [];
+  #answer = () => {};
+  readonly #answered = new Promise<void>((resolve) => (this.#answer = resolve));
   constructor(readonly probability: number, readonly answerAtOnce = true) {}
   async doInference(): Promise<unknown> {
     this.calls++;
     if (!this.answerAtOnce) await new Promise<void>((resolve) => this.#release.push(resolve));
+    setImmediate(() => this.#answer());
     return { probability: this.probability, inferenceDurationMs: 12 };
+  }
+  /** Settles once an answer has been given and its promise callbacks have run. */
+  get answered(): Promise<void> {
+    return this.#answered;
   }
   release(): void {
     for (const resolve of this.#release.splice(0)) resolve();
@@ -72,13 +79,22 @@ describe('the combined end-of-turn decision', () => {
     await stream.aclose();
   });
 
+  it('answers a whole phrase that ends on a word which usually leads on, as the same words with a full stop would be', async () => {
+    const model = new FakeModel(0.01);
+    const { signals, stream } = setup(model);
+    signals.final('thank you', undefined, true);
+    expect((await stream.predict().await).endOfTurnProbability).toBe(1);
+    expect(signals.committed()).toMatchObject({ verdict: 'finished', decided_by: 'transcript', transcript_rule: 'phrase_complete' });
+    await stream.aclose();
+  });
+
   it('still holds a whole phrase open when its words are a value being read out or trail off', async () => {
     const model = new FakeModel(0.99);
     const { signals, stream } = setup(model);
     signals.final('my number is four one five', undefined, true);
     expect((await stream.predict().await).endOfTurnProbability).toBe(0);
     expect(signals.committed()).toMatchObject({ verdict: 'unfinished', transcript_rule: 'value_pending' });
-    signals.final('i would like to book a table for', undefined, true);
+    signals.final('i would like to', undefined, true);
     expect((await stream.predict().await).endOfTurnProbability).toBe(0);
     expect(signals.committed()).toMatchObject({ verdict: 'unfinished', transcript_rule: 'continuation_word' });
     await stream.aclose();
@@ -106,6 +122,31 @@ describe('the combined end-of-turn decision', () => {
     expect(event.endOfTurnProbability).toBe(1);
     expect(signals.committed()).toMatchObject({ verdict: 'finished', decided_by: 'transcript' });
     model.release();
+    await stream.aclose();
+  });
+
+  it('keeps the audio model\'s answer given before any words until the words come, and lets whole words decide', async () => {
+    const model = new FakeModel(0.01);
+    const { signals, stream } = setup(model);
+    // The offline recogniser transcribes once the utterance has ended: the model has answered before its words exist.
+    const verdict = stream.predict();
+    await model.answered;
+    expect(verdict.done).toBe(false);
+    signals.final('book an appointment', undefined, true);
+    expect((await verdict.await).endOfTurnProbability).toBe(1);
+    expect(signals.committed()).toMatchObject({ verdict: 'finished', decided_by: 'transcript', transcript_rule: 'phrase_complete' });
+    await stream.aclose();
+  });
+
+  it('applies the audio model\'s held answer once words come that leave the turn open', async () => {
+    const model = new FakeModel(0.12);
+    const { signals, stream } = setup(model);
+    const verdict = stream.predict();
+    await model.answered;
+    expect(verdict.done).toBe(false);
+    signals.final("it's john");
+    expect((await verdict.await).endOfTurnProbability).toBe(0.12);
+    expect(signals.committed()).toMatchObject({ verdict: 'unfinished', decided_by: 'audio_model', audio_model_probability: 0.12 });
     await stream.aclose();
   });
 

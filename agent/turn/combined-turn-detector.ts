@@ -13,7 +13,9 @@ import type { TurnDecision, TurnSignals } from './turn-signals.js';
 //   preposition, filler or comma: unfinished, at once;
 // - a sentence closed by the recogniser's punctuation with nothing pending: finished, at once;
 // - anything else ("it's john" from a recogniser without punctuation, or no words yet): the audio model decides from
-//   the pitch and rhythm of the last 1.2 s, and words that arrive while it runs and settle the matter win.
+//   the pitch and rhythm of the last 1.2 s, and words that arrive while it runs and settle the matter win. With no
+//   words yet its answer waits for them (up to the longest delay): the turn is committed on words anyway, and a
+//   recogniser that transcribes after the utterance ends would otherwise always arrive too late to be heard.
 //
 // So the model runs only when the words leave the turn open, which is what makes a core carry more calls. A
 // decision is resolved the moment it is taken; the session then waits out the delay from the end of speech, and
@@ -85,17 +87,10 @@ export class CombinedTurnDetector extends inference.TurnDetector {
     }, signals.delays.maxMs);
     deadline.unref?.();
     const stopDeadline = () => clearTimeout(deadline);
-    const stopListening = signals.onChange(() => {
-      // Cancelled meanwhile (speech resumed): nothing left to decide.
-      if (verdict.done) stopWatching();
-      else if (fromWords()) cancelModel();
-    });
-    stopWatching = () => {
-      stopDeadline();
-      stopListening();
-    };
-    void verdict.await.then(stopDeadline, stopDeadline);
-    void model.await.then(async (event) => {
+    // The model's answer while no words are in yet: a recogniser that transcribes an utterance once it has ended (the
+    // offline one, ~300 ms after the VAD) delivers them after the model has answered, and they decide if they can.
+    let heldAnswer: PredictionEvent | undefined;
+    const fromModel = async (event: PredictionEvent): Promise<void> => {
       if (verdict.done) return;
       const threshold = (await stream.unlikelyThreshold(signals.language)) ?? null;
       const finished = threshold === null || event.endOfTurnProbability >= threshold;
@@ -105,6 +100,21 @@ export class CombinedTurnDetector extends inference.TurnDetector {
         audio_model_probability: round3(event.endOfTurnProbability),
         audio_model_threshold: threshold === null ? null : round3(threshold),
       }, event);
+    };
+    const stopListening = signals.onChange(() => {
+      // Cancelled meanwhile (speech resumed): nothing left to decide.
+      if (verdict.done) stopWatching();
+      else if (fromWords()) cancelModel();
+      else if (heldAnswer && signals.text.trim() !== '') void fromModel(heldAnswer);
+    });
+    stopWatching = () => {
+      stopDeadline();
+      stopListening();
+    };
+    void verdict.await.then(stopDeadline, stopDeadline);
+    void model.await.then((event) => {
+      if (signals.text.trim() === '') heldAnswer = event;
+      else return fromModel(event);
     });
     return verdict;
   }

@@ -44,12 +44,15 @@ export class TurnSignals {
 
   /**
    * What the words so far say of the turn, with the assistant's last words as context. Words the recogniser marked as
-   * whole phrases read as a closed sentence would: complete, unless a rule of the words themselves holds them open.
+   * whole phrases read as the same words closed by a full stop would: complete ("thank you" too, though it ends on a
+   * word that usually leads on), unless the rules of a closed sentence hold them open (a value still being read out,
+   * "i want to").
    */
   reading(): TranscriptReading {
     const reading = readTranscript(this.text, this.#question);
-    if (this.#phraseComplete && this.#interim.trim() === '' && reading.reason === 'content_word') return { ...reading, verdict: 'complete', reason: 'phrase_complete' };
-    return reading;
+    if (!this.#phraseComplete || this.#interim.trim() !== '' || reading.verdict === 'complete' || reading.reason === 'empty') return reading;
+    const closed = readTranscript(`${this.text}.`, this.#question);
+    return closed.verdict === 'complete' ? { ...closed, reason: 'phrase_complete' } : closed;
   }
 
   interim(text: string, language?: LanguageCode): void {
