@@ -1,6 +1,6 @@
 import { APIConnectionError, mergeFrames, stt, type AudioBuffer } from '@livekit/agents';
 import { downmix, resampleLinear } from '../../../media/pcm.js';
-import { hasGrammar, POCKETSPHINX_SAMPLE_RATE, pocketsphinxDecode } from './pocketsphinx.js';
+import { grammarDictionary, hasGrammar, POCKETSPHINX_SAMPLE_RATE, pocketsphinxDecode } from './pocketsphinx.js';
 
 /**
  * Marks a recognised alternative whose words are whole phrases of the recogniser's grammar: what a vendor's recogniser
@@ -30,6 +30,8 @@ export class LocalSTT extends stt.STT {
     this.#keyterms = options.keyterms ?? [];
     this.#language = options.language ?? 'en';
     this.#program = options.program;
+    // The dictionary is read once per process (~0.5 s); at the call's start, not at the end of the caller's first words.
+    if (hasGrammar(this.#keyterms)) void grammarDictionary(this.#keyterms).catch(() => {});
   }
 
   override get model(): string {
