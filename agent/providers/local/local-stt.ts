@@ -30,7 +30,7 @@ export class LocalSTT extends stt.STT {
     this.#keyterms = options.keyterms ?? [];
     this.#language = options.language ?? 'en';
     this.#program = options.program;
-    // The dictionary is read once per process (~0.5 s); at the call's start, not at the end of the caller's first words.
+    // The grammar's dictionary is made at the call's start, not at the end of the caller's first words.
     if (hasGrammar(this.#keyterms)) void grammarDictionary(this.#keyterms).catch(() => {});
   }
 

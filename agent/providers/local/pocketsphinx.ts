@@ -45,34 +45,30 @@ export function jsgfGrammar(phrases: string[]): string {
   return `#JSGF V1.0;\ngrammar keyterms;\npublic <utterance> = ( ${[...alternatives, '<filler>'].join(' | ')} )+;\n<filler> = ${FILLERS.join(' | ')};\n`;
 }
 
-let pronunciations: Promise<Map<string, string[]>> | undefined;
-
-/** The bundled dictionary's lines by word (alternative pronunciations, `word(2)`, under their word), read once. */
-function dictionary(): Promise<Map<string, string[]>> {
-  pronunciations ??= readFile(path.join(MODEL_DIR, 'cmudict-en-us.dict'), 'utf8').then((text) => {
-    const byWord = new Map<string, string[]>();
-    for (const line of text.split('\n')) {
-      const word = line.slice(0, line.indexOf(' ')).replace(/\(\d+\)$/, '');
-      if (!word) continue;
-      const lines = byWord.get(word);
-      if (lines) lines.push(line);
-      else byWord.set(word, [line]);
-    }
-    return byWord;
-  });
-  pronunciations.catch(() => (pronunciations = undefined));
-  return pronunciations;
-}
+let dictionaryText: Promise<string> | undefined;
+/** Grammar dictionaries made, by their words: an assistant's keyterms make the same one for each of its calls. */
+const made = new Map<string, string>();
+const MAX_MADE = 32;
 
 /**
  * The dictionary a grammar needs: only its words and the fillers. The decoder reads its whole dictionary at every
  * start, and the bundled one's 134,000 words made ~170 ms of each ~250 ms decode here; with a grammar's few words a
- * decode takes ~80 ms. A word the bundled dictionary cannot spell is missing from both, as before.
+ * decode takes ~80 ms. Every pronunciation of a word is kept (`read`, `read(2)`); a word the bundled dictionary cannot
+ * spell is missing from both, as before. The bundled text is read once per process and scanned once per grammar.
  */
 export async function grammarDictionary(phrases: string[]): Promise<string> {
-  const byWord = await dictionary();
   const words = new Set([...phrases.map(grammarPhrase).join(' ').split(' '), ...FILLERS].filter(Boolean));
-  return `${[...words].flatMap((word) => byWord.get(word) ?? []).join('\n')}\n`;
+  const key = [...words].sort().join(' ');
+  const known = made.get(key);
+  if (known !== undefined) return known;
+  dictionaryText ??= readFile(path.join(MODEL_DIR, 'cmudict-en-us.dict'), 'utf8');
+  dictionaryText.catch(() => (dictionaryText = undefined));
+  // Grammar words are lowercase letters and apostrophes (grammarPhrase): nothing in them needs escaping.
+  const lines = new RegExp(`^(?:${[...words].join('|')})(?:\\(\\d+\\))? .*$`, 'gm');
+  const text = `${((await dictionaryText).match(lines) ?? []).join('\n')}\n`;
+  made.set(key, text);
+  if (made.size > MAX_MADE) made.delete(made.keys().next().value!);
+  return text;
 }
 
 export function withoutFillers(text: string): string {
