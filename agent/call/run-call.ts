@@ -18,6 +18,7 @@ import { finalizeCall } from './finalize.js';
 import { startHeartbeat } from './heartbeat.js';
 import { idlePromptsOf, startIdlePrompts } from './idle-prompts.js';
 import { recordingStorageOf, startRecording } from './recording.js';
+import { prepareWelcome } from '../providers/local/local-tts.js';
 import type { TurnTaking } from '../turn/turn-taking.js';
 import { buildAssistantAgent } from './assistant-agent.js';
 import { CollectedValues } from './collected-values.js';
@@ -110,6 +111,7 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const texts = settings && (await step(() => renderTexts(prisma, call, settings)));
   const built = settings && texts && (await step(() => buildSession(settings, options)));
   const session = built?.session;
+  if (session && texts) prepareWelcome(session.tts, texts.welcome);
   const toolResults = new Map<string, HttpToolResult>();
   const runs = settings && new ToolRuns({ minInterruptionWords: settings.interruption_settings.min_interruption_words, interruptions: settings.interruption_settings.allow_interruptions, logFields });
   const knowledge = options.knowledge ?? processKnowledge(prisma, options.access ?? vendorAccessFromEnv());

@@ -227,11 +227,15 @@ async function main(): Promise<void> {
   if (!Number.isInteger(calls) || calls < 1 || calls > 100) throw new Error('--calls must be 1..100');
   if (phases.some((p) => p !== 'idle' && p !== 'loaded')) throw new Error('--phases: idle, loaded or both');
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bench-browser-'));
+  let replies = 0;
   const llm = await startFakeOpenAI((body) => {
     const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
     if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) return { text: JSON.stringify({ summary: 'A test call.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
     const last = String(messages.filter((m) => m.role === 'user').at(-1)?.content ?? '').toLowerCase();
-    return { text: Object.entries(REPLIES).find(([said]) => last.includes(said))?.[1] ?? 'I see.' };
+    // Every reply's first sentence is new, as a model's are: the offline voice keeps short sentences it has made, and a
+    // repeated reply would be measured from that store instead of from a synthesis.
+    replies++;
+    return { text: `Reply ${replies}. ${Object.entries(REPLIES).find(([said]) => last.includes(said))?.[1] ?? 'I see.'}` };
   });
   const started = Date.now();
   try {

@@ -14,15 +14,22 @@ describe('the offline voice thread', () => {
     expect(finished).toEqual(['long', 'short']);
   }, 60_000);
 
-  it('drops a sentence given up while it waits behind another, and still makes the one ahead of it', async () => {
+  it('drops a long passage given up while it waits behind another, and still makes the one ahead of it', async () => {
     const giveUp = new AbortController();
-    const first = espeakSynthesize(LONG, OPTIONS);
-    const second = espeakSynthesize('This sentence is never heard.', OPTIONS, giveUp.signal);
+    // Made anew (the first test kept LONG), so that it holds the thread while the second waits.
+    const first = espeakSynthesize(`${LONG} And on Sundays.`, OPTIONS);
+    const second = espeakSynthesize(`${LONG} ${LONG} This passage is never heard.`, OPTIONS, giveUp.signal);
     giveUp.abort();
     await expect(second).rejects.toThrow(/cancelled/);
     const audio = await first;
     expect(audio.sampleRate).toBe(22_050);
     expect(audio.samples.length).toBeGreaterThan(22_050 * 3);
+  }, 60_000);
+
+  it('gives a short sentence said again from what was kept, without making it twice', async () => {
+    const first = await espeakSynthesize('Thanks for calling.', OPTIONS);
+    expect(await espeakSynthesize('Thanks for calling.', OPTIONS)).toBe(first);
+    expect(await espeakSynthesize('Thanks for calling.', { ...OPTIONS, wordsPerMinute: 200 })).not.toBe(first);
   }, 60_000);
 
   it('refuses at once a sentence whose signal has already aborted', async () => {

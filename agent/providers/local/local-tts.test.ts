@@ -1,5 +1,6 @@
 import { initializeLogger, tokenize, tts } from '@livekit/agents';
 import { describe, expect, it } from 'vitest';
+import { espeakSynthesize } from './espeak.js';
 import { LocalTTS } from './local-tts.js';
 
 // The offline voice as a session drives it: through the framework's stream adapter, one synthesis per sentence. The
@@ -43,5 +44,22 @@ describe('the offline voice', () => {
     expect(finishedAtFirstAudio).toBeLessThanOrEqual(1);
     expect(voice.finished).toBe(4);
     await adapter.close();
+  }, 60_000);
+
+  it('makes the first sentence of a welcome ahead, split as the session will ask for it, so saying it takes the kept audio', async () => {
+    const voice = new LocalTTS({ wordsPerMinute: 190 });
+    const made = await voice.prepare('Hello there, thanks for calling Acme. How can I help?');
+    expect(made).toBeDefined();
+    expect(await espeakSynthesize('Hello there, thanks for calling Acme.', { voice: 'en-us', wordsPerMinute: 190, pitch: 50 })).toBe(made);
+    // The session's own stream adapter asks for that same sentence: its first frame is the kept audio's beginning.
+    const stream = new tts.StreamAdapter(voice, new tokenize.basic.SentenceTokenizer()).stream();
+    stream.pushText('Hello there, thanks for calling Acme. How can I help?');
+    stream.endInput();
+    for await (const audio of stream) {
+      if (audio === tts.SynthesizeStream.END_OF_STREAM) break;
+      expect(Array.from(audio.frame.data)).toEqual(Array.from(made!.samples.subarray(0, audio.frame.data.length)));
+      break;
+    }
+    stream.close();
   }, 60_000);
 });

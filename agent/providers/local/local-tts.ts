@@ -1,4 +1,6 @@
-import { AudioByteStream, shortuuid, tts, type APIConnectOptions } from '@livekit/agents';
+import { shortuuid, tokenize, tts, type APIConnectOptions } from '@livekit/agents';
+import { AudioFrame } from '@livekit/rtc-node';
+import type { PcmAudio } from '../../../media/wav.js';
 import { espeakSynthesize, type EspeakOptions } from './espeak.js';
 
 /** espeak-ng's WAV output rate. */
@@ -34,6 +36,28 @@ export class LocalTTS extends tts.TTS {
   stream(): tts.SynthesizeStream {
     throw new Error('local TTS synthesises whole sentences; use it through tts.StreamAdapter');
   }
+
+  /**
+   * Makes the first sentence of `text` ahead, so that saying it later starts at once: the call's welcome, known while
+   * the session is still being set up. The sentence is split as the session's stream adapter splits it (the
+   * framework's basic sentence tokenizer), so the sentence it asks for is the one made.
+   */
+  async prepare(text: string): Promise<PcmAudio | undefined> {
+    const sentences = new tokenize.basic.SentenceTokenizer().stream();
+    sentences.pushText(text);
+    sentences.endInput();
+    try {
+      for await (const sentence of sentences) return await espeakSynthesize(sentence.token, this.#options);
+      return undefined;
+    } finally {
+      sentences.close();
+    }
+  }
+}
+
+/** Makes the first sentence of the welcome ahead when the call speaks with the offline voice; other voices stream. */
+export function prepareWelcome(voice: unknown, welcome: string): void {
+  if (voice instanceof LocalTTS && welcome.trim()) void voice.prepare(welcome).catch(() => {});
 }
 
 class LocalChunkedStream extends tts.ChunkedStream {
@@ -55,9 +79,13 @@ class LocalChunkedStream extends tts.ChunkedStream {
       });
       if (!audio || signal.aborted) return;
       const requestId = shortuuid();
-      const bytes = new AudioByteStream(audio.sampleRate, 1, FRAME_SAMPLES);
-      const frames = [...bytes.write(new Uint8Array(audio.samples.buffer, audio.samples.byteOffset, audio.samples.byteLength)), ...bytes.flush()];
-      frames.forEach((frame, i) => this.queue.put({ requestId, segmentId: requestId, frame, final: i === frames.length - 1 }));
+      // One copy per 20 ms frame (the audio may be a kept sentence that other calls also read). The framework's
+      // AudioByteStream would copy what remains of the sentence for every frame it cuts.
+      const { samples, sampleRate } = audio;
+      for (let at = 0; at < samples.length; at += FRAME_SAMPLES) {
+        const data = samples.slice(at, at + FRAME_SAMPLES);
+        this.queue.put({ requestId, segmentId: requestId, frame: new AudioFrame(data, sampleRate, 1, data.length), final: at + FRAME_SAMPLES >= samples.length });
+      }
     } finally {
       this.queue.close();
     }
