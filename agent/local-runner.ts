@@ -5,6 +5,7 @@ import { runCall, type CallResult, type RunCallOptions } from './call/run-call.j
 import type { VendorAccess } from './providers/speech-providers.js';
 import { loadVad } from './turn/vad.js';
 import { warmLocalVoice } from './providers/local/espeak.js';
+import { eotProcess } from './turn/eot-process.js';
 import type { CallRow } from '../modules/calls/lifecycle.js';
 import { carrierLineOf, type CarrierAccount } from './io/carrier-line.js';
 import { carrierOfCall } from '../modules/telephony/carrier-calls.js';
@@ -28,6 +29,11 @@ export interface LocalCallRunnerOptions {
   carrier?: CarrierAccount | undefined;
   /** The REST API of carrier connections (TWILIO_API_BASE_URL; default Twilio's). */
   carrierApiBaseUrl?: string | undefined;
+  /**
+   * Starts the end-of-turn model's process now (the service's worker does): started by the first call, its model load
+   * took a core for about a second just as that call's welcome was being said. Tests leave it to the calls that use it.
+   */
+  startTurnModel?: boolean;
 }
 
 export class LocalCallRunner {
@@ -54,6 +60,7 @@ export class LocalCallRunner {
     this.#carrierApiBaseUrl = options.carrierApiBaseUrl ?? 'https://api.twilio.com';
     this.#secrets = options.secrets;
     void warmLocalVoice();
+    if (options.startTurnModel) eotProcess();
   }
 
   /** The carrier account a call's line uses: its connection's own, else the deployment's. */

@@ -69,6 +69,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false,
       carrier: config.carrier,
       carrierApiBaseUrl: config.carrierApiBaseUrl,
+      startTurnModel: true,
     });
     return {
       mode: 'local',
