@@ -141,7 +141,7 @@ async function oneCall(api: Api, assistantId: number, micFile: string, greetingM
     const [user, assistant] = await Promise.all([track('user'), track('assistant')]);
     const sentences = soundRegions(user.samples, user.sampleRate);
     const spoken = soundRegions(assistant.samples, assistant.sampleRate);
-    if (process.env.BENCH_DEBUG) console.error(JSON.stringify({ sentences, spoken }));
+    if (process.env.BENCH_DEBUG) console.error(JSON.stringify({ sentences, spoken, latency: (call as unknown as { latency: unknown }).latency }));
     const transcript = await api.request<Array<{ role: string }>>('GET', `/api/calls/${created.call_sid}/transcript`);
     return {
       callSid: created.call_sid,
