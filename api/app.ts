@@ -265,10 +265,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(passkeyRoutes, { prisma: options.prisma, publicUrl: options.publicUrl });
       await api.register(webhookRoutes, { prisma: options.prisma, secrets, allowPrivateTargets: options.allowPrivateWebhookTargets });
       await api.register(toolRoutes, { prisma: options.prisma, secrets, allowPrivateTargets: options.allowPrivateWebhookTargets });
-      await api.register(documentRoutes, { prisma: options.prisma, knowledge });
+      await api.register(documentRoutes, { prisma: options.prisma, knowledge, allowPrivateTargets: options.allowPrivateWebhookTargets });
       await api.register(testRunRoutes, { prisma: options.prisma });
       await api.register(playbookRoutes, { prisma: options.prisma });
-      await api.register(phoneRoutes, { prisma: options.prisma, secrets });
+      await api.register(phoneRoutes, { prisma: options.prisma, secrets, publicUrl: options.publicUrl });
       await api.register(callRoutes, { prisma: options.prisma, storage: recordings });
       await api.register(telephonyRoutes, { prisma: options.prisma, telephony, dialler, carrierUnavailable });
       await api.register(campaignRoutes, { prisma: options.prisma, unavailable: pathUnavailable, wake: () => campaigns?.wake() });

@@ -13,6 +13,7 @@ import { KnowledgeSearch } from '../modules/knowledge/search/knowledge-search.js
 import { vendorCredentialsOf } from '../modules/assistants/credentials.js';
 import { sealClearWebhookSecrets } from '../modules/webhooks/endpoints.js';
 import { sealClearAssistantKeys } from '../modules/assistants/keys.js';
+import { publicUrlProblem } from '../modules/telephony/public-url-check.js';
 
 /** Builds the API on an open database and starts listening on HOST:PORT. */
 export async function startApi(config: Config, db: Database, extra: { callAudioRunner?: CallAudioRunner | undefined } = {}): Promise<FastifyInstance> {
@@ -68,6 +69,7 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     await app.close();
     throw error;
   }
+  await warnOfInsecurePublicUrl(db, config.publicUrl, app);
   if (!(await isSetUp(db.prisma))) {
     const address = app.server.address();
     const port = address && typeof address === 'object' ? address.port : config.port;
@@ -91,4 +93,12 @@ async function sealClearSecrets(db: Database, secrets: SecretBox, app: FastifyIn
   } catch (err) {
     app.log.warn({ err }, 'secrets stored in the clear not sealed; they still work and the next start tries again');
   }
+}
+
+/** A carrier connection with an `http` PUBLIC_URL cannot carry a call: said at start-up, where the operator looks. */
+async function warnOfInsecurePublicUrl(db: Database, publicUrl: string | undefined, app: FastifyInstance): Promise<void> {
+  const problem = publicUrlProblem(publicUrl);
+  if (!problem) return;
+  const carrierConnections = await db.prisma.phoneConnection.count({ where: { kind: 'twilio' } }).catch(() => 0);
+  if (carrierConnections > 0) app.log.warn({ publicUrl, carrierConnections }, problem);
 }

@@ -38,7 +38,12 @@ const PATH = '/documents';
 
 const ListQuery = pageQuery.extend({ status: z.enum(DOCUMENT_STATUSES).optional().describe('Only documents in this status') });
 
-export const documentRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; knowledge: KnowledgeSearch }> = async (app, { prisma, knowledge }) => {
+export const documentRoutes: FastifyPluginAsyncZod<{
+  prisma: PrismaClient;
+  knowledge: KnowledgeSearch;
+  /** URL sources on loopback and private addresses are accepted (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+  allowPrivateTargets?: boolean | undefined;
+}> = async (app, { prisma, knowledge, allowPrivateTargets }) => {
   app.post(`${PATH}/search`, {
     schema: {
       tags,
@@ -78,7 +83,7 @@ export const documentRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; knowl
       },
     },
     handler: async (request, reply) => {
-      const data = await createDocument(prisma, request.identity.organizationId, request.body);
+      const data = await createDocument(prisma, request.identity.organizationId, request.body, { allowPrivateTargets: allowPrivateTargets ?? false });
       return reply.status(201).send({ success: true as const, message: 'Document created', data });
     },
   });

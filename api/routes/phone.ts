@@ -15,6 +15,7 @@ import {
   PhoneNumberUpdate,
 } from '../../modules/telephony/schemas.js';
 import { createPhoneConnection, deletePhoneConnection, getPhoneConnection, listPhoneConnections, updatePhoneConnection } from '../../modules/telephony/phone-connections.js';
+import { connectionWarnings } from '../../modules/telephony/public-url-check.js';
 import { createPhoneNumber, deletePhoneNumber, getPhoneNumber, listPhoneNumbers, updatePhoneNumber } from '../../modules/telephony/phone-numbers.js';
 
 // Phone connections (SIP trunks) and managed numbers: what outbound calls dial through and inbound calls arrive on.
@@ -23,11 +24,13 @@ const tags = ['Telephony'];
 const connectionMissing = { 404: ErrorResponse.describe('No such phone connection in this organisation') };
 const numberMissing = { 404: ErrorResponse.describe('No such phone number in this organisation') };
 
-export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; secrets: SecretBox }> = async (app, { prisma, secrets }) => {
+export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; secrets: SecretBox; publicUrl?: string | undefined }> = async (app, { prisma, secrets, publicUrl }) => {
+  const shown = <T extends { kind: string }>(connection: T) => ({ ...connection, warnings: connectionWarnings(connection.kind, publicUrl) });
+
   app.post('/phone-connections', {
     schema: { tags, summary: 'Create a phone connection (SIP trunk or carrier account)', body: PhoneConnectionCreate, response: { 201: envelope(PhoneConnection), ...commonErrors } },
     handler: async (request, reply) => {
-      const data = await createPhoneConnection(prisma, secrets, request.identity.organizationId, request.body);
+      const data = shown(await createPhoneConnection(prisma, secrets, request.identity.organizationId, request.body));
       return reply.status(201).send({ success: true as const, message: 'Phone connection created', data });
     },
   });
@@ -37,7 +40,7 @@ export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; secrets:
     handler: async (request) => {
       const { page, per_page } = request.query;
       const { data, total } = await listPhoneConnections(prisma, secrets, request.identity.organizationId, page, per_page);
-      return { success: true as const, message: 'Phone connections retrieved', data, pagination: paginationOf(page, per_page, total) };
+      return { success: true as const, message: 'Phone connections retrieved', data: data.map(shown), pagination: paginationOf(page, per_page, total) };
     },
   });
 
@@ -46,7 +49,7 @@ export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; secrets:
     handler: async (request) => ({
       success: true as const,
       message: 'Phone connection retrieved',
-      data: await getPhoneConnection(prisma, secrets, request.identity.organizationId, request.params.connection_id),
+      data: shown(await getPhoneConnection(prisma, secrets, request.identity.organizationId, request.params.connection_id)),
     }),
   });
 
@@ -62,7 +65,7 @@ export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; secrets:
     handler: async (request) => ({
       success: true as const,
       message: 'Phone connection updated',
-      data: await updatePhoneConnection(prisma, secrets, request.identity.organizationId, request.params.connection_id, request.body),
+      data: shown(await updatePhoneConnection(prisma, secrets, request.identity.organizationId, request.params.connection_id, request.body)),
     }),
   });
 

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { isRefusedLiteral } from '../../lib/net/target-guard.js';
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
 import { AppError, notFound, ValidationFailed } from '../../lib/errors.js';
@@ -156,14 +157,14 @@ interface Source {
 
 const URL_ONLY = ['crawl', 'refresh_interval_hours'] as const;
 
-function sourceOf(input: DocumentCreateIn): Source {
+function sourceOf(input: DocumentCreateIn, policy: UrlSourcePolicy): Source {
   const given = (['text', 'content_base64', 'source_url'] as const).filter((k) => input[k] !== undefined);
   if (given.length !== 1) {
     throw new ValidationFailed([
       { loc: ['body', given[1] ?? 'text'], msg: 'Send exactly one source: `text`, an upload (`content_base64`) or a `source_url`', type: given.length === 0 ? 'missing' : 'value_error' },
     ]);
   }
-  if (input.source_url !== undefined) return urlSourceOf(input);
+  if (input.source_url !== undefined) return urlSourceOf(input, policy);
   const urlOnly = URL_ONLY.find((k) => input[k] !== undefined);
   if (urlOnly) throw new ValidationFailed([{ loc: ['body', urlOnly], msg: 'Only a URL source is fetched: send `source_url` with it', type: 'value_error' }]);
   const hasText = input.text !== undefined;
@@ -180,12 +181,19 @@ function sourceOf(input: DocumentCreateIn): Source {
   return uploadSourceOf({ bytes: decoded(input.content_base64!), bytesField: 'content_base64', filename: input.filename ?? null, mediaType: input.media_type, name: input.name });
 }
 
-/** A URL: fetched by the processing job, so the API never waits on someone else's site. */
-function urlSourceOf(input: DocumentCreateIn): Source {
+/**
+ * A URL: fetched by the processing job, so the API never waits on someone else's site. An address outside public
+ * unicast space written as such (`http://169.254.169.254/`, `http://[::1]/`, `http://2130706433/`, normalised by the
+ * URL parser) is refused here, as tools and webhooks refuse theirs; host names are checked when fetched, after DNS.
+ */
+function urlSourceOf(input: DocumentCreateIn, policy: UrlSourcePolicy): Source {
   if (input.filename !== undefined || input.media_type !== undefined) {
     throw new ValidationFailed([{ loc: ['body', input.filename !== undefined ? 'filename' : 'media_type'], msg: 'Only an upload has a file name and a media type', type: 'value_error' }]);
   }
   const url = new URL(input.source_url!);
+  if (isRefusedLiteral(url, policy.allowPrivateTargets)) {
+    throw new ValidationFailed([{ loc: ['body', 'source_url'], msg: 'URL points at a private, loopback, link-local or otherwise non-public address', type: 'value_error' }]);
+  }
   url.hash = '';
   const sourceUrl = url.toString();
   return {
@@ -230,8 +238,13 @@ async function findUrlDuplicate(db: Db, organizationId: number, sourceUrl: strin
   return db.document.findFirst({ where: { organizationId, sourceUrl }, select: { id: true, name: true } });
 }
 
-export async function createDocument(db: Db, organizationId: number, input: DocumentCreateIn): Promise<DocumentOutT> {
-  return createFromSource(db, organizationId, sourceOf(input), input.metadata ?? {});
+/** Where URL sources may point: public addresses only, unless the operator allows private ones (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
+export interface UrlSourcePolicy {
+  allowPrivateTargets: boolean;
+}
+
+export async function createDocument(db: Db, organizationId: number, input: DocumentCreateIn, policy: UrlSourcePolicy = { allowPrivateTargets: false }): Promise<DocumentOutT> {
+  return createFromSource(db, organizationId, sourceOf(input, policy), input.metadata ?? {});
 }
 
 /** A document from a file sent as `multipart/form-data` (its `file` part). */

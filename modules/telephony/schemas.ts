@@ -104,6 +104,7 @@ export const PhoneConnection = z
     account_sid: z.string().nullable().describe('Null on sip connections'),
     auth_token: z.string().nullable().describe('`****` and the last characters; null on sip connections'),
     numbers: z.array(z.string()).describe('The managed numbers on this connection, E.164'),
+    warnings: z.array(z.string()).describe('What will make calls on this connection fail, such as a PUBLIC_URL that is not https on a carrier connection; empty when nothing is known to be wrong'),
     created_at: z.string(),
     updated_at: z.string(),
   })

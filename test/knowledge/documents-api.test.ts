@@ -169,3 +169,15 @@ describe('documents API, bodies it does not take', () => {
     expect(huge.json()).toMatchObject({ success: false, code: 'payload_too_large', message: expect.not.stringContaining('1 MiB') });
   });
 });
+
+describe('documents API, URL sources inside the network', () => {
+  it('refuses a URL source written as a private, loopback or metadata address at create, and stores nothing', async ({ api, tenant, create }) => {
+    const before = (await api.call(tenant, 'GET', BASE)).body.pagination.total;
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://127.0.0.1:8080/help', 'http://[::1]/', 'http://2130706433/', 'http://[::ffff:7f00:1]/']) {
+      const refused = await create({ source_url: url });
+      expect(refused.status, url).toBe(422);
+      expect(refused.body.detail).toEqual([{ loc: ['body', 'source_url'], msg: expect.stringMatching(/non-public address/), type: 'value_error' }]);
+    }
+    expect((await api.call(tenant, 'GET', BASE)).body.pagination.total).toBe(before);
+  });
+});

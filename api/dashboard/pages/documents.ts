@@ -57,7 +57,7 @@ ${e?.content_base64 ? html`<div class="error">File: ${e.content_base64}</div>` :
     const parsed = parseForm(DocumentCreate, values);
     if (!parsed.ok) return sendPage(reply, dashboardPage(request, 'Knowledge', await listPage(request, { errors: parsed.errors, values })), 422);
     try {
-      const created = await createDocument(deps.prisma, request.signedIn!.organizationId, parsed.data);
+      const created = await createDocument(deps.prisma, request.signedIn!.organizationId, parsed.data, { allowPrivateTargets: deps.allowPrivateWebhookTargets });
       return reply.redirect(`/documents/${created.id}`);
     } catch (error) {
       const { content_base64: _file, ...typed } = values;
