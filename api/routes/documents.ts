@@ -114,6 +114,8 @@ export const documentRoutes: FastifyPluginAsyncZod<{
         // The parser's own refusals (a part over its limit, too many parts) carry their 4xx; a body that breaks off or
         // is not multipart at all throws plain errors, which are the client's too.
         const asClientError = (error: unknown): never => {
+          // Ours already (the body's deadline passed): answered as it is.
+          if (error instanceof AppError) throw error;
           if (error instanceof upload.multipartErrors.RequestFileTooLargeError) {
             throw new AppError('payload_too_large', `Documents are at most ${MAX_DOCUMENT_BYTES} bytes (10 MiB)`, { limit_bytes: MAX_DOCUMENT_BYTES });
           }
