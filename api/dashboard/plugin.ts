@@ -8,7 +8,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, ValidationFailed } from '../../lib/errors.js';
 import { readCookie, setCsrfCookie } from '../auth/cookies.js';
 import { csrfTokenFor } from '../auth/csrf.js';
-import { STATUS_OF } from '../http/error-handler.js';
+import { DATABASE_RETRY_AFTER_S, STATUS_OF } from '../http/error-handler.js';
+import { isDatabaseUnavailable } from '../../prisma/unavailable.js';
 import { HttpError } from '../http/errors.js';
 import { html } from './html.js';
 import { sendPage, visitorPage } from './layout.js';
@@ -94,6 +95,11 @@ function dashboardErrors(error: FastifyError | Error, request: FastifyRequest, r
   } else if ((error as FastifyError).statusCode !== undefined && (error as FastifyError).statusCode! < 500) {
     status = (error as FastifyError).statusCode!;
     message = 'This request could not be read.';
+  } else if (isDatabaseUnavailable(error)) {
+    status = 503;
+    reply.header('Retry-After', String(DATABASE_RETRY_AFTER_S));
+    message = 'The service cannot reach its database right now. Try again in a few seconds.';
+    request.log.warn({ err: error }, 'database unreachable');
   } else {
     request.log.error({ err: error }, 'dashboard page failed');
   }

@@ -2,6 +2,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { deletedIdentityError, isDeletedIdentityError } from './deleted-identity.js';
 import { HttpError } from './errors.js';
 import { AppError, ValidationFailed, type ErrorCode, type ErrorKind } from '../../lib/errors.js';
+import { isDatabaseUnavailable } from '../../prisma/unavailable.js';
+
+/** Seconds a client is asked to wait when the database is unreachable: a restart or a failover takes a few. */
+export const DATABASE_RETRY_AFTER_S = 5;
 
 export interface ErrorBody {
   success: false;
@@ -86,6 +90,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
     const status = fastifyError.statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       return send(reply, status, 'bad_request', fastifyError.message);
+    }
+    if (isDatabaseUnavailable(error)) {
+      // Not the request's fault nor a bug: the database is down or restarting, and the pool reconnects by itself.
+      request.log.warn({ err: error }, 'database unreachable');
+      reply.header('Retry-After', String(DATABASE_RETRY_AFTER_S));
+      return send(reply, 503, 'database_unavailable', 'The database cannot be reached right now; try again shortly');
     }
     request.log.error({ err: error }, 'unhandled error');
     return send(reply, 500, 'internal_error', 'Internal server error');
