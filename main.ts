@@ -23,9 +23,12 @@ let app: FastifyInstance | undefined;
 // Handlers from the first moment a database may be running, so that no signal leaves it behind.
 onShutdown(
   async () => {
-    // Order matters: stop taking requests, let running calls finish, then close the database they write to.
-    await app?.close();
+    // Order matters. Running calls finish first (SHUTDOWN_DRAIN_S at most, then they end as `worker_shutdown`): the
+    // worker refuses new ones meanwhile, and the API keeps serving what running calls need (their audio sockets, the
+    // carrier's status callbacks). Closing the API first cut every browser and carrier call at once. Then the API stops
+    // taking requests, and the database they write to closes last.
     await worker?.stop();
+    await app?.close();
     await opening.then((db) => db.close(), () => {});
     (app?.log.info.bind(app.log) ?? console.error)('service stopped');
   },

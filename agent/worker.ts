@@ -17,8 +17,6 @@ import type { UnstartedCallLimits } from '../modules/calls/unstarted.js';
 // registers with LiveKit, takes dispatched jobs (one job = one call, in its own process), reports load, and drains on
 // shutdown. Without, it runs calls in this process for the built-in transports.
 
-/** A call is given this long to end by itself when the worker stops; calls average a few minutes. */
-export const DRAIN_TIMEOUT_MS = 10 * 60 * 1000;
 /** How long closing the LiveKit connection may take once calls have drained. */
 export const CLOSE_TIMEOUT_MS = 5_000;
 /** LiveKit stops sending jobs to a worker above this load (fraction of CPU). */
@@ -76,7 +74,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       runner,
       stop: async (o) => {
         // Runs under way go back to the queue at once, while the calls drain.
-        await Promise.all([runner.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS), testRuns?.stop()]);
+        await Promise.all([runner.drain(o?.drainTimeoutMs ?? config.agent.drainTimeoutMs), testRuns?.stop()]);
         await recovery?.stop();
       },
     };
@@ -99,7 +97,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       // Named, so LiveKit sends a worker only the calls the API dispatches explicitly (and SIP dispatch rules name it).
       agentName: config.livekit.agentName,
       loadThreshold: LOAD_THRESHOLD,
-      drainTimeout: DRAIN_TIMEOUT_MS,
+      drainTimeout: config.agent.drainTimeoutMs,
       production: true,
       numIdleProcesses: config.agent.idleProcesses,
       port: config.agent.healthPort,
@@ -111,7 +109,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   return {
     mode: 'livekit',
     stop: async (o) => {
-      await Promise.all([server.drain(o?.drainTimeoutMs ?? DRAIN_TIMEOUT_MS).catch(() => {}), testRuns?.stop()]);
+      await Promise.all([server.drain(o?.drainTimeoutMs ?? config.agent.drainTimeoutMs).catch(() => {}), testRuns?.stop()]);
       // The framework's close waits for every job offer it accepted to be assigned, and an assignment that never comes
       // (LiveKit gave the job to another worker, or lost it) would hold the shutdown for ever: the wait is bounded.
       const closed = await withTimeout(server.close().then(() => true), CLOSE_TIMEOUT_MS);

@@ -70,6 +70,11 @@ const Env = z.object({
   POCKETSPHINX_BIN: z.string().min(1).default('pocketsphinx_continuous'),
   /** Scheduling priority of the end-of-turn model's own process (agent/turn/eot-process.ts), for calls run without LiveKit. */
   EOT_PROCESS_NICE: z.coerce.number().int().min(0).max(19).default(DEFAULT_EOT_PROCESS_NICE),
+  /**
+   * Seconds a stopping worker lets running calls go on before ending them (`worker_shutdown`); calls last a few
+   * minutes, and an orchestrator's grace period (Kubernetes' terminationGracePeriodSeconds) should be a little longer.
+   */
+  SHUTDOWN_DRAIN_S: z.coerce.number().int().min(0).max(3600).default(600),
   // Counted per API process (docs/api.md, "Rate limits"); 0 turns a limit off. 100/s per organisation is Stripe's
   // live-mode default; 50/s per key leaves half of it to the organisation's other integrations while one runs a bulk
   // contact sync (180,000 creates an hour; larger syncs use the CSV import). One process answered 74 to 190 contact
@@ -145,6 +150,8 @@ export interface AgentConfig {
   healthHost: string;
   pocketsphinxBin: string;
   eotProcessNice: number;
+  /** How long a stopping worker lets running calls go on (SHUTDOWN_DRAIN_S). */
+  drainTimeoutMs: number;
 }
 
 export interface Config {
@@ -222,6 +229,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       healthHost: e.AGENT_HEALTH_HOST,
       pocketsphinxBin: e.POCKETSPHINX_BIN,
       eotProcessNice: e.EOT_PROCESS_NICE,
+      drainTimeoutMs: e.SHUTDOWN_DRAIN_S * 1000,
     },
     vendors: vendorSettingsOf(cleaned),
   };
