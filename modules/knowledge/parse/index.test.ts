@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CSV_ROWS_PER_TABLE } from './csv.js';
-import { docxParagraph, docxTable, makeDocx, makePdf } from './testing/fixtures.js';
+import { docxParagraph, docxTable, makeDocx, makeFlateBombPdf, makePdf } from './testing/fixtures.js';
 import { DocumentParseError, toMarkdown, UnsupportedDocument } from './index.js';
 
 function source(bytes: Buffer | string, mediaType: string, filename: string | null = null) {
@@ -34,6 +34,19 @@ describe('PDF', () => {
     expect(broken.code).toBe('unreadable_document');
     expect(broken.message).toBe('This PDF is damaged or is not a PDF, so its text cannot be read.');
   });
+});
+
+describe('a PDF that inflates far beyond its size', () => {
+  it('is abandoned once its conversion holds more than the memory bound, buffers outside the heap included, and the process lives on', async () => {
+    // 300 MB of spaces in ~300 KB: its inflated stream is an ArrayBuffer, which the thread's heap limit never sees.
+    const bomb = makeFlateBombPdf(300);
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    const error = await failure(toMarkdown(source(bomb, 'application/pdf', 'bomb.pdf'), { memoryLimitMb: 96 }));
+    expect(error.code).toBe('document_too_complex');
+    expect(error.message).toMatch(/more memory to convert than any real document/);
+    // The same kind of file, small enough, still converts.
+    expect(await toMarkdown(source(makeFlateBombPdf(1), 'application/pdf'), { memoryLimitMb: 96 })).toContain('Hello');
+  }, 60_000);
 });
 
 describe('DOCX', () => {

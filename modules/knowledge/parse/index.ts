@@ -14,6 +14,12 @@ export const PARSE_TIMEOUT_MS = 20_000;
 // The heap of a conversion's thread. A DOCX's unpacked parts are capped at 64 MB (docx.ts), and a DOM of an HTML page
 // takes ~10× its size: 512 MB leaves room for both and still ends a runaway parser long before the process's own heap.
 export const PARSE_HEAP_MB = 512;
+// Everything a conversion's thread holds: its heap and the buffers outside it (ArrayBuffers, which the heap limit does
+// not see). A 1.5 MB PDF of Flate streams that inflate to gigabytes took a process from 1.6 to 3.9 GB through those
+// buffers alone. Measured every 50 ms, the thread is ended past this: no real document of at most 10 MiB comes near.
+export const PARSE_MEMORY_MB = 768;
+const MEMORY_CHECK_MS = 50;
+const TOO_MUCH_MEMORY = 'This document needs more memory to convert than any real document would, so it was abandoned.';
 
 const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
 
@@ -23,7 +29,7 @@ type WorkerAnswer =
 
 const UNREADABLE = 'This document is damaged and its text cannot be read.';
 
-function runInWorker(bytes: Buffer, mediaType: string, timeoutMs: number): Promise<string> {
+function runInWorker(bytes: Buffer, mediaType: string, timeoutMs: number, memoryLimitMb: number): Promise<string> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const worker = new Worker(WORKER_URL, {
@@ -38,6 +44,7 @@ function runInWorker(bytes: Buffer, mediaType: string, timeoutMs: number): Promi
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearInterval(memoryCheck);
       void worker.terminate();
       if (error) reject(error);
       else resolve(markdown!);
@@ -52,18 +59,24 @@ function runInWorker(bytes: Buffer, mediaType: string, timeoutMs: number): Promi
         ),
       timeoutMs,
     );
+    // Node 24's Worker#getHeapStatistics (the installed type declarations predate it): the thread's heap and its external memory.
+    const statistics = worker as unknown as { getHeapStatistics(): Promise<{ used_heap_size: number; external_memory?: number }> };
+    const memoryCheck = setInterval(() => {
+      statistics.getHeapStatistics().then(
+        (heap) => {
+          const heldMb = (heap.used_heap_size + (heap.external_memory ?? 0)) / (1024 * 1024);
+          if (heldMb > memoryLimitMb) settle(new DocumentParseError('document_too_complex', TOO_MUCH_MEMORY));
+        },
+        () => {},
+      );
+    }, MEMORY_CHECK_MS);
     worker.once('message', (answer: WorkerAnswer) => {
       if (answer.ok) settle(null, answer.markdown);
       else settle(new DocumentParseError(answer.code, answer.message ?? UNREADABLE));
     });
     worker.once('error', (error: NodeJS.ErrnoException) => {
       settle(
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new DocumentParseError(
-              'document_too_complex',
-              'This document needs more memory to convert than any real document would, so it was abandoned.',
-            )
-          : new DocumentParseError('unreadable_document', UNREADABLE),
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new DocumentParseError('document_too_complex', TOO_MUCH_MEMORY) : new DocumentParseError('unreadable_document', UNREADABLE),
       );
     });
     worker.once('exit', () => settle(new DocumentParseError('unreadable_document', UNREADABLE)));
@@ -74,11 +87,11 @@ function runInWorker(bytes: Buffer, mediaType: string, timeoutMs: number): Promi
  * A document as Markdown: PDF (text per page), Word .docx, HTML (the page's main content), CSV (tables), Markdown and
  * plain text (UTF-8). The type is the declared one, else the file name's, else the bytes' (`mediaTypeOf`). Every
  * failure is a `DocumentParseError` whose message is a sentence fit to show a user; a conversion that runs past
- * `PARSE_TIMEOUT_MS` or its heap is ended without harm to this process. The caller caps the input's size.
+ * `PARSE_TIMEOUT_MS`, its heap or `PARSE_MEMORY_MB` in all is ended without harm to this process. The caller caps the input's size.
  */
 export async function toMarkdown(
   source: { bytes: Buffer; mediaType: string; filename: string | null },
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; memoryLimitMb?: number } = {},
 ): Promise<string> {
   const mediaType = mediaTypeOf(source.filename, source.mediaType, source.bytes);
   if (mediaType === 'text/plain' || mediaType === 'text/markdown') {
@@ -92,5 +105,5 @@ export async function toMarkdown(
     }
     return `${markdown}\n`;
   }
-  return runInWorker(source.bytes, mediaType, options.timeoutMs ?? PARSE_TIMEOUT_MS);
+  return runInWorker(source.bytes, mediaType, options.timeoutMs ?? PARSE_TIMEOUT_MS, options.memoryLimitMb ?? PARSE_MEMORY_MB);
 }

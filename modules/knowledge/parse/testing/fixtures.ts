@@ -1,4 +1,5 @@
 // Documents built for the tests and the benchmark: real files of each format, made here so that no binary is committed.
+import zlib from 'node:zlib';
 import JSZip from 'jszip';
 
 function pdfString(text: string): string {
@@ -37,6 +38,37 @@ export function makePdf(pages: string[][]): Buffer {
   body += `xref\n0 ${next}\n0000000000 65535 f \n`;
   for (let id = 1; id < next; id++) body += `${String(offsets[id]).padStart(10, '0')} 00000 n \n`;
   body += `trailer\n<< /Size ${next} /Root 1 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
+}
+
+/**
+ * A compression bomb: a one-page PDF whose content stream is a line of text followed by `inflatedMb` megabytes of
+ * spaces, Flate-compressed (about a thousandth of that on disk).
+ */
+export function makeFlateBombPdf(inflatedMb: number): Buffer {
+  const text = Buffer.from('BT /F1 12 Tf 72 720 Td (Hello) Tj ET\n', 'latin1');
+  const chunk = Buffer.alloc(1024 * 1024, 0x20);
+  const parts = [text, ...Array.from({ length: inflatedMb }, () => chunk)];
+  const compressed = zlib.deflateSync(Buffer.concat(parts), { level: 9 });
+  const head = [
+    '%PDF-1.4\n',
+    '1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n',
+    '2 0 obj\n<< /Type /Pages /Kids [4 0 R] /Count 1 >>\nendobj\n',
+    '3 0 obj\n<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>\nendobj\n',
+    '4 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>\nendobj\n',
+  ];
+  const offsets: number[] = [];
+  let body = '';
+  for (const [i, part] of head.entries()) {
+    if (i > 0) offsets[i] = Buffer.byteLength(body, 'latin1');
+    body += part;
+  }
+  offsets[5] = Buffer.byteLength(body, 'latin1');
+  body += `5 0 obj\n<< /Length ${compressed.length} /Filter /FlateDecode >>\nstream\n${compressed.toString('latin1')}\nendstream\nendobj\n`;
+  const xrefAt = Buffer.byteLength(body, 'latin1');
+  body += 'xref\n0 6\n0000000000 65535 f \n';
+  for (let id = 1; id <= 5; id++) body += `${String(offsets[id]).padStart(10, '0')} 00000 n \n`;
+  body += `trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n${xrefAt}\n%%EOF\n`;
   return Buffer.from(body, 'latin1');
 }
 
