@@ -8,7 +8,9 @@ import type { TurnPrompt } from './turn-prompt.js';
 // off a moment before is merged with it before it is answered (agent/turn/turn-taking.ts). Every agent of a call is one,
 // a playbook's too (agent/call/assistant-agent.ts), so turn-taking holds after a handoff; a text run has no turn-taking,
 // and its agents keep the framework's hooks. Every reply's prompt then gets its knowledge passages and is cut to the
-// budgets (turn-prompt.ts), in calls and text runs alike.
+// budgets (turn-prompt.ts), in calls and text runs alike: a call's turn is prepared when the framework completes it
+// (onUserTurnCompleted); a text run's turns come through `session.run({ userInput })`, a path of the framework that
+// never calls that hook, so a user message not prepared by then is prepared as its reply's prompt is sent (llmNode).
 
 export interface CallAgentOptions extends voice.AgentOptions<unknown> {
   /** The call's turn-taking; absent in a text run. */
@@ -35,5 +37,22 @@ export class CallAgent extends voice.Agent {
   override async onUserTurnCompleted(chatCtx: llm.ChatContext, newMessage: llm.ChatMessage): Promise<void> {
     await this.#turns?.userTurnCompleted(this, chatCtx, newMessage);
     await this.#prompt?.prepare(chatCtx, newMessage);
+    this.#prepared = newMessage.id;
+  }
+
+  /** The user message whose reply's prompt was last prepared: a tool call's follow-up is the same reply's. */
+  #prepared: string | undefined;
+
+  override async llmNode(chatCtx: llm.ChatContext, toolCtx: llm.ToolContext, modelSettings: voice.ModelSettings) {
+    const at = chatCtx.items.findLastIndex((item) => item.type === 'message' && item.role === 'user');
+    const message = chatCtx.items[at] as llm.ChatMessage | undefined;
+    if (this.#prompt && message && message.id !== this.#prepared && at === chatCtx.items.length - 1) {
+      this.#prepared = message.id;
+      // Prepared as in a call, where the message is not in the context yet: its passages go before it.
+      const [taken] = chatCtx.items.splice(at, 1);
+      await this.#prompt.prepare(chatCtx, message);
+      chatCtx.items.push(taken!);
+    }
+    return voice.Agent.default.llmNode(this, chatCtx, toolCtx, modelSettings);
   }
 }

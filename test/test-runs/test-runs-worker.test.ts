@@ -196,6 +196,27 @@ describe('a scripted test run', () => {
   }, 120_000);
 });
 
+describe('the prompt of each reply, as in a call', () => {
+  it('keeps only the last turns the assistant\'s history budget allows (rag_settings), as calls do', async ({ db, setup }) => {
+    const brief = await createAssistant(db.prisma, setup.org, {
+      name: 'Brief desk',
+      llm_provider: 'custom',
+      llm_provider_config: { base_url: setup.llm.url, model: 'fake-model', custom_config: { api_key: 'test-key' } },
+      llm_settings: { system_prompt: 'You are the brief desk.' },
+      rag_settings: { history_strategy: 'sliding_window', max_history_turns: 1 },
+    } as never);
+    assistantReplies = () => ({ text: 'Noted.' });
+    const before = setup.llm.chats().length;
+    const run = await finished(db, setup, (await queue(db, setup, { script: ['First question', 'Second question', 'Third question'] }, brief.id)).id);
+    expect(run.status).toBe('completed');
+    const asked = setup.llm.chats().slice(before).filter((body) => systemOf(body).startsWith('You are the brief desk'));
+    const third = asked.find((body) => String(lastOf(body).content).includes('Third question'))!;
+    const users = ((third.messages ?? []) as Messages).filter((m) => m.role === 'user').map((m) => String(m.content));
+    expect(users.some((said) => said.includes('Third question'))).toBe(true);
+    expect(users.some((said) => said.includes('First question'))).toBe(false);
+  });
+});
+
 describe('the opening', () => {
   it('opens with the assistant’s welcome, rendered with the run’s variables, as turn 0', async ({ db, setup }) => {
     assistantReplies = () => ({ text: 'Sure.' });
