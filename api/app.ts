@@ -254,7 +254,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       declareAuth(api, 'api_key');
       await api.register(builtInBrowserCallRoutes, { prisma: options.prisma, runner: options.callAudioRunner, tokens: browserCallTokens, publicUrl: options.publicUrl });
       await api.register(assistantRoutes, { prisma: options.prisma, cache: assistantCache, secrets });
-      await api.register(contactRoutes, { prisma: options.prisma });
+      await api.register(contactRoutes, { prisma: options.prisma, recordings });
       await api.register(contactImportRoutes, { prisma: options.prisma });
       await api.register(contactPropertyRoutes, { prisma: options.prisma });
       await api.register(organizationSettingsRoutes, { prisma: options.prisma });

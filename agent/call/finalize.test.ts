@@ -178,6 +178,7 @@ describe('the end of a call', () => {
       read: () => {
         throw new Error('nothing stored');
       },
+      remove: async () => {},
     };
     await finalizeCall(db.prisma, call, finish({ recording, storage: full }));
     expect(await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { recordings: true } })).toMatchObject({ status: 'completed', recordings: [] });

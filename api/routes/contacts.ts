@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
+import type { RecordingStorage } from '../../media/recording/storage.js';
+import { textBool } from '../../lib/zod/query.js';
 import { commonErrors, envelope, ErrorResponse } from '../schemas/common.js';
 import {
   Contact,
@@ -32,7 +34,7 @@ function customFilters(query: Record<string, unknown>): Record<string, string[]>
   return custom;
 }
 
-export const contactRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = async (app, { prisma }) => {
+export const contactRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; recordings: RecordingStorage }> = async (app, { prisma, recordings }) => {
   app.post('/contacts', {
     schema: {
       tags,
@@ -103,12 +105,18 @@ export const contactRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = as
     schema: {
       tags,
       summary: 'Delete a contact',
-      description: "The contact's calls are kept; their link to the contact is cleared.",
+      description:
+        "The contact's calls and test runs are kept, without the contact's details (docs/contacts.md). With " +
+        '`delete_recordings=true` the recordings of its calls are deleted too: the voices in them are the person\'s.',
       params: ContactParams,
+      querystring: z.object({ delete_recordings: textBool.default(false).describe("Also delete the recordings of the contact's calls") }),
       response: { 204: z.undefined().describe('Deleted'), ...notFound, ...commonErrors },
     },
     handler: async (request, reply) => {
-      await deleteContact(prisma, request.identity.organizationId, request.params.contact_id);
+      const withRecordings = request.query.delete_recordings
+        ? { recordings: { storage: recordings, onRemoveFailed: (key: string, err: unknown) => request.log.warn({ err, key }, 'a deleted contact\'s recording file was not removed') } }
+        : {};
+      await deleteContact(prisma, request.identity.organizationId, request.params.contact_id, withRecordings);
       return reply.status(204).send();
     },
   });

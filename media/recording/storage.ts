@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -20,6 +20,8 @@ export interface RecordingStorage {
   size(key: string): Promise<number | null>;
   /** The bytes from `start` to `end` inclusive (the whole object without a range). */
   read(key: string, range?: { start: number; end: number }): Readable;
+  /** Deletes the object; one already gone is no error (DeleteObject's own answer to a missing key). */
+  remove(key: string): Promise<void>;
 }
 
 export class LocalFileStorage implements RecordingStorage {
@@ -59,5 +61,12 @@ export class LocalFileStorage implements RecordingStorage {
 
   read(key: string, range?: { start: number; end: number }): Readable {
     return createReadStream(this.#resolve(key), range ? { start: range.start, end: range.end } : {});
+  }
+
+  async remove(key: string): Promise<void> {
+    const target = this.#resolve(key);
+    await rm(target, { force: true });
+    // The call's folder goes with its last track, so a deleted recording leaves no trace of the call in the storage.
+    await rmdir(path.dirname(target)).catch(() => {});
   }
 }

@@ -12,6 +12,8 @@ import {
 import { loadPropertyDefs } from './properties.js';
 import { coerceCustomFields, coerceValue, type FieldValue, type PropertyDef } from './custom-field-values.js';
 import { scrubContactCalls } from './call-scrub.js';
+import { scrubContactTestRuns } from './test-run-scrub.js';
+import type { RecordingStorage } from '../../media/recording/storage.js';
 import { normalizePhone, phoneDigitsOf } from '../../lib/phone.js';
 
 export type ContactSource = (typeof CONTACT_SOURCES)[number];
@@ -250,14 +252,34 @@ const DELETE_TIMEOUT_MS = 60_000;
  * cleared, the contact link cleared, and the contact's details replaced wherever the calls' records quote them
  * (modules/contacts/call-scrub.ts).
  */
-export async function deleteContact(prisma: PrismaClient, organizationId: number, id: number): Promise<void> {
-  await prisma.$transaction(async (tx) => {
+/**
+ * Deletes a contact, keeping its calls and test runs without its details. With `recordings`, its calls' recordings go
+ * too: their rows in the deletion's transaction, their files once it has committed (a file left by a failed removal is
+ * listed nowhere and read by nothing; the log names it).
+ */
+export async function deleteContact(
+  prisma: PrismaClient,
+  organizationId: number,
+  id: number,
+  options: { recordings?: { storage: RecordingStorage; onRemoveFailed?: (key: string, error: unknown) => void } } = {},
+): Promise<void> {
+  const removed = await prisma.$transaction(async (tx) => {
     // Row lock: of two concurrent deletes, the second waits for the first and then finds nothing (404), not a row gone under it.
     const found = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM contacts WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
     if (found.length === 0) throw notFound('Contact');
+    // Read before the calls lose their link to the contact.
+    const recordings = options.recordings
+      ? await tx.callRecording.findMany({ where: { call: { organizationId, contactId: id } }, select: { id: true, storageKey: true } })
+      : [];
+    if (recordings.length > 0) await tx.callRecording.deleteMany({ where: { id: { in: recordings.map((r) => r.id) } } });
     await scrubContactCalls(tx, organizationId, id);
+    await scrubContactTestRuns(tx, organizationId, id);
     await tx.contact.delete({ where: { id } });
+    return recordings.map((r) => r.storageKey);
   }, { timeout: DELETE_TIMEOUT_MS, maxWait: 10_000 });
+  for (const key of removed) {
+    await options.recordings!.storage.remove(key).catch((error: unknown) => options.recordings!.onRemoveFailed?.(key, error));
+  }
 }
 
 export interface ContactFilters {

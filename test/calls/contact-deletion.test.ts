@@ -1,4 +1,9 @@
-import { describe, expect } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it as plainIt } from 'vitest';
+import { LocalFileStorage } from '../../media/recording/storage.js';
+import { createApiContext } from '../helpers/api.js';
 import { callEndedPayload } from '../../modules/calls/events.js';
 import { claimDeliveries } from '../../modules/webhooks/delivery-queue.js';
 import { recordEvent } from '../../modules/webhooks/events.js';
@@ -110,6 +115,32 @@ describe('deleting a contact', () => {
     expect(payload.transcript.map((t) => t.text)).toEqual(after.turns.map((t) => t.text));
   });
 
+  it('keeps the test runs that named it, without its id, the run\'s variables or its details in the request and results', async ({ api, acme }) => {
+    const contact = (await api.call(acme, 'POST', '/api/contacts', { phone_number: '+14155550188', first_name: 'Grace', last_name: 'Hopper' })).body.data as { id: number };
+    const assistant = (await api.call(acme, 'POST', '/api/assistants', { name: 'Runs desk' })).body as { id: number };
+    const run = await api.db.prisma.testRun.create({
+      data: {
+        organizationId: acme.organizationId,
+        assistantId: assistant.id,
+        status: 'completed',
+        request: { script: ['Hi, this is Grace'], variables: { ticket: 'TK-4411' }, contact_id: contact.id, assertions: [], repeat: 1 },
+        results: [{ repetition: 1, passed: true, transcript: [{ role: 'assistant', text: 'Hello Grace Hopper, about ticket TK-4411.' }, { role: 'user', text: 'Hi, this is Grace' }] }],
+      },
+    });
+    const other = await api.db.prisma.testRun.create({
+      data: { organizationId: acme.organizationId, assistantId: assistant.id, status: 'completed', request: { script: ['Grace'], variables: {}, contact_id: null }, results: [] },
+    });
+
+    expect((await api.call(acme, 'DELETE', `/api/contacts/${contact.id}`)).status).toBe(204);
+
+    const after = await api.db.prisma.testRun.findUniqueOrThrow({ where: { id: run.id } });
+    expect(after.request).toMatchObject({ contact_id: null, variables: {}, script: ['Hi, this is [removed]'] });
+    expect(JSON.stringify(after.results)).not.toMatch(/Grace|Hopper|TK-4411/);
+    expect(JSON.stringify(after.results)).toContain('Hello [removed]');
+    // A run that did not name the contact is left as it was.
+    expect((await api.db.prisma.testRun.findUniqueOrThrow({ where: { id: other.id } })).request).toMatchObject({ script: ['Grace'] });
+  });
+
   it("answers 404 for another organisation's contact and leaves its calls untouched", async ({ api, acme }) => {
     const other = await api.tenant('Other');
     const theirs = (await api.call(other, 'POST', '/api/contacts', { phone_number: '+14155550124' })).body.data as { id: number };
@@ -118,5 +149,52 @@ describe('deleting a contact', () => {
     });
     expect((await api.call(acme, 'DELETE', `/api/contacts/${theirs.id}`)).status).toBe(404);
     expect((await api.db.prisma.call.findUniqueOrThrow({ where: { callSid: 'CAdel00000000000000000000000000004' } })).fromNumber).toBe('+14155550124');
+  });
+});
+
+describe('deleting a contact with its recordings', () => {
+  plainIt('deletes the recordings of its calls, rows and files, when asked, and keeps them otherwise', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'contact-recordings-'));
+    const api = await createApiContext({ dataDir });
+    try {
+      const acme = await api.tenant('Acme');
+      const storage = new LocalFileStorage(dataDir);
+      const recorded = async (callSid: string, contactId: number | null) => {
+        const call = await api.db.prisma.call.create({ data: { callSid, organizationId: acme.organizationId, contactId, direction: 'inbound', status: 'completed', fromNumber: '+14155550199', toNumber: '+14155550100' } });
+        for (const track of ['user', 'mixed']) {
+          const storageKey = `recordings/${callSid}/${track}.wav`;
+          await storage.put(storageKey, Buffer.from(`voice of ${callSid}`));
+          await api.db.prisma.callRecording.create({ data: { callId: call.id, track, format: 'wav', storageKey, durationMs: 1_000, sizeBytes: 20 } });
+        }
+        return call;
+      };
+      const erased = (await api.call(acme, 'POST', '/api/contacts', { phone_number: '+14155550199', first_name: 'Erin' })).body.data as { id: number };
+      const kept = (await api.call(acme, 'POST', '/api/contacts', { phone_number: '+14155550198', first_name: 'Kim' })).body.data as { id: number };
+      const first = await recorded('CArec00000000000000000000000000001', erased.id);
+      const second = await recorded('CArec00000000000000000000000000002', erased.id);
+      const keptCall = await recorded('CArec00000000000000000000000000003', kept.id);
+      const unrelated = await recorded('CArec00000000000000000000000000004', null);
+
+      expect((await api.call(acme, 'DELETE', `/api/contacts/${erased.id}?delete_recordings=true`)).status).toBe(204);
+      expect((await api.call(acme, 'DELETE', `/api/contacts/${kept.id}`)).status).toBe(204);
+
+      for (const call of [first, second]) {
+        expect(await api.db.prisma.callRecording.count({ where: { callId: call.id } })).toBe(0);
+        expect(await storage.size(`recordings/${call.callSid}/mixed.wav`)).toBeNull();
+        expect((await api.call(acme, 'GET', `/api/calls/${call.callSid}`)).body.data.recordings).toEqual([]);
+        expect((await api.call(acme, 'GET', `/api/calls/${call.callSid}/recordings/mixed`)).status).toBe(404);
+      }
+      // Without the flag, and for calls of nobody, the recordings stay.
+      for (const call of [keptCall, unrelated]) {
+        expect(await api.db.prisma.callRecording.count({ where: { callId: call.id } })).toBe(2);
+        expect(await storage.size(`recordings/${call.callSid}/mixed.wav`)).toBeGreaterThan(0);
+      }
+      // The flag is checked like any query parameter.
+      const bad = await api.call(acme, 'DELETE', `/api/contacts/${kept.id}?delete_recordings=maybe`);
+      expect(bad.status).toBe(422);
+    } finally {
+      await api.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
