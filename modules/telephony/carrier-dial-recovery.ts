@@ -13,7 +13,8 @@ import { applyCarrierReport, carrierOfConnection, type CarrierSettings } from '.
 //   found: the request never reached the carrier, and the call goes back to the queue. So nobody is dialled twice for
 //   one call, and no call is lost.
 // - Known to the carrier but quiet past its ringing timeout (its callbacks were lost): its state is read from the carrier;
-//   a call answered whose stream never reached us is hung up there and ended here.
+//   a call still ringing is stopped there and ended here as a no-answer; a call answered whose stream never reached us
+//   is hung up there and ended here as `media_never_connected`.
 
 /** A dial is sent within a second of its claim, and the carrier's first callback follows within seconds. */
 export const QUIET_DIAL_MS = 45_000;
@@ -84,8 +85,13 @@ export async function recoverCarrierDials(prisma: PrismaClient, options: Carrier
     if (report === undefined) continue;
     if (report === null) {
       await endUnstartedCall(prisma, call.id, 'failed', 'dial_lost', new Date(now), seen);
-    } else if (report.state === 'in_progress' || report.state === 'queued' || report.state === 'ringing') {
-      // Answered (or still ringing far past its timeout) and no stream ever reached us: nobody would ever talk on it.
+    } else if (report.state === 'queued' || report.state === 'ringing') {
+      // Still ringing far past its timeout: nobody answered. A no-answer like any other, not a failure (the campaign's
+      // circuit breaker counts failures), and the carrier is told to stop ringing.
+      await carrier.adapter.hangUp(carrier.account, report.providerCallSid).catch(() => {});
+      await endUnstartedCall(prisma, call.id, 'no_answer', 'no_answer', new Date(now), seen);
+    } else if (report.state === 'in_progress') {
+      // Answered, and no stream ever reached us: nobody would ever talk on it.
       await carrier.adapter.hangUp(carrier.account, report.providerCallSid).catch(() => {});
       await endUnstartedCall(prisma, call.id, 'failed', 'media_never_connected', new Date(now), seen);
     } else {

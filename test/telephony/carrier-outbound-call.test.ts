@@ -7,6 +7,7 @@ import { audioRunnerOf } from '../../agent/io/audio-link.js';
 import { LocalCallRunner } from '../../agent/local-runner.js';
 import { rms } from '../../media/pcm.js';
 import { SecretBox } from '../../lib/secret-box.js';
+import { recoverCarrierDials } from '../../modules/telephony/carrier-dial-recovery.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { until } from '../helpers/until.js';
 import { freePort } from '../helpers/free-port.js';
@@ -278,6 +279,26 @@ describe('a dial whose answer from the carrier is lost', () => {
     const redialled = await ended(row.callSid, 30_000);
     expect(redialled).toMatchObject({ status: 'busy' });
     expect(carrier.created.filter((c) => c.form.To === to)).toHaveLength(1);
+  }, 120_000);
+});
+
+describe('a dial still ringing long past its timeout, its callbacks lost', () => {
+  it('is a no-answer, not a failure: stopped at the carrier and ended no_answer', async () => {
+    const to = '+14155550481';
+    carrier.scriptCallee(to, { outcome: 'no-answer', ringMs: 15_000 });
+    carrier.dropCallbacks(true);
+    try {
+      const { call_sid: callSid } = await initiate(to);
+      const placed = await createdFor(to);
+      await until(async () => (await api.db.prisma.call.findUnique({ where: { callSid } }))?.providerCallSid === placed.sid, 20_000);
+      // The recovery pass as it runs once the ringing timeout (30 s) and a minute more have gone by.
+      await recoverCarrierDials(api.db.prisma, { apiBaseUrl: carrier.url, secrets: new SecretBox(Buffer.alloc(32, 9)), ringingTimeoutS: 30 }, api.app.log, Date.now() + 120_000);
+      const call = await api.db.prisma.call.findUniqueOrThrow({ where: { callSid } });
+      expect({ status: call.status, endReason: call.endReason }).toEqual({ status: 'no_answer', endReason: 'no_answer' });
+      expect(carrier.updates.some((u) => u.callSid === placed.sid)).toBe(true);
+    } finally {
+      carrier.dropCallbacks(false);
+    }
   }, 120_000);
 });
 
