@@ -1,7 +1,8 @@
 import { initializeLogger } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CarrierLine, carrierLineOf, dialTwiml } from '../../agent/io/carrier-line.js';
+import { CarrierLine, carrierLineOf } from '../../agent/io/carrier-line.js';
+import { dialTwiml } from '../../modules/telephony/carriers/twilio/twiml.js';
 import { LiveKitSipLine, LIVEKIT_DTMF_INTERVAL_MS } from '../../agent/io/livekit-line.js';
 import { PacedAudioOutput } from '../../agent/io/paced-audio-output.js';
 import { LineError, WEB_LINE } from '../../agent/call/line.js';
@@ -90,7 +91,7 @@ describe("the carrier's Media Streams line", () => {
     expect(number).toMatchObject({ accountSid: carrier.accountSid, callSid: 'CAlive' });
     expect(number!.form.Twiml).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Dial><Number>+14155550123</Number></Dial></Response>');
     expect(uri!.form.Twiml).toContain('<Dial><Sip>sip:desk@pbx.example.com</Sip></Dial>');
-    expect(dialTwiml('sip:a@b.example;x=<y>')).toContain('<Sip>sip:a@b.example;x=&lt;y&gt;</Sip>');
+    expect(dialTwiml('sip:a@b.example;x=<y>')).toContain('<Sip>sip:a@b.example;x=&#60;y&#62;</Sip>');
   });
 
   it("passes the carrier's refusal on in words, and a wrong token or an unreachable API as failures", async () => {

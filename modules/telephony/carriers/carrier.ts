@@ -64,6 +64,11 @@ export interface CarrierAdapter {
   createCall(account: CarrierAccount, request: CarrierDialRequest): Promise<{ providerCallSid: string }>;
   /** Ends the call at the carrier, whatever state it is in; a call already over is not an error. */
   hangUp(account: CarrierAccount, providerCallSid: string): Promise<void>;
+  /**
+   * Connects the call's other party to `destination` (a number, or a SIP URI) instead of to us: the carrier stops our
+   * stream and dials there. Throws CarrierRequestError; `signal` gives up on the request.
+   */
+  transfer(account: CarrierAccount, providerCallSid: string, destination: string, signal?: AbortSignal): Promise<void>;
   /** The call's state now, or null when the carrier has no such call. */
   fetchCall(account: CarrierAccount, providerCallSid: string): Promise<CarrierCallReport | null>;
   /** Calls from `from` to `to` created at or after `since`, newest first: finds a call whose creation went unanswered. */

@@ -1,7 +1,7 @@
 import type { CarrierAccount, CarrierAdapter, CarrierCallReport, CarrierCallState, CarrierDialRequest } from '../carrier.js';
 import { callsUrl, twilioRequest, type TwilioCall } from './rest.js';
 import { validTwilioSignature } from './signature.js';
-import { connectStreamTwiml } from './twiml.js';
+import { connectStreamTwiml, dialTwiml } from './twiml.js';
 
 // Twilio as a carrier adapter. A call is created with inline TwiML that connects its audio, once answered, to our Media
 // Streams socket (only `<Connect><Stream>` is two-way); its progress comes back on a status callback per call, and
@@ -74,6 +74,11 @@ export const twilioCarrier: CarrierAdapter = {
       if ((error as { details?: { carrierCode?: number } }).details?.carrierCode === 21220) return;
       throw error;
     }
+  },
+
+  async transfer(account, providerCallSid, destination, signal) {
+    // Twilio's "update call" with new TwiML: it stops our stream and runs the `<Dial>`.
+    await twilioRequest(account, 'POST', callsUrl(account, providerCallSid), new URLSearchParams({ Twiml: dialTwiml(destination) }), signal);
   },
 
   async fetchCall(account, providerCallSid) {

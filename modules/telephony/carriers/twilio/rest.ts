@@ -47,7 +47,7 @@ export function callsUrl(account: CarrierAccount, callSid?: string): string {
  * (nothing happened), `retry` for 429, `unknown` when no answer came or the carrier failed (5xx): whatever was asked may
  * or may not have happened.
  */
-export async function twilioRequest<T>(account: CarrierAccount, method: 'GET' | 'POST', url: string, form?: URLSearchParams): Promise<T | null> {
+export async function twilioRequest<T>(account: CarrierAccount, method: 'GET' | 'POST', url: string, form?: URLSearchParams, signal?: AbortSignal): Promise<T | null> {
   let res: Response;
   try {
     res = await fetch(url, {
@@ -58,7 +58,7 @@ export async function twilioRequest<T>(account: CarrierAccount, method: 'GET' | 
         ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       },
       ...(form ? { body: form.toString() } : {}),
-      signal: AbortSignal.timeout(CARRIER_REQUEST_TIMEOUT_MS),
+      signal: signal ? AbortSignal.any([AbortSignal.timeout(CARRIER_REQUEST_TIMEOUT_MS), signal]) : AbortSignal.timeout(CARRIER_REQUEST_TIMEOUT_MS),
     });
   } catch (error) {
     throw new CarrierRequestError('unknown', 'carrier_unreachable', `the carrier did not answer (${(error as Error).name})`);

@@ -11,6 +11,11 @@ export function connectStreamTwiml(url: string, parameters: Record<string, strin
   return twiml(`<Connect><Stream url="${xml(url)}">${params}</Stream></Connect>`);
 }
 
+/** Connects the call to `destination` instead: a number, or a SIP URI in `<Sip>` (a transfer). */
+export function dialTwiml(destination: string): string {
+  return twiml(`<Dial>${/^sips?:/.test(destination) ? `<Sip>${xml(destination)}</Sip>` : `<Number>${xml(destination)}</Number>`}</Dial>`);
+}
+
 /** For a number nobody manages, or one without an assistant. */
 export const NOT_TAKEN_TWIML = twiml('<Say>Sorry, this number cannot take your call.</Say><Hangup/>');
 /** While this process cannot take calls: no carrier auth token configured, or no agent worker. */
