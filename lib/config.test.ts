@@ -9,10 +9,10 @@ describe('configuration from the environment', () => {
   });
 
   it("gives the agent worker its settings, with each one's default when unset or empty", () => {
-    expect(readConfig({}).agent).toEqual({ idleProcesses: 2, healthPort: 8081, healthHost: '127.0.0.1', pocketsphinxBin: 'pocketsphinx_continuous', eotProcessNice: 15 });
+    expect(readConfig({}).agent).toEqual({ idleProcesses: 2, healthPort: 8081, healthHost: '127.0.0.1', pocketsphinxBin: 'pocketsphinx_continuous', eotProcessNice: 15, drainTimeoutMs: 600_000 });
     expect(
-      readConfig({ LIVEKIT_IDLE_PROCESSES: '0', AGENT_HEALTH_PORT: '9000', AGENT_HEALTH_HOST: '0.0.0.0', POCKETSPHINX_BIN: '/opt/ps/bin/decode', EOT_PROCESS_NICE: '' }).agent,
-    ).toEqual({ idleProcesses: 0, healthPort: 9000, healthHost: '0.0.0.0', pocketsphinxBin: '/opt/ps/bin/decode', eotProcessNice: 15 });
+      readConfig({ LIVEKIT_IDLE_PROCESSES: '0', AGENT_HEALTH_PORT: '9000', AGENT_HEALTH_HOST: '0.0.0.0', POCKETSPHINX_BIN: '/opt/ps/bin/decode', EOT_PROCESS_NICE: '', SHUTDOWN_DRAIN_S: '30' }).agent,
+    ).toEqual({ idleProcesses: 0, healthPort: 9000, healthHost: '0.0.0.0', pocketsphinxBin: '/opt/ps/bin/decode', eotProcessNice: 15, drainTimeoutMs: 30_000 });
   });
 
   it('stops start-up on a worker setting out of range, naming the variable', () => {
@@ -21,6 +21,8 @@ describe('configuration from the environment', () => {
     // The framework reads 0 as its own default port, so 0 cannot mean "any free port" here.
     expect(() => readConfig({ AGENT_HEALTH_PORT: '0' })).toThrow(/AGENT_HEALTH_PORT/);
     expect(() => readConfig({ AGENT_HEALTH_PORT: '70000' })).toThrow(/AGENT_HEALTH_PORT/);
+    expect(() => readConfig({ SHUTDOWN_DRAIN_S: '-1' })).toThrow(/SHUTDOWN_DRAIN_S/);
+    expect(() => readConfig({ SHUTDOWN_DRAIN_S: '3601' })).toThrow(/SHUTDOWN_DRAIN_S/);
   });
 
   it('reads every vendor key and endpoint by its name, an empty one as unset', () => {
