@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect } from 'vitest';
 import { WebSocket } from 'ws';
 import { bootstrap } from '../../modules/organizations/bootstrap.js';
+import type { PrismaClient } from '../../prisma/client.js';
 import { speechSamples } from '../fakes/scripted-caller.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { dbTest } from '../helpers/fixtures.js';
@@ -78,20 +79,34 @@ function caller(websocketUrl: string) {
 
 const exitOf = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
+/**
+ * `npm start` on the test's database with `SHUTDOWN_DRAIN_S`, an organisation, an assistant on the instant LLM, and a
+ * browser call under way on its socket; cleaned up whatever the test did.
+ */
+async function callUnderWay(db: { prisma: PrismaClient; url: string }, name: string, drainSeconds: number, test: (service: Service, browser: ReturnType<typeof caller>, callSid: string) => Promise<void>): Promise<void> {
+  const llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'drain-'));
+  const { api_key } = await bootstrap(db.prisma, { organizationName: name, email: `${name.toLowerCase().replace(/\W+/g, '-')}@example.com` });
+  const service = await startService(db.url, dataDir, drainSeconds);
+  try {
+    const headers = { authorization: `Bearer ${api_key}`, 'content-type': 'application/json' };
+    const assistant = (await (await fetch(`${service.url}/api/assistants`, { method: 'POST', headers, body: JSON.stringify(localSettings(llm.url, { name: 'Desk' })) })).json()) as { id: number };
+    const call = ((await (await fetch(`${service.url}/api/web-calls/browser`, { method: 'POST', headers, body: JSON.stringify({ assistant_id: assistant.id }) })).json()) as { data: { call_sid: string; websocket_url: string } }).data;
+    const browser = caller(call.websocket_url);
+    await browser.opened;
+    await until(async () => (await db.prisma.call.findUnique({ where: { callSid: call.call_sid } }))?.status === 'in_progress', { message: 'the call starts' });
+    await test(service, browser, call.call_sid);
+    browser.stop();
+  } finally {
+    if (service.child.exitCode === null) service.child.kill('SIGKILL');
+    await llm.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
 describe('a running call when npm start is told to stop', () => {
   dbTest('goes on until the caller hangs up, answered meanwhile, then the process exits', async ({ db }) => {
-    const llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'drain-'));
-    const { api_key } = await bootstrap(db.prisma, { organizationName: 'Drain', email: 'drain@example.com' });
-    const service = await startService(db.url, dataDir, 600);
-    try {
-      const headers = { authorization: `Bearer ${api_key}`, 'content-type': 'application/json' };
-      const assistant = (await (await fetch(`${service.url}/api/assistants`, { method: 'POST', headers, body: JSON.stringify(localSettings(llm.url, { name: 'Desk' })) })).json()) as { id: number };
-      const call = ((await (await fetch(`${service.url}/api/web-calls/browser`, { method: 'POST', headers, body: JSON.stringify({ assistant_id: assistant.id }) })).json()) as { data: { call_sid: string; websocket_url: string } }).data;
-      const browser = caller(call.websocket_url);
-      await browser.opened;
-      await until(async () => (await db.prisma.call.findUnique({ where: { callSid: call.call_sid } }))?.status === 'in_progress', { message: 'the call starts' });
-
+    await callUnderWay(db, 'Drain', 600, async (service, browser, callSid) => {
       service.child.kill('SIGTERM');
       await until(() => /received SIGTERM/.test(service.output()), { message: 'the service hears the signal' });
       // After the signal: the caller asks, and the assistant still answers on the same socket.
@@ -101,39 +116,18 @@ describe('a running call when npm start is told to stop', () => {
 
       browser.hangUp();
       expect(await exitOf(service.child)).toBe(0);
-      const row = await db.prisma.call.findUniqueOrThrow({ where: { callSid: call.call_sid } });
+      const row = await db.prisma.call.findUniqueOrThrow({ where: { callSid } });
       expect({ status: row.status, endReason: row.endReason }).toEqual({ status: 'completed', endReason: 'customer_hangup' });
-      browser.stop();
-    } finally {
-      if (service.child.exitCode === null) service.child.kill('SIGKILL');
-      await llm.close();
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    });
   }, 180_000);
 
   dbTest('is ended as worker_shutdown once SHUTDOWN_DRAIN_S has run out, and the process exits', async ({ db }) => {
-    const llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'drain-'));
-    const { api_key } = await bootstrap(db.prisma, { organizationName: 'Drain bound', email: 'drain-bound@example.com' });
-    const service = await startService(db.url, dataDir, 1);
-    try {
-      const headers = { authorization: `Bearer ${api_key}`, 'content-type': 'application/json' };
-      const assistant = (await (await fetch(`${service.url}/api/assistants`, { method: 'POST', headers, body: JSON.stringify(localSettings(llm.url, { name: 'Desk' })) })).json()) as { id: number };
-      const call = ((await (await fetch(`${service.url}/api/web-calls/browser`, { method: 'POST', headers, body: JSON.stringify({ assistant_id: assistant.id }) })).json()) as { data: { call_sid: string; websocket_url: string } }).data;
-      const browser = caller(call.websocket_url);
-      await browser.opened;
-      await until(async () => (await db.prisma.call.findUnique({ where: { callSid: call.call_sid } }))?.status === 'in_progress', { message: 'the call starts' });
-
+    await callUnderWay(db, 'Drain bound', 1, async (service, browser, callSid) => {
       service.child.kill('SIGTERM');
       await browser.closed;
       expect(browser.said.find((m) => m.type === 'ended')).toMatchObject({ end_reason: 'worker_shutdown' });
       expect(await exitOf(service.child)).toBe(0);
-      const row = await db.prisma.call.findUniqueOrThrow({ where: { callSid: call.call_sid } });
-      expect(row.endReason).toBe('worker_shutdown');
-    } finally {
-      if (service.child.exitCode === null) service.child.kill('SIGKILL');
-      await llm.close();
-      await rm(dataDir, { recursive: true, force: true });
-    }
+      expect((await db.prisma.call.findUniqueOrThrow({ where: { callSid } })).endReason).toBe('worker_shutdown');
+    });
   }, 180_000);
 });
