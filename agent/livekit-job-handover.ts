@@ -12,7 +12,11 @@ const JobHandover = z.object({
   /** The database the worker opened: the embedded cluster's URL exists only once the worker has started it. */
   databaseUrl: z.string().min(1),
   dataDir: z.string().min(1),
-  vendors: z.object({ apiKeys: z.record(z.string(), z.string()), baseUrls: z.record(z.string(), z.string()) }),
+  vendors: z.object({
+    apiKeys: z.record(z.string(), z.string()),
+    baseUrls: z.record(z.string(), z.string()),
+    privateHosts: z.array(z.object({ host: z.string(), port: z.number().int().nullable() })).default([]),
+  }),
   agent: z.object({ pocketsphinxBin: z.string().min(1) }),
   /** SECRETS_KEY, when set: opens tools' stored credentials; unset, the key file in `dataDir`. */
   secretsKey: z.string().optional(),

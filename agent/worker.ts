@@ -82,7 +82,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   handOverToJobProcesses({
     databaseUrl: options.databaseUrl,
     dataDir: config.dataDir,
-    vendors: config.vendors,
+    vendors: { ...config.vendors, privateHosts: [...config.vendors.privateHosts] },
     agent: { pocketsphinxBin: config.agent.pocketsphinxBin },
     ...(config.secretsKey ? { secretsKey: config.secretsKey } : {}),
     allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false,

@@ -47,6 +47,7 @@ import { ANSWERED_BY_CHANNEL, emitAnsweredBy } from '../modules/calls/answered-b
 import { LiveKitTelephony, type LiveKitConfig } from '../modules/telephony/livekit.js';
 import { KnowledgeSearch } from '../modules/knowledge/search/knowledge-search.js';
 import { vendorCredentialsFromEnv } from '../modules/assistants/credentials.js';
+import { NO_PRIVATE_VENDOR_HOSTS, type VendorTargetPolicy } from '../lib/net/vendor-targets.js';
 import cookie from '@fastify/cookie';
 import path from 'node:path';
 import { logMailTransport, type MailTransport } from '../lib/mail.js';
@@ -69,6 +70,11 @@ export interface AppOptions {
   usageFlushIntervalMs?: number;
   /** Accept webhook endpoints on loopback, private and other non-public addresses (WEBHOOK_ALLOW_PRIVATE_TARGETS). */
   allowPrivateWebhookTargets?: boolean;
+  /**
+   * The loopback and private hosts assistants' vendor URLs may name (VENDOR_PRIVATE_HOSTS and the hosts of the
+   * operator's `*_BASE_URL` variables); default: none, only public addresses.
+   */
+  vendorTargets?: VendorTargetPolicy;
   /** LiveKit for outbound SIP calls and browser calls; without it those endpoints answer 503. */
   livekit?: LiveKitConfig | undefined;
   /** Where recordings are read from; default: files under `dataDir`. */
@@ -244,6 +250,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     browserCalls: { tokens: browserCallTokens, runner: options.callAudioRunner },
     recordings,
     allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? false,
+    vendorTargets: options.vendorTargets ?? NO_PRIVATE_VENDOR_HOSTS,
     campaigns: { unavailable: pathUnavailable, wake: () => campaigns?.wake() },
   });
   // One knowledge search per process: its vector cache and query embedders serve every request.
@@ -253,7 +260,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (api) => {
       declareAuth(api, 'api_key');
       await api.register(builtInBrowserCallRoutes, { prisma: options.prisma, runner: options.callAudioRunner, tokens: browserCallTokens, publicUrl: options.publicUrl });
-      await api.register(assistantRoutes, { prisma: options.prisma, cache: assistantCache, secrets });
+      await api.register(assistantRoutes, { prisma: options.prisma, cache: assistantCache, secrets, vendorTargets: options.vendorTargets ?? NO_PRIVATE_VENDOR_HOSTS });
       await api.register(contactRoutes, { prisma: options.prisma, recordings });
       await api.register(contactImportRoutes, { prisma: options.prisma });
       await api.register(contactPropertyRoutes, { prisma: options.prisma });

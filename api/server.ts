@@ -10,7 +10,7 @@ import { startWebhookDelivery } from '../modules/webhooks/delivery-worker.js';
 import { startDocumentProcessing } from '../modules/knowledge/processing.js';
 import { detectPgvector, PgVectors } from '../modules/knowledge/search/pgvector.js';
 import { KnowledgeSearch } from '../modules/knowledge/search/knowledge-search.js';
-import { vendorCredentialsOf } from '../modules/assistants/credentials.js';
+import { vendorCredentialsOf, vendorTargetPolicyOf } from '../modules/assistants/credentials.js';
 import { sealClearWebhookSecrets } from '../modules/webhooks/endpoints.js';
 import { sealClearAssistantKeys } from '../modules/assistants/keys.js';
 import { publicUrlProblem } from '../modules/telephony/public-url-check.js';
@@ -27,6 +27,7 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     logLevel: config.logLevel,
     keyCacheTtlMs: config.keyCacheTtlMs,
     allowPrivateWebhookTargets,
+    vendorTargets: vendorTargetPolicyOf(config.vendors),
     livekit: config.livekit,
     dataDir: config.dataDir,
     callAudioRunner: extra.callAudioRunner,

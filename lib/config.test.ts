@@ -36,7 +36,15 @@ describe('configuration from the environment', () => {
       LIVEKIT_API_SECRET: 'secret',
       NEXT_PUBLIC_BASE_URL: '/app',
     });
-    expect(vendors).toEqual({ apiKeys: { deepgram: 'dg' }, baseUrls: { elevenlabs: 'https://eu.elevenlabs.example' } });
+    expect(vendors).toEqual({ apiKeys: { deepgram: 'dg' }, baseUrls: { elevenlabs: 'https://eu.elevenlabs.example' }, privateHosts: [] });
+  });
+
+  it('reads the private vendor hosts the operator allows, and stops start-up on an entry that is not a host', () => {
+    expect(readConfig({ VENDOR_PRIVATE_HOSTS: '127.0.0.1:11434, llm.internal' }).vendors.privateHosts).toEqual([
+      { host: '127.0.0.1', port: 11434 },
+      { host: 'llm.internal', port: null },
+    ]);
+    expect(() => readConfig({ VENDOR_PRIVATE_HOSTS: 'http://127.0.0.1:11434' })).toThrow(/^invalid environment: VENDOR_PRIVATE_HOSTS: not a host or host:port/);
   });
 
   it("stops start-up on a vendor endpoint that is not a URL, in one line naming it with the schema's other problems", () => {

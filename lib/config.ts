@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseHostAllowances, type HostAllowance } from './net/vendor-targets.js';
 
 // Process configuration from the environment: one schema for every process (the API, the agent worker, `npm start`
 // running both, the operator CLI), checked once at start-up so a typo fails loudly instead of later. Nothing below
@@ -24,6 +25,17 @@ const Env = z.object({
   API_KEY_CACHE_TTL_S: z.coerce.number().min(0).max(300).default(5),
   /** Lets webhooks reach loopback, private and link-local addresses: for private deployments and local testing only. */
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
+  /**
+   * Loopback or private hosts an assistant's vendor URLs may name (an LLM server on this machine): comma-separated
+   * `host` or `host:port` (`127.0.0.1:11434,llm.internal`). Every other vendor URL must reach a public address.
+   */
+  VENDOR_PRIVATE_HOSTS: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      const { invalid } = parseHostAllowances(v);
+      if (invalid.length > 0) ctx.addIssue({ code: 'custom', message: `not a host or host:port: ${invalid.join(', ')}` });
+    }),
   /** LiveKit server (rooms, agent dispatch, SIP); unset: calls run on the built-in transports only. */
   LIVEKIT_URL: z.string().url().optional(),
   LIVEKIT_API_KEY: z.string().min(1).optional(),
@@ -114,6 +126,8 @@ const VENDOR_VARIABLE = /^([A-Z][A-Z0-9]*)_(API_KEY|BASE_URL)$/;
 export interface VendorSettings {
   apiKeys: Readonly<Record<string, string>>;
   baseUrls: Readonly<Record<string, string>>;
+  /** VENDOR_PRIVATE_HOSTS: the non-public hosts an assistant's vendor URLs may name (lib/net/vendor-targets.ts). */
+  privateHosts: readonly HostAllowance[];
 }
 
 function vendorVariables(env: Record<string, string | undefined>): [name: string, vendor: string, kind: 'API_KEY' | 'BASE_URL'][] {
@@ -140,7 +154,7 @@ export function vendorSettingsOf(env: Record<string, string | undefined>): Vendo
     if (kind === 'API_KEY') apiKeys[vendor] = value;
     else baseUrls[vendor] = value;
   }
-  return { apiKeys, baseUrls };
+  return { apiKeys, baseUrls, privateHosts: parseHostAllowances(env.VENDOR_PRIVATE_HOSTS).allowed };
 }
 
 /** Settings of the agent worker and the calls it runs. */

@@ -1,6 +1,6 @@
 import { log, voice } from '@livekit/agents';
 import { CallNotRunnableError } from '../../modules/calls/store.js';
-import { MissingCredentialsError } from './session-config.js';
+import { MissingCredentialsError, VendorTargetRefusedError } from './session-config.js';
 import { listen, type SessionEvents } from './session-events.js';
 
 // A call ends once, for the first reason that comes: the caller hangs up (or the worker shuts down), the session
@@ -11,6 +11,8 @@ import { listen, type SessionEvents } from './session-events.js';
 export const DEFAULT_MAX_CALL_DURATION_MS = 60 * 60 * 1000;
 /** The end reason of a call whose STT, TTS or every LLM lacks its key (or a custom LLM its address). */
 export const MISSING_CREDENTIALS = 'missing_credentials';
+/** The assistant's vendor URL leads to a loopback, private or reserved address the operator has not allowed. */
+export const VENDOR_TARGET_REFUSED = 'vendor_target_refused';
 /** How long the goodbye or apology may take to play before the line is closed anyway. */
 export const FINAL_PLAYOUT_TIMEOUT_MS = 15_000;
 
@@ -108,6 +110,11 @@ export function startFailure(error: unknown, logFields: Record<string, unknown> 
       'call cannot start: a vendor credential is not set',
     );
     return { status: 'failed', reason: MISSING_CREDENTIALS, apology: true };
+  }
+  if (error instanceof VendorTargetRefusedError) {
+    // The fields only: a URL can carry a token in its path or query.
+    log().warn({ ...logFields, fields: error.fields }, 'call cannot start: a vendor URL leads to an address the service does not call');
+    return { status: 'failed', reason: VENDOR_TARGET_REFUSED, apology: true };
   }
   log().error({ ...logFields, err: error }, 'call could not start');
   return { status: 'failed', reason: error instanceof CallNotRunnableError ? error.message.replace(/\s+/g, '_') : 'configuration_error', apology: true };

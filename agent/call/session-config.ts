@@ -5,6 +5,8 @@ import { DEFAULT_LLM_MODEL } from '../../modules/assistants/vendors.js';
 import { createLlm, hasCredential, type LlmEndpoint } from '../providers/llm-providers.js';
 import { createStt, createTts, type VendorAccess } from '../providers/speech-providers.js';
 import { TurnTaking } from '../turn/turn-taking.js';
+import { refusedVendorUrls } from '../../modules/assistants/vendor-urls.js';
+import { NO_PRIVATE_VENDOR_HOSTS } from '../../lib/net/vendor-targets.js';
 
 // The assistant's settings (seconds, the API's units and names) turned into an AgentSession's options (ms, the
 // framework's names). Everything vendor-specific happens in the provider tables; nothing here names a vendor.
@@ -45,6 +47,7 @@ export function llmEndpoints(settings: AssistantSettings, access: VendorAccess):
     baseUrl: config.base_url ?? access.baseUrl(provider),
     sampling,
     customConfig,
+    targets: access.targets,
   };
   const fallbacks = settings.llm_fallback_providers.enabled
     ? settings.llm_fallback_providers.fallbacks.map(
@@ -55,6 +58,7 @@ export function llmEndpoints(settings: AssistantSettings, access: VendorAccess):
           baseUrl: f.base_url ?? access.baseUrl(f.provider),
           sampling,
           customConfig: {},
+          targets: access.targets,
         }),
       )
     : [];
@@ -81,6 +85,25 @@ export interface CallUserData {
 
 // Raised by the check below and by any provider asked for without its key; the call ends `missing_credentials`.
 export { MissingCredentialsError };
+
+/** A vendor URL of the assistant's that leads to an address the service does not call; the call ends `vendor_target_refused`. */
+export class VendorTargetRefusedError extends Error {
+  constructor(readonly fields: string[]) {
+    super(`the assistant's vendor URL leads to a loopback, private or reserved address the operator has not allowed (VENDOR_PRIVATE_HOSTS): ${fields.join(', ')}`);
+    this.name = 'VendorTargetRefusedError';
+  }
+}
+
+/**
+ * Resolves every vendor URL of the assistant's that the call will use and throws VendorTargetRefusedError when one
+ * leads inside. Vendors whose clients connect through the guarded fetch are checked again on each connection; the
+ * others (speech vendors' sockets, Google's client) rely on this check.
+ */
+export async function checkVendorTargets(settings: AssistantSettings, access: VendorAccess): Promise<void> {
+  const used = settings.llm_fallback_providers.enabled ? settings : { ...settings, llm_fallback_providers: { ...settings.llm_fallback_providers, fallbacks: [] } };
+  const refused = await refusedVendorUrls(used, access.targets ?? NO_PRIVATE_VENDOR_HOSTS);
+  if (refused.length > 0) throw new VendorTargetRefusedError(refused);
+}
 
 /** Throws MissingCredentialsError when a stage of the call cannot run; warns of credentials only a fallback covers. */
 export function checkCredentials(settings: AssistantSettings, access: VendorAccess): void {
@@ -121,6 +144,7 @@ export function interruptionOptions(settings: AssistantSettings) {
 
 export async function buildSessionOptions(settings: AssistantSettings, deps: { vad: VAD; access: VendorAccess; stt?: voice.AgentSessionOptions['stt'] }): Promise<SessionParts> {
   checkCredentials(settings, deps.access);
+  await checkVendorTargets(settings, deps.access);
   const turn = settings.stt_settings.turn_detection;
   const delays = { minMs: secondsToMs(turn.min_endpointing_delay), maxMs: secondsToMs(turn.max_endpointing_delay) };
   const turns = new TurnTaking({ mode: turn.mode, delays, minInterruptionWords: settings.interruption_settings.min_interruption_words });

@@ -1,6 +1,7 @@
 import { APIConnectionError, APIStatusError, DEFAULT_API_CONNECT_OPTIONS, llm, shortuuid, type APIConnectOptions } from '@livekit/agents';
 import type { KeyedLlmEndpoint, LlmEndpoint } from './llm-providers.js';
 import { readSse } from './sse.js';
+import { NO_PRIVATE_VENDOR_HOSTS, vendorFetch } from '../../lib/net/vendor-targets.js';
 
 // Anthropic's Messages API (no official LiveKit plugin for Node): POST /v1/messages with `stream: true`, answered by
 // server-sent events `message_start`, `content_block_delta` (text deltas), `message_delta` (usage), `message_stop`,
@@ -82,7 +83,7 @@ class AnthropicStream extends llm.LLMStream {
     const signal = AbortSignal.any([this.abortController.signal, AbortSignal.timeout(this._connOptions.timeoutMs)]);
     let response: Response;
     try {
-      response = await fetch(url, {
+      response = await vendorFetch(endpoint.targets ?? NO_PRIVATE_VENDOR_HOSTS)(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': endpoint.apiKey, 'anthropic-version': ANTHROPIC_VERSION },
         body: JSON.stringify(toAnthropicRequest(endpoint, this.chatCtx)),

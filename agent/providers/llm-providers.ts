@@ -3,6 +3,10 @@ import * as google from '@livekit/agents-plugin-google';
 import * as mistral from '@livekit/agents-plugin-mistralai';
 import * as openai from '@livekit/agents-plugin-openai';
 import { Mistral } from '@mistralai/mistralai';
+import { HTTPClient } from '@mistralai/mistralai/lib/http.js';
+import OpenAI from 'openai';
+import { NO_PRIVATE_VENDOR_HOSTS, vendorFetch } from '../../lib/net/vendor-targets.js';
+import type { VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
 import { credentialOfStage, MissingCredentialsError } from '../../modules/assistants/credentials.js';
 import type { LlmProvider } from '../../modules/assistants/vendors.js';
 import { AnthropicLLM } from './anthropic-llm.js';
@@ -16,6 +20,13 @@ export interface LlmEndpoint {
   sampling: Sampling;
   /** Vendor-specific extras from `llm_provider_config.custom_config`, passed through untouched. */
   customConfig: Record<string, unknown>;
+  /** Where the endpoint may connect besides public addresses (VendorCredentials.targets); absent, nowhere else. */
+  targets?: VendorTargetPolicy | undefined;
+}
+
+/** The `fetch` an endpoint's client connects with: guarded on every address it connects to (lib/net/vendor-targets.ts). */
+export function endpointFetch(endpoint: LlmEndpoint): typeof fetch {
+  return vendorFetch(endpoint.targets ?? NO_PRIVATE_VENDOR_HOSTS);
 }
 
 /** An endpoint whose vendor's key is there: what a provider that needs a key is built from. */
@@ -63,8 +74,8 @@ class OpenAICompatibleLLM extends openai.LLM {
     const s = endpoint.sampling;
     super({
       model: endpoint.model,
-      apiKey,
-      baseURL: endpoint.baseUrl ?? defaultBaseUrl,
+      // The plugin's own client, but connecting through the guarded fetch; no retries of its own, as the plugin sets.
+      client: new OpenAI({ apiKey, baseURL: endpoint.baseUrl ?? defaultBaseUrl, maxRetries: 0, fetch: endpointFetch(endpoint) }),
       temperature: s.temperature,
       topP: s.topP,
       maxCompletionTokens: s.maxTokens,
@@ -102,7 +113,7 @@ export const llmFactories: Record<LlmProvider, (endpoint: LlmEndpoint) => llm.LL
       maxOutputTokens: e.sampling.maxTokens,
       frequencyPenalty: e.sampling.frequencyPenalty,
       presencePenalty: e.sampling.presencePenalty,
-      ...(e.baseUrl ? { httpOptions: { baseUrl: e.baseUrl } } : {}),
+      httpOptions: { ...(e.baseUrl ? { baseUrl: e.baseUrl } : {}), fetch: endpointFetch(e) },
     }),
   mistral: (e) =>
     new mistral.LLM({
@@ -112,7 +123,7 @@ export const llmFactories: Record<LlmProvider, (endpoint: LlmEndpoint) => llm.LL
       maxCompletionTokens: e.sampling.maxTokens,
       frequencyPenalty: e.sampling.frequencyPenalty,
       presencePenalty: e.sampling.presencePenalty,
-      client: new Mistral({ apiKey: keyed(e).apiKey, ...(e.baseUrl ? { serverURL: e.baseUrl } : {}) }),
+      client: new Mistral({ apiKey: keyed(e).apiKey, httpClient: new HTTPClient({ fetcher: endpointFetch(e) }), ...(e.baseUrl ? { serverURL: e.baseUrl } : {}) }),
     }),
 };
 

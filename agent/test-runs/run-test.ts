@@ -12,7 +12,7 @@ import { judgeAll } from '../../modules/test-runs/assertions.js';
 import type { ClaimedRun, RunOutcome } from '../../modules/test-runs/queue.js';
 import type { RepetitionOut, TotalsOut } from '../../modules/test-runs/schemas.js';
 import { loadCallTools } from '../../modules/tools/call-tools.js';
-import { buildLlm } from '../call/session-config.js';
+import { buildLlm, checkVendorTargets } from '../call/session-config.js';
 import type { VendorAccess } from '../providers/speech-providers.js';
 import { runConversation, Stopped, type Speaker } from './conversation.js';
 import { askJudge } from './judge.js';
@@ -61,8 +61,9 @@ async function load(deps: TestRunDeps, run: ClaimedRun): Promise<Loaded> {
   if (!stored || run.assistantId === null) throw new CannotRun('the assistant no longer exists');
   const settings = AssistantSettings.parse(stored);
   try {
-    // Fails now, with the variable to set, rather than in the first turn.
+    // Fails now, with the variable to set or the URL refused, rather than in the first turn.
     buildLlm(settings, deps.access);
+    await checkVendorTargets(settings, deps.access);
   } catch (error) {
     throw new CannotRun(error instanceof Error ? error.message : String(error));
   }

@@ -6,6 +6,7 @@ import type { SignInLimit } from '../auth/sign-in-limit.js';
 import type { StreamTokens } from '../../lib/stream-token.js';
 import type { CallAudioRunner } from '../../modules/calls/audio-runner.js';
 import type { RecordingStorage } from '../../media/recording/storage.js';
+import type { VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
 
 /** What the dashboard's pages need: the same services, with the same dependencies, as the API's routes. */
 export interface DashboardDeps {
@@ -22,4 +23,6 @@ export interface DashboardDeps {
   campaigns: { unavailable: (kind: string) => string | undefined; wake: () => void };
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS, as the API's webhook routes have it. */
   allowPrivateWebhookTargets: boolean;
+  /** Where assistants' vendor URLs may lead besides public addresses (AppOptions.vendorTargets). */
+  vendorTargets: VendorTargetPolicy;
 }

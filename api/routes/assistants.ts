@@ -7,12 +7,16 @@ import { commonErrors, ErrorResponse, pagedEnvelope, pageQuery } from '../schema
 import { Assistant, AssistantCreate, AssistantParams, AssistantUpdate } from '../../modules/assistants/schemas.js';
 import type { AssistantReadCache } from '../../modules/assistants/cache.js';
 import type { SecretBox } from '../../lib/secret-box.js';
+import type { VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
 import { createAssistant, deleteAssistant, listAssistants, readAssistantJson, updateAssistant } from '../../modules/assistants/service.js';
 
 const tags = ['Assistants'];
 const notFound = { 404: ErrorResponse.describe('No such assistant in this organisation') };
 
-export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cache?: AssistantReadCache; secrets: SecretBox }> = async (app, { prisma, cache, secrets }) => {
+export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cache?: AssistantReadCache; secrets: SecretBox; vendorTargets: VendorTargetPolicy }> = async (
+  app,
+  { prisma, cache, secrets, vendorTargets },
+) => {
   // This process's own writes drop its cache entry at once (read-your-writes); other processes hear of them through
   // the database's `assistant_changed` notification.
   const written = (id: number) => cache?.invalidate(id);
@@ -26,7 +30,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cach
       response: { 201: Assistant, ...commonErrors },
     },
     handler: async (request, reply) => {
-      const assistant = await createAssistant(prisma, request.identity, request.body, secrets);
+      const assistant = await createAssistant(prisma, request.identity, request.body, secrets, vendorTargets);
       written(assistant.id);
       return reply.status(201).send(assistant);
     },
@@ -76,7 +80,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cach
     },
     handler: async (request) => {
       try {
-        return await updateAssistant(prisma, request.identity.organizationId, request.params.assistant_id, request.body as Record<string, unknown>, secrets);
+        return await updateAssistant(prisma, request.identity.organizationId, request.params.assistant_id, request.body as Record<string, unknown>, secrets, vendorTargets);
       } finally {
         written(request.params.assistant_id);
       }

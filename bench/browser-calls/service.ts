@@ -22,7 +22,8 @@ export interface RunningService {
 
 export async function startService(dataDir: string): Promise<RunningService> {
   // BENCH_SERVICE_LOG names a file that receives the service's whole log (BENCH_LOG_LEVEL, default info).
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info' };
+  // The bench's LLM listens on 127.0.0.1, allowed as an operator allows a local LLM server.
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', VENDOR_PRIVATE_HOSTS: '127.0.0.1' };
   const logFile = process.env.BENCH_SERVICE_LOG ? createWriteStream(process.env.BENCH_SERVICE_LOG, { flags: 'a' }) : undefined;
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const warned: string[] = [];

@@ -141,4 +141,5 @@ class InstantSynthesizeStream extends tts.SynthesizeStream {
  * A key for every vendor: the settings' recogniser and voice are built, then replaced by the instant ones before
  * anything connects, and the LLM's key and address are the settings' own.
  */
-export const BENCH_ACCESS: VendorAccess = { apiKey: () => 'bench-unused', baseUrl: () => undefined };
+// The bench's LLM listens on 127.0.0.1, allowed as an operator allows a local LLM server (VENDOR_PRIVATE_HOSTS).
+export const BENCH_ACCESS: VendorAccess = { apiKey: () => 'bench-unused', baseUrl: () => undefined, targets: { privateHosts: [{ host: '127.0.0.1', port: null }] } };

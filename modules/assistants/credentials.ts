@@ -1,5 +1,6 @@
 import { apiKeyVariable, baseUrlVariable, vendorSettingsOf, type VendorSettings } from '../../lib/config.js';
 import type { AssistantSettings } from './settings.js';
+import { allowanceOfUrl, type HostAllowance, type VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
 
 // Which vendor credentials an assistant's settings need and this process does not have. One function for both
 // processes: the API shows it as `warnings` on the assistant, so a user learns it before a caller does, and the call
@@ -10,6 +11,8 @@ import type { AssistantSettings } from './settings.js';
 export interface VendorCredentials {
   apiKey(vendor: string): string | undefined;
   baseUrl(vendor: string): string | undefined;
+  /** Where an assistant's own vendor URLs may lead besides public addresses; absent, nowhere else. */
+  targets?: VendorTargetPolicy;
 }
 
 export { apiKeyVariable, baseUrlVariable };
@@ -17,7 +20,20 @@ export { apiKeyVariable, baseUrlVariable };
 /** The keys and endpoints of a process's configuration (`Config.vendors`, checked at start-up). */
 export function vendorCredentialsOf(vendors: VendorSettings): VendorCredentials {
   // Own properties only: a vendor named like an Object method must not find that method.
-  return { apiKey: (v) => (Object.hasOwn(vendors.apiKeys, v) ? vendors.apiKeys[v] : undefined), baseUrl: (v) => (Object.hasOwn(vendors.baseUrls, v) ? vendors.baseUrls[v] : undefined) };
+  return {
+    apiKey: (v) => (Object.hasOwn(vendors.apiKeys, v) ? vendors.apiKeys[v] : undefined),
+    baseUrl: (v) => (Object.hasOwn(vendors.baseUrls, v) ? vendors.baseUrls[v] : undefined),
+    targets: vendorTargetPolicyOf(vendors),
+  };
+}
+
+/**
+ * The hosts an assistant's vendor URLs may name although they are not public: VENDOR_PRIVATE_HOSTS, and the host and
+ * port of each of the operator's own `*_BASE_URL` variables (the operator chose those).
+ */
+export function vendorTargetPolicyOf(vendors: Pick<VendorSettings, 'baseUrls' | 'privateHosts'>): VendorTargetPolicy {
+  const own = Object.values(vendors.baseUrls).map(allowanceOfUrl).filter((a): a is HostAllowance => a !== null);
+  return { privateHosts: [...(vendors.privateHosts ?? []), ...own] };
 }
 
 /** The keys and endpoints in `env` as it is now, for a reader that must see a change made after start-up. */

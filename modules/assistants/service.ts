@@ -12,6 +12,8 @@ import type { AssistantReadCache } from './cache.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { keyProblems, maskKeys, openKeys, sealKeys, withKeyTokens } from './keys.js';
 import { randomUUID } from 'node:crypto';
+import { NO_PRIVATE_VENDOR_HOSTS, type VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
+import { vendorUrlProblems } from './vendor-urls.js';
 
 /**
  * Vendors the settings name without a key: shown on the assistant so that its author learns it before a caller does.
@@ -37,9 +39,12 @@ function toApi(row: AssistantRow, secrets: SecretBox | undefined): AssistantOut 
   };
 }
 
-/** A vendor key that is not a string is refused before anything is stored. */
-function checkKeys(settings: Settings): void {
-  const problems = keyProblems(settings);
+/**
+ * A vendor key that is not a string, or a vendor URL the service would not call, is refused before anything is
+ * stored; `previous` (an update's stored settings) exempts the URLs left unchanged.
+ */
+function checkVendorFields(settings: Settings, targets: VendorTargetPolicy, previous?: Settings): void {
+  const problems = [...keyProblems(settings), ...vendorUrlProblems(settings, targets, previous)];
   if (problems.length > 0) throw new ValidationFailed(problems);
 }
 
@@ -122,10 +127,11 @@ export async function createAssistant(
   identity: { organizationId: number; userId: number },
   input: Settings,
   secrets?: SecretBox,
+  targets: VendorTargetPolicy = NO_PRIVATE_VENDOR_HOSTS,
 ): Promise<AssistantOut> {
   const settings = AssistantSettings.safeParse(input);
   if (!settings.success) throw new ValidationFailed(zodIssuesToDetail(settings.error.issues, 'body', input));
-  checkKeys(settings.data);
+  checkVendorFields(settings.data, targets);
   const created = await prisma.$transaction(async (tx) => {
     await checkAssignments(tx, identity.organizationId, settings.data);
     const row = await tx.assistant.create({
@@ -159,6 +165,7 @@ export async function updateAssistant(
   id: number,
   patch: Record<string, unknown>,
   secrets: SecretBox,
+  targets: VendorTargetPolicy = NO_PRIVATE_VENDOR_HOSTS,
 ): Promise<AssistantOut> {
   const updated = await prisma.$transaction(async (tx) => {
     // Row lock: two concurrent partial updates of different fields both survive.
@@ -173,7 +180,7 @@ export async function updateAssistant(
     const merged = mergeBySchema(assistantFields, { ...withKeyTokens(stored, nonce), assigned_tools: storedToolIds }, patch);
     const parsed = AssistantSettings.safeParse(merged);
     if (!parsed.success) throw new ValidationFailed(zodIssuesToDetail(parsed.error.issues, 'body', merged));
-    checkKeys(parsed.data);
+    checkVendorFields(parsed.data, targets, stored);
     const next = sealKeys(parsed.data, { settings: stored, nonce }, secrets, organizationId);
     const changedLists = new Set(['assigned_tools', 'assigned_documents', 'playbook_ids'].filter((k) => k in patch && patch[k] !== undefined));
     if (changedLists.size > 0) {

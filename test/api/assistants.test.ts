@@ -615,7 +615,7 @@ describe('warnings about vendor keys', () => {
       stt_settings: { provider: 'local' },
       tts_settings: { provider: 'local' },
       llm_provider: 'custom',
-      llm_provider_config: { base_url: 'http://127.0.0.1:11434/v1', model: 'llama3.2' },
+      llm_provider_config: { base_url: 'https://llm.example.com/v1', model: 'llama3.2' },
     });
     expect(local.body.warnings).toEqual([]);
     vi.stubEnv('DEEPGRAM_API_KEY', 'dg');

@@ -445,4 +445,39 @@ describe('hostile requests generated from the OpenAPI document', () => {
     for (const [name, count] of perOperation) expect(count, name).toBeGreaterThan(0);
     expect(failures, `${failures.length} of ${variants.length} hostile requests broke the contract:\n${failures.join('\n')}`).toEqual([]);
   }, 240_000);
+
+  it('refuses a metadata or private address at every vendor URL of every documented body, with a 422 at the field', async () => {
+    const INSIDE = ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/v1', 'http://[::ffff:192.168.1.1]/v1'];
+    const failures: string[] = [];
+    let checked = 0;
+    // The suite above deleted its fixtures last: an assistant of this test's own for the update.
+    const own = await ctx.call(tenant, 'POST', '/api/assistants', { name: 'Vendor URLs' });
+    for (const operation of operations()) {
+      const schema = jsonBodyOf(operation);
+      if (!schema) continue;
+      // The schema's `base_url` fields, and a `base_url` inside each free-form `provider_config` (the TTS vendor's).
+      const targets = slots(schema).flatMap((slot) => {
+        const last = slot.path[slot.path.length - 1];
+        if (last === 'base_url') return [slot];
+        if (last === 'provider_config' && slot.freeForm) return [{ ...slot, path: [...slot.path, 'base_url'], containers: [...slot.containers, {}] }];
+        return [];
+      });
+      for (const slot of targets) {
+        for (const url of INSIDE) {
+          checked += 1;
+          const body = withValueAt(baseBody(operation), slot, url) as Record<string, unknown>;
+          // A TTS base URL is used only by the vendors that take one: name one.
+          if (slot.path[0] === 'tts_settings') (body.tts_settings as Record<string, unknown>).provider = 'elevenlabs';
+          const res = await ctx.app.inject(jsonRequest(operation, body, urlOf(operation, { assistant_id: String(own.body.id) })));
+          const detail = res.statusCode === 422 ? (JSON.parse(res.body).detail as { loc: unknown[] }[]) : [];
+          if (!detail.some((d) => JSON.stringify(d.loc) === JSON.stringify(['body', ...slot.path]))) {
+            failures.push(`${operation.method} ${operation.path} ${slot.path.join('.')} = ${url} -> ${res.statusCode} ${res.body.slice(0, 200)}`);
+          }
+        }
+      }
+    }
+    // The assistant's create and update, each with the LLM's, the fallbacks' and the TTS vendor's URL.
+    expect(checked).toBeGreaterThanOrEqual(2 * 3 * 3);
+    expect(failures).toEqual([]);
+  }, 120_000);
 });

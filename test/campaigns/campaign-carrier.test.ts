@@ -13,6 +13,7 @@ import { localSettings } from '../runtime/call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
 import { startFakeTwilioRest, type FakeTwilioRest } from '../fakes/twilio-rest.js';
 import { ALWAYS } from './campaign-world.js';
+import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 
 // A campaign run whole on the embedded default: the API's dispatcher queues its calls, the dialler places them through
 // the carrier fake, the callees answer (one a person, one a machine), are busy or do not answer, and the campaign
@@ -46,7 +47,7 @@ beforeAll(async () => {
     campaignTickMs: 200,
     callAudioRunner: { open: (id) => runner!.open(id) },
   });
-  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { secrets, carrierApiBaseUrl: carrier.url }));
+  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { secrets, carrierApiBaseUrl: carrier.url , access: loopbackVendorAccess() }));
   await api.app.listen({ port, host: '127.0.0.1' });
   acme = await api.tenant('Acme');
 }, 180_000);

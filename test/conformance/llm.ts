@@ -3,6 +3,8 @@ import type http from 'node:http';
 import { afterEach, expect, it } from 'vitest';
 import { createLlm, type LlmEndpoint } from '../../agent/providers/llm-providers.js';
 import { startHttpServer, type FakeServer, type RecordedRequest } from '../fakes/http-server.js';
+import { NO_PRIVATE_VENDOR_HOSTS } from '../../lib/net/vendor-targets.js';
+import { LOOPBACK_VENDOR_HOSTS } from '../helpers/vendor-hosts.js';
 
 // What every LLM vendor does against a fake on 127.0.0.1 that speaks its wire format: the reply streamed back from
 // the request the vendor documents, and an error answer reported as an API error, which is what the session and the
@@ -54,7 +56,8 @@ export function llmConformance(target: LlmTarget): void {
     await server?.close();
     server = undefined;
   });
-  const model = (url: string) => createLlm({ provider: target.provider, model: target.model, apiKey: 'vendor-key', baseUrl: url, sampling: SAMPLING, customConfig: {} });
+  const model = (url: string, targets = LOOPBACK_VENDOR_HOSTS) =>
+    createLlm({ provider: target.provider, model: target.model, apiKey: 'vendor-key', baseUrl: url, sampling: SAMPLING, customConfig: {}, targets });
 
   it('streams the reply to the request the vendor documents: its path, key, model and sampling', async () => {
     server = await startHttpServer(target.answer);
@@ -70,5 +73,12 @@ export function llmConformance(target: LlmTarget): void {
     const error = await failure(model(server.url));
     expect(error).toBeInstanceOf(APIError);
     target.error.check(error);
+  });
+
+  it('connects to no loopback server the operator has not allowed: the vendor key never leaves', async () => {
+    server = await startHttpServer(target.answer);
+    const error = await failure(model(server.url, NO_PRIVATE_VENDOR_HOSTS));
+    expect(error).toBeInstanceOf(Error);
+    expect(server.requests).toHaveLength(0);
   });
 }

@@ -16,6 +16,7 @@ import { until } from '../helpers/until.js';
 import { localSettings } from '../runtime/call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
 import { speechSamples } from '../fakes/scripted-caller.js';
+import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 
 // A product team's loop, in Chromium: a test call started from the assistant's page with the fake microphone asking a
 // question, the call's transcript and latency read in the dashboard, its recording played in the page, and the call
@@ -42,7 +43,7 @@ beforeAll(async () => {
   });
   dir = await mkdtemp(path.join(os.tmpdir(), 'dashboard-call-'));
   api = await createApiContext({ dataDir: dir, callAudioRunner: { open: (id) => runner!.open(id) } });
-  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dir));
+  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dir, { access: loopbackVendorAccess() }));
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
   tenant = await api.tenant('Acme');

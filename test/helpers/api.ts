@@ -2,6 +2,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp, type AppOptions } from '../../api/app.js';
 import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
+import { LOOPBACK_VENDOR_HOSTS } from './vendor-hosts.js';
 
 export interface Tenant {
   organizationId: number;
@@ -24,7 +25,8 @@ let tenants = 0;
 /** A real API on a private database, driven in-process with `inject` (same routing, hooks and serialisation as HTTP). */
 export async function createApiContext(options: Partial<AppOptions> = {}): Promise<ApiContext> {
   const db = await createTestDatabase();
-  const app = await buildApp({ prisma: db.prisma, databaseUrl: db.url, logLevel: 'silent', ...options });
+  // The fake vendors listen on 127.0.0.1: allowed as an operator allows a local LLM server, unless a test says otherwise.
+  const app = await buildApp({ prisma: db.prisma, databaseUrl: db.url, logLevel: 'silent', vendorTargets: LOOPBACK_VENDOR_HOSTS, ...options });
   await app.ready();
   return {
     db,

@@ -11,6 +11,7 @@ import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { ScriptedCaller, type ScheduledUtterance } from '../fakes/scripted-caller.js';
 import { CallProgress, type Cue } from './call-progress.js';
+import { LOOPBACK_VENDOR_HOSTS } from '../helpers/vendor-hosts.js';
 
 // Runs a whole call through the runtime against a real database: a scripted caller speaks into the call's audio input
 // at given times or on cues from the call's progress (after the welcome, into a reply), the assistant's replies play
@@ -40,7 +41,7 @@ export async function runtimeOrganization(prisma: PrismaClient): Promise<number>
 export async function createCall(prisma: PrismaClient, settings: Record<string, unknown>, call: { welcomeMessage?: string; variables?: Record<string, string> } = {}) {
   await runtimeOrganization(prisma);
   if (!org) throw new Error('the runtime organisation was not made');
-  const assistant = await createAssistant(prisma, { organizationId: org.organization_id, userId: org.user_id }, { name: 'Runtime', ...settings } as never);
+  const assistant = await createAssistant(prisma, { organizationId: org.organization_id, userId: org.user_id }, { name: 'Runtime', ...settings } as never, undefined, LOOPBACK_VENDOR_HOSTS);
   return prisma.call.create({
     data: {
       callSid: `CA${Math.random().toString(16).slice(2, 14)}`,
@@ -125,7 +126,8 @@ export async function runTimeline(
       audioOutput: output,
       signal: hangup.signal,
       dataDir,
-      access: vendorAccessFromEnv(opts.env ?? {}),
+      // The fake vendors listen on 127.0.0.1, as an operator's own LLM server would: allowed the way an operator allows it.
+      access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1', ...opts.env }),
       onSession: (session) => {
         progress.attach(session);
         opts.onSession?.(session);

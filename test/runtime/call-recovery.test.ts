@@ -23,7 +23,7 @@ const SUMMARY = 'The caller asked the time.';
 /** When the caller of the killed call asks the time: after the welcome has played, even on a busy machine. */
 const SPEAKS_AT_MS = 500;
 /** No vendor keys from the machine's environment: the assistants name their fake LLM themselves. */
-const access = vendorAccessFromEnv({});
+const access = vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' });
 
 const it = dbTest
   .extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {

@@ -30,6 +30,7 @@ import { runCall } from '../../agent/call/run-call.js';
 import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { SecretBox } from '../../lib/secret-box.js';
 import crypto from 'node:crypto';
+import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 
 // The built-in tools in whole audio calls. The test plays the carrier: it POSTs the signed voice webhook, streams the
 // caller's words as 8 kHz mu-law over the Media Streams socket, and hears what the assistant sends back; the carrier's
@@ -78,7 +79,7 @@ beforeAll(async () => {
       },
     },
   });
-  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { carrier: { accountSid: carrier.accountSid, authToken: AUTH_TOKEN, apiBaseUrl: carrier.url } }));
+  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { carrier: { accountSid: carrier.accountSid, authToken: AUTH_TOKEN, apiBaseUrl: carrier.url }, access: loopbackVendorAccess() }));
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
   acme = await api.tenant('Acme');
@@ -427,7 +428,7 @@ describe('the built-ins on a LiveKit SIP call', () => {
         audioOutput: output,
         signal: hangup.signal,
         dataDir: await mkdtemp(path.join(os.tmpdir(), 'sip-call-')),
-        access: vendorAccessFromEnv({}),
+        access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
         secrets,
         line,
         onSession: (session) => progress.attach(session),

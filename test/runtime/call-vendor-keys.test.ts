@@ -7,6 +7,7 @@ import type { PrismaClient } from '../../prisma/client.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { afterReply, localSettings, runTimeline } from './call-harness.js';
+import { LOOPBACK_VENDOR_HOSTS } from '../helpers/vendor-hosts.js';
 
 // An assistant's own LLM key, sealed at rest by the API, reaches the vendor opened: the call's requests carry it as
 // the bearer token. A key stored in the clear by an earlier release reaches it the same way.
@@ -29,7 +30,7 @@ const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => 
 async function callWith(prisma: PrismaClient, llmUrl: string, box: SecretBox | undefined) {
   const org = await bootstrap(prisma, { organizationName: 'Keys', email: `keys-${crypto.randomUUID()}@example.com` });
   const settings = localSettings(llmUrl, { llm_provider_config: { base_url: llmUrl, model: 'fake-model', custom_config: { api_key: KEY } } });
-  const assistant = await createAssistant(prisma, { organizationId: org.organization_id, userId: org.user_id }, { name: 'Own key', ...settings } as never, box);
+  const assistant = await createAssistant(prisma, { organizationId: org.organization_id, userId: org.user_id }, { name: 'Own key', ...settings } as never, box, LOOPBACK_VENDOR_HOSTS);
   const call = await prisma.call.create({
     data: { callSid: `CA${crypto.randomBytes(6).toString('hex')}`, organizationId: org.organization_id, assistantId: assistant.id, direction: 'inbound', variables: {} },
   });

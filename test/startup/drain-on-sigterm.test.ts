@@ -29,7 +29,7 @@ interface Service {
 async function startService(databaseUrl: string, dataDir: string, drainSeconds: number): Promise<Service> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_S: String(drainSeconds) },
+    env: { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', VENDOR_PRIVATE_HOSTS: '127.0.0.1', SHUTDOWN_DRAIN_S: String(drainSeconds) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -14,6 +14,7 @@ import { freePort } from '../helpers/free-port.js';
 import { localSettings } from '../runtime/call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
 import { INVALID_TO, startFakeTwilioRest, type CreatedCall, type FakeTwilioRest } from '../fakes/twilio-rest.js';
+import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 
 // Outbound calls on the embedded default, with no LiveKit anywhere: the number's connection is a carrier account, the
 // dialler sends the carrier's "create call" request, and the fake carrier plays its part as Twilio does: signed status
@@ -50,7 +51,7 @@ beforeAll(async () => {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'carrier-outbound-'));
   const secrets = new SecretBox(Buffer.alloc(32, 9));
   api = await createApiContext({ publicUrl: base, carrierApiBaseUrl: carrier.url, secrets, diallerPollIntervalMs: 200, quietCarrierDialMs: 2_000, callAudioRunner: { open: (id) => runner!.open(id) } });
-  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { secrets, carrierApiBaseUrl: carrier.url }));
+  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { secrets, carrierApiBaseUrl: carrier.url , access: loopbackVendorAccess() }));
   await api.app.listen({ port, host: '127.0.0.1' });
   acme = await api.tenant('Acme');
   const assistant = await api.call(

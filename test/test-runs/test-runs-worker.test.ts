@@ -1,3 +1,4 @@
+import os from 'node:os';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,7 @@ import { createTool } from '../../modules/tools/service.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
+import { LOOPBACK_VENDOR_HOSTS } from '../helpers/vendor-hosts.js';
 
 // Test runs executed end to end: a worker's job loop claims them (woken by NOTIFY), runs text conversations against
 // the OpenAI fake on loopback with the tools mocked, judges the assertions and writes the result with its event.
@@ -81,8 +83,8 @@ const it = dbTest.extend('setup', { scope: 'file' }, async ({ db }, { onCleanup 
     llm_provider_config: { base_url: llm.url, model: 'fake-model', custom_config: { api_key: 'test-key' } },
     llm_settings: { system_prompt: 'You are the order desk of {{var.shop}}.' },
     assigned_tools: [tool.id],
-  } as never);
-  const worker = startTestRunWorker(db.prisma, { databaseUrl: db.url, access: vendorAccessFromEnv({}), secrets, allowPrivateToolTargets: true, pollIntervalMs: 200, leaseMs: 2_000 });
+  } as never, undefined, LOOPBACK_VENDOR_HOSTS);
+  const worker = startTestRunWorker(db.prisma, { databaseUrl: db.url, access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }), secrets, allowPrivateToolTargets: true, pollIntervalMs: 200, leaseMs: 2_000 });
   onCleanup(async () => {
     await worker.stop();
     await llm.close();
@@ -204,7 +206,7 @@ describe('the prompt of each reply, as in a call', () => {
       llm_provider_config: { base_url: setup.llm.url, model: 'fake-model', custom_config: { api_key: 'test-key' } },
       llm_settings: { system_prompt: 'You are the brief desk.' },
       rag_settings: { history_strategy: 'sliding_window', max_history_turns: 1 },
-    } as never);
+    } as never, undefined, LOOPBACK_VENDOR_HOSTS);
     assistantReplies = () => ({ text: 'Noted.' });
     const before = setup.llm.chats().length;
     const run = await finished(db, setup, (await queue(db, setup, { script: ['First question', 'Second question', 'Third question'] }, brief.id)).id);
@@ -225,7 +227,7 @@ describe('the opening', () => {
       llm_provider: 'custom',
       llm_provider_config: { base_url: setup.llm.url, model: 'fake-model', custom_config: { api_key: 'test-key' } },
       llm_settings: { welcome_message: 'Welcome to {{var.shop}}.' },
-    } as never, secrets);
+    } as never, secrets, LOOPBACK_VENDOR_HOSTS);
     const run = await finished(db, setup, (await queue(db, setup, { script: ['Hi'], variables: { shop: 'Acme' }, assertions: [{ type: 'reply_contains', text: 'acme', turn: null }] }, welcoming.id)).id);
     const rep = run.results[0]!;
     expect(rep.transcript).toEqual([
@@ -435,6 +437,22 @@ describe('leases, failures and cancellation', () => {
     const done = await finished(db, setup, (await queue(db, setup, { script: ['Hi'] }, keyless.id)).id);
     expect(done.status).toBe('failed');
     expect(done.error).toContain('OPENAI_API_KEY');
+  }, 120_000);
+
+  it('fails a run whose LLM URL resolves to a loopback host the operator has not allowed, sending it nothing', async ({ db, setup }) => {
+    // The fake LLM under this machine's host name: a name, so the create accepts it; it resolves to loopback.
+    const inside = new URL(setup.llm.url);
+    inside.hostname = os.hostname();
+    const pointed = await createAssistant(db.prisma, setup.org, {
+      name: 'Pointed inside',
+      llm_provider: 'custom',
+      llm_provider_config: { base_url: inside.href, model: 'fake-model', custom_config: { api_key: 'stored-vendor-key' } },
+    } as never);
+    const before = setup.llm.chats().length;
+    const done = await finished(db, setup, (await queue(db, setup, { script: ['Hi'] }, pointed.id)).id);
+    expect(done.status).toBe('failed');
+    expect(done.error).toContain('llm_provider_config.base_url');
+    expect(setup.llm.chats().length).toBe(before);
   }, 120_000);
 
   it('stops a running run when it is cancelled, and writes nothing after', async ({ db, setup }) => {

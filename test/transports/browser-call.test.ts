@@ -15,6 +15,7 @@ import { launchChromium } from '../helpers/chromium.js';
 import { localSettings } from '../runtime/call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
 import { speechSamples } from '../fakes/scripted-caller.js';
+import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 
 // A real browser call: Debian's Chromium opens the web-call page with a fake microphone playing a WAV of the caller's
 // question, the assistant answers audibly, and the call ends with its transcript, recording and call.completed row.
@@ -38,7 +39,7 @@ beforeAll(async () => {
   });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'browser-call-'));
   api = await createApiContext({ dataDir: dir, callAudioRunner: { open: (id) => runner!.open(id) } });
-  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dir));
+  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dir, { access: loopbackVendorAccess() }));
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
   acme = await api.tenant('Acme');

@@ -16,6 +16,7 @@ import { localSettings } from '../runtime/call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
 import { speechSamples } from '../fakes/scripted-caller.js';
 import { until } from '../helpers/until.js';
+import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 
 // The test plays the carrier: it POSTs the signed voice webhook for a managed number, connects the Media Streams socket
 // the TwiML names, and streams a spoken question as 20 ms frames of 8 kHz mu-law on the wall clock.
@@ -33,7 +34,7 @@ beforeAll(async () => {
   llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'media-stream-'));
   api = await createApiContext({ twilioAuthToken: AUTH_TOKEN, callAudioRunner: { open: (id) => runner!.open(id) } });
-  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir));
+  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { access: loopbackVendorAccess() }));
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
   acme = await api.tenant('Acme');

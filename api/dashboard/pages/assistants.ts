@@ -67,7 +67,7 @@ ${schemaFields(LEAVES, value, errors)}
     const me = request.signedIn!;
     const body = bodyOfForm(LEAVES, request.body as Record<string, unknown>);
     try {
-      const created = await createAssistant(deps.prisma, { organizationId: me.organizationId, userId: me.userId }, body as never, deps.secrets);
+      const created = await createAssistant(deps.prisma, { organizationId: me.organizationId, userId: me.userId }, body as never, deps.secrets, deps.vendorTargets);
       written(created.id);
       return reply.redirect(`/assistants/${created.id}?created=1`);
     } catch (error) {
@@ -87,7 +87,7 @@ ${schemaFields(LEAVES, value, errors)}
     const organizationId = request.signedIn!.organizationId;
     const body = bodyOfForm(LEAVES, request.body as Record<string, unknown>);
     try {
-      const updated = await updateAssistant(deps.prisma, organizationId, assistant_id, body, deps.secrets);
+      const updated = await updateAssistant(deps.prisma, organizationId, assistant_id, body, deps.secrets, deps.vendorTargets);
       written(assistant_id);
       return editor(request, reply, { id: assistant_id, name: updated.name }, updated, {}, 200, 'Saved.');
     } catch (error) {
