@@ -40,6 +40,7 @@ import { registerCallPage } from './transports/browser/call-page.js';
 import { LocalFileStorage, type RecordingStorage } from '../media/recording/storage.js';
 import { telephonyRoutes } from './routes/telephony.js';
 import { startDialler, type Dialler } from '../modules/telephony/dialler.js';
+import { startCarrierReportQueue } from '../modules/telephony/carrier-reports.js';
 import { startCampaignDispatcher } from '../modules/campaigns/dispatcher.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { analyticsRoutes } from './routes/analytics.js';
@@ -216,6 +217,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (campaigns) app.addHook('onClose', async () => campaigns.stop());
   const pathUnavailable = (kind: string) =>
     kind === 'sip' ? (telephony ? undefined : 'outbound calls through a SIP trunk need a LiveKit server (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET)') : carrierUnavailable && `outbound calls through a carrier connection ${carrierUnavailable}`;
+  // Carrier callbacks stored by any process are applied by every process's queue (modules/telephony/carrier-reports.ts).
+  const carrierReports = startCarrierReportQueue(options.prisma, { logger: app.log.child({ component: 'carrier-reports' }) });
+  app.addHook('onClose', async () => carrierReports.stop());
   const mediaStreamLogger = app.log.child({ component: 'media-streams' });
   await app.register(mediaStreamRoutes, {
     prisma: options.prisma,

@@ -1,6 +1,7 @@
 import { initializeLogger } from '@livekit/agents';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
+import pg from 'pg';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioRunnerOf } from '../../agent/io/audio-link.js';
@@ -173,6 +174,31 @@ describe('an outbound call through a carrier connection', () => {
     expect(call).toMatchObject({ status, endReason: reason, providerCallSid: placed.sid, startedAt: null });
     expect((await eventsOf(callSid)).map((e) => e.type)).toEqual(status === 'failed' ? ['call.completed', 'call.failed'] : ['call.completed']);
   });
+
+  it("acknowledges a callback once stored while its call's row is held by another transaction, and ends the call once it can", async () => {
+    const to = '+14155550425';
+    carrier.scriptCallee(to, { outcome: 'no-answer', ringMs: 300 });
+    const { call_sid: callSid } = await initiate(to);
+    const placed = await createdFor(to);
+    await until(async () => (await api.db.prisma.call.findUnique({ where: { callSid } }))?.status === 'ringing', 20_000);
+    // A transaction of some other work holds the call's row, as a busy database's slow one does: applying the
+    // carrier's no-answer must wait for it, but the carrier's answer must not.
+    const holder = new pg.Client({ connectionString: api.db.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM calls WHERE call_sid = $1 FOR NO KEY UPDATE', [callSid]);
+      const answered = await until(async () => placed.callbacks.find((c) => c.params.CallStatus === 'no-answer') ?? null, 20_000);
+      expect(answered.answer).toBe(204);
+      expect((await api.db.prisma.call.findUniqueOrThrow({ where: { callSid } })).status).toBe('ringing');
+      expect(await api.db.prisma.carrierReport.count({ where: { call: { callSid } } })).toBe(1);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect(await ended(callSid, 60_000)).toMatchObject({ status: 'no_answer', endReason: 'no_answer' });
+    await until(async () => (await api.db.prisma.carrierReport.count({ where: { call: { callSid } } })) === 0, 20_000);
+  }, 120_000);
 
   it('ends as customer_hangup when the callee hangs up in the middle of the greeting', async () => {
     const to = '+14155550430';

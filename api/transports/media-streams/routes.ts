@@ -3,7 +3,8 @@ import type { PrismaClient } from '../../../prisma/client.js';
 import type { CallAudioRunner } from '../../../modules/calls/audio-runner.js';
 import { openInboundCall } from '../../../modules/calls/lifecycle.js';
 import { normalizePhone } from '../../../lib/phone.js';
-import { applyCarrierReport, carrierOfCall, carrierOfConnection, type CarrierSettings } from '../../../modules/telephony/carrier-calls.js';
+import { carrierOfCall, carrierOfConnection, type CarrierSettings } from '../../../modules/telephony/carrier-calls.js';
+import { applyStoredReport, storeCarrierReport } from '../../../modules/telephony/carrier-reports.js';
 import { carrierStatusPath, machineDetectionPath, MEDIA_STREAM_PATH, VOICE_WEBHOOK_PATH } from '../../../modules/telephony/carriers/paths.js';
 import { connectStreamTwiml, NOT_TAKEN_TWIML, REJECT_TWIML, UNAVAILABLE_TWIML } from '../../../modules/telephony/carriers/twilio/twiml.js';
 import { validTwilioSignature } from '../../../modules/telephony/carriers/twilio/signature.js';
@@ -72,7 +73,14 @@ export const mediaStreamRoutes: FastifyPluginAsync<MediaStreamRouteOptions> = as
     const params = formFields(request.body);
     if (!call || !carrier || carrier.adapter.kind !== kind || !carrier.adapter.verifySignature(carrier.account, `${base}${request.url}`, params, request.headers)) return false;
     const report = carrier.adapter.readCallback(params);
-    if (report) await applyCarrierReport(prisma, call, report);
+    if (report) {
+      // Stored, then acknowledged: the carrier does not send a callback twice. Applied after the answer, here, and
+      // from the queue of any process should this fail (modules/telephony/carrier-reports.ts).
+      const id = await storeCarrierReport(prisma, call.id, report);
+      setImmediate(() => {
+        applyStoredReport(prisma, id, call.id, report).catch((err: unknown) => logger.warn({ callId: call.id, state: report.state, err }, 'carrier report not applied yet; the queue retries it'));
+      });
+    }
     return true;
   };
   const paths = [carrierStatusPath(':carrier', ':call_sid'), machineDetectionPath(':carrier', ':call_sid')];
