@@ -41,6 +41,7 @@ import { LocalFileStorage, type RecordingStorage } from '../media/recording/stor
 import { telephonyRoutes } from './routes/telephony.js';
 import { startDialler, type Dialler } from '../modules/telephony/dialler.js';
 import { startCarrierReportQueue } from '../modules/telephony/carrier-reports.js';
+import { campaignDialPacing } from '../modules/campaigns/dial-pacing.js';
 import { startCampaignDispatcher } from '../modules/campaigns/dispatcher.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { analyticsRoutes } from './routes/analytics.js';
@@ -205,7 +206,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     dialler = startDialler(
       options.prisma,
       { livekit: telephony, carrier: carrierPath },
-      { logger: app.log.child({ component: 'dialler' }), secrets, pollIntervalMs: options.diallerPollIntervalMs, quietCarrierDialMs: options.quietCarrierDialMs },
+      {
+        logger: app.log.child({ component: 'dialler' }),
+        secrets,
+        pollIntervalMs: options.diallerPollIntervalMs,
+        quietCarrierDialMs: options.quietCarrierDialMs,
+        dialGate: campaignDialPacing,
+      },
     );
     const running = dialler;
     app.addHook('onClose', async () => running.stop());

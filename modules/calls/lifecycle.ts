@@ -139,21 +139,44 @@ export async function recordCaller(db: Db, organizationId: number, region: strin
 }
 
 /**
- * Claims the oldest queued outbound call for a dialler (`queued` → `initiated`) and names its room; answers its id, or
- * null when none is queued. SKIP LOCKED: the diallers of any number of processes each claim a different call.
+ * A limit on how fast some queued calls may be dialled, kept by another capability (a campaign's calls per minute,
+ * modules/campaigns/dial-pacing.ts). The claim asks it inside its own transaction.
  */
-export async function claimNextOutboundCall(prisma: PrismaClient, transports: readonly OutboundTransport[] = ['sip']): Promise<number | null> {
+export interface DialGate {
+  /** The keys (campaign ids) at their limit now: their calls are passed over, so others behind them are not held up. */
+  full(tx: Db): Promise<number[]>;
+  /** Whether one more call of this key may be dialled now; holds the key's lock to the end of the transaction. */
+  admit(tx: Db, campaignId: number): Promise<boolean>;
+}
+
+/**
+ * Queued calls looked at per claim, oldest first: enough to get past those other diallers are claiming at the same
+ * moment, and those of a campaign that filled up since `full` was read.
+ */
+const CLAIM_CANDIDATES = 16;
+
+export async function claimNextOutboundCall(prisma: PrismaClient, transports: readonly OutboundTransport[] = ['sip'], gate?: DialGate): Promise<number | null> {
   if (transports.length === 0) return null;
   return prisma.$transaction(async (tx) => {
-    const [next] = await tx.$queryRaw<{ id: number; call_sid: string; transport: string }[]>`
-      SELECT id, call_sid, transport FROM calls
+    const full = gate ? await gate.full(tx) : [];
+    const candidates = await tx.$queryRaw<{ id: number; call_sid: string; transport: string; campaign_id: number | null }[]>`
+      SELECT id, call_sid, transport, campaign_id FROM calls
       WHERE status = 'queued' AND direction = 'outbound' AND transport = ANY(${[...transports]}::text[])
-      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`;
-    if (!next) return null;
-    // A LiveKit dial runs in a room named after the call; a carrier's call has no room.
-    const room = next.transport === 'sip' ? { livekitRoom: roomOfCall(next.call_sid) } : {};
-    await tx.call.updateMany({ where: { id: next.id, status: 'queued' }, data: { status: 'initiated', dialRequestedAt: null, ...room } });
-    return next.id;
+        AND (campaign_id IS NULL OR NOT (campaign_id = ANY(${full}::int[])))
+      ORDER BY id LIMIT ${CLAIM_CANDIDATES}`;
+    for (const next of candidates) {
+      // One row locked at a time, skipped when another dialler holds it: claimers at the same moment each get their own.
+      const [locked] = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM calls WHERE id = ${next.id} AND status = 'queued' FOR UPDATE SKIP LOCKED`;
+      if (!locked) continue;
+      if (gate && next.campaign_id !== null && !(await gate.admit(tx, next.campaign_id))) continue;
+      // A LiveKit dial runs in a room named after the call; a carrier's call has no room.
+      const room = next.transport === 'sip' ? { livekitRoom: roomOfCall(next.call_sid) } : {};
+      await tx.call.updateMany({ where: { id: next.id, status: 'queued' }, data: { status: 'initiated', dialRequestedAt: null, ...room } });
+      // The database's clock, read now (not at the transaction's start): what a gate counts claims on.
+      await tx.$executeRaw`UPDATE calls SET dial_claimed_at = clock_timestamp() WHERE id = ${next.id}`;
+      return next.id;
+    }
+    return null;
   });
 }
 

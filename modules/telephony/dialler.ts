@@ -3,7 +3,7 @@ import type { PrismaClient } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import type { StreamTokens } from '../../lib/stream-token.js';
 import { startJobLoop } from '../../lib/jobs.js';
-import { claimNextOutboundCall, endUnstartedCall, type OutboundTransport } from '../calls/lifecycle.js';
+import { claimNextOutboundCall, endUnstartedCall, type DialGate, type OutboundTransport } from '../calls/lifecycle.js';
 import { DIALLING } from '../calls/statuses.js';
 import { LOST_DIAL_AFTER_MS } from '../calls/unstarted.js';
 import { dialThroughCarrier } from './carrier-dial.js';
@@ -50,6 +50,8 @@ export interface DiallerOptions {
   lostDialAfterMs?: number;
   /** A carrier dial with no answer and no callback this long is resolved from the carrier's own records. */
   quietCarrierDialMs?: number;
+  /** Limits on how fast queued calls go out (a campaign's calls per minute), asked at each claim. */
+  dialGate?: DialGate | undefined;
 }
 
 export interface Dialler {
@@ -94,7 +96,7 @@ export function startDialler(prisma: PrismaClient, paths: DiallerPaths, options:
       if (paths.livekit) await endLostLiveKitDials(paths.livekit);
       if (carrier) await recoverCarrierDials(prisma, { ...carrier, quietDialMs: options.quietCarrierDialMs }, log);
       while (!jobs.stopping && jobs.inFlight < maxDials) {
-        const id = await claimNextOutboundCall(prisma, transports);
+        const id = await claimNextOutboundCall(prisma, transports, options.dialGate);
         if (id === null) return;
         jobs.track(dial(id).catch((error: unknown) => log.error({ callId: id, err: error }, 'dial failed')));
       }
