@@ -1,5 +1,5 @@
-import { Worker } from 'node:worker_threads';
 import { decodeWav, type PcmAudio } from '../../../media/wav.js';
+import { RequestThread } from '../../../lib/request-thread.js';
 
 // The offline voice: espeak-ng compiled to WebAssembly, run in a thread of its own (espeak-thread.mjs says why and how
 // an instance is made ahead). One thread per process serves every call's sentences in the order they are asked for
@@ -17,11 +17,6 @@ export interface EspeakOptions {
   pitch: number;
 }
 
-interface Waiting {
-  resolve(audio: PcmAudio): void;
-  reject(error: Error): void;
-}
-
 type Answer = { id: number; wav?: Uint8Array; error?: string; cancelled?: boolean };
 
 function argumentsOf(options: EspeakOptions): string[] {
@@ -29,46 +24,15 @@ function argumentsOf(options: EspeakOptions): string[] {
 }
 
 class VoiceThread {
-  #worker: Worker | undefined;
-  #next = 0;
-  readonly #waiting = new Map<number, Waiting>();
+  readonly #thread = new RequestThread<Answer>(new URL('./espeak-thread.mjs', import.meta.url), (why) => new Error(`the offline voice stopped (${why})`));
 
-  #thread(): Worker {
-    if (this.#worker) return this.#worker;
-    const worker = new Worker(new URL('./espeak-thread.mjs', import.meta.url));
-    worker.unref();
-    worker.on('message', (answer: Answer) => {
-      const waiting = this.#waiting.get(answer.id);
-      if (!waiting) return;
-      this.#waiting.delete(answer.id);
-      if (this.#waiting.size === 0) worker.unref();
-      if (answer.wav) waiting.resolve(decodeWav(answer.wav));
-      else waiting.reject(new Error(answer.cancelled ? 'synthesis cancelled' : `the offline voice failed: ${answer.error ?? 'no reason given'}`));
-    });
-    const fail = (why: string) => {
-      if (this.#worker !== worker) return;
-      this.#worker = undefined;
-      for (const waiting of this.#waiting.values()) waiting.reject(new Error(`the offline voice stopped (${why})`));
-      this.#waiting.clear();
-    };
-    worker.on('error', (error) => fail(error.message));
-    worker.on('exit', (code) => fail(`exit code ${code}`));
-    this.#worker = worker;
-    return worker;
-  }
-
-  speak(text: string, options: EspeakOptions, signal?: AbortSignal): Promise<PcmAudio> {
+  async speak(text: string, options: EspeakOptions, signal?: AbortSignal): Promise<PcmAudio> {
     signal?.throwIfAborted();
-    const worker = this.#thread();
-    const id = this.#next++;
-    // Busy: the thread keeps the process up until the answer is in, as any pending request would.
-    worker.ref();
-    return new Promise((resolve, reject) => {
-      this.#waiting.set(id, { resolve, reject });
-      worker.postMessage({ type: 'speak', id, text, args: argumentsOf(options) });
-      // An interrupted reply's later sentences are dropped from the queue rather than synthesised for nothing.
-      signal?.addEventListener('abort', () => this.#worker === worker && this.#waiting.has(id) && worker.postMessage({ type: 'cancel', id }), { once: true });
-    });
+    // An interrupted reply's later sentences are dropped from the queue rather than synthesised for nothing.
+    const cancel = signal && { signal, message: (id: number) => ({ type: 'cancel', id }) };
+    const answer = await this.#thread.request({ type: 'speak', text, args: argumentsOf(options) }, cancel);
+    if (answer.wav) return decodeWav(answer.wav);
+    throw new Error(answer.cancelled ? 'synthesis cancelled' : `the offline voice failed: ${answer.error ?? 'no reason given'}`);
   }
 }
 

