@@ -4,6 +4,22 @@
 
 export { setTimeout as delay } from 'node:timers/promises';
 
+/** Waits `ms`, or rejects with `signal`'s own reason once it aborts (what a caller that cancels expects to see). */
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted();
+  await new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 /** Whether `promise` settled (fulfilled or rejected) within `ms`. Its result and error are not looked at. */
 export async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { settledWithin } from './async.js';
+import { backoffMs } from './backoff.js';
 
 export interface ChangeListener {
   close(): Promise<void>;
@@ -60,8 +61,8 @@ export function listenForChanges(
     client.end().catch(() => {});
     if (closed) return;
     resetAll();
-    const delay = RECONNECT_DELAYS_MS[Math.min(failures, RECONNECT_DELAYS_MS.length - 1)]!;
     failures += 1;
+    const delay = backoffMs(RECONNECT_DELAYS_MS, failures, { afterLast: 'repeat_last' })!;
     timer = setTimeout(() => {
       timer = undefined;
       void connect();

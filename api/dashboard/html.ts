@@ -1,6 +1,8 @@
 // Pages are TypeScript functions returning HTML built with the `html` tag: every interpolated value is escaped unless
 // it is itself `Html` (made by this tag or `raw`), so a name, a transcript or an error message can never become markup.
 
+import { escapeHtml } from '../../lib/markup.js';
+
 export class Html {
   constructor(readonly text: string) {}
   toString(): string {
@@ -10,11 +12,7 @@ export class Html {
 
 type Part = Html | string | number | boolean | null | undefined | readonly Part[];
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
+export { escapeHtml };
 
 function render(part: Part): string {
   if (part === null || part === undefined || part === false) return '';

@@ -1,5 +1,6 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../../lib/logger.js';
 import { startJobLoop } from '../../lib/jobs.js';
+import { backoffMs, growingSchedule } from '../../lib/backoff.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { applyCarrierReport } from './carrier-calls.js';
 import type { CarrierCallReport } from './carriers/carrier.js';
@@ -12,8 +13,13 @@ import type { CarrierCallReport } from './carriers/carrier.js';
 
 /** A stored report waits this long for the process that stored it before any process's queue takes it. */
 const FIRST_RETRY_S = 5;
-/** Retries back off to at most this far apart: a report that keeps failing is still tried, and says so in the log. */
-const MAX_RETRY_S = 300;
+/**
+ * After a failed application: 5 s, doubling to at most 5 minutes apart; a report that keeps failing is still tried,
+ * and says so in the log.
+ */
+const RETRY_SCHEDULE_MS = growingSchedule(FIRST_RETRY_S * 1000, 2, 300_000, 8);
+/** A claimed report is left to its claimer this long; should that process die mid-application, another takes it after. */
+const CLAIM_LEASE_S = 60;
 /** Reports applied per pass of the queue before it goes again. */
 const BATCH = 50;
 
@@ -65,11 +71,11 @@ export async function applyStoredReport(prisma: PrismaClient, id: number, callId
  * does not take it while this one applies it) and applies them in the order they arrived. Resolves true when it
  * stopped at its batch, with more due.
  */
-export async function applyDueReports(prisma: PrismaClient, log: Pick<FastifyBaseLogger, 'warn' | 'error'>): Promise<boolean> {
+export async function applyDueReports(prisma: PrismaClient, log: Pick<Logger, 'warn' | 'error'>): Promise<boolean> {
   const claimed = await prisma.$queryRaw<{ id: number; call_id: number; report: StoredReport; attempts: number }[]>`
     UPDATE carrier_reports r
     SET attempts = r.attempts + 1,
-        next_attempt_at = now() + make_interval(secs => LEAST(${MAX_RETRY_S}, ${FIRST_RETRY_S} * power(2, r.attempts)))
+        next_attempt_at = now() + make_interval(secs => ${CLAIM_LEASE_S})
     WHERE r.id IN (SELECT id FROM carrier_reports WHERE next_attempt_at <= now() ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
     RETURNING r.id, r.call_id, r.report, r.attempts`;
   for (const row of claimed.sort((a, b) => a.id - b.id)) {
@@ -78,6 +84,8 @@ export async function applyDueReports(prisma: PrismaClient, log: Pick<FastifyBas
     } catch (error) {
       // Call ids and states only: a report carries no caller data, but its call's row is the customer's.
       const fields = { callId: row.call_id, state: row.report.state, attempts: row.attempts, err: error };
+      const retryMs = backoffMs(RETRY_SCHEDULE_MS, row.attempts, { afterLast: 'repeat_last' })!;
+      await prisma.carrierReport.updateMany({ where: { id: row.id }, data: { nextAttemptAt: new Date(Date.now() + retryMs) } }).catch(() => {});
       if (row.attempts >= 10) log.error(fields, 'carrier report still not applied; retrying');
       else log.warn(fields, 'carrier report not applied; retrying');
     }
@@ -90,7 +98,7 @@ export interface CarrierReportQueue {
 }
 
 /** Every API process runs the queue: the rows are claimed, so processes share them. */
-export function startCarrierReportQueue(prisma: PrismaClient, options: { logger: FastifyBaseLogger; intervalMs?: number }): CarrierReportQueue {
+export function startCarrierReportQueue(prisma: PrismaClient, options: { logger: Logger; intervalMs?: number }): CarrierReportQueue {
   const log = options.logger;
   const loop = startJobLoop({
     intervalMs: options.intervalMs ?? 1000,

@@ -2,6 +2,8 @@
 // spreads 9 attempts over about a day (23.8 h nominal): quick retries ride out a blip or a deploy, the long tail rides
 // out an outage of most of a day. docs/webhooks.md lists the schedule.
 
+import { backoffMs } from '../../lib/backoff.js';
+
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
@@ -34,10 +36,7 @@ export function retryDelayMs(
   jitterRatio = DEFAULT_JITTER_RATIO,
   random: () => number = Math.random,
 ): number | null {
-  const nominal = schedule[failedAttempts - 1];
-  if (nominal === undefined) return null;
-  const factor = 1 + jitterRatio * (2 * random() - 1);
-  return Math.max(0, Math.round(nominal * factor));
+  return backoffMs(schedule, failedAttempts, { jitterRatio, random });
 }
 
 /** Attempts a delivery gets before it gives up: the first one plus one per scheduled retry. */

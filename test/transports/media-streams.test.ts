@@ -80,19 +80,26 @@ describe('a phone call through the Media Streams endpoint', () => {
     ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
     ws.send(JSON.stringify({ event: 'start', streamSid: 'MZstream1', start: { streamSid: 'MZstream1', callSid: 'CAcarrier1', customParameters: { token }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } }));
 
-    // One second of silence, the question, then silence while the assistant answers: 20 ms frames on the wall clock.
+    // One second of silence, the question, then silence until the assistant's reply has come back whole (it started,
+    // and nothing has come for a second): 20 ms frames on the wall clock, as a carrier sends them.
     const speech = encodeMulaw(resampleLinear(await speechSamples('what time is it'), 16_000, 8000));
-    const silence = encodeMulaw(new Int16Array(8000 * 6));
-    const audio = new Uint8Array(8000 + speech.length + silence.length);
+    const audio = new Uint8Array(8000 + speech.length);
     audio.set(encodeMulaw(new Int16Array(8000)));
     audio.set(speech, 8000);
-    audio.set(silence, 8000 + speech.length);
+    const silentFrame = encodeMulaw(new Int16Array(160));
+    let lastFrameAt = Date.now();
+    ws.on('message', () => (lastFrameAt = Date.now()));
+    const loudMs = () => received.filter((f) => rms(f) > 500).length * 20;
     const started = Date.now();
-    for (let i = 0, chunk = 0; i < audio.length; i += 160, chunk++) {
+    const send = async (chunk: number, frame: Uint8Array) => {
       const due = started + chunk * 20;
       if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-      ws.send(JSON.stringify({ event: 'media', streamSid: 'MZstream1', media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * 20), payload: Buffer.from(audio.subarray(i, i + 160)).toString('base64') } }));
-    }
+      ws.send(JSON.stringify({ event: 'media', streamSid: 'MZstream1', media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * 20), payload: Buffer.from(frame).toString('base64') } }));
+    };
+    let chunk = 0;
+    for (let i = 0; i < audio.length; i += 160) await send(chunk++, audio.subarray(i, i + 160));
+    // A cap for a call that never answers; the assertions below then say what is missing.
+    for (const cap = chunk + 3_000; chunk < cap && !(loudMs() > 300 && Date.now() - lastFrameAt > 1_000); chunk++) await send(chunk, silentFrame);
     ws.send(JSON.stringify({ event: 'stop', streamSid: 'MZstream1', stop: { callSid: 'CAcarrier1' } }));
     await closed;
 

@@ -1,4 +1,6 @@
 import { EmbeddingError, normalise, type EmbedOptions, type Embedder } from './embedder.js';
+import { backoffMs } from '../../../lib/backoff.js';
+import { sleep } from '../../../lib/async.js';
 
 // OpenAI's embeddings API, and every server that speaks it (Ollama, vLLM, LiteLLM, Azure through a proxy): POST
 // {base}/embeddings with `{model, input: [...], encoding_format: "float"}`, answered by `{data: [{index, embedding}]}`.
@@ -91,7 +93,7 @@ export class OpenAICompatibleEmbedder implements Embedder {
         if (signal?.aborted) throw signal.reason;
         const why = timeout.aborted ? 'did not answer in time' : 'could not be reached';
         if (attempt < MAX_ATTEMPTS) {
-          await sleep(BACKOFF_MS[attempt - 1] ?? 2_000, signal);
+          await sleep(backoffMs(BACKOFF_MS, attempt, { afterLast: 'repeat_last' })!, signal);
           continue;
         }
         throw new EmbeddingError(`The embedding server (${vendorName}) ${why}${error instanceof Error && !timeout.aborted ? `: ${redact(error.message, apiKey)}` : ''}.`, true);
@@ -100,7 +102,7 @@ export class OpenAICompatibleEmbedder implements Embedder {
       const body = await response.text().catch(() => '');
       const retryable = response.status === 429 || response.status >= 500;
       if (retryable && attempt < MAX_ATTEMPTS) {
-        const wait = retryAfterMs(response.headers.get('retry-after')) ?? BACKOFF_MS[attempt - 1] ?? 2_000;
+        const wait = retryAfterMs(response.headers.get('retry-after')) ?? backoffMs(BACKOFF_MS, attempt, { afterLast: 'repeat_last' })!;
         if (wait <= MAX_RETRY_AFTER_MS) {
           await sleep(wait, signal);
           continue;
@@ -162,18 +164,4 @@ function retryAfterMs(header: string | null): number | undefined {
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const at = Date.parse(header);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 }

@@ -1,6 +1,7 @@
 // Documents built for the tests and the benchmark: real files of each format, made here so that no binary is committed.
 import zlib from 'node:zlib';
 import JSZip from 'jszip';
+import { escapeXml } from '../../../../lib/markup.js';
 
 function pdfString(text: string): string {
   return `(${text.replace(/[\\()]/g, (c) => `\\${c}`)})`;
@@ -74,9 +75,6 @@ export function makeFlateBombPdf(inflatedMb: number): Buffer {
 
 const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
 
-function xmlEscape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
 
 /** A Word paragraph, optionally in a style (`Heading1`) or a bulleted list. */
 export function docxParagraph(text: string, options: { style?: string; bullet?: boolean } = {}): string {
@@ -84,7 +82,7 @@ export function docxParagraph(text: string, options: { style?: string; bullet?: 
     options.style ? `<w:pStyle w:val="${options.style}"/>` : '',
     options.bullet ? '<w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr>' : '',
   ].join('');
-  return `<w:p>${props ? `<w:pPr>${props}</w:pPr>` : ''}<w:r><w:t xml:space="preserve">${xmlEscape(text)}</w:t></w:r></w:p>`;
+  return `<w:p>${props ? `<w:pPr>${props}</w:pPr>` : ''}<w:r><w:t xml:space="preserve">${escapeXml(text)}</w:t></w:r></w:p>`;
 }
 
 /** A Word table whose first row is marked as its header row. */

@@ -1,6 +1,7 @@
 // The TwiML documents the voice webhook answers with: connect the call's audio to our Media Streams socket, or refuse it.
 
-const xml = (s: string) => s.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { escapeXml as xml } from '../../../../lib/markup.js';
+
 const twiml = (body: string) => `<?xml version="1.0" encoding="UTF-8"?><Response>${body}</Response>`;
 
 /** Streams the call's audio both ways over the socket at `url`, which receives `parameters` in its `start` message. */
