@@ -1,15 +1,22 @@
 import { log } from '@livekit/agents';
 import type { PrismaClient } from '../../prisma/client.js';
-import { touchCallHeartbeat } from '../../modules/calls/store.js';
+import { touchCallHeartbeat } from '../../modules/calls/index.js';
 import { CALL_HEARTBEAT_INTERVAL_MS } from './recovery.js';
 
 // A running call renews the heartbeat on its row, from its start until its record is written: workers end a call whose
 // heartbeat stopped as one whose process died (agent/call/recovery.ts).
 
-/** Renews the call's heartbeat every `intervalMs`; answers a function that stops it. A failed renewal is logged. */
-export function startHeartbeat(prisma: PrismaClient, callId: number, options: { intervalMs?: number | undefined; logFields?: Record<string, unknown> } = {}): () => void {
+/**
+ * Renews the call's heartbeat every `intervalMs`; answers a function that stops it and resolves once a renewal under
+ * way has settled, so that nothing renews the heartbeat after it. A failed renewal is logged.
+ */
+export function startHeartbeat(prisma: PrismaClient, callId: number, options: { intervalMs?: number | undefined; logFields?: Record<string, unknown> } = {}): () => Promise<void> {
+  let renewing: Promise<unknown> = Promise.resolve();
   const beat = setInterval(() => {
-    void touchCallHeartbeat(prisma, callId, new Date()).catch((error: unknown) => log().warn({ ...options.logFields, err: error }, 'heartbeat not stored'));
+    renewing = touchCallHeartbeat(prisma, callId, new Date()).catch((error: unknown) => log().warn({ ...options.logFields, err: error }, 'heartbeat not stored'));
   }, options.intervalMs ?? CALL_HEARTBEAT_INTERVAL_MS);
-  return () => clearInterval(beat);
+  return async () => {
+    clearInterval(beat);
+    await renewing;
+  };
 }
