@@ -9,11 +9,10 @@ import { PushAudioInput } from './io/push-audio-input.js';
 import { runCall } from './call/run-call.js';
 import { isSipParticipant, sipCallInfo, waitUntilAnswered } from './io/sip-participant.js';
 import { LiveKitSipLine } from './io/livekit-line.js';
-import { openInboundCall } from '../modules/calls/lifecycle.js';
+import { JOIN_GRACE_MS, openInboundCall, WEB_JOIN_WINDOW_MS } from '../modules/calls/index.js';
 import { withTimeout } from '../lib/async.js';
 import { survivePromiseLeaks } from '../lib/process.js';
 import { loadVad } from './turn/vad.js';
-import { JOIN_GRACE_MS, WEB_JOIN_WINDOW_MS } from '../modules/calls/unstarted.js';
 
 // One LiveKit job is one call. The dispatch carries the call in its metadata (`{"call_id": 12}` or
 // `{"call_sid": "CA..."}`); the caller's audio track feeds the call's input and the call's paced output feeds a

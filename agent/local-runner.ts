@@ -6,9 +6,9 @@ import type { VendorAccess } from './providers/speech-providers.js';
 import { loadVad } from './turn/vad.js';
 import { warmLocalVoice } from './providers/local/espeak.js';
 import { eotProcess } from './turn/eot-process.js';
-import type { CallRow } from '../modules/calls/lifecycle.js';
+import type { CallRow } from '../modules/calls/index.js';
 import { carrierLineOf, type CarrierAccount } from './io/carrier-line.js';
-import { carrierOfCall } from '../modules/telephony/carrier-calls.js';
+import { carrierOfCall } from '../modules/telephony/index.js';
 
 // The worker without a LiveKit server: calls arrive through the built-in transports, which hand an audio pair to
 // `start`. It shares the process's VAD models, counts its calls for load reporting, and drains on shutdown.

@@ -11,7 +11,7 @@ import { LocalCallRunner } from './local-runner.js';
 import { initializeAgentLogger } from './logging.js';
 import { vendorAccessOf } from './providers/speech-providers.js';
 import { configureEotProcess } from './turn/eot-process.js';
-import type { UnstartedCallLimits } from '../modules/calls/unstarted.js';
+import type { UnstartedCallLimits } from '../modules/calls/index.js';
 
 // The agent worker in one of two modes. With LiveKit configured (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET) it
 // registers with LiveKit, takes dispatched jobs (one job = one call, in its own process), reports load, and drains on

@@ -2,8 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { openDatabase } from '../prisma/database.js';
 import { readConfig } from '../lib/config.js';
-import { listApiKeys, revokeApiKey } from '../modules/organizations/api-keys.js';
-import { bootstrap } from '../modules/organizations/bootstrap.js';
+import { bootstrap, listApiKeys, revokeApiKey } from '../modules/organizations/index.js';
 
 // Operator commands. Output goes to stdout (one JSON object with --json); diagnostics go to stderr.
 

@@ -1,19 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../prisma/database.js';
-import type { CallAudioRunner } from '../modules/calls/audio-runner.js';
+import type { CallAudioRunner } from '../modules/calls/index.js';
 import type { Config } from '../lib/config.js';
 import { buildApp } from './app.js';
 import { loadSecretsKey, SecretBox } from '../lib/secret-box.js';
-import { isSetUp } from '../modules/organizations/accounts.js';
+import { isSetUp } from '../modules/organizations/index.js';
 import { smtpMailTransport } from '../lib/mail.js';
-import { startWebhookDelivery } from '../modules/webhooks/delivery-worker.js';
-import { startDocumentProcessing } from '../modules/knowledge/processing.js';
-import { detectPgvector, PgVectors } from '../modules/knowledge/search/pgvector.js';
-import { KnowledgeSearch } from '../modules/knowledge/search/knowledge-search.js';
-import { vendorCredentialsOf, vendorTargetPolicyOf } from '../modules/assistants/credentials.js';
-import { sealClearWebhookSecrets } from '../modules/webhooks/endpoints.js';
-import { sealClearAssistantKeys } from '../modules/assistants/keys.js';
-import { publicUrlProblem } from '../modules/telephony/public-url-check.js';
+import { sealClearWebhookSecrets, startWebhookDelivery } from '../modules/webhooks/index.js';
+import { detectPgvector, KnowledgeSearch, PgVectors, startDocumentProcessing } from '../modules/knowledge/index.js';
+import { vendorCredentialsOf, vendorTargetPolicyOf } from '../lib/vendor-credentials.js';
+import { sealClearAssistantKeys } from '../modules/assistants/index.js';
+import { publicUrlProblem } from '../modules/telephony/index.js';
 
 /** Builds the API on an open database and starts listening on HOST:PORT. */
 export async function startApi(config: Config, db: Database, extra: { callAudioRunner?: CallAudioRunner | undefined } = {}): Promise<FastifyInstance> {

@@ -1,5 +1,5 @@
 import { llm } from '@livekit/agents';
-import type { TranscriptEntry } from '../../modules/calls/events.js';
+import type { TranscriptEntry } from '../../modules/calls/index.js';
 
 // After the call, the assistant's own LLM reads the transcript and returns a summary, whether the call reached its
 // goal, and structured fields. A failure is recorded on the call and never fails the call itself.

@@ -1,7 +1,6 @@
 import { llm, type voice } from '@livekit/agents';
-import type { CallPlaybook } from '../../modules/playbooks/call-playbooks.js';
-import { collectSchema } from '../../modules/playbooks/collect.js';
-import type { CallTool } from '../../modules/tools/call-tools.js';
+import { type CallPlaybook, collectSchema } from '../../modules/playbooks/index.js';
+import type { CallTool } from '../../modules/tools/index.js';
 import type { TurnTaking } from '../turn/turn-taking.js';
 import { CallAgent } from './call-agent.js';
 import type { CollectedValues } from './collected-values.js';

@@ -1,5 +1,5 @@
-import { coerceValue, type CollectedValue, type CollectedValuesRecord } from '../../modules/playbooks/collect.js';
-import type { CollectFieldIn } from '../../modules/playbooks/schemas.js';
+import { coerceValue, type CollectedValue, type CollectFieldIn } from '../../modules/playbooks/index.js';
+import type { CollectedValuesRecord } from '../../modules/calls/index.js';
 
 // Where a session's collected values accumulate: by playbook, each value checked and coerced to its declared type as
 // the model saves it (modules/playbooks/collect.ts). At the end the call stores `record()` in `calls.collected_values`

@@ -1,5 +1,5 @@
 import { log, voice } from '@livekit/agents';
-import { CallNotRunnableError } from '../../modules/calls/store.js';
+import { CallNotRunnableError } from '../../modules/calls/index.js';
 import { MissingCredentialsError, VendorTargetRefusedError } from './session-config.js';
 import { listen, type SessionEvents } from './session-events.js';
 

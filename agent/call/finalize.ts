@@ -1,9 +1,7 @@
 import { log, type llm } from '@livekit/agents';
 import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
-import type { StoredRecording } from '../../modules/calls/store.js';
-import type { CollectedValuesRecord } from '../../modules/playbooks/collect.js';
-import { finishCall, type CallRow } from '../../modules/calls/lifecycle.js';
+import { type CallRow, type CollectedValuesRecord, finishCall, type StoredRecording } from '../../modules/calls/index.js';
 import { summarizeLatency } from '../turn/metrics.js';
 import { analyzeCall, type Analysis } from './analysis.js';
 import type { Ending } from './ending.js';

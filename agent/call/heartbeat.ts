@@ -1,6 +1,6 @@
 import { log } from '@livekit/agents';
 import type { PrismaClient } from '../../prisma/client.js';
-import { touchCallHeartbeat } from '../../modules/calls/store.js';
+import { touchCallHeartbeat } from '../../modules/calls/index.js';
 import { CALL_HEARTBEAT_INTERVAL_MS } from './recovery.js';
 
 // A running call renews the heartbeat on its row, from its start until its record is written: workers end a call whose

@@ -1,6 +1,6 @@
 import { voice } from '@livekit/agents';
 import { settledWithin } from '../../lib/async.js';
-import { DEFAULT_IDLE_MESSAGE, type AssistantSettings } from '../../modules/assistants/settings.js';
+import { DEFAULT_IDLE_MESSAGE, type AssistantSettings } from '../../modules/assistants/index.js';
 import { FINAL_PLAYOUT_TIMEOUT_MS, type CallEnding } from './ending.js';
 import { listen, type SessionEvents } from './session-events.js';
 import { secondsToMs } from './session-config.js';

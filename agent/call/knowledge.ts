@@ -1,8 +1,8 @@
 import type { llm } from '@livekit/agents';
 import type { PrismaClient } from '../../prisma/client.js';
-import type { AssistantSettings } from '../../modules/assistants/settings.js';
-import type { VendorCredentials } from '../../modules/assistants/credentials.js';
-import { KnowledgeSearch } from '../../modules/knowledge/search/knowledge-search.js';
+import type { AssistantSettings } from '../../modules/assistants/index.js';
+import type { VendorCredentials } from '../../lib/vendor-credentials.js';
+import { KnowledgeSearch } from '../../modules/knowledge/index.js';
 import { HistorySummary } from './history-summary.js';
 import { TurnPrompt } from './turn-prompt.js';
 

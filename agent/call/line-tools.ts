@@ -1,7 +1,7 @@
 import { llm, log, voice } from '@livekit/agents';
 import { withTimeout } from '../../lib/async.js';
 import { DTMF_SEQUENCE } from '../../media/dtmf.js';
-import type { CallTool } from '../../modules/tools/call-tools.js';
+import type { CallTool } from '../../modules/tools/index.js';
 import type { CallEnding, Ending } from './ending.js';
 import { LineError, WEB_LINE, type CallLine } from './line.js';
 import { listen } from './session-events.js';

@@ -11,7 +11,7 @@ import {
   type MachineDetectorSettings,
   type SpeechSegment,
   type Verdict,
-} from '../../modules/campaigns/machine-detector.js';
+} from '../../modules/campaigns/index.js';
 import { listen, type SessionEvents } from './session-events.js';
 
 // The answering-machine detector (modules/campaigns/machine-detector.ts) on a live call: the callee side's speech

@@ -1,6 +1,5 @@
 import { llm } from '@livekit/agents';
-import { estimateTokens } from '../../modules/knowledge/chunking.js';
-import type { KnowledgeHit } from '../../modules/knowledge/search/hybrid-search.js';
+import { estimateTokens, type KnowledgeHit } from '../../modules/knowledge/index.js';
 
 // What one reply's prompt holds, within the budgets of rag_settings (docs/knowledge.md, "Budgets"):
 // - retrieved passages up to `max_prompt_doc_tokens`, best first;

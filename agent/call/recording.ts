@@ -5,9 +5,9 @@ import { CallRecorder, type StoredTrack, type Track } from '../../media/recordin
 import { storeSpooledTracks } from '../../media/recording/render.js';
 import { openSpool, spoolDirOf } from '../../media/recording/spool.js';
 import { LocalFileStorage, type RecordingStorage } from '../../media/recording/storage.js';
-import type { AssistantSettings } from '../../modules/assistants/settings.js';
+import type { AssistantSettings } from '../../modules/assistants/index.js';
 import { DEFAULT_DATA_DIR } from '../../lib/config.js';
-import type { StoredRecording } from '../../modules/calls/store.js';
+import type { StoredRecording } from '../../modules/calls/index.js';
 
 // The call's recording as the assistant's `recording_settings` ask for it: which tracks, in which format, stored where.
 // A running call records its audio as it is heard and played (`startRecording`); the sweep that ends a call whose

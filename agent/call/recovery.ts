@@ -3,19 +3,24 @@ import path from 'node:path';
 import { removeSpool, spoolDirOf, spoolEndOf } from '../../media/recording/spool.js';
 import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
-import { loadAssistantSettings } from '../../modules/assistants/store.js';
-import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/settings.js';
+import { AssistantSettings, DEFAULT_SYSTEM_PROMPT, loadAssistantSettings, renderPrompt } from '../../modules/assistants/index.js';
 import { DEFAULT_DATA_DIR } from '../../lib/config.js';
-import { renderPrompt } from '../../modules/assistants/templates.js';
-import type { ToolCallEntry } from '../../modules/calls/events.js';
+import {
+  type CallRow,
+  endStaleUnstartedCalls,
+  finishCall,
+  loadContactFields,
+  type StoredRecording,
+  type StoredTurn,
+  type ToolCallEntry,
+  touchCallHeartbeat,
+  type UnstartedCallLimits,
+} from '../../modules/calls/index.js';
 import { recordingStorageOf, storeOrphanRecording } from './recording.js';
-import { loadContactFields, touchCallHeartbeat, type StoredRecording, type StoredTurn } from '../../modules/calls/store.js';
-import { finishCall, type CallRow } from '../../modules/calls/lifecycle.js';
 import { analyzeCall, type Analysis } from './analysis.js';
 import { vendorAccessFromEnv, type VendorAccess } from '../providers/speech-providers.js';
 import { buildLlm } from './session-config.js';
 import { summarizeLatency } from '../turn/metrics.js';
-import { endStaleUnstartedCalls, type UnstartedCallLimits } from '../../modules/calls/unstarted.js';
 import { startJobLoop } from '../../lib/jobs.js';
 import { loadSecretsKey, SecretBox } from '../../lib/secret-box.js';
 

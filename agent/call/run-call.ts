@@ -3,12 +3,24 @@ import { log, voice, type llm, type VAD } from '@livekit/agents';
 import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { settledWithin } from '../../lib/async.js';
-import { loadAssistantSettings } from '../../modules/assistants/store.js';
-import { AssistantSettings, DEFAULT_IDLE_MESSAGE, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/settings.js';
-import type { TranscriptEntry } from '../../modules/calls/events.js';
-import { renderPrompt, renderTemplate, type TemplateValues } from '../../modules/assistants/templates.js';
-import { appendCallTurn, CallNotRunnableError, findCall, loadContactFields } from '../../modules/calls/store.js';
-import { markCallStarted, type CallRow } from '../../modules/calls/lifecycle.js';
+import {
+  AssistantSettings,
+  DEFAULT_IDLE_MESSAGE,
+  DEFAULT_SYSTEM_PROMPT,
+  loadAssistantSettings,
+  renderPrompt,
+  renderTemplate,
+  type TemplateValues,
+} from '../../modules/assistants/index.js';
+import {
+  appendCallTurn,
+  CallNotRunnableError,
+  type CallRow,
+  findCall,
+  loadContactFields,
+  markCallStarted,
+  type TranscriptEntry,
+} from '../../modules/calls/index.js';
 import { keepPiiOutOfInfoLogs } from '../logging.js';
 import { vendorAccessFromEnv, type VendorAccess } from '../providers/speech-providers.js';
 import { loadVad } from '../turn/vad.js';
@@ -29,12 +41,11 @@ import { callToolContext, type CallToolOptions } from './tools.js';
 import { CallLineTools, lineOf } from './line-tools.js';
 import type { CallLine } from './line.js';
 import { ToolRuns } from './tool-runs.js';
-import { loadCallTools, type CallTool } from '../../modules/tools/call-tools.js';
-import { loadCallPlaybooks, type CallPlaybook } from '../../modules/playbooks/call-playbooks.js';
-import type { HttpToolResult } from '../../modules/tools/http-executor.js';
+import { type CallTool, type HttpToolResult, loadCallTools } from '../../modules/tools/index.js';
+import { loadCallPlaybooks, type CallPlaybook } from '../../modules/playbooks/index.js';
 import { loadSecretsKey, SecretBox } from '../../lib/secret-box.js';
 import { DEFAULT_DATA_DIR } from '../../lib/config.js';
-import type { KnowledgeSearch } from '../../modules/knowledge/search/knowledge-search.js';
+import type { KnowledgeSearch } from '../../modules/knowledge/index.js';
 import { processKnowledge, turnPromptOf } from './knowledge.js';
 import { watchForMachine } from './voicemail.js';
 

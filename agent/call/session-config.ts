@@ -1,11 +1,15 @@
 import { llm, log, voice, type VAD } from '@livekit/agents';
-import type { AssistantSettings } from '../../modules/assistants/settings.js';
-import { MissingCredentialsError, missingCredentials, unusableStages } from '../../modules/assistants/credentials.js';
-import { DEFAULT_LLM_MODEL } from '../../modules/assistants/vendors.js';
+import {
+  type AssistantSettings,
+  DEFAULT_LLM_MODEL,
+  missingCredentials,
+  MissingCredentialsError,
+  refusedVendorUrls,
+  unusableStages,
+} from '../../modules/assistants/index.js';
 import { createLlm, hasCredential, type LlmEndpoint } from '../providers/llm-providers.js';
 import { createStt, createTts, type VendorAccess } from '../providers/speech-providers.js';
 import { TurnTaking } from '../turn/turn-taking.js';
-import { refusedVendorUrls } from '../../modules/assistants/vendor-urls.js';
 import { NO_PRIVATE_VENDOR_HOSTS } from '../../lib/net/vendor-targets.js';
 
 // The assistant's settings (seconds, the API's units and names) turned into an AgentSession's options (ms, the

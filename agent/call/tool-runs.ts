@@ -1,6 +1,6 @@
 import { llm, log, voice } from '@livekit/agents';
-import type { ToolCallEntry } from '../../modules/calls/events.js';
-import type { ToolOut } from '../../modules/tools/schemas.js';
+import type { ToolCallEntry } from '../../modules/calls/index.js';
+import type { ToolOut } from '../../modules/tools/index.js';
 import { substantiveWords } from '../turn/backchannels.js';
 import { listen, type SessionEvents } from './session-events.js';
 

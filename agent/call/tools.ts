@@ -1,10 +1,8 @@
 import { llm } from '@livekit/agents';
-import type { CallTool } from '../../modules/tools/call-tools.js';
-import { executeHttpTool, type HttpToolResult } from '../../modules/tools/http-executor.js';
-import type { ToolValues } from '../../modules/tools/render.js';
+import { type CallTool, executeHttpTool, type HttpToolResult, type ToolValues } from '../../modules/tools/index.js';
 import type { ToolRuns } from './tool-runs.js';
 import type { CallLineTools } from './line-tools.js';
-import type { SearchResult } from '../../modules/knowledge/search/hybrid-search.js';
+import type { SearchResult } from '../../modules/knowledge/index.js';
 
 // The assistant's tools as the call's model is offered them, through the framework's tool context. An HTTP tool's
 // call goes out through the executor (modules/tools/http-executor.ts) with the call's variables and contact, bounded by

@@ -1,7 +1,5 @@
 import { log, voice, type llm } from '@livekit/agents';
-import type { ToolCallEntry, TranscriptEntry } from '../../modules/calls/events.js';
-import type { StoredTurn } from '../../modules/calls/store.js';
-import type { TurnRetrieval } from '../../modules/calls/schemas.js';
+import type { StoredTurn, ToolCallEntry, TranscriptEntry, TurnRetrieval } from '../../modules/calls/index.js';
 import { turnLatency } from '../turn/metrics.js';
 import { CONTINUES_TURN } from '../turn/turn-taking.js';
 import type { TurnDecision } from '../turn/turn-signals.js';

@@ -1,7 +1,6 @@
 import { llm, voice } from '@livekit/agents';
-import type { TurnRetrieval } from '../../modules/calls/schemas.js';
-import type { SearchResult } from '../../modules/knowledge/search/hybrid-search.js';
-import { estimateTokens } from '../../modules/knowledge/chunking.js';
+import type { TurnRetrieval } from '../../modules/calls/index.js';
+import { estimateTokens, type SearchResult } from '../../modules/knowledge/index.js';
 import type { HistorySummary } from './history-summary.js';
 import { fitPrompt, type PromptBudget } from './prompt-budget.js';
 import { listen, type SessionEvents } from './session-events.js';

@@ -1,5 +1,5 @@
 import { metrics, voice, type llm } from '@livekit/agents';
-import type { ModelUsage } from '../../modules/analytics/usage.js';
+import type { ModelUsage } from '../../modules/calls/index.js';
 import { listen, type SessionEvents } from './session-events.js';
 
 // What a call's models used, metered from the framework's own metrics: tokens per LLM (the FallbackAdapter passes on

@@ -1,10 +1,9 @@
 import { log, type voice } from '@livekit/agents';
 import type { PrismaClient } from '../../prisma/client.js';
 import { settledWithin } from '../../lib/async.js';
-import { renderTemplate, type TemplateValues } from '../../modules/assistants/templates.js';
-import { onAnsweredBy, recordAnsweredBy } from '../../modules/calls/answered-by.js';
+import { renderTemplate, type TemplateValues } from '../../modules/assistants/index.js';
+import { type CallRow, onAnsweredBy, recordAnsweredBy } from '../../modules/calls/index.js';
 import { watchVoiceForMachine, type CalleeAudio } from './machine-watch.js';
-import type { CallRow } from '../../modules/calls/lifecycle.js';
 import { FINAL_PLAYOUT_TIMEOUT_MS, type CallEnding } from './ending.js';
 
 // A campaign call answered by a machine. The verdict comes from the carrier's detector where the call asked for it

@@ -1,7 +1,7 @@
 import { voice } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { downmix } from '../../media/pcm.js';
-import type { CallAudioLink, CallAudioRunner } from '../../modules/calls/audio-runner.js';
+import type { CallAudioLink, CallAudioRunner } from '../../modules/calls/index.js';
 import { PacedAudioOutput } from './paced-audio-output.js';
 import { PushAudioInput } from './push-audio-input.js';
 import type { LocalCallRunner } from '../local-runner.js';

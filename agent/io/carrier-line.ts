@@ -3,8 +3,7 @@ import type { voice } from '@livekit/agents';
 import { settledWithin } from '../../lib/async.js';
 import { dtmfSamples } from '../../media/dtmf.js';
 import { LineError, type CallLine } from '../call/line.js';
-import { CarrierRequestError, type CarrierAccount, type CarrierAdapter } from '../../modules/telephony/carriers/carrier.js';
-import { carrierOfKind } from '../../modules/telephony/carriers/registry.js';
+import { type CarrierAccount, type CarrierAdapter, carrierOfKind, CarrierRequestError } from '../../modules/telephony/index.js';
 
 // The phone line of a caller who came through a carrier's Media Streams. A transfer is the carrier adapter's own
 // (modules/telephony/carriers: Twilio's "update call" with `<Dial>` TwiML, its REST client, timeout and errors): the

@@ -8,7 +8,7 @@ import {
   type APIError,
 } from '@livekit/agents';
 import { SocketSpeechStream, socketUrl, streamingOnly, type SocketRequest } from './stt-socket.js';
-import { DEFAULT_STT_MODEL } from '../../modules/assistants/vendors.js';
+import { DEFAULT_STT_MODEL } from '../../modules/assistants/index.js';
 
 // Deepgram live transcription: wss://api.deepgram.com/v1/listen with the options as query parameters and
 // `Authorization: Token <key>`; binary linear16 audio in; `Results` (interim, then `is_final`, with `speech_final` at an

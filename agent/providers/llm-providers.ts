@@ -7,8 +7,7 @@ import { HTTPClient } from '@mistralai/mistralai/lib/http.js';
 import OpenAI from 'openai';
 import { NO_PRIVATE_VENDOR_HOSTS, vendorFetch } from '../../lib/net/vendor-targets.js';
 import type { VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
-import { credentialOfStage, MissingCredentialsError } from '../../modules/assistants/credentials.js';
-import type { LlmProvider } from '../../modules/assistants/vendors.js';
+import { credentialOfStage, type LlmProvider, MissingCredentialsError } from '../../modules/assistants/index.js';
 import { AnthropicLLM } from './anthropic-llm.js';
 
 /** What one LLM endpoint needs, whatever the vendor: the runtime builds this from the assistant's settings. */

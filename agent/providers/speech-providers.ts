@@ -2,16 +2,16 @@ import type { stt, tts } from '@livekit/agents';
 import * as cartesia from '@livekit/agents-plugin-cartesia';
 import * as deepgram from '@livekit/agents-plugin-deepgram';
 import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
-import type { AssistantSettings } from '../../modules/assistants/settings.js';
-import type { AgentConfig, VendorSettings } from '../../lib/config.js';
 import {
+  type AssistantSettings,
   credentialOfStage,
+  DEFAULT_STT_MODEL,
   MissingCredentialsError,
-  vendorCredentialsFromEnv,
-  vendorCredentialsOf,
-  type VendorCredentials,
-} from '../../modules/assistants/credentials.js';
-import { DEFAULT_STT_MODEL, type SttProvider, type TtsProvider } from '../../modules/assistants/vendors.js';
+  type SttProvider,
+  type TtsProvider,
+} from '../../modules/assistants/index.js';
+import type { AgentConfig, VendorSettings } from '../../lib/config.js';
+import { vendorCredentialsFromEnv, vendorCredentialsOf, type VendorCredentials } from '../../lib/vendor-credentials.js';
 import { DeepgramSTT } from './deepgram-stt.js';
 import { AssemblyAISTT, endOfTurnConfidenceFromSensitivity } from './assemblyai-stt.js';
 import { LocalSTT } from './local/local-stt.js';

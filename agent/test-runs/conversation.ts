@@ -1,9 +1,9 @@
 import { voice } from '@livekit/agents';
 import { settledWithin } from '../../lib/async.js';
-import type { AssistantSettings } from '../../modules/assistants/settings.js';
-import type { CallPlaybook } from '../../modules/playbooks/call-playbooks.js';
-import type { RepetitionOut, UsageOut } from '../../modules/test-runs/schemas.js';
-import type { CallTool } from '../../modules/tools/call-tools.js';
+import type { AssistantSettings } from '../../modules/assistants/index.js';
+import type { CallPlaybook } from '../../modules/playbooks/index.js';
+import type { RepetitionOut, UsageOut } from '../../modules/test-runs/index.js';
+import type { CallTool } from '../../modules/tools/index.js';
 import { buildLlm } from '../call/session-config.js';
 import type { VendorAccess } from '../providers/speech-providers.js';
 import { buildAssistantAgent } from '../call/assistant-agent.js';

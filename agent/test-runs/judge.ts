@@ -1,6 +1,5 @@
 import { llm } from '@livekit/agents';
-import type { JudgeAnswer } from '../../modules/test-runs/assertions.js';
-import type { RepetitionOut, UsageOut } from '../../modules/test-runs/schemas.js';
+import type { JudgeAnswer, RepetitionOut, UsageOut } from '../../modules/test-runs/index.js';
 import { complete } from './models.js';
 
 // A judge assertion: a yes/no question about the conversation, answered by a model that reads the transcript and the

@@ -1,6 +1,6 @@
 import { llm } from '@livekit/agents';
-import type { AssistantSettings } from '../../modules/assistants/settings.js';
-import type { UsageOut } from '../../modules/test-runs/schemas.js';
+import type { AssistantSettings } from '../../modules/assistants/index.js';
+import type { UsageOut } from '../../modules/test-runs/index.js';
 import { createLlm, type LlmEndpoint, type Sampling } from '../providers/llm-providers.js';
 import type { VendorAccess } from '../providers/speech-providers.js';
 import { llmEndpoints } from '../call/session-config.js';

@@ -1,17 +1,20 @@
-import type { KnowledgeSearch } from '../../modules/knowledge/search/knowledge-search.js';
+import type { KnowledgeSearch } from '../../modules/knowledge/index.js';
 import { processKnowledge, turnPromptOf } from '../call/knowledge.js';
 import type { llm } from '@livekit/agents';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/settings.js';
-import { loadAssistantSettings } from '../../modules/assistants/store.js';
-import { renderPrompt, renderTemplate, type TemplateValues } from '../../modules/assistants/templates.js';
-import { loadContactFields } from '../../modules/calls/store.js';
-import { loadCallPlaybooks, loadPlaybookForRun, type CallPlaybook } from '../../modules/playbooks/call-playbooks.js';
-import { judgeAll } from '../../modules/test-runs/assertions.js';
-import type { ClaimedRun, RunOutcome } from '../../modules/test-runs/queue.js';
-import type { RepetitionOut, TotalsOut } from '../../modules/test-runs/schemas.js';
-import { loadCallTools } from '../../modules/tools/call-tools.js';
+import {
+  AssistantSettings,
+  DEFAULT_SYSTEM_PROMPT,
+  loadAssistantSettings,
+  renderPrompt,
+  renderTemplate,
+  type TemplateValues,
+} from '../../modules/assistants/index.js';
+import { loadContactFields } from '../../modules/calls/index.js';
+import { loadCallPlaybooks, loadPlaybookForRun, type CallPlaybook } from '../../modules/playbooks/index.js';
+import { type ClaimedRun, judgeAll, type RepetitionOut, type RunOutcome, type TotalsOut } from '../../modules/test-runs/index.js';
+import { loadCallTools } from '../../modules/tools/index.js';
 import { buildLlm, checkVendorTargets } from '../call/session-config.js';
 import type { VendorAccess } from '../providers/speech-providers.js';
 import { runConversation, Stopped, type Speaker } from './conversation.js';

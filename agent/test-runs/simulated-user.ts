@@ -1,5 +1,5 @@
 import { llm } from '@livekit/agents';
-import type { UsageOut } from '../../modules/test-runs/schemas.js';
+import type { UsageOut } from '../../modules/test-runs/index.js';
 import { complete } from './models.js';
 
 // The simulated user: a model told who it is (persona) and what it wants (goal), that reads the assistant's replies as

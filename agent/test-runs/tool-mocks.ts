@@ -1,7 +1,5 @@
 import { llm } from '@livekit/agents';
-import type { CallTool } from '../../modules/tools/call-tools.js';
-import { executeHttpTool } from '../../modules/tools/http-executor.js';
-import type { ToolValues } from '../../modules/tools/render.js';
+import { type CallTool, executeHttpTool, type ToolValues } from '../../modules/tools/index.js';
 
 // The tools of a test run: the same tools a call offers its model, with the same names, descriptions and parameters,
 // but answered by mocks unless the run asks for the real thing. A mock is the JSON the run gave for the tool, or a

@@ -13,7 +13,7 @@ import {
   TEST_RUN_NOTIFY_CHANNEL,
   type ClaimedRun,
   type RunOutcome,
-} from '../../modules/test-runs/queue.js';
+} from '../../modules/test-runs/index.js';
 import { Stopped } from './conversation.js';
 import { executeTestRun, totalsOf, type TestRunDeps } from './run-test.js';
 

@@ -1,5 +1,5 @@
 import type { llm } from '@livekit/agents';
-import type { StoredTurn } from '../../modules/calls/store.js';
+import type { StoredTurn } from '../../modules/calls/index.js';
 
 // The latency breakdown of an assistant turn, in ms: how long after the caller stopped speaking the turn was declared
 // over, the LLM's time to first token, the TTS's time to first audio, and the total to first audio out.

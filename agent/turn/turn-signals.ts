@@ -1,6 +1,6 @@
 import type { LanguageCode } from '@livekit/agents';
 import { readTranscript, type TranscriptReading } from './text-turn-detector.js';
-import type { TurnDecision } from '../../modules/calls/schemas.js';
+import type { TurnDecision } from '../../modules/calls/index.js';
 
 // What one call knows about the caller's turn in progress, gathered for the end-of-turn decision and for the turn's
 // record: the caller's words so far (what the recogniser released: the overlap filter holds back backchannels), what

@@ -1,4 +1,4 @@
-import type { KeyIdentity } from '../../modules/organizations/api-keys.js';
+import type { KeyIdentity } from '../../modules/organizations/index.js';
 
 /**
  * Remembers key lookups for a few seconds so that an authenticated request costs no database round trip. A revoked key

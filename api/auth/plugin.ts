@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { PrismaClient } from '../../prisma/client.js';
 import { HttpError } from '../http/errors.js';
-import { findActiveKey, hashApiKey, touchApiKeys, type KeyIdentity } from '../../modules/organizations/api-keys.js';
+import { findActiveKey, findSession, hashApiKey, type KeyIdentity, type SessionIdentity, touchApiKeys } from '../../modules/organizations/index.js';
 import { KeyCache } from './key-cache.js';
 import { AppError } from '../../lib/errors.js';
-import { findSession, type SessionIdentity } from '../../modules/organizations/sessions.js';
 import { isSecureContext, readCookie } from './cookies.js';
 import { isStateChanging, verifyCsrf } from './csrf.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
 import { isLoopbackHost } from '../http/public-url.js';
-import { relyingPartyOf, type RelyingParty } from '../../modules/organizations/passkeys.js';
+import { relyingPartyOf, type RelyingParty } from '../../modules/organizations/index.js';
 
 // The origin passkeys are bound to. A passkey resists phishing because the browser signs the origin it is on and the
 // server checks it against its own; that check is worthless if the server learns its origin from the request, which

@@ -1,4 +1,4 @@
-import type { ChartResult } from '../../modules/analytics/schemas.js';
+import type { ChartResult } from '../../modules/analytics/index.js';
 import { html, type Html } from './html.js';
 
 // Charts drawn on the server as SVG: no chart library and no script, crisp at any width (the SVG scales to its box),

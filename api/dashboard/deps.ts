@@ -1,10 +1,10 @@
 import type { PrismaClient } from '../../prisma/client.js';
 import type { MailTransport } from '../../lib/mail.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import type { AssistantReadCache } from '../../modules/assistants/cache.js';
+import type { AssistantReadCache } from '../../modules/assistants/index.js';
 import type { SignInLimit } from '../auth/sign-in-limit.js';
 import type { StreamTokens } from '../../lib/stream-token.js';
-import type { CallAudioRunner } from '../../modules/calls/audio-runner.js';
+import type { CallAudioRunner } from '../../modules/calls/index.js';
 import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
 

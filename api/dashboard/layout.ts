@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { can, type Action } from '../../modules/organizations/roles.js';
+import { can, type Action } from '../../modules/organizations/index.js';
 import type { SignedIn } from '../auth/plugin.js';
 import { html, type Html } from './html.js';
 

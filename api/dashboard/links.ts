@@ -1,10 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { MailTransport } from '../../lib/mail.js';
-import { createInvitation } from '../../modules/organizations/invitations.js';
-import { requestPasswordReset } from '../../modules/organizations/password-resets.js';
-import { invitationMail, resetMail } from '../../modules/organizations/people-mail.js';
-import { getProfile } from '../../modules/organizations/accounts.js';
+import { createInvitation, getProfile, invitationMail, requestPasswordReset, resetMail } from '../../modules/organizations/index.js';
 import { publicBaseUrl } from '../http/public-url.js';
 
 // The two one-time links the dashboard sends, made into absolute URLs (they are read in a mail, outside this browser)

@@ -3,12 +3,24 @@ import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import { paginationOf } from '../../lib/pagination.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
-import { Chart, ChartParams, ChartQuery, ChartResult, ChartWrite, ExportQuery, PeriodOverride } from '../../modules/analytics/schemas.js';
-import { createChart, deleteChart, getChart, listCharts, replaceChart, runChart } from '../../modules/analytics/charts.js';
-import { runChartQuery } from '../../modules/analytics/query.js';
-import { exportChart } from '../../modules/analytics/export.js';
-import { PriceOverrides, PriceTable } from '../../modules/analytics/prices.js';
-import { getPriceTable, replacePriceOverrides } from '../../modules/analytics/price-table.js';
+import {
+  Chart,
+  ChartParams,
+  ChartQuery,
+  ChartResult,
+  ChartWrite,
+  createChart,
+  deleteChart,
+  exportChart,
+  ExportQuery,
+  getChart,
+  listCharts,
+  PeriodOverride,
+  replaceChart,
+  runChart,
+  runChartQuery,
+} from '../../modules/analytics/index.js';
+import { getPriceTable, PriceOverrides, PriceTable, replacePriceOverrides } from '../../modules/calls/index.js';
 
 // Analytics (docs/analytics.md): saved charts, running them with an optional period override, ad-hoc queries of the
 // same shape, exports, and the price table calls are costed with.

@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import { idParam } from '../../lib/zod/query.js';
-import { ApiKeyCreate, ApiKeyCreated, ApiKeyItem } from '../../modules/organizations/people-schemas.js';
-import { issueApiKey, listKeysWithCreators, revokeApiKeyById } from '../../modules/organizations/api-keys.js';
+import { ApiKeyCreate, ApiKeyCreated, ApiKeyItem, issueApiKey, listKeysWithCreators, revokeApiKeyById } from '../../modules/organizations/index.js';
 import { envelope, ErrorResponse } from '../schemas/common.js';
 import { sessionDescription, sessionErrors, sessionSecurity } from './session-schemas.js';
 

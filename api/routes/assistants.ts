@@ -1,14 +1,21 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
-// Evaluated first so the settings' schemas keep their place at the top of the OpenAPI document's components.
-import '../../modules/assistants/settings.js';
+import {
+  Assistant,
+  AssistantCreate,
+  AssistantParams,
+  type AssistantReadCache,
+  AssistantUpdate,
+  createAssistant,
+  deleteAssistant,
+  listAssistants,
+  readAssistantJson,
+  updateAssistant,
+} from '../../modules/assistants/index.js';
 import { commonErrors, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
-import { Assistant, AssistantCreate, AssistantParams, AssistantUpdate } from '../../modules/assistants/schemas.js';
-import type { AssistantReadCache } from '../../modules/assistants/cache.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import type { VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
-import { createAssistant, deleteAssistant, listAssistants, readAssistantJson, updateAssistant } from '../../modules/assistants/service.js';
 
 const tags = ['Assistants'];
 const notFound = { 404: ErrorResponse.describe('No such assistant in this organisation') };

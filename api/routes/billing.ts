@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../../prisma/client.js';
-import { BillingQuery, BillingSummary, billingSummary } from '../../modules/organizations/billing.js';
+import { BillingQuery, BillingSummary, billingSummary } from '../../modules/organizations/index.js';
 import { envelope } from '../schemas/common.js';
 import { sessionDescription, sessionErrors, sessionSecurity } from './session-schemas.js';
 

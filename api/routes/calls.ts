@@ -3,11 +3,21 @@ import { z } from 'zod';
 import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { sendRecording } from '../http/recording-response.js';
-import { Call, CallExportQuery, CallListQuery, CallParams, RecordingParams, TranscriptTurn } from '../../modules/calls/schemas.js';
+import {
+  Call,
+  CallExportQuery,
+  CallListQuery,
+  CallParams,
+  exportCalls,
+  findRecording,
+  getCall,
+  getTranscript,
+  listCalls,
+  RecordingParams,
+  TranscriptTurn,
+} from '../../modules/calls/index.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope } from '../schemas/common.js';
 import { paginationOf } from '../../lib/pagination.js';
-import { exportCalls } from '../../modules/calls/export.js';
-import { findRecording, getCall, getTranscript, listCalls } from '../../modules/calls/read.js';
 
 const tags = ['Calls'];
 const callMissing = { 404: ErrorResponse.describe('No such call in this organisation') };

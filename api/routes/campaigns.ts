@@ -5,19 +5,27 @@ import { AppError } from '../../lib/errors.js';
 import { paginationOf } from '../../lib/pagination.js';
 import { repeated } from '../../lib/zod/query.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
-import { IMPORT_BODY_LIMIT_BYTES, ImportReport, MAX_IMPORT_ROWS } from '../../modules/contacts/schemas.js';
+import { IMPORT_BODY_LIMIT_BYTES, ImportReport, MAX_IMPORT_ROWS } from '../../modules/contacts/index.js';
 import {
+  addCampaignContacts,
   Campaign,
+  CAMPAIGN_STATES,
+  type CampaignAction,
   CampaignContact,
   CampaignContactsAdd,
   CampaignContactsAdded,
   CampaignParams,
   CampaignProgress,
-  CAMPAIGN_STATES,
   CampaignWrite,
-} from '../../modules/campaigns/schemas.js';
-import { createCampaign, deleteCampaign, getCampaign, listCampaigns, replaceCampaign, transitionCampaign, type CampaignAction } from '../../modules/campaigns/service.js';
-import { addCampaignContacts, importCampaignContacts, listCampaignContacts } from '../../modules/campaigns/contacts.js';
+  createCampaign,
+  deleteCampaign,
+  getCampaign,
+  importCampaignContacts,
+  listCampaignContacts,
+  listCampaigns,
+  replaceCampaign,
+  transitionCampaign,
+} from '../../modules/campaigns/index.js';
 import { acceptCsvImports } from './contact-import.js';
 
 // Campaigns: a list of people called on a schedule (docs/campaigns.md). The resource, its transitions, its contacts

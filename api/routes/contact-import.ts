@@ -5,8 +5,7 @@ import type { PrismaClient } from '../../prisma/client.js';
 import { ValidationFailed } from '../../lib/errors.js';
 import { findUnstorableText } from '../../lib/storable-text.js';
 import { commonErrors, envelope, ErrorResponse } from '../schemas/common.js';
-import { ContactImportBody, IMPORT_BODY_LIMIT_BYTES, ImportReport, MAX_IMPORT_ROWS } from '../../modules/contacts/schemas.js';
-import { importContacts } from '../../modules/contacts/import.js';
+import { ContactImportBody, IMPORT_BODY_LIMIT_BYTES, importContacts, ImportReport, MAX_IMPORT_ROWS } from '../../modules/contacts/index.js';
 
 const CSV_TYPES = ['text/csv', 'application/csv'];
 const IMPORT_BODY_LIMIT_MIB = IMPORT_BODY_LIMIT_BYTES / (1024 * 1024);

@@ -7,14 +7,12 @@ import {
   ContactPropertyCreate,
   ContactPropertyParams,
   ContactPropertyUpdate,
-} from '../../modules/contacts/property-schemas.js';
-import {
   createContactProperty,
   deleteContactProperty,
   getContactProperty,
   listContactProperties,
   updateContactProperty,
-} from '../../modules/contacts/properties.js';
+} from '../../modules/contacts/index.js';
 
 const tags = ['Contact properties'];
 const notFound = { 404: ErrorResponse.describe('No such property in this organisation') };

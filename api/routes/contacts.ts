@@ -11,9 +11,13 @@ import {
   ContactListQuery,
   ContactParams,
   ContactUpdate,
+  createContact,
   CUSTOM_FILTER_PREFIX,
-} from '../../modules/contacts/schemas.js';
-import { createContact, deleteContact, getContact, listContacts, updateContact } from '../../modules/contacts/service.js';
+  deleteContact,
+  getContact,
+  listContacts,
+  updateContact,
+} from '../../modules/contacts/index.js';
 
 const tags = ['Contacts'];
 const notFound = { 404: ErrorResponse.describe('No such contact in this organisation') };

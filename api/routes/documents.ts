@@ -5,9 +5,11 @@ import type { PrismaClient } from '../../prisma/client.js';
 import { AppError, ValidationFailed } from '../../lib/errors.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
 import {
+  createDocument,
+  createUploadedDocument,
+  deleteDocument,
   DOCUMENT_BODY_LIMIT_BYTES,
   DOCUMENT_STATUSES,
-  MAX_DOCUMENT_BYTES,
   DocumentContent,
   DocumentContentUpdate,
   DocumentCreate,
@@ -15,21 +17,17 @@ import {
   DocumentParams,
   DocumentSearch,
   DocumentUpdate,
-  SearchResultOut,
-} from '../../modules/knowledge/schemas.js';
-import type { KnowledgeSearch } from '../../modules/knowledge/search/knowledge-search.js';
-import { searchDocuments } from '../../modules/knowledge/search/search-request.js';
-import {
-  createDocument,
-  createUploadedDocument,
-  deleteDocument,
   getDocument,
   getDocumentContent,
+  type KnowledgeSearch,
   listDocuments,
+  MAX_DOCUMENT_BYTES,
   replaceDocumentContent,
   reprocessDocument,
+  searchDocuments,
+  SearchResultOut,
   updateDocument,
-} from '../../modules/knowledge/documents.js';
+} from '../../modules/knowledge/index.js';
 
 const tags = ['Knowledge'];
 const notFound = { 404: ErrorResponse.describe('No such document in this organisation') };

@@ -3,9 +3,18 @@ import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { MailTransport } from '../../lib/mail.js';
 import { idParam } from '../../lib/zod/query.js';
-import { Invitation, InvitationCreate, InvitationCreated, Member, RoleChange } from '../../modules/organizations/people-schemas.js';
-import { changeRole, listMembers, removeMember } from '../../modules/organizations/members.js';
-import { listInvitations, revokeInvitation } from '../../modules/organizations/invitations.js';
+import {
+  changeRole,
+  Invitation,
+  InvitationCreate,
+  InvitationCreated,
+  listInvitations,
+  listMembers,
+  Member,
+  removeMember,
+  revokeInvitation,
+  RoleChange,
+} from '../../modules/organizations/index.js';
 import { inviteAndMail } from '../dashboard/links.js';
 import { envelope, ErrorResponse } from '../schemas/common.js';
 import { sessionDescription, sessionErrors, sessionSecurity } from './session-schemas.js';

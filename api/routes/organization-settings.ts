@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import { commonErrors, envelope } from '../schemas/common.js';
-import { OrganizationSettings, OrganizationSettingsUpdate } from '../../modules/organizations/settings-schemas.js';
-import { getOrganizationSettings, updateOrganizationSettings } from '../../modules/organizations/settings.js';
+import { getOrganizationSettings, OrganizationSettings, OrganizationSettingsUpdate, updateOrganizationSettings } from '../../modules/organizations/index.js';
 
 const tags = ['Organization'];
 

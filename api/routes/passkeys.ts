@@ -2,8 +2,15 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import { idParam } from '../../lib/zod/query.js';
-import { CeremonyOptions, PasskeyCreate, PasskeyItem } from '../../modules/organizations/passkey-schemas.js';
-import { deletePasskey, listPasskeys, passkeyRegistrationOptions, registerPasskey } from '../../modules/organizations/passkeys.js';
+import {
+  CeremonyOptions,
+  deletePasskey,
+  listPasskeys,
+  PasskeyCreate,
+  PasskeyItem,
+  passkeyRegistrationOptions,
+  registerPasskey,
+} from '../../modules/organizations/index.js';
 import { relyingParty } from '../auth/relying-party.js';
 import { envelope, ErrorResponse } from '../schemas/common.js';
 import { sessionDescription, sessionErrors, sessionSecurity } from './session-schemas.js';

@@ -5,6 +5,15 @@ import type { SecretBox } from '../../lib/secret-box.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
 import { paginationOf } from '../../lib/pagination.js';
 import {
+  connectionWarnings,
+  createPhoneConnection,
+  createPhoneNumber,
+  deletePhoneConnection,
+  deletePhoneNumber,
+  getPhoneConnection,
+  getPhoneNumber,
+  listPhoneConnections,
+  listPhoneNumbers,
   PhoneConnection,
   PhoneConnectionCreate,
   PhoneConnectionParams,
@@ -13,10 +22,9 @@ import {
   PhoneNumberCreate,
   PhoneNumberParams,
   PhoneNumberUpdate,
-} from '../../modules/telephony/schemas.js';
-import { createPhoneConnection, deletePhoneConnection, getPhoneConnection, listPhoneConnections, updatePhoneConnection } from '../../modules/telephony/phone-connections.js';
-import { connectionWarnings } from '../../modules/telephony/public-url-check.js';
-import { createPhoneNumber, deletePhoneNumber, getPhoneNumber, listPhoneNumbers, updatePhoneNumber } from '../../modules/telephony/phone-numbers.js';
+  updatePhoneConnection,
+  updatePhoneNumber,
+} from '../../modules/telephony/index.js';
 
 // Phone connections (SIP trunks) and managed numbers: what outbound calls dial through and inbound calls arrive on.
 

@@ -2,8 +2,17 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
-import { Playbook, PlaybookCreate, PlaybookParams, PlaybookUpdate } from '../../modules/playbooks/schemas.js';
-import { createPlaybook, deletePlaybook, getPlaybook, listPlaybooks, updatePlaybook } from '../../modules/playbooks/service.js';
+import {
+  createPlaybook,
+  deletePlaybook,
+  getPlaybook,
+  listPlaybooks,
+  Playbook,
+  PlaybookCreate,
+  PlaybookParams,
+  PlaybookUpdate,
+  updatePlaybook,
+} from '../../modules/playbooks/index.js';
 
 const tags = ['Playbooks'];
 const notFound = { 404: ErrorResponse.describe('No such playbook in this organisation') };

@@ -2,9 +2,18 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import { idParam } from '../../lib/zod/query.js';
-import { PasswordChange, Profile, ProfileUpdate, SessionItem } from '../../modules/organizations/people-schemas.js';
-import { changePassword, getProfile, updateProfile } from '../../modules/organizations/accounts.js';
-import { endOwnSession, endSessionsOf, listSessions } from '../../modules/organizations/sessions.js';
+import {
+  changePassword,
+  endOwnSession,
+  endSessionsOf,
+  getProfile,
+  listSessions,
+  PasswordChange,
+  Profile,
+  ProfileUpdate,
+  SessionItem,
+  updateProfile,
+} from '../../modules/organizations/index.js';
 import { envelope, ErrorResponse } from '../schemas/common.js';
 import { sessionDescription, sessionErrors, sessionSecurity } from './session-schemas.js';
 

@@ -3,11 +3,17 @@ import type { PrismaClient } from '../../prisma/client.js';
 import { HttpError } from '../http/errors.js';
 import { AppError } from '../../lib/errors.js';
 import { commonErrors, envelope, ErrorResponse } from '../schemas/common.js';
-import { IdempotencyHeaders, InitiateCall, InitiateCallResponse, WebCall, WebCallCreate } from '../../modules/telephony/schemas.js';
-import { initiateCall } from '../../modules/telephony/outbound-calls.js';
-import { createLiveKitWebCall } from '../../modules/telephony/livekit-web-calls.js';
-import type { Dialler } from '../../modules/telephony/dialler.js';
-import type { LiveKitTelephony } from '../../modules/telephony/livekit.js';
+import {
+  createLiveKitWebCall,
+  type Dialler,
+  IdempotencyHeaders,
+  InitiateCall,
+  initiateCall,
+  InitiateCallResponse,
+  type LiveKitTelephony,
+  WebCall,
+  WebCallCreate,
+} from '../../modules/telephony/index.js';
 
 export interface TelephonyRouteOptions {
   prisma: PrismaClient;

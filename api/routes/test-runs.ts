@@ -3,14 +3,18 @@ import type { PrismaClient } from '../../prisma/client.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope } from '../schemas/common.js';
 import {
   AssistantTestRunParams,
+  cancelTestRun,
+  createAssistantTestRun,
+  createPlaybookTestRun,
+  getTestRun,
+  listTestRuns,
   PlaybookTestRunCreate,
   PlaybookTestRunParams,
   TestRun,
   TestRunCreate,
   TestRunListQuery,
   TestRunParams,
-} from '../../modules/test-runs/schemas.js';
-import { cancelTestRun, createAssistantTestRun, createPlaybookTestRun, getTestRun, listTestRuns } from '../../modules/test-runs/service.js';
+} from '../../modules/test-runs/index.js';
 
 const tags = ['Test runs'];
 const tooMany = { 409: ErrorResponse.describe('`limit_reached`: the organisation has 100 runs queued or running') };

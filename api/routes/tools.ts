@@ -3,8 +3,21 @@ import { z } from 'zod';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
-import { Tool, ToolCreate, ToolParams, ToolTestRequest, ToolTestResult, ToolUpdate } from '../../modules/tools/schemas.js';
-import { createTool, deleteTool, getTool, listTools, testTool, updateTool, type ToolDeps } from '../../modules/tools/service.js';
+import {
+  createTool,
+  deleteTool,
+  getTool,
+  listTools,
+  testTool,
+  Tool,
+  ToolCreate,
+  type ToolDeps,
+  ToolParams,
+  ToolTestRequest,
+  ToolTestResult,
+  ToolUpdate,
+  updateTool,
+} from '../../modules/tools/index.js';
 
 const tags = ['Tools'];
 const notFound = { 404: ErrorResponse.describe('No such tool in this organisation') };

@@ -4,28 +4,26 @@ import type { PrismaClient } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
 import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
   DeliveriesQuery,
   DeliveryParams,
   EndpointParams,
+  getWebhookEndpoint,
+  listWebhookDeliveryAttempts,
+  listWebhookEndpoints,
+  redeliverWebhook,
   RotateSecretBody,
+  rotateWebhookSecret,
+  updateWebhookEndpoint,
   WebhookDelivery,
   WebhookDeliveryAttempt,
   WebhookEndpoint,
   WebhookEndpointCreate,
   WebhookEndpointUpdate,
   WebhookEndpointWithSecret,
-} from '../../modules/webhooks/schemas.js';
-import {
-  createWebhookEndpoint,
-  deleteWebhookEndpoint,
-  getWebhookEndpoint,
-  listWebhookDeliveryAttempts,
-  listWebhookEndpoints,
-  redeliverWebhook,
-  rotateWebhookSecret,
-  updateWebhookEndpoint,
   type WebhookPolicy,
-} from '../../modules/webhooks/endpoints.js';
+} from '../../modules/webhooks/index.js';
 
 const tags = ['Webhooks'];
 const notFound = { 404: ErrorResponse.describe('No such webhook endpoint in this organisation') };

@@ -1,11 +1,6 @@
-import { runChartQuery } from '../../modules/analytics/query.js';
-import { ChartQuery } from '../../modules/analytics/schemas.js';
-import { DEFAULT_CHARTS } from '../../modules/analytics/default-charts.js';
-import { METRICS } from '../../modules/analytics/metrics.js';
-import { resolvePeriod } from '../../modules/analytics/period.js';
-import { rolledMeasures } from '../../modules/analytics/rollups.js';
-import { bootstrap } from '../../modules/organizations/bootstrap.js';
-import { createAssistant } from '../../modules/assistants/service.js';
+import { ChartQuery, DEFAULT_CHARTS, METRICS, resolvePeriod, rolledMeasures, runChartQuery } from '../../modules/analytics/index.js';
+import { bootstrap } from '../../modules/organizations/index.js';
+import { createAssistant } from '../../modules/assistants/index.js';
 import { startBenchDatabase } from '../knowledge/bench-database.js';
 
 // Charts over 1,000,000 calls of one organisation on the embedded Postgres: every default chart and a few heavier

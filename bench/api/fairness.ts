@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { buildApp } from '../../api/app.js';
 import type { RateLimitOptions } from '../../api/http/rate-limit.js';
-import { bootstrap } from '../../modules/organizations/bootstrap.js';
+import { bootstrap } from '../../modules/organizations/index.js';
 import { createPrismaClient } from '../../prisma/client.js';
 import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
 import { migrate } from '../../prisma/migrate.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildApp } from '../../api/app.js';
-import { bootstrap } from '../../modules/organizations/bootstrap.js';
+import { bootstrap } from '../../modules/organizations/index.js';
 import { createPrismaClient } from '../../prisma/client.js';
 import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
 import { migrate } from '../../prisma/migrate.js';

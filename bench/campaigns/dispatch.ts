@@ -1,11 +1,8 @@
 import pino from 'pino';
 import { SecretBox } from '../../lib/secret-box.js';
-import { createAssistant } from '../../modules/assistants/service.js';
-import { campaignTick } from '../../modules/campaigns/dispatcher.js';
-import { CampaignWrite } from '../../modules/campaigns/schemas.js';
-import { createCampaign, transitionCampaign } from '../../modules/campaigns/service.js';
-import { createPhoneConnection } from '../../modules/telephony/phone-connections.js';
-import { createPhoneNumber } from '../../modules/telephony/phone-numbers.js';
+import { createAssistant } from '../../modules/assistants/index.js';
+import { campaignTick, CampaignWrite, createCampaign, transitionCampaign } from '../../modules/campaigns/index.js';
+import { createPhoneConnection, createPhoneNumber } from '../../modules/telephony/index.js';
 import { startBenchDatabase } from '../knowledge/bench-database.js';
 
 // A campaign of 10,000 contacts against instant fakes: two dispatchers tick side by side as two API processes would,

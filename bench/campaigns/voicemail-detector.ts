@@ -3,7 +3,17 @@ import { initializeLogger, VADEventType } from '@livekit/agents';
 import { espeakSynthesize } from '../../agent/providers/local/espeak.js';
 import { loadVad } from '../../agent/turn/vad.js';
 import { resampleLinear } from '../../media/pcm.js';
-import { beepBy, decide, DEFAULT_DETECTOR, greetingEnd, type HeardBeep, type HeardText, type MachineDetectorSettings, type Observed, type SpeechSegment } from '../../modules/campaigns/machine-detector.js';
+import {
+  beepBy,
+  decide,
+  DEFAULT_DETECTOR,
+  greetingEnd,
+  type HeardBeep,
+  type HeardText,
+  type MachineDetectorSettings,
+  type Observed,
+  type SpeechSegment,
+} from '../../modules/campaigns/index.js';
 import { ToneDetector } from '../../media/tone-detector.js';
 import { OPENINGS, type Opening } from './openings.js';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { bootstrap } from '../../modules/organizations/bootstrap.js';
+import { bootstrap } from '../../modules/organizations/index.js';
 import { createPrismaClient, type PrismaClient } from '../../prisma/client.js';
 import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
 import { migrate } from '../../prisma/migrate.js';

@@ -4,9 +4,7 @@
 // Run: taskset -c 0 npx tsx bench/knowledge/ingest.ts
 import crypto from 'node:crypto';
 import os from 'node:os';
-import { closeLocalModel } from '../../modules/knowledge/embeddings/local.js';
-import { claimDocuments, processDocument, processingDeps } from '../../modules/knowledge/processing.js';
-import { makePdf } from '../../modules/knowledge/parse/testing/fixtures.js';
+import { claimDocuments, closeLocalModel, makePdf, processDocument, processingDeps } from '../../modules/knowledge/index.js';
 import { startBenchDatabase } from './bench-database.js';
 
 const SENTENCES = [

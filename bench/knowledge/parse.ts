@@ -3,10 +3,7 @@
 // Two figures per format: the conversion alone (in this thread, best of 3 runs after a warm-up) and toMarkdown as the
 // processing job calls it (a fresh thread per document: its start-up, loading the parser, and the conversion).
 // Run: npx tsx bench/knowledge/parse.ts
-import { convert } from '../../modules/knowledge/parse/convert.js';
-import { docxParagraph, docxTable, makeDocx, makePdf } from '../../modules/knowledge/parse/testing/fixtures.js';
-import { toMarkdown } from '../../modules/knowledge/parse/index.js';
-import { DOCX_MEDIA_TYPE, type SupportedMediaType } from '../../modules/knowledge/parse/media-types.js';
+import { convert, DOCX_MEDIA_TYPE, docxParagraph, docxTable, makeDocx, makePdf, type SupportedMediaType, toMarkdown } from '../../modules/knowledge/index.js';
 
 const SENTENCE = 'Our support team answers calls on weekdays from nine to five, and refunds are paid within 30 days. ';
 

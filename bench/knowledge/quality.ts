@@ -7,16 +7,20 @@
 // Run: npx tsx bench/knowledge/quality.ts
 import crypto from 'node:crypto';
 import { SecretBox, SECRETS_KEY_BYTES } from '../../lib/secret-box.js';
-import { createAssistant } from '../../modules/assistants/service.js';
-import { createDocument } from '../../modules/knowledge/documents.js';
-import { closeLocalModel } from '../../modules/knowledge/embeddings/local.js';
-import { claimDocuments, processDocument, processingDeps } from '../../modules/knowledge/processing.js';
-import { lexicalSearch } from '../../modules/knowledge/search/lexical.js';
-import { MemoryVectors } from '../../modules/knowledge/search/memory-vectors.js';
-import { hybridSearch } from '../../modules/knowledge/search/hybrid-search.js';
-import { assistantScope } from '../../modules/knowledge/search/scope.js';
-import { fromBytes } from '../../modules/knowledge/vectors.js';
-import { cachedEmbedder } from '../../modules/knowledge/embeddings/query-cache.js';
+import { createAssistant } from '../../modules/assistants/index.js';
+import {
+  assistantScope,
+  cachedEmbedder,
+  claimDocuments,
+  closeLocalModel,
+  createDocument,
+  fromBytes,
+  hybridSearch,
+  lexicalSearch,
+  MemoryVectors,
+  processDocument,
+  processingDeps,
+} from '../../modules/knowledge/index.js';
 import { startBenchDatabase } from './bench-database.js';
 import { answerFound, loadCorpus, loadQuestions, type Question } from './dataset/load.js';
 

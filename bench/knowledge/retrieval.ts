@@ -13,9 +13,8 @@ import { llm, voice } from '@livekit/agents';
 import { FakeSession } from '../../agent/call/testing/fake-session.js';
 import { TurnPrompt } from '../../agent/call/turn-prompt.js';
 import { SecretBox, SECRETS_KEY_BYTES } from '../../lib/secret-box.js';
-import { createAssistant } from '../../modules/assistants/service.js';
-import { closeLocalModel } from '../../modules/knowledge/embeddings/local.js';
-import { KnowledgeSearch } from '../../modules/knowledge/search/knowledge-search.js';
+import { createAssistant } from '../../modules/assistants/index.js';
+import { closeLocalModel, KnowledgeSearch } from '../../modules/knowledge/index.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { startBenchDatabase } from './bench-database.js';
 

@@ -5,7 +5,7 @@ import { PushAudioInput } from '../../agent/io/push-audio-input.js';
 import { CallAgent } from '../../agent/call/call-agent.js';
 import { buildSessionOptions } from '../../agent/call/session-config.js';
 import { CallRecorder } from '../../media/recording/recorder.js';
-import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/settings.js';
+import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/index.js';
 import { BenchCaller } from './caller.js';
 import { BENCH_ACCESS, InstantSTT, InstantTTS } from './instant-providers.js';
 

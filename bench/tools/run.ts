@@ -4,8 +4,7 @@ import { initializeLogger, voice, type llm } from '@livekit/agents';
 import { createLlm } from '../../agent/providers/llm-providers.js';
 import { callToolContext } from '../../agent/call/tools.js';
 import { ToolRuns } from '../../agent/call/tool-runs.js';
-import type { CallTool } from '../../modules/tools/call-tools.js';
-import type { HttpToolResult } from '../../modules/tools/http-executor.js';
+import type { CallTool, HttpToolResult } from '../../modules/tools/index.js';
 import { startFakeOpenAI } from '../../test/fakes/vendors/openai.js';
 
 // The time a tool call adds to a turn beyond the tool's own latency. Sessions in the framework's text mode (no audio,

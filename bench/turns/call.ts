@@ -4,7 +4,7 @@ import { PacedAudioOutput } from '../../agent/io/paced-audio-output.js';
 import { PushAudioInput } from '../../agent/io/push-audio-input.js';
 import { CallAgent } from '../../agent/call/call-agent.js';
 import { buildSessionOptions } from '../../agent/call/session-config.js';
-import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/settings.js';
+import { AssistantSettings, DEFAULT_SYSTEM_PROMPT } from '../../modules/assistants/index.js';
 import { BENCH_ACCESS, InstantSTT, InstantTTS } from '../pipeline/instant-providers.js';
 import { TimelineCaller } from './caller.js';
 

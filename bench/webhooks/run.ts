@@ -4,13 +4,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { bootstrap } from '../../modules/organizations/bootstrap.js';
-import { createWebhookEndpoint } from '../../modules/webhooks/endpoints.js';
-import { startWebhookDelivery } from '../../modules/webhooks/delivery-worker.js';
+import { bootstrap } from '../../modules/organizations/index.js';
+import { createWebhookEndpoint, recordEvent, startWebhookDelivery } from '../../modules/webhooks/index.js';
 import { createPrismaClient } from '../../prisma/client.js';
 import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
 import { migrate } from '../../prisma/migrate.js';
-import { recordEvent } from '../../modules/webhooks/events.js';
 import { SecretBox, SECRETS_KEY_BYTES } from '../../lib/secret-box.js';
 
 // Webhook delivery throughput and event-to-delivery delay, on one machine: embedded Postgres, delivery workers in this

@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import { neutralizeFormula } from '../calls/export.js';
+import { neutralizeFormula } from '../calls/index.js';
 import type { Db } from '../../prisma/client.js';
 import { runChart } from './charts.js';
 import type { ChartResult, PeriodOverride } from './schemas.js';

@@ -1,4 +1,4 @@
-import { TERMINAL } from '../calls/statuses.js';
+import { TERMINAL } from '../calls/index.js';
 
 // What a chart can measure, each as SQL over one call row (`c`) or one assistant turn (`t`), read from indexed
 // columns only: never a transcript. docs/analytics.md defines each metric for people.

@@ -5,7 +5,7 @@ import { COLLECTED_PREFIX, DIMENSIONS, OUTCOME_PREFIX, TIME_BUCKETS, type ChartF
 import { shapeResult, type Group, type Row } from './series.js';
 import { rolledMeasures, ROLLED_OUTCOME, ROLLED_OUTCOME_COLUMN, ROLLUP_COLUMNS } from './rollups.js';
 import { countStatement, EXACT_BELOW, histogramOf, histogramRows, histogramStatement, readsWholeHours, RELATIVE_ERROR, type Histogram, type HistogramBounds } from './histograms.js';
-import { IN_PROGRESS, NOT_STARTED } from '../calls/statuses.js';
+import { IN_PROGRESS, NOT_STARTED } from '../calls/index.js';
 
 // Runs a chart's query as one SQL statement, grouped by GROUPING SETS so that the points, each series' total and the
 // overall total come from one scan. It reads the hourly rollups when every part of the query is in them

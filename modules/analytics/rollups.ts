@@ -1,4 +1,4 @@
-import { TERMINAL } from '../calls/statuses.js';
+import { TERMINAL } from '../calls/index.js';
 import type { Aggregation, MetricName } from './metrics.js';
 import type { ResolvedPeriod } from './period.js';
 import { DIMENSIONS, TIME_BUCKETS, type ChartFilters, type ChartQuery, type Dimension } from './schemas.js';

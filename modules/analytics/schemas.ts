@@ -2,9 +2,8 @@ import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { int } from '../../lib/zod/int.js';
 import { idParam, MAX_ID } from '../../lib/zod/query.js';
-import { CALL_DIRECTIONS, CALL_TRANSPORTS } from '../calls/schemas.js';
-import { CALL_STATUSES } from '../calls/statuses.js';
-import { e164 } from '../telephony/schemas.js';
+import { CALL_DIRECTIONS, CALL_STATUSES, CALL_TRANSPORTS } from '../calls/index.js';
+import { e164 } from '../../lib/zod/e164.js';
 import { AGGREGATIONS, METRIC_NAMES, METRICS, type Aggregation, type MetricDef, type MetricName } from './metrics.js';
 
 // A chart's query (what is measured, how it is grouped and filtered, over which period in which time zone) and the

@@ -1,45 +1,11 @@
-import { apiKeyVariable, baseUrlVariable, vendorSettingsOf, type VendorSettings } from '../../lib/config.js';
+import { apiKeyVariable, baseUrlVariable } from '../../lib/config.js';
+import type { VendorCredentials } from '../../lib/vendor-credentials.js';
 import type { AssistantSettings } from './settings.js';
-import { allowanceOfUrl, type HostAllowance, type VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
 
 // Which vendor credentials an assistant's settings need and this process does not have. One function for both
 // processes: the API shows it as `warnings` on the assistant, so a user learns it before a caller does, and the call
 // runtime refuses to start a call that cannot work and says which variable is unset. Each process answers for its
 // own environment: in production the API and the agents may run with different variables.
-
-/** Where a process finds vendor keys and endpoint overrides (`DEEPGRAM_API_KEY`, `DEEPGRAM_BASE_URL`, ...). */
-export interface VendorCredentials {
-  apiKey(vendor: string): string | undefined;
-  baseUrl(vendor: string): string | undefined;
-  /** Where an assistant's own vendor URLs may lead besides public addresses; absent, nowhere else. */
-  targets?: VendorTargetPolicy;
-}
-
-export { apiKeyVariable, baseUrlVariable };
-
-/** The keys and endpoints of a process's configuration (`Config.vendors`, checked at start-up). */
-export function vendorCredentialsOf(vendors: VendorSettings): VendorCredentials {
-  // Own properties only: a vendor named like an Object method must not find that method.
-  return {
-    apiKey: (v) => (Object.hasOwn(vendors.apiKeys, v) ? vendors.apiKeys[v] : undefined),
-    baseUrl: (v) => (Object.hasOwn(vendors.baseUrls, v) ? vendors.baseUrls[v] : undefined),
-    targets: vendorTargetPolicyOf(vendors),
-  };
-}
-
-/**
- * The hosts an assistant's vendor URLs may name although they are not public: VENDOR_PRIVATE_HOSTS, and the host and
- * port of each of the operator's own `*_BASE_URL` variables (the operator chose those).
- */
-export function vendorTargetPolicyOf(vendors: Pick<VendorSettings, 'baseUrls' | 'privateHosts'>): VendorTargetPolicy {
-  const own = Object.values(vendors.baseUrls).map(allowanceOfUrl).filter((a): a is HostAllowance => a !== null);
-  return { privateHosts: [...(vendors.privateHosts ?? []), ...own] };
-}
-
-/** The keys and endpoints in `env` as it is now, for a reader that must see a change made after start-up. */
-export function vendorCredentialsFromEnv(env: Record<string, string | undefined> = process.env): VendorCredentials {
-  return vendorCredentialsOf(vendorSettingsOf(env));
-}
 
 /** The stage of a call a credential belongs to. */
 export type CallStage = 'stt' | 'tts' | 'llm';

@@ -1,6 +1,7 @@
-import { queueAssistantDocuments } from '../knowledge/index-specs.js';
+import { queueAssistantDocuments } from '../knowledge/index.js';
 import type { Db, PrismaClient } from '../../prisma/client.js';
-import { missingCredentials, vendorCredentialsFromEnv } from './credentials.js';
+import { missingCredentials } from './credentials.js';
+import { vendorCredentialsFromEnv } from '../../lib/vendor-credentials.js';
 import { AssistantSettings, assistantFields } from './settings.js';
 import { columnsOf, readAssistantRow, settingsOf, withAssignments, type AssistantRow, type Settings } from './store.js';
 import { mergeBySchema } from '../../lib/zod/walk.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { int } from '../../lib/zod/int.js';
+import { RAGSettings } from '../knowledge/index.js';
 import {
-  DEFAULT_EMBEDDING_MODEL,
   DEFAULT_LLM_MODEL,
   DEFAULT_STT_MODEL,
   LLM_PROVIDERS,
@@ -92,25 +92,6 @@ export const TTSSettings = z
     provider_config: freeForm.default({}).describe('Passed on to the vendor. `api_key`, the assistant\'s own key, is write-only: stored sealed, masked in every answer.'),
   })
   .meta({ id: 'TTSSettings' });
-
-export const RAGSettings = z
-  .strictObject({
-    enabled: z.boolean().default(false),
-    auto_process: z.boolean().default(true),
-    chunking_strategy: z.enum(['recursive', 'fixed', 'sentence', 'markdown']).default('recursive'),
-    chunk_size: int().min(100).max(8000).default(1000),
-    chunk_overlap: int().min(0).max(4000).default(200),
-    embedding_model: shortText.default(DEFAULT_EMBEDDING_MODEL),
-    search_limit: int().min(1).max(50).default(3),
-    similarity_threshold: z.number().min(0).max(1).default(0.7),
-    include_metadata: z.boolean().default(true),
-    context_budget: int().min(0).max(1_000_000).default(8000),
-    context_window_tokens: int().min(256).max(2_000_000).default(4000),
-    max_prompt_doc_tokens: int().min(0).max(1_000_000).default(2000),
-    history_strategy: z.enum(['sliding_window', 'summarize', 'full']).default('sliding_window'),
-    max_history_turns: int().min(1).max(1000).default(20),
-  })
-  .meta({ id: 'RAGSettings' });
 
 export const RecordingSettings = z
   .strictObject({

@@ -10,11 +10,11 @@ import {
   LLMFallbackSettings,
   LLMProviderConfig,
   LLMSettings,
-  RAGSettings,
   RecordingSettings,
   STTSettings,
   TTSSettings,
 } from './settings.js';
+import { RAGSettings } from '../knowledge/index.js';
 
 // An assistant's row and its settings, both ways: what the API writes and reads, and what a call loads. Nothing here
 // knows of HTTP; the API masks secrets and shapes responses on top of it. Vendor keys in the settings are stored sealed

@@ -13,8 +13,3 @@ export type TtsProvider = (typeof TTS_PROVIDERS)[number];
 
 export const DEFAULT_LLM_MODEL = 'gpt-4.1-mini';
 export const DEFAULT_STT_MODEL = 'nova-3';
-/**
- * The offline model, bundled with the service: knowledge works with no key and no text leaves the machine. OpenAI's
- * `text-embedding-3-small` (or any OpenAI-compatible server) finds paraphrases better; docs/knowledge.md compares them.
- */
-export const DEFAULT_EMBEDDING_MODEL = 'local/use-lite';

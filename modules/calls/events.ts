@@ -1,8 +1,8 @@
 // Payloads of the call lifecycle events (`call.started`, `call.completed`, `call.failed`), built in one place so the
 // runtime and anything that re-emits them agree on the shape documented in docs/events.md.
 
-import type { CollectedValuesRecord } from '../playbooks/collect.js';
-import type { CallCost, CallUsage } from '../analytics/usage-schemas.js';
+import type { CollectedValuesRecord } from './schemas.js';
+import type { CallCost, CallUsage } from './usage-schemas.js';
 
 export type TranscriptRole = 'user' | 'assistant';
 

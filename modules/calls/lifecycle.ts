@@ -2,13 +2,13 @@ import crypto from 'node:crypto';
 import type { Db, Prisma, PrismaClient } from '../../prisma/client.js';
 import type { Call } from '../../prisma/generated/client.js';
 import { normalizePhone } from '../../lib/phone.js';
-import { recordEvent } from '../webhooks/events.js';
+import { recordEvent } from '../webhooks/index.js';
 import { callEndedPayload, callStartedPayload } from './events.js';
-import type { CollectedValuesRecord } from '../playbooks/collect.js';
+import type { CollectedValuesRecord } from './schemas.js';
 import { IN_PROGRESS, NOT_STARTED, type FinishedEnd, type UnstartedEnd } from './statuses.js';
 import { CallNotRunnableError, turnRow, type StoredRecording, type StoredTurn } from './store.js';
-import { callUsage, countTurns, priceUsage, usageColumns, NO_MODEL_USAGE, type ModelUsage } from '../analytics/usage.js';
-import { loadPriceOverrides } from '../analytics/price-table.js';
+import { callUsage, countTurns, priceUsage, usageColumns, NO_MODEL_USAGE, type ModelUsage } from './usage.js';
+import { loadPriceOverrides } from './price-table.js';
 
 // Where a call changes state. Every call row is created here and every status change is made here, each a
 // compare-and-set on the statuses it moves from: processes racing for one call (two sweeps, a sweep and a dialler, a

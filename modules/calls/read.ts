@@ -1,10 +1,9 @@
 import type { Db } from '../../prisma/client.js';
 import type { Prisma } from '../../prisma/client.js';
 import { notFound } from '../../lib/errors.js';
-import type { CallFilters, TurnDecision, TurnRetrieval } from './schemas.js';
+import type { CallFilters, CollectedValuesRecord, TurnDecision, TurnRetrieval } from './schemas.js';
 import type { CallRow } from './lifecycle.js';
-import type { CollectedValuesRecord } from '../playbooks/collect.js';
-import type { CallCost, CallUsage } from '../analytics/usage-schemas.js';
+import type { CallCost, CallUsage } from './usage-schemas.js';
 
 // Reading calls back. Every query is filtered by the organisation: another organisation's call is "not found".
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { MAX_ID, textInt } from '../../lib/zod/query.js';
 import { repeated, textInstant } from '../../lib/zod/query.js';
-import { e164 } from '../telephony/schemas.js';
+import { e164 } from '../../lib/zod/e164.js';
 import { CALL_STATUSES } from './statuses.js';
-import { CallCost, CallUsage } from '../analytics/usage-schemas.js';
+import { CallCost, CallUsage } from './usage-schemas.js';
 
 // Reading calls: the record, its transcript, its recordings, the list and the export. What moves a call's status:
 // lifecycle.ts.
@@ -61,6 +61,8 @@ export const CollectedValues = z
     }),
   )
   .meta({ id: 'CollectedValues' });
+/** What a call stores in `calls.collected_values` and `call.completed` carries: by playbook name, then value name. */
+export type CollectedValuesRecord = z.output<typeof CollectedValues>;
 
 export const Call = z
   .object({

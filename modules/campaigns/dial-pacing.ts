@@ -1,5 +1,5 @@
 import type { Db } from '../../prisma/client.js';
-import type { DialGate } from '../calls/lifecycle.js';
+import type { DialGate } from '../calls/index.js';
 
 // A campaign's `calls_per_minute` held where the dial leaves the service. The dispatcher paces what it queues, but
 // queued calls wait for a dialler slot, and several processes dial: calls queued over two minutes can go out in one.

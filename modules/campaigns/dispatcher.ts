@@ -1,12 +1,10 @@
 import crypto from 'node:crypto';
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../../lib/logger.js';
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import type { Campaign as CampaignRow } from '../../prisma/generated/client.js';
 import { startJobLoop } from '../../lib/jobs.js';
-import { admitCalls } from '../calls/concurrency.js';
-import { queueOutboundCall } from '../calls/lifecycle.js';
-import { TERMINAL } from '../calls/statuses.js';
-import { recordEvent } from '../webhooks/events.js';
+import { admitCalls, queueOutboundCall, TERMINAL } from '../calls/index.js';
+import { recordEvent } from '../webhooks/index.js';
 import { contactZones, nextOpening, type CallingWindow } from './calling-hours.js';
 import { outcomeOf } from './progress.js';
 import type { CampaignWriteIn, Outcome } from './schemas.js';
@@ -141,7 +139,7 @@ async function pauseFor(db: Db, row: CampaignRow, reason: string, now: Date): Pr
 }
 
 /** Queues the campaign's due contacts within its pacing; answers how many calls it queued. */
-async function dialCampaign(prisma: PrismaClient, row: CampaignRow, now: Date, log: FastifyBaseLogger): Promise<number> {
+async function dialCampaign(prisma: PrismaClient, row: CampaignRow, now: Date, log: Logger): Promise<number> {
   const { schedule, pacing, voicemail } = settings(row);
   return prisma.$transaction(
     async (tx) => {
@@ -232,7 +230,7 @@ async function dialCampaign(prisma: PrismaClient, row: CampaignRow, now: Date, l
 }
 
 /** One pass over every campaign: settle, start, trip, complete, dial. `now` is the clock the schedule is read on. */
-export async function campaignTick(prisma: PrismaClient, log: FastifyBaseLogger, now = new Date()): Promise<TickReport> {
+export async function campaignTick(prisma: PrismaClient, log: Logger, now = new Date()): Promise<TickReport> {
   const settled = await settleAttempts(prisma, now);
   await startDue(prisma, now);
   let queued = 0;
@@ -249,7 +247,7 @@ export interface CampaignDispatcher {
   stop(): Promise<void>;
 }
 
-export function startCampaignDispatcher(prisma: PrismaClient, options: { logger: FastifyBaseLogger; intervalMs?: number | undefined; onQueued?: () => void }): CampaignDispatcher {
+export function startCampaignDispatcher(prisma: PrismaClient, options: { logger: Logger; intervalMs?: number | undefined; onQueued?: () => void }): CampaignDispatcher {
   const log = options.logger;
   const loop = startJobLoop({
     intervalMs: options.intervalMs ?? 1000,

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { int } from '../../lib/zod/int.js';
 import { idParam, MAX_ID } from '../../lib/zod/query.js';
-import { CONTACT_SOURCES } from '../contacts/schemas.js';
-import { canonicalTimeZone } from '../contacts/timezone.js';
-import { e164 } from '../telephony/schemas.js';
+import { canonicalTimeZone, CONTACT_SOURCES } from '../contacts/index.js';
+import { e164 } from '../../lib/zod/e164.js';
 
 // A campaign as a client writes and reads it. Every setting has a default a careful operator would pick, so
 // `{name, assistant_id, from_numbers}` is a working campaign; docs/campaigns.md gives each default its reason.

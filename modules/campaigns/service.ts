@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import type { Campaign as CampaignRow } from '../../prisma/generated/client.js';
 import { AppError, notFound, ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
-import { recordEvent } from '../webhooks/events.js';
+import { recordEvent } from '../webhooks/index.js';
 import { campaignProgress } from './progress.js';
 import type { CampaignOut, CampaignState, CampaignWriteIn } from './schemas.js';
 

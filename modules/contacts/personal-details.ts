@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { normalizePhone, phoneDigitsOf } from '../../lib/phone.js';
-import { sanitizeValue } from '../assistants/templates.js';
+import { sanitizeValue } from '../assistants/index.js';
 
 // Finding a deleted contact's personal details in what was kept about its calls (transcripts, tool calls, opening
 // lines, summaries, event payloads) and replacing each occurrence with a placeholder. The values are known: the

@@ -1,7 +1,6 @@
 import type { Db } from '../../prisma/client.js';
-import { RAGSettings } from '../assistants/settings.js';
+import { RAGSettings } from './rag-settings.js';
 import { chunkingKey, DEFAULT_CHUNKING, type ChunkingOptions } from './chunking.js';
-import { queueProcessing } from './processing.js';
 
 // What a document must be indexed with: one chunk set per chunking setting and, on each, vectors of each embedding
 // model, as the assistants it is attached to ask (their rag_settings). A document attached to none is indexed with
@@ -61,30 +60,4 @@ function same(a: IndexSpec, b: IndexSpec): boolean {
 
 export function hasIndex(indexes: unknown, spec: IndexSpec): boolean {
   return Array.isArray(indexes) && indexes.some((i: Partial<DocumentIndex>) => i.chunking === spec.key && i.embedding_model === spec.embeddingModel);
-}
-
-/**
- * Queues the documents of an assistant that lack its index (just attached, or its chunking or model changed), when
- * its `auto_process` says so. Each keeps answering from what it has until the new index is ready: the job adds the
- * chunk set and vectors, and drops the ones no assistant uses any more, only when it ends.
- */
-export async function queueAssistantDocuments(db: Db, assistantId: number): Promise<number> {
-  const assistant = await db.assistant.findUnique({ where: { id: assistantId }, select: { ragSettings: true, documents: { select: { document: { select: { id: true, status: true, indexes: true } } } } } });
-  if (!assistant) return 0;
-  const rag = ragSettingsOf(assistant.ragSettings);
-  if (!rag.auto_process) return 0;
-  const spec = specOf(rag);
-  const due = assistant.documents.map((d) => d.document).filter((d) => (d.status === 'ready' || d.status === 'failed') && !hasIndex(d.indexes, spec));
-  return queueDocuments(db, due.map((d) => d.id));
-}
-
-/** Queues documents to be (re)indexed; those already queued or being processed pick up the change when they end. */
-export async function queueDocuments(db: Db, ids: number[]): Promise<number> {
-  if (ids.length === 0) return 0;
-  const { count } = await db.document.updateMany({
-    where: { id: { in: ids }, status: { in: ['ready', 'failed'] } },
-    data: { status: 'pending', attempts: 0, failedStage: null, error: null },
-  });
-  if (count > 0) await queueProcessing(db);
-  return count;
 }

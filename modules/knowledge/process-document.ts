@@ -3,7 +3,6 @@ import { chunkMarkdown, type Chunk } from './chunking.js';
 import { EmbeddingError, type Embedder } from './embeddings/embedder.js';
 import { requiredSpecs, type DocumentIndex, type IndexSpec } from './index-specs.js';
 import { DocumentParseError, toMarkdown } from './parse/index.js';
-import type { ClaimedDocument } from './processing.js';
 import { UrlSourceError } from './url-source/errors.js';
 import { embeddingText, toBytes } from './vectors.js';
 
@@ -14,6 +13,24 @@ import { embeddingText, toBytes } from './vectors.js';
 // docs/knowledge.md.
 
 export type Stage = 'fetch' | 'parse' | 'chunk' | 'embed';
+
+/** A document claimed by the processing job (processing.ts), with its lease: what its stages read. */
+export interface ClaimedDocument {
+  id: number;
+  organizationId: number;
+  leaseToken: string;
+  /** This claim's number (1-based). */
+  attempt: number;
+  filename: string | null;
+  mediaType: string;
+  /** The upload not converted yet; null once its Markdown is the content (and for text sources). */
+  sourceBytes: Buffer | null;
+  content: string;
+  /** A URL source, and whether it is to be fetched now (never fetched, or due for refresh). */
+  sourceUrl: string | null;
+  crawl: unknown;
+  fetchDue: boolean;
+}
 
 /** What became of a claimed document. */
 export type ProcessingOutcome =

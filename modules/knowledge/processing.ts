@@ -3,10 +3,11 @@ import type { BaseLogger } from 'pino';
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import { startJobLoop } from '../../lib/jobs.js';
 import { listenForChanges } from '../../lib/pg-listen.js';
-import type { VendorCredentials } from '../assistants/credentials.js';
+import type { VendorCredentials } from '../../lib/vendor-credentials.js';
 import type { Embedder } from './embeddings/embedder.js';
 import { embedderFor } from './embeddings/resolve.js';
-import { processDocument, type ProcessingDeps, type ProcessingOutcome } from './process-document.js';
+import { hasIndex, ragSettingsOf, specOf } from './index-specs.js';
+import { processDocument, type ClaimedDocument, type ProcessingDeps, type ProcessingOutcome } from './process-document.js';
 import { fetchUrlSource } from './url-source/fetch-url-source.js';
 import { crawlOf } from './url-source-settings.js';
 import type { PgVectors } from './search/pgvector.js';
@@ -27,25 +28,34 @@ export async function queueProcessing(db: Db): Promise<void> {
   await db.$executeRaw`SELECT pg_notify(${DOCUMENTS_NOTIFY_CHANNEL}, '')`;
 }
 
+/**
+ * Queues the documents of an assistant that lack its index (just attached, or its chunking or model changed), when
+ * its `auto_process` says so. Each keeps answering from what it has until the new index is ready: the job adds the
+ * chunk set and vectors, and drops the ones no assistant uses any more, only when it ends.
+ */
+export async function queueAssistantDocuments(db: Db, assistantId: number): Promise<number> {
+  const assistant = await db.assistant.findUnique({ where: { id: assistantId }, select: { ragSettings: true, documents: { select: { document: { select: { id: true, status: true, indexes: true } } } } } });
+  if (!assistant) return 0;
+  const rag = ragSettingsOf(assistant.ragSettings);
+  if (!rag.auto_process) return 0;
+  const spec = specOf(rag);
+  const due = assistant.documents.map((d) => d.document).filter((d) => (d.status === 'ready' || d.status === 'failed') && !hasIndex(d.indexes, spec));
+  return queueDocuments(db, due.map((d) => d.id));
+}
+
+/** Queues documents to be (re)indexed; those already queued or being processed pick up the change when they end. */
+export async function queueDocuments(db: Db, ids: number[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const { count } = await db.document.updateMany({
+    where: { id: { in: ids }, status: { in: ['ready', 'failed'] } },
+    data: { status: 'pending', attempts: 0, failedStage: null, error: null },
+  });
+  if (count > 0) await queueProcessing(db);
+  return count;
+}
+
 export type ProcessingLogger = Pick<BaseLogger, 'info' | 'warn' | 'error'>;
 const silentLogger: ProcessingLogger = { info() {}, warn() {}, error() {} };
-
-export interface ClaimedDocument {
-  id: number;
-  organizationId: number;
-  leaseToken: string;
-  /** This claim's number (1-based). */
-  attempt: number;
-  filename: string | null;
-  mediaType: string;
-  /** The upload not converted yet; null once its Markdown is the content (and for text sources). */
-  sourceBytes: Buffer | null;
-  content: string;
-  /** A URL source, and whether it is to be fetched now (never fetched, or due for refresh). */
-  sourceUrl: string | null;
-  crawl: unknown;
-  fetchDue: boolean;
-}
 
 /**
  * 3 claims: a document whose processing was cut short (its process killed, its lease lapsed) this often is taken to

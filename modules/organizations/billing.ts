@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../prisma/client.js';
-import { runChartQuery } from '../analytics/query.js';
-import { ChartQuery, Period, PERIOD_PRESETS, timezone } from '../analytics/schemas.js';
+import { ChartQuery, Period, PERIOD_PRESETS, runChartQuery, timezone } from '../analytics/index.js';
 import { getOrganizationSettings } from './settings.js';
 import { requireRole } from './roles.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { normalizeEmail } from '../contacts/email.js';
+import { normalizeEmail } from '../contacts/index.js';
 import { Password } from './passwords.js';
 import { ROLES } from './roles.js';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../prisma/client.js';
-import { activeCalls } from '../calls/concurrency.js';
+import { activeCalls } from '../calls/index.js';
 
 export interface OrganizationSettings {
   organization_id: number;

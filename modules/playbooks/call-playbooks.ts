@@ -1,6 +1,6 @@
 import type { Db } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import { callToolOf, type CallTool } from '../tools/call-tools.js';
+import { callToolOf, type CallTool } from '../tools/index.js';
 import { configOf } from './service.js';
 import type { CollectFieldIn, PlaybookCreateIn } from './schemas.js';
 

@@ -6,9 +6,6 @@ import { MAX_COLLECTED_STRING_LENGTH, type CollectFieldIn } from './schemas.js';
 
 export type CollectedValue = string | number | boolean;
 
-/** What a call stores in `calls.collected_values` and `call.completed` carries: by playbook name, then value name. */
-export type CollectedValuesRecord = Record<string, { values: Record<string, CollectedValue>; missing: string[] }>;
-
 export type Coerced = { ok: true; value: CollectedValue } | { ok: false; reason: string };
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

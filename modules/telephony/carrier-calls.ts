@@ -1,8 +1,6 @@
 import type { PrismaClient } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import { endUnstartedCall, markCallRinging, type CallRow } from '../calls/lifecycle.js';
-import { NOT_STARTED } from '../calls/statuses.js';
-import { recordAnsweredBy } from '../calls/answered-by.js';
+import { type CallRow, endUnstartedCall, markCallRinging, NOT_STARTED, recordAnsweredBy } from '../calls/index.js';
 import type { CarrierAccount, CarrierAdapter, CarrierCallReport } from './carriers/carrier.js';
 import { carrierOfKind } from './carriers/registry.js';
 import { statusOfSipFailure } from './sip-failures.js';

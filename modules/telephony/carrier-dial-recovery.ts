@@ -1,7 +1,6 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../../lib/logger.js';
 import type { PrismaClient } from '../../prisma/client.js';
-import { endUnstartedCall, requeueUnsentDial } from '../calls/lifecycle.js';
-import { DIALLING } from '../calls/statuses.js';
+import { DIALLING, endUnstartedCall, requeueUnsentDial } from '../calls/index.js';
 import { applyCarrierReport, carrierOfConnection, type CarrierSettings } from './carrier-calls.js';
 
 // Carrier dials that went quiet, resolved from what the carrier has. Run on every pass of every dialler; each step is a
@@ -31,7 +30,7 @@ export interface CarrierRecoveryOptions extends CarrierSettings {
 
 const include = { phoneNumber: { include: { connection: true } } } as const;
 
-export async function recoverCarrierDials(prisma: PrismaClient, options: CarrierRecoveryOptions, log: FastifyBaseLogger, now = Date.now()): Promise<void> {
+export async function recoverCarrierDials(prisma: PrismaClient, options: CarrierRecoveryOptions, log: Logger, now = Date.now()): Promise<void> {
   const outbound = { transport: 'media_stream', direction: 'outbound' } as const;
   const unanswered = await prisma.call.findMany({
     where: { ...outbound, status: 'initiated', providerCallSid: null, updatedAt: { lt: new Date(now - (options.quietDialMs ?? QUIET_DIAL_MS)) } },

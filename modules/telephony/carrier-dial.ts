@@ -1,7 +1,7 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../../lib/logger.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { StreamTokens } from '../../lib/stream-token.js';
-import { endUnstartedCall, type CallRow } from '../calls/lifecycle.js';
+import { endUnstartedCall, type CallRow } from '../calls/index.js';
 import { carrierOfConnection, type CarrierSettings } from './carrier-calls.js';
 import { CarrierRequestError } from './carriers/carrier.js';
 import { carrierStatusPath, machineDetectionPath, MEDIA_STREAM_PATH } from './carriers/paths.js';
@@ -30,7 +30,7 @@ export interface CarrierDialOptions extends CarrierSettings {
 
 type DialledCall = CallRow & { phoneNumber: { connection: Parameters<typeof carrierOfConnection>[1] } | null };
 
-export async function dialThroughCarrier(prisma: PrismaClient, options: CarrierDialOptions, call: DialledCall, log: FastifyBaseLogger): Promise<void> {
+export async function dialThroughCarrier(prisma: PrismaClient, options: CarrierDialOptions, call: DialledCall, log: Logger): Promise<void> {
   const connection = call.phoneNumber?.connection;
   const carrier = connection ? carrierOfConnection(options, connection) : null;
   if (!connection || !carrier || !call.toNumber || !call.fromNumber) {

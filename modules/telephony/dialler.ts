@@ -1,11 +1,9 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../../lib/logger.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import type { StreamTokens } from '../../lib/stream-token.js';
 import { startJobLoop } from '../../lib/jobs.js';
-import { claimNextOutboundCall, endUnstartedCall, type DialGate, type OutboundTransport } from '../calls/lifecycle.js';
-import { DIALLING } from '../calls/statuses.js';
-import { LOST_DIAL_AFTER_MS } from '../calls/unstarted.js';
+import { claimNextOutboundCall, type DialGate, DIALLING, endUnstartedCall, LOST_DIAL_AFTER_MS, type OutboundTransport } from '../calls/index.js';
 import { dialThroughCarrier } from './carrier-dial.js';
 import { recoverCarrierDials } from './carrier-dial-recovery.js';
 import { dialThroughLiveKit } from './livekit-dial.js';
@@ -37,7 +35,7 @@ export interface DiallerPaths {
 }
 
 export interface DiallerOptions {
-  logger: FastifyBaseLogger;
+  logger: Logger;
   /** Opens connections' stored credentials. */
   secrets?: SecretBox | undefined;
   /** How often the queue is polled when nothing wakes the dialler. */

@@ -1,8 +1,8 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { Logger } from '../../lib/logger.js';
 import { SipCallError } from 'livekit-server-sdk';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import { endUnstartedCall, markCallRinging, roomOfCall, type CallRow } from '../calls/lifecycle.js';
+import { endUnstartedCall, markCallRinging, roomOfCall, type CallRow } from '../calls/index.js';
 import type { LiveKitTelephony } from './livekit.js';
 import { openedConnectionSecret } from './phone-connections.js';
 import { statusOfSipFailure } from './sip-failures.js';
@@ -22,7 +22,7 @@ export interface LiveKitDialOptions {
 type Connection = { organizationId: number; sipAddress: string | null; sipTransport: string; username: string | null; password: string | null; authToken: string | null; livekitTrunkId: string | null };
 type DialledCall = CallRow & { phoneNumber: { connection: Connection } | null };
 
-export async function dialThroughLiveKit(prisma: PrismaClient, options: LiveKitDialOptions, call: DialledCall, log: FastifyBaseLogger): Promise<void> {
+export async function dialThroughLiveKit(prisma: PrismaClient, options: LiveKitDialOptions, call: DialledCall, log: Logger): Promise<void> {
   const { telephony } = options;
   const room = call.livekitRoom ?? roomOfCall(call.callSid);
   const connection = call.phoneNumber?.connection;

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../../prisma/client.js';
-import { endUnstartedCall, openWebCall, roomOfCall } from '../calls/lifecycle.js';
+import { endUnstartedCall, openWebCall, roomOfCall } from '../calls/index.js';
 import { AppError } from '../../lib/errors.js';
-import { requireActiveAssistant } from '../assistants/active.js';
+import { requireActiveAssistant } from '../assistants/index.js';
 import type { LiveKitTelephony } from './livekit.js';
 
 // A browser call through LiveKit: the call row, a room with the agent dispatched into it, and a token for the browser.

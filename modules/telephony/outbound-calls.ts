@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
 import type { PrismaClient } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
-import { queueOutboundCall } from '../calls/lifecycle.js';
-import { admitCall } from '../calls/concurrency.js';
+import { admitCall, queueOutboundCall } from '../calls/index.js';
 import { AppError, ValidationFailed } from '../../lib/errors.js';
 
 // `POST /api/telephony/calls/initiate`: checks the request against the organisation's numbers and assistants,

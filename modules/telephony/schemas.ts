@@ -1,22 +1,9 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import { idParam, MAX_ID } from '../../lib/zod/query.js';
+import { e164 } from '../../lib/zod/e164.js';
 import type { ValidationDetail } from '../../lib/errors.js';
 
 // Phone connections (an organisation's SIP trunk at its carrier), managed numbers, outbound calls and web calls.
-
-/**
- * A phone number in strict E.164 (`+` and 8 to 15 digits) that is a possible number for its country. No national
- * formats here: a number that dials a person must not depend on a default region.
- */
-export const e164 = z
-  .string()
-  .trim()
-  .refine((s) => /^\+[1-9]\d{7,14}$/.test(s) && (parsePhoneNumberFromString(s)?.isPossible() ?? false), {
-    message: 'Value is not a valid E.164 phone number (e.g. +14155550123)',
-    params: { type: 'value_error' },
-  })
-  .meta({ type: 'string', format: 'e164', examples: ['+14155550123'] });
 
 const sipAddress = z
   .string()

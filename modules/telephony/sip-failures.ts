@@ -1,4 +1,4 @@
-import type { UnstartedEnd } from '../calls/statuses.js';
+import type { UnstartedEnd } from '../calls/index.js';
 
 // How a dial that never connected ends, from the SIP final response the callee's side gave: LiveKit reports it on a
 // failed SIP participant, carriers in their status callbacks.

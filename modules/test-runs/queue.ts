@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import type { Prisma } from '../../prisma/generated/client.js';
-import { recordEvent } from '../webhooks/events.js';
+import { recordEvent } from '../webhooks/index.js';
 import { testRunEventPayload } from './events.js';
 import type { RepetitionOut, TestRunCreateIn, TotalsOut } from './schemas.js';
 

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { int } from '../../lib/zod/int.js';
 import { idParam, repeated, textInt } from '../../lib/zod/query.js';
-import { LLM_PROVIDERS } from '../assistants/vendors.js';
-import { MAX_VARIABLE_LENGTH } from '../assistants/templates.js';
-import { TOOL_NAME } from '../tools/schemas.js';
+import { LLM_PROVIDERS, MAX_VARIABLE_LENGTH } from '../assistants/index.js';
+import { TOOL_NAME } from '../tools/index.js';
 import { checkPattern } from './patterns.js';
 
 // Text test runs of an assistant or a playbook: what a client asks for, and the run it reads back. Bounds are here,

@@ -5,7 +5,7 @@ import { AppError, notFound, ValidationFailed, type ValidationDetail } from '../
 import { paginationOf } from '../../lib/pagination.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { isMaskOf, maskSecret } from '../../lib/secrets.js';
-import { loadContactFields } from '../calls/store.js';
+import { loadContactFields } from '../calls/index.js';
 import { executeHttpTool, type HttpToolResult } from './http-executor.js';
 import { KNOWLEDGE_TOOL_PARAMETERS, ToolCreate, type ToolCreateIn, type ToolOut, type ToolTestRequest, type ToolUpdateIn } from './schemas.js';
 import { toolProblems, type ToolPolicy } from './validation.js';

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { dbTest } from '../helpers/fixtures.js';
 import { afterReply, createCall, localSettings, runtimeOrganization, runTimeline } from './call-harness.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
-import { replacePriceOverrides } from '../../modules/analytics/price-table.js';
+import { replacePriceOverrides } from '../../modules/calls/price-table.js';
 import { runChartQuery } from '../../modules/analytics/query.js';
 import { ChartQuery } from '../../modules/analytics/schemas.js';
 

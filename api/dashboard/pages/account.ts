@@ -1,9 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InvitationAccept, ResetConfirm, ResetRequest, SetupRequest, SignInRequest } from '../../../modules/organizations/people-schemas.js';
-import { isSetUp, setUpOrganization, signIn, type Person } from '../../../modules/organizations/accounts.js';
-import { createSession, endSession } from '../../../modules/organizations/sessions.js';
-import { acceptInvitation, findInvitation } from '../../../modules/organizations/invitations.js';
-import { isResetUsable, resetPassword } from '../../../modules/organizations/password-resets.js';
+import {
+  acceptInvitation,
+  createSession,
+  endSession,
+  findInvitation,
+  InvitationAccept,
+  isResetUsable,
+  isSetUp,
+  type Person,
+  ResetConfirm,
+  resetPassword,
+  ResetRequest,
+  setUpOrganization,
+  SetupRequest,
+  signIn,
+  SignInRequest,
+} from '../../../modules/organizations/index.js';
 import { clearSessionCookie, readCookie, setSessionCookie } from '../../auth/cookies.js';
 import { field, formError, formErrors, parseForm, type FieldErrors } from '../forms.js';
 import { html, type Html } from '../html.js';

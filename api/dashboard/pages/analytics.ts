@@ -1,8 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { createChart, deleteChart, getChart, listCharts, replaceChart, runChart } from '../../../modules/analytics/charts.js';
-import { exportChart } from '../../../modules/analytics/export.js';
-import { ChartParams, ChartWrite, PERIOD_PRESETS, timezone, type Chart } from '../../../modules/analytics/schemas.js';
+import {
+  type Chart,
+  ChartParams,
+  ChartWrite,
+  createChart,
+  deleteChart,
+  exportChart,
+  getChart,
+  listCharts,
+  PERIOD_PRESETS,
+  replaceChart,
+  runChart,
+  timezone,
+} from '../../../modules/analytics/index.js';
 import { registerResourcePages } from '../resource-pages.js';
 import { leavesOf } from '../schema-form.js';
 import { validated } from '../forms.js';

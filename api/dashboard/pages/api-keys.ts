@@ -1,9 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { idParam } from '../../../lib/zod/query.js';
-import { ApiKeyCreate } from '../../../modules/organizations/people-schemas.js';
-import { issueApiKey, listKeysWithCreators, revokeApiKeyById } from '../../../modules/organizations/api-keys.js';
-import { requireRole } from '../../../modules/organizations/roles.js';
+import { ApiKeyCreate, issueApiKey, listKeysWithCreators, requireRole, revokeApiKeyById } from '../../../modules/organizations/index.js';
 import { field, formError, formErrors, parseForm, type FieldErrors } from '../forms.js';
 import { html, type Html } from '../html.js';
 import { csrfField, dashboardPage, sendPage } from '../layout.js';

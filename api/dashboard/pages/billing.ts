@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ValidationFailed } from '../../../lib/errors.js';
-import { BillingQuery, billingSummary } from '../../../modules/organizations/billing.js';
-import { PERIOD_PRESETS } from '../../../modules/analytics/schemas.js';
+import { BillingQuery, billingSummary } from '../../../modules/organizations/index.js';
+import { PERIOD_PRESETS } from '../../../modules/analytics/index.js';
 import { errorsOfDetail, field, formValues, parseForm, type FieldErrors } from '../forms.js';
 import { html, type Html } from '../html.js';
 import { dashboardPage, sendPage } from '../layout.js';

@@ -1,10 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { CallExportQuery, CallListQuery, CallParams, CALL_DIRECTIONS, CALL_TRANSPORTS, RecordingParams } from '../../../modules/calls/schemas.js';
-import { CALL_STATUSES } from '../../../modules/calls/statuses.js';
-import { findRecording, getCall, getTranscript, listCalls } from '../../../modules/calls/read.js';
-import { exportCalls } from '../../../modules/calls/export.js';
-import { listAssistants } from '../../../modules/assistants/service.js';
+import {
+  CALL_DIRECTIONS,
+  CALL_STATUSES,
+  CALL_TRANSPORTS,
+  CallExportQuery,
+  CallListQuery,
+  CallParams,
+  exportCalls,
+  findRecording,
+  getCall,
+  getTranscript,
+  listCalls,
+  RecordingParams,
+} from '../../../modules/calls/index.js';
+import { listAssistants } from '../../../modules/assistants/index.js';
 import { paginationOf } from '../../../lib/pagination.js';
 import { sendRecording } from '../../http/recording-response.js';
 import { html, type Html } from '../html.js';

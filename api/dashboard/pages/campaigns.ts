@@ -1,8 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { CampaignContactsAdd, CampaignParams, type CampaignOut } from '../../../modules/campaigns/schemas.js';
-import { getCampaign, listCampaigns, transitionCampaign, type CampaignAction } from '../../../modules/campaigns/service.js';
-import { addCampaignContacts, importCampaignContacts } from '../../../modules/campaigns/contacts.js';
+import {
+  addCampaignContacts,
+  type CampaignAction,
+  CampaignContactsAdd,
+  type CampaignOut,
+  CampaignParams,
+  getCampaign,
+  importCampaignContacts,
+  listCampaigns,
+  transitionCampaign,
+} from '../../../modules/campaigns/index.js';
 import { parseCsv } from '../../routes/contact-import.js';
 import { checkPaths } from '../../routes/campaigns.js';
 import { formError, formErrors, validated, type FieldErrors } from '../forms.js';

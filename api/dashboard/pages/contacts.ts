@@ -1,21 +1,35 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { deleteContact, getContact, listContacts, updateContact } from '../../../modules/contacts/service.js';
-import { ContactParams, ContactUpdate, contactFields } from '../../../modules/contacts/schemas.js';
+import {
+  contactFields,
+  ContactImportBody,
+  ContactParams,
+  ContactPropertyCreate,
+  type ContactPropertyOut,
+  ContactPropertyUpdate,
+  ContactUpdate,
+  createContactProperty,
+  deleteContact,
+  deleteContactProperty,
+  getContact,
+  getContactProperty,
+  importContacts,
+  type ImportReportOut,
+  listContactProperties,
+  listContacts,
+  storableText,
+  updateContact,
+  updateContactProperty,
+} from '../../../modules/contacts/index.js';
 import { bodyOfForm } from '../schema-form.js';
-import { importContacts } from '../../../modules/contacts/import.js';
-import { ContactImportBody, type ImportReportOut } from '../../../modules/contacts/schemas.js';
 import { repeated } from '../../../lib/zod/query.js';
 import { zodIssuesToDetail } from '../../../lib/zod/detail.js';
-import { storableText } from '../../../modules/contacts/schemas.js';
 import { parseCsv } from '../../routes/contact-import.js';
 import { errorsOfDetail, formErrors, type FieldErrors } from '../forms.js';
 import { html, type Html } from '../html.js';
 import { csrfField, dashboardPage, sendPage } from '../layout.js';
 import { when } from '../format.js';
 import type { DashboardDeps } from '../deps.js';
-import { ContactPropertyCreate, ContactPropertyUpdate, type ContactPropertyOut } from '../../../modules/contacts/property-schemas.js';
-import { createContactProperty, deleteContactProperty, getContactProperty, listContactProperties, updateContactProperty } from '../../../modules/contacts/properties.js';
 import { registerResourcePages } from '../resource-pages.js';
 import { leavesOf, schemaFields } from '../schema-form.js';
 import { validated } from '../forms.js';

@@ -1,16 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { DocumentCreate, DocumentParams, DOCUMENT_BODY_LIMIT_BYTES, type DocumentOutT } from '../../../modules/knowledge/schemas.js';
 import {
   createDocument,
   deleteDocument,
+  DOCUMENT_BODY_LIMIT_BYTES,
+  DocumentCreate,
+  type DocumentOutT,
+  DocumentParams,
   getDocument,
   getDocumentContent,
   listDocuments,
-  reprocessDocument,
   replaceDocumentContent,
+  reprocessDocument,
   updateDocument,
-} from '../../../modules/knowledge/documents.js';
+} from '../../../modules/knowledge/index.js';
 import { field, formError, formErrors, formValues, parseForm, type FieldErrors } from '../forms.js';
 import { html, type Html } from '../html.js';
 import { csrfField, dashboardPage, sendPage } from '../layout.js';

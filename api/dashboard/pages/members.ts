@@ -1,10 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { idParam } from '../../../lib/zod/query.js';
-import { InvitationCreate, RoleChange } from '../../../modules/organizations/people-schemas.js';
-import { changeRole, listMembers, removeMember } from '../../../modules/organizations/members.js';
-import { listInvitations, revokeInvitation } from '../../../modules/organizations/invitations.js';
-import { assignable, can, ROLES } from '../../../modules/organizations/roles.js';
+import {
+  assignable,
+  can,
+  changeRole,
+  InvitationCreate,
+  listInvitations,
+  listMembers,
+  removeMember,
+  revokeInvitation,
+  RoleChange,
+  ROLES,
+} from '../../../modules/organizations/index.js';
 import { field, formError, formErrors, parseForm, selectField, type FieldErrors } from '../forms.js';
 import { html, type Html } from '../html.js';
 import { csrfField, dashboardPage, sendPage } from '../layout.js';

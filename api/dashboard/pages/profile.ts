@@ -1,9 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { idParam } from '../../../lib/zod/query.js';
-import { PasswordChange, ProfileUpdate } from '../../../modules/organizations/people-schemas.js';
-import { changePassword, getProfile, updateProfile } from '../../../modules/organizations/accounts.js';
-import { endOwnSession, endSessionsOf, listSessions } from '../../../modules/organizations/sessions.js';
+import {
+  changePassword,
+  endOwnSession,
+  endSessionsOf,
+  getProfile,
+  listSessions,
+  PasswordChange,
+  ProfileUpdate,
+  updateProfile,
+} from '../../../modules/organizations/index.js';
 import { field, formError, formErrors, formValues, parseForm, type FieldErrors } from '../forms.js';
 import { html, type Html } from '../html.js';
 import { csrfField, dashboardPage, sendPage } from '../layout.js';

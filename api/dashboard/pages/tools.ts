@@ -1,11 +1,29 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { ToolCreate, ToolTestRequest, ToolUpdate, type ToolOut } from '../../../modules/tools/schemas.js';
-import { createTool, deleteTool, getTool, listTools, testTool, updateTool, type ToolDeps } from '../../../modules/tools/service.js';
-import { createPlaybook, deletePlaybook, getPlaybook, listPlaybooks, updatePlaybook } from '../../../modules/playbooks/service.js';
-import { PlaybookCreate, PlaybookUpdate, type PlaybookOut } from '../../../modules/playbooks/schemas.js';
-import { createPlaybookTestRun, listTestRuns } from '../../../modules/test-runs/service.js';
-import { PlaybookTestRunCreate } from '../../../modules/test-runs/schemas.js';
+import {
+  createTool,
+  deleteTool,
+  getTool,
+  listTools,
+  testTool,
+  ToolCreate,
+  type ToolDeps,
+  type ToolOut,
+  ToolTestRequest,
+  ToolUpdate,
+  updateTool,
+} from '../../../modules/tools/index.js';
+import {
+  createPlaybook,
+  deletePlaybook,
+  getPlaybook,
+  listPlaybooks,
+  PlaybookCreate,
+  type PlaybookOut,
+  PlaybookUpdate,
+  updatePlaybook,
+} from '../../../modules/playbooks/index.js';
+import { createPlaybookTestRun, listTestRuns, PlaybookTestRunCreate } from '../../../modules/test-runs/index.js';
 import { formErrors, validated } from '../forms.js';
 import { html } from '../html.js';
 import { csrfField } from '../layout.js';

@@ -1,15 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { EVENT_TYPES } from '../../../modules/webhooks/events.js';
-import { EndpointParams, DeliveryParams, DEFAULT_DELIVERY_LIMIT, RotateSecretBody, WebhookEndpointUpdate } from '../../../modules/webhooks/schemas.js';
 import {
+  DEFAULT_DELIVERY_LIMIT,
   deleteWebhookEndpoint,
+  DeliveryParams,
+  EndpointParams,
+  EVENT_TYPES,
   getWebhookEndpoint,
   listWebhookDeliveryAttempts,
   redeliverWebhook,
+  RotateSecretBody,
   rotateWebhookSecret,
   updateWebhookEndpoint,
-} from '../../../modules/webhooks/endpoints.js';
+  WebhookEndpointUpdate,
+} from '../../../modules/webhooks/index.js';
 import { field, formError, formErrors, parseForm, type FieldErrors } from '../forms.js';
 import { html, type Html } from '../html.js';
 import { csrfField, dashboardPage, sendPage } from '../layout.js';

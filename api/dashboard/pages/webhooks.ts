@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { WebhookEndpointCreate } from '../../../modules/webhooks/schemas.js';
-import { createWebhookEndpoint, listWebhookEndpoints } from '../../../modules/webhooks/endpoints.js';
+import { createWebhookEndpoint, listWebhookEndpoints, WebhookEndpointCreate } from '../../../modules/webhooks/index.js';
 import { formError, formErrors, parseForm, type FieldErrors } from '../forms.js';
 import { html, type Html } from '../html.js';
 import { csrfField, dashboardPage, sendPage } from '../layout.js';

@@ -1,7 +1,7 @@
 import { AppError } from '../../../lib/errors.js';
 import type { PrismaClient } from '../../../prisma/client.js';
-import { openWebCall } from '../../../modules/calls/lifecycle.js';
-import { requireActiveAssistant } from '../../../modules/assistants/active.js';
+import { openWebCall } from '../../../modules/calls/index.js';
+import { requireActiveAssistant } from '../../../modules/assistants/index.js';
 import type { StreamTokens } from '../../../lib/stream-token.js';
 
 // A browser call without LiveKit: the call row, and a page link carrying a token that lets exactly that browser send

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { PrismaClient } from '../../../prisma/client.js';
-import type { CallAudioRunner } from '../../../modules/calls/audio-runner.js';
+import type { CallAudioRunner } from '../../../modules/calls/index.js';
 import { AppError } from '../../../lib/errors.js';
-import { WebCallCreate } from '../../../modules/telephony/schemas.js';
+import { WebCallCreate } from '../../../modules/telephony/index.js';
 import { publicBaseUrl } from '../../http/public-url.js';
 import { commonErrors, envelope, ErrorResponse } from '../../schemas/common.js';
 import type { StreamTokens } from '../../../lib/stream-token.js';

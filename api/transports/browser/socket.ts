@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { PrismaClient } from '../../../prisma/client.js';
-import type { CallAudioLink, CallAudioRunner } from '../../../modules/calls/audio-runner.js';
+import type { CallAudioLink, CallAudioRunner } from '../../../modules/calls/index.js';
 import { refuseUpgrade, type UpgradeRoutes } from '../../http/upgrades.js';
 import type { StreamTokens } from '../../../lib/stream-token.js';
 import { deserializeBrowserFrame, serializeAudio, serializeEnded, serializeTranscript } from './serializer.js';

@@ -1,13 +1,23 @@
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import type { PrismaClient } from '../../../prisma/client.js';
-import type { CallAudioRunner } from '../../../modules/calls/audio-runner.js';
-import { openInboundCall } from '../../../modules/calls/lifecycle.js';
+import { type CallAudioRunner, openInboundCall } from '../../../modules/calls/index.js';
 import { normalizePhone } from '../../../lib/phone.js';
-import { carrierOfCall, carrierOfConnection, type CarrierSettings } from '../../../modules/telephony/carrier-calls.js';
-import { applyStoredReport, storeCarrierReport } from '../../../modules/telephony/carrier-reports.js';
-import { carrierStatusPath, machineDetectionPath, MEDIA_STREAM_PATH, VOICE_WEBHOOK_PATH } from '../../../modules/telephony/carriers/paths.js';
-import { connectStreamTwiml, NOT_TAKEN_TWIML, REJECT_TWIML, UNAVAILABLE_TWIML } from '../../../modules/telephony/carriers/twilio/twiml.js';
-import { validTwilioSignature } from '../../../modules/telephony/carriers/twilio/signature.js';
+import {
+  applyStoredReport,
+  carrierOfCall,
+  carrierOfConnection,
+  type CarrierSettings,
+  carrierStatusPath,
+  connectStreamTwiml,
+  machineDetectionPath,
+  MEDIA_STREAM_PATH,
+  NOT_TAKEN_TWIML,
+  REJECT_TWIML,
+  storeCarrierReport,
+  UNAVAILABLE_TWIML,
+  validTwilioSignature,
+  VOICE_WEBHOOK_PATH,
+} from '../../../modules/telephony/index.js';
 import { publicBaseUrl } from '../../http/public-url.js';
 import type { StreamTokens } from '../../../lib/stream-token.js';
 

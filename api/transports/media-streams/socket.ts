@@ -1,11 +1,10 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { PrismaClient } from '../../../prisma/client.js';
-import type { CallAudioLink, CallAudioRunner } from '../../../modules/calls/audio-runner.js';
+import type { CallAudioLink, CallAudioRunner } from '../../../modules/calls/index.js';
 import type { UpgradeRoutes } from '../../http/upgrades.js';
 import type { StreamTokens } from '../../../lib/stream-token.js';
-import { carrierOfCall, type CarrierSettings } from '../../../modules/telephony/carrier-calls.js';
-import { MEDIA_STREAM_PATH } from '../../../modules/telephony/carriers/paths.js';
+import { carrierOfCall, type CarrierSettings, MEDIA_STREAM_PATH } from '../../../modules/telephony/index.js';
 import { deserializeCarrierMessage, MediaStreamSerializer } from './serializer.js';
 
 // A carrier bridges a phone call without LiveKit: Twilio-compatible Media Streams. Once the voice webhook (routes.ts)

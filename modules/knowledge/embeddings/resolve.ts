@@ -1,4 +1,5 @@
-import { apiKeyVariable, baseUrlVariable, type VendorCredentials } from '../../assistants/credentials.js';
+import { apiKeyVariable, baseUrlVariable } from '../../../lib/config.js';
+import type { VendorCredentials } from '../../../lib/vendor-credentials.js';
 import { EmbeddingError, type Embedder } from './embedder.js';
 import { LOCAL_EMBEDDING_MODEL, LocalEmbedder } from './local.js';
 import { OpenAICompatibleEmbedder } from './openai-compatible.js';

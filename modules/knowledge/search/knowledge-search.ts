@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../../prisma/client.js';
-import type { VendorCredentials } from '../../assistants/credentials.js';
+import type { VendorCredentials } from '../../../lib/vendor-credentials.js';
 import type { Embedder } from '../embeddings/embedder.js';
 import { cachedEmbedder } from '../embeddings/query-cache.js';
 import { embedderFor } from '../embeddings/resolve.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CALL_TRANSPORTS } from '../calls/schemas.js';
+import { CALL_TRANSPORTS } from './schemas.js';
 import { PRICE_CURRENCY } from './usage-schemas.js';
 
 export { PRICE_CURRENCY };

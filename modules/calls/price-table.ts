@@ -1,7 +1,9 @@
 import type { Db } from '../../prisma/client.js';
 import { DEFAULT_PRICES, PRICE_CURRENCY, PriceEntry } from './prices.js';
 
-// An organisation's price table: the defaults with its overrides, which a call is costed with when it ends.
+// An organisation's price table: the defaults with its overrides, which a call is costed with when it ends. The
+// overrides are kept in the organisation's analytics settings, beside its charts' own state; only this file reads or
+// writes them.
 
 /** The organisation's overrides; none until it sets some. */
 export async function loadPriceOverrides(db: Db, organizationId: number): Promise<PriceEntry[]> {

@@ -1,0 +1,15 @@
+// The public face of modules/assistants/: what code outside it (other modules, the API, the call runtime, the benchmarks)
+// may use, and nothing else, so its other files can change without a search through both processes. Files inside the
+// module import one another directly, never this one (docs/architecture.md, "Import rules").
+
+export { requireActiveAssistant } from './active.js';
+export { AssistantReadCache } from './cache.js';
+export { credentialOfStage, missingCredentials, MissingCredentialsError, unusableStages } from './credentials.js';
+export { sealClearAssistantKeys } from './keys.js';
+export { Assistant, AssistantCreate, AssistantParams, AssistantUpdate } from './schemas.js';
+export { createAssistant, deleteAssistant, listAssistants, readAssistantJson, updateAssistant } from './service.js';
+export { assistantFields, AssistantSettings, DEFAULT_IDLE_MESSAGE, DEFAULT_SYSTEM_PROMPT } from './settings.js';
+export { loadAssistantSettings } from './store.js';
+export { MAX_VARIABLE_LENGTH, renderPrompt, renderTemplate, sanitizeValue, type TemplateValues } from './templates.js';
+export { refusedVendorUrls } from './vendor-urls.js';
+export { DEFAULT_LLM_MODEL, DEFAULT_STT_MODEL, LLM_PROVIDERS, type LlmProvider, type SttProvider, type TtsProvider } from './vendors.js';

@@ -1,0 +1,44 @@
+// The public face of modules/calls/: what code outside it (other modules, the API, the call runtime, the benchmarks)
+// may use, and nothing else, so its other files can change without a search through both processes. Files inside the
+// module import one another directly, never this one (docs/architecture.md, "Import rules").
+
+export { ANSWERED_BY_CHANNEL, emitAnsweredBy, onAnsweredBy, recordAnsweredBy } from './answered-by.js';
+export type { CallAudioLink, CallAudioRunner } from './audio-runner.js';
+export { activeCalls, admitCall, admitCalls } from './concurrency.js';
+export type { ToolCallEntry, TranscriptEntry } from './events.js';
+export { exportCalls, neutralizeFormula } from './export.js';
+export {
+  type CallRow,
+  claimNextOutboundCall,
+  type DialGate,
+  endUnstartedCall,
+  finishCall,
+  markCallRinging,
+  markCallStarted,
+  openInboundCall,
+  openWebCall,
+  type OutboundTransport,
+  queueOutboundCall,
+  requeueUnsentDial,
+  roomOfCall,
+} from './lifecycle.js';
+export { getPriceTable, replacePriceOverrides } from './price-table.js';
+export { PriceOverrides, PriceTable } from './prices.js';
+export { findRecording, getCall, getTranscript, listCalls } from './read.js';
+export {
+  Call,
+  CALL_DIRECTIONS,
+  CALL_TRANSPORTS,
+  CallExportQuery,
+  CallListQuery,
+  CallParams,
+  type CollectedValuesRecord,
+  RecordingParams,
+  TranscriptTurn,
+  TurnDecision,
+  TurnRetrieval,
+} from './schemas.js';
+export { CALL_STATUSES, DIALLING, IN_PROGRESS, NOT_STARTED, TERMINAL, type UnstartedEnd } from './statuses.js';
+export { appendCallTurn, CallNotRunnableError, findCall, loadContactFields, type StoredRecording, type StoredTurn, touchCallHeartbeat } from './store.js';
+export { endStaleUnstartedCalls, JOIN_GRACE_MS, LOST_DIAL_AFTER_MS, type UnstartedCallLimits, WEB_JOIN_WINDOW_MS } from './unstarted.js';
+export type { ModelUsage } from './usage.js';

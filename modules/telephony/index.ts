@@ -1,0 +1,33 @@
+// The public face of modules/telephony/: what code outside it (other modules, the API, the call runtime, the benchmarks)
+// may use, and nothing else, so its other files can change without a search through both processes. Files inside the
+// module import one another directly, never this one (docs/architecture.md, "Import rules").
+
+export { carrierOfCall, carrierOfConnection, type CarrierSettings } from './carrier-calls.js';
+export { applyStoredReport, startCarrierReportQueue, storeCarrierReport } from './carrier-reports.js';
+export { type CarrierAccount, type CarrierAdapter, CarrierRequestError } from './carriers/carrier.js';
+export { carrierStatusPath, machineDetectionPath, MEDIA_STREAM_PATH, VOICE_WEBHOOK_PATH } from './carriers/paths.js';
+export { carrierOfKind } from './carriers/registry.js';
+export { validTwilioSignature } from './carriers/twilio/signature.js';
+export { connectStreamTwiml, NOT_TAKEN_TWIML, REJECT_TWIML, UNAVAILABLE_TWIML } from './carriers/twilio/twiml.js';
+export { type Dialler, startDialler } from './dialler.js';
+export { createLiveKitWebCall } from './livekit-web-calls.js';
+export { type LiveKitConfig, LiveKitTelephony } from './livekit.js';
+export { initiateCall } from './outbound-calls.js';
+export { createPhoneConnection, deletePhoneConnection, getPhoneConnection, listPhoneConnections, updatePhoneConnection } from './phone-connections.js';
+export { createPhoneNumber, deletePhoneNumber, getPhoneNumber, listPhoneNumbers, updatePhoneNumber } from './phone-numbers.js';
+export { connectionWarnings, publicUrlProblem } from './public-url-check.js';
+export {
+  IdempotencyHeaders,
+  InitiateCall,
+  InitiateCallResponse,
+  PhoneConnection,
+  PhoneConnectionCreate,
+  PhoneConnectionParams,
+  PhoneConnectionUpdate,
+  PhoneNumber,
+  PhoneNumberCreate,
+  PhoneNumberParams,
+  PhoneNumberUpdate,
+  WebCall,
+  WebCallCreate,
+} from './schemas.js';
