@@ -100,6 +100,9 @@ function searchTest(backend: Backend) {
 for (const backend of ['memory', 'pgvector'] as const) {
   const it = searchTest(backend);
   describe(`vectors in ${backend}`, () => {
+    // The world (a database, its documents chunked and embedded by the offline model) is made here, not in the first
+    // test: its time is the machine's, several minutes on one kept busy, and the cap is for a hang, not a budget.
+    it.beforeAll(async ({ world, search }) => void [world, search], 600_000);
     describe('hybrid search', () => {
       it('finds an exact code by its words, first, with its full-text rank and the time each stage took', async ({ search, world }) => {
         const { result } = await search.forAssistant(world.organizationId, world.assistantId, 'the code 4471', { similarityThreshold: 0.99 });
