@@ -1,0 +1,216 @@
+import { log, voice, type llm } from '@livekit/agents';
+import type { PrismaClient } from '../../prisma/client.js';
+import { settledWithin } from '../../lib/async.js';
+import {
+  AssistantSettings,
+  DEFAULT_IDLE_MESSAGE,
+  DEFAULT_SYSTEM_PROMPT,
+  renderPrompt,
+  renderTemplate,
+  type TemplateValues,
+} from '../../modules/assistants/index.js';
+import { appendCallTurn, CallNotRunnableError, type CallRow, loadContactFields } from '../../modules/calls/index.js';
+import { vendorAccessFromEnv, type VendorAccess } from '../providers/speech-providers.js';
+import { loadVad } from '../turn/vad.js';
+import { playApology } from './apology.js';
+import { type CallEnding, type Ending, FINAL_PLAYOUT_TIMEOUT_MS, type startSteps, watchForEnd } from './ending.js';
+import { idlePromptsOf, startIdlePrompts } from './idle-prompts.js';
+import { startRecording, type CallRecording } from './recording.js';
+import { prepareWelcome } from '../providers/local/local-tts.js';
+import type { TurnTaking } from '../turn/turn-taking.js';
+import { buildAssistantAgent } from './assistant-agent.js';
+import type { CollectedValues } from './collected-values.js';
+import { buildSessionOptions, llmEndpoints, secondsToMs } from './session-config.js';
+import { meterUsage, type UsageMeter, type CallVendors } from './usage.js';
+import { captureTranscript, type TranscriptCapture } from './transcript.js';
+import { callToolContext, type CallToolOptions } from './tools.js';
+import type { CallLineTools } from './line-tools.js';
+import { ToolRuns } from './tool-runs.js';
+import { type CallTool, type HttpToolResult, loadCallTools } from '../../modules/tools/index.js';
+import { loadCallPlaybooks, type CallPlaybook } from '../../modules/playbooks/index.js';
+import type { SecretBox } from '../../lib/secret-box.js';
+import { processKnowledge, turnPromptOf } from './knowledge.js';
+import { watchForMachine } from './voicemail.js';
+import type { RunCallOptions } from './run-call.js';
+
+// The conversation of a call, between its start and its record (run-call.ts): the assistant's settings and texts, the
+// session with its vendors, the recording, transcript and usage meter, the tools and playbooks, the watchers that end
+// or prompt the call, and the agent that speaks the welcome. Each part is a step (ending.ts): the first that fails
+// ends the call with its reason, and the parts made before it are still stopped and recorded.
+
+/** What runCall gives the conversation. */
+export interface CallScene {
+  options: RunCallOptions & { secrets: SecretBox };
+  call: CallRow;
+  startedAt: Date;
+  ending: CallEnding;
+  lineTools: CallLineTools;
+  step: ReturnType<typeof startSteps>;
+  collected: CollectedValues;
+  logFields: Record<string, unknown>;
+}
+
+/** The parts of a running conversation, as far as they were made. */
+export interface Conversation {
+  session?: voice.AgentSession;
+  recording?: CallRecording;
+  transcript?: TranscriptCapture;
+  usage?: UsageMeter;
+  /** What the post-call analysis runs on: the call's model and its rendered prompt. */
+  analysis?: { model: llm.LLM; systemPrompt: string };
+  missingVariables: string[];
+  stops: (() => void)[];
+}
+
+/** Makes the conversation's parts in order and starts it; answers what was made, which is all of it unless a step failed. */
+export async function startConversation(scene: CallScene, stored: unknown): Promise<Conversation> {
+  const { options, call, step, ending, logFields } = scene;
+  const { prisma } = options;
+  const made: Conversation = { missingVariables: [], stops: [] };
+  const settings = await step(() => settingsOf(stored));
+  if (!settings) return made;
+  // Listening before the session's setup (VAD and vendors, up to a second), so that no caller audio is missed.
+  made.recording = await step(() => startRecording(settings.recording_settings, options, { callSid: call.callSid, startedAt: scene.startedAt.getTime(), dataDir: options.dataDir }));
+  const texts = await step(() => renderTexts(prisma, call, settings));
+  if (!texts) return made;
+  made.missingVariables = texts.missing;
+  const built = await step(() => buildSession(settings, options));
+  if (!built) return made;
+  const { session } = built;
+  Object.assign(made, { session, analysis: { model: built.model, systemPrompt: texts.prompt } });
+  prepareWelcome(session.tts, texts.welcome);
+  const toolResults = new Map<string, HttpToolResult>();
+  const interruption = settings.interruption_settings;
+  const runs = new ToolRuns({ minInterruptionWords: interruption.min_interruption_words, interruptions: interruption.allow_interruptions, logFields });
+  const knowledge = options.knowledge ?? processKnowledge(prisma, options.access ?? vendorAccessFromEnv());
+  const prompt = turnPromptOf(settings, { prisma, knowledge, organizationId: call.organizationId, assistantId: call.assistantId, model: built.model, retrievalTimeoutMs: options.retrievalTimeoutMs });
+  made.transcript = captureTranscript(session, {
+    startedAt: scene.startedAt.getTime(),
+    store: (position, turn) => appendCallTurn(prisma, call.id, position, turn),
+    logFields,
+    decisionForReply: () => built.turns.takeDecision(),
+    retrievalForReply: () => prompt?.takeRetrieval(),
+    toolCallDetail: (id) => {
+      const result = toolResults.get(id);
+      return { ...(result && { http_status: result.status, duration_ms: result.duration_ms }), ...runs.detail(id) };
+    },
+  });
+  const streaming = { stt: session.stt?.capabilities.streaming ?? true, tts: session.tts?.capabilities.streaming ?? true };
+  made.usage = meterUsage(session, built.model, callVendors(settings, options.access ?? vendorAccessFromEnv()), streaming);
+  made.stops.push(watchForEnd(session, ending, { signal: scene.lineTools.hangupSignal(options.signal), maxDurationMs: options.maxDurationMs, logFields }), built.turns.attach(session), runs.attach(session));
+  if (prompt) made.stops.push(prompt.attach(session));
+  const idle = idlePromptsOf(settings, texts.idleMessage);
+  if (idle) made.stops.push(startIdlePrompts(session, ending, idle, () => runs.busy));
+  const knowledgeToolSearch =
+    call.assistantId === null ? undefined : (query: string, signal: AbortSignal) => knowledge.forAssistant(call.organizationId, call.assistantId!, query, { signal }).then((found) => found.result);
+  const onHttpResult = (id: string, result: HttpToolResult) => toolResults.set(id, result);
+  const tools = await step(() => toolsOf(call, texts.values, options, runs, onHttpResult, scene.lineTools, knowledgeToolSearch));
+  if (!tools) return made;
+  const agent = buildAssistantAgent({ instructions: texts.prompt, tools: tools.assigned, playbooks: tools.playbooks, toolsFor: tools.toolsFor, turns: built.turns, prompt, collected: scene.collected });
+  await step(() => startSession(session, agent, settings, texts, options, logFields));
+  if (!ending.ended) made.stops.push(await watchForMachine(prisma, call, session, ending, texts.values, logFields, options.audioInput).catch(() => () => {}));
+  return made;
+}
+
+/** Stops what the conversation started, the apology spoken first when the ending asks for it; answers when it ended and what was said. */
+export async function stopConversation(made: Conversation, outcome: Ending, scene: CallScene) {
+  for (const stop of made.stops) stop();
+  // The call ends either way; a voice that could not speak the apology is for the operator to hear of.
+  if (outcome.apology) await playApology(scene.options.audioOutput, FINAL_PLAYOUT_TIMEOUT_MS).catch((err: unknown) => log().warn({ ...scene.logFields, err }, 'apology not played'));
+  if (made.session) await settledWithin(made.session.close(), FINAL_PLAYOUT_TIMEOUT_MS);
+  const endedAt = new Date();
+  made.recording?.stop(endedAt.getTime());
+  const said = (await made.transcript?.close(endedAt.getTime())) ?? { spoken: [], turns: [] };
+  return { endedAt, said };
+}
+
+/** The vendors the settings name, for the usage meter: the STT, the TTS, the LLM and its fallbacks. */
+function callVendors(settings: AssistantSettings, access: VendorAccess): CallVendors {
+  return {
+    stt: { provider: settings.stt_settings.provider, model: settings.stt_settings.model },
+    tts: { provider: settings.tts_settings.provider, model: settings.tts_settings.model_id },
+    llm: llmEndpoints(settings, access).map((e) => ({ provider: e.provider, model: e.model })),
+  };
+}
+
+function settingsOf(stored: unknown): AssistantSettings {
+  if (!stored) throw new CallNotRunnableError('assistant not found');
+  return AssistantSettings.parse(stored);
+}
+
+interface CallTexts {
+  prompt: string;
+  /** Empty when the call has no welcome. */
+  welcome: string;
+  idleMessage: string;
+  /** Template variables the texts named and the call did not have. */
+  missing: string[];
+  values: TemplateValues;
+}
+
+/** The assistant's texts with the call's variables and its contact's fields filled in. */
+async function renderTexts(prisma: PrismaClient, call: CallRow, settings: AssistantSettings): Promise<CallTexts> {
+  const values: TemplateValues = {
+    variables: (call.variables ?? {}) as Record<string, unknown>,
+    contact: await loadContactFields(prisma, call.organizationId, call.contactId),
+  };
+  const prompt = renderPrompt(settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT, values);
+  const welcome = renderTemplate(call.welcomeMessage ?? settings.llm_settings.welcome_message ?? '', values, 'speech');
+  const idleMessage = renderTemplate(settings.idle_message ?? DEFAULT_IDLE_MESSAGE, values, 'speech');
+  const missing = [...new Set([...prompt.missing, ...welcome.missing, ...idleMessage.missing])];
+  return { prompt: prompt.text, welcome: welcome.text, idleMessage: idleMessage.text, missing, values };
+}
+
+/** The session the settings ask for, on the call's audio; its LLM also runs the post-call analysis. */
+async function buildSession(settings: AssistantSettings, options: RunCallOptions): Promise<{ session: voice.AgentSession; model: llm.LLM; turns: TurnTaking }> {
+  const turnDetection = settings.stt_settings.turn_detection;
+  const vad = options.vad ?? (await loadVad(secondsToMs(turnDetection.min_endpointing_delay), turnDetection.mode));
+  const parts = await buildSessionOptions(settings, { vad, access: options.access ?? vendorAccessFromEnv() });
+  const session = new voice.AgentSession(parts.options);
+  session.input.audio = options.audioInput;
+  session.output.audio = options.audioOutput;
+  return { session, model: parts.llm, turns: parts.turns };
+}
+
+interface CallTools {
+  /** The assistant's enabled assigned tools (none when the caller gave its own). */
+  assigned: CallTool[];
+  /** The attached enabled playbooks, in order, with their tools. */
+  playbooks: CallPlaybook[];
+  /** How a list of tools runs in the call; the assistant's own are the caller's (tests) when given. */
+  toolsFor: (tools: CallTool[]) => llm.ToolContextLike;
+}
+
+/** The tools the call offers: the caller's own (tests), else the assistant's enabled assigned tools; and its playbooks. */
+async function toolsOf(
+  call: CallRow,
+  values: TemplateValues,
+  options: RunCallOptions & { secrets: SecretBox },
+  runs: ToolRuns,
+  onHttpResult: (id: string, result: HttpToolResult) => void,
+  line?: CallLineTools,
+  knowledge?: CallToolOptions['knowledge'],
+): Promise<CallTools> {
+  const { secrets } = options;
+  const assistantId = call.assistantId;
+  const assigned = options.tools || assistantId === null ? [] : await loadCallTools(options.prisma, secrets, call.organizationId, assistantId);
+  const playbooks = assistantId === null ? [] : await loadCallPlaybooks(options.prisma, call.organizationId, assistantId, secrets);
+  const toolsFor = (tools: CallTool[]): llm.ToolContextLike =>
+    tools === assigned && options.tools ? options.tools : callToolContext(tools, { values, allowPrivateTargets: options.allowPrivateToolTargets ?? false, onHttpResult, runs, line, knowledge });
+  return { assigned, playbooks, toolsFor };
+}
+
+/** Starts the session, then the consent prompt (when recording asks for consent) and the welcome. */
+async function startSession(session: voice.AgentSession, agent: voice.Agent, settings: AssistantSettings, texts: CallTexts, options: RunCallOptions, logFields: Record<string, unknown>): Promise<void> {
+  await session.start({ agent, record: false });
+  options.onSession?.(session);
+  log().info({ ...logFields, stt: settings.stt_settings.provider, tts: settings.tts_settings.provider, llm: settings.llm_provider }, 'call started');
+  const rec = settings.recording_settings;
+  if (rec.recording_enabled && rec.consent_required && rec.consent_prompt.trim()) {
+    session.say(renderTemplate(rec.consent_prompt, texts.values, 'speech').text, { allowInterruptions: false });
+  }
+  if (texts.welcome.trim()) {
+    const interruption = settings.interruption_settings;
+    session.say(texts.welcome, { allowInterruptions: interruption.allow_interruptions && interruption.allow_welcome_interruption });
+  }
+}
