@@ -29,10 +29,19 @@ onShutdown(
     // taking requests, and the database they write to closes last.
     await worker?.stop();
     await app?.close();
-    await opening.then((db) => db.close(), () => {});
+    await opening.then(
+      (db) => db.close(),
+      () => {},
+    );
     (app?.log.info.bind(app.log) ?? console.error)('service stopped');
   },
-  { force: () => opening.then((db) => db.closeNow?.(), () => {}) },
+  {
+    force: () =>
+      opening.then(
+        (db) => db.closeNow?.(),
+        () => {},
+      ),
+  },
 );
 const db = await opening.catch(exitOnStartupFailure);
 try {

@@ -104,7 +104,10 @@ describe('the agent worker with a LiveKit server', () => {
 
       socket!.send(
         new ServerMessage({
-          message: { case: 'availability', value: { job: { id: 'AJ_1', type: JobType.JT_ROOM, room: { name: 'call-room', sid: 'RM_1' }, metadata: '{"call_id": 7}', agentName: 'voice' } } },
+          message: {
+            case: 'availability',
+            value: { job: { id: 'AJ_1', type: JobType.JT_ROOM, room: { name: 'call-room', sid: 'RM_1' }, metadata: '{"call_id": 7}', agentName: 'voice' } },
+          },
         }).toBinary(),
       );
       await until(() => received.some((m) => m.message.case === 'availability'), 20_000);

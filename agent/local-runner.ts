@@ -85,10 +85,12 @@ export class LocalCallRunner {
     const stop = new AbortController();
     request.signal?.addEventListener('abort', () => stop.abort(request.signal?.reason), { once: true });
     const access = request.access ?? this.#access;
-    const running = Promise.all([this.#warm, request.line ? undefined : this.#carrierAccountOf(request.callId).catch(() => this.#carrier)]).then(([, account]) => {
-      const line = request.line ?? ((call: CallRow) => carrierLineOf(call, account, request.audioOutput));
-      return runCall({ ...this.#tools, ...request, line, ...(access ? { access } : {}), signal: stop.signal, prisma: this.prisma, dataDir: this.dataDir });
-    });
+    const running = Promise.all([this.#warm, request.line ? undefined : this.#carrierAccountOf(request.callId).catch(() => this.#carrier)]).then(
+      ([, account]) => {
+        const line = request.line ?? ((call: CallRow) => carrierLineOf(call, account, request.audioOutput));
+        return runCall({ ...this.#tools, ...request, line, ...(access ? { access } : {}), signal: stop.signal, prisma: this.prisma, dataDir: this.dataDir });
+      },
+    );
     this.#active.set(running, stop);
     try {
       return await running;

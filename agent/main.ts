@@ -13,15 +13,28 @@ if (!config.livekit) {
   );
 }
 // Loaded after the check: the speech framework takes seconds to load, and a refusal should not wait for it.
-const [{ log }, { openDatabase }, { startAgentWorker }] = await Promise.all([import('@livekit/agents'), import('../prisma/database.js'), import('./worker.js')]);
+const [{ log }, { openDatabase }, { startAgentWorker }] = await Promise.all([
+  import('@livekit/agents'),
+  import('../prisma/database.js'),
+  import('./worker.js'),
+]);
 const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 let worker: AgentWorker | undefined;
 onShutdown(
   async () => {
     await worker?.stop();
-    await opening.then((db) => db.close(), () => {});
+    await opening.then(
+      (db) => db.close(),
+      () => {},
+    );
   },
-  { force: () => opening.then((db) => db.closeNow?.(), () => {}) },
+  {
+    force: () =>
+      opening.then(
+        (db) => db.closeNow?.(),
+        () => {},
+      ),
+  },
 );
 const db = await opening.catch(exitOnStartupFailure);
 try {

@@ -33,12 +33,22 @@ function audioPair() {
 
 describe('the agent worker without LiveKit', () => {
   it('runs calls in local mode and, on stop, lets a running call finish before it returns', async () => {
-    const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, config: readConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent', VENDOR_PRIVATE_HOSTS: '127.0.0.1' }) });
+    const worker = await startAgentWorker({
+      prisma: db.prisma,
+      databaseUrl: db.url,
+      config: readConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent', VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
+    });
     expect(worker.mode).toBe('local');
     const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello.' } }));
     const { audioInput, audioOutput, caller } = audioPair();
     const hangup = new AbortController();
-    const running = worker.runner!.start({ callId: call.id, audioInput, audioOutput, signal: hangup.signal, access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }) });
+    const running = worker.runner!.start({
+      callId: call.id,
+      audioInput,
+      audioOutput,
+      signal: hangup.signal,
+      access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
+    });
     await new Promise((r) => setTimeout(r, 1500));
     expect(worker.runner!.activeCalls).toBe(1);
     let stopped = false;
@@ -55,7 +65,11 @@ describe('the agent worker without LiveKit', () => {
   }, 120_000);
 
   it('ends calls still running at the drain deadline with reason worker_shutdown', async () => {
-    const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, config: readConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent', VENDOR_PRIVATE_HOSTS: '127.0.0.1' }) });
+    const worker = await startAgentWorker({
+      prisma: db.prisma,
+      databaseUrl: db.url,
+      config: readConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent', VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
+    });
     const call = await createCall(db.prisma, localSettings(llm.url));
     const { audioInput, audioOutput, caller } = audioPair();
     const running = worker.runner!.start({ callId: call.id, audioInput, audioOutput, access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }) });

@@ -23,7 +23,10 @@ export const CLOSE_TIMEOUT_MS = 5_000;
 export const LOAD_THRESHOLD = 0.75;
 
 /** What of the process's configuration the worker and its calls use. */
-export type WorkerConfig = Pick<Config, 'dataDir' | 'logLevel' | 'livekit' | 'agent' | 'vendors' | 'secretsKey' | 'webhookAllowPrivateTargets' | 'carrier' | 'carrierApiBaseUrl'>;
+export type WorkerConfig = Pick<
+  Config,
+  'dataDir' | 'logLevel' | 'livekit' | 'agent' | 'vendors' | 'secretsKey' | 'webhookAllowPrivateTargets' | 'carrier' | 'carrierApiBaseUrl'
+>;
 
 export interface AgentWorker {
   mode: 'local' | 'livekit';
@@ -59,7 +62,13 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
   const testRuns =
     options.testRuns === false
       ? undefined
-      : startTestRunWorker(options.prisma, { databaseUrl: options.databaseUrl, access, secrets: new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir)), allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false, ...options.testRuns });
+      : startTestRunWorker(options.prisma, {
+          databaseUrl: options.databaseUrl,
+          access,
+          secrets: new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir)),
+          allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false,
+          ...options.testRuns,
+        });
   if (!config.livekit) {
     const runner = new LocalCallRunner(options.prisma, config.dataDir, {
       access,
@@ -112,7 +121,10 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       await Promise.all([server.drain(o?.drainTimeoutMs ?? config.agent.drainTimeoutMs).catch(() => {}), testRuns?.stop()]);
       // The framework's close waits for every job offer it accepted to be assigned, and an assignment that never comes
       // (LiveKit gave the job to another worker, or lost it) would hold the shutdown for ever: the wait is bounded.
-      const closed = await withTimeout(server.close().then(() => true), CLOSE_TIMEOUT_MS);
+      const closed = await withTimeout(
+        server.close().then(() => true),
+        CLOSE_TIMEOUT_MS,
+      );
       if (!closed) log().warn({ timeoutMs: CLOSE_TIMEOUT_MS }, 'worker closed with a job offer still unassigned');
       await recovery?.stop();
     },

@@ -196,7 +196,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     : !options.callAudioRunner
       ? 'need the agent worker in this process (run `npm start`, not the API alone)'
       : undefined;
-  const carrierPath = carrierUnavailable === undefined ? { publicUrl: options.publicUrl!, tokens: mediaStreamTokens, apiBaseUrl: carrierApiBaseUrl } : undefined;
+  const carrierPath =
+    carrierUnavailable === undefined ? { publicUrl: options.publicUrl!, tokens: mediaStreamTokens, apiBaseUrl: carrierApiBaseUrl } : undefined;
   let dialler: Dialler | undefined;
   if (telephony || carrierPath) {
     dialler = startDialler(
@@ -215,11 +216,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
   // Campaigns queue their calls for the same dialler; every API process runs a dispatcher, paced in Postgres.
   const campaigns = dialler
-    ? startCampaignDispatcher(options.prisma, { logger: app.log.child({ component: 'campaigns' }), intervalMs: options.campaignTickMs, onQueued: () => dialler?.wake() })
+    ? startCampaignDispatcher(options.prisma, {
+        logger: app.log.child({ component: 'campaigns' }),
+        intervalMs: options.campaignTickMs,
+        onQueued: () => dialler?.wake(),
+      })
     : undefined;
   if (campaigns) app.addHook('onClose', async () => campaigns.stop());
   const pathUnavailable = (kind: string) =>
-    kind === 'sip' ? (telephony ? undefined : 'outbound calls through a SIP trunk need a LiveKit server (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET)') : carrierUnavailable && `outbound calls through a carrier connection ${carrierUnavailable}`;
+    kind === 'sip'
+      ? telephony
+        ? undefined
+        : 'outbound calls through a SIP trunk need a LiveKit server (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET)'
+      : carrierUnavailable && `outbound calls through a carrier connection ${carrierUnavailable}`;
   // Carrier callbacks stored by any process are applied by every process's queue (modules/telephony/carrier-reports.ts).
   const carrierReports = startCarrierReportQueue(options.prisma, { logger: app.log.child({ component: 'carrier-reports' }) });
   app.addHook('onClose', async () => carrierReports.stop());
@@ -266,8 +275,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       declareAuth(api, 'api_key');
-      await api.register(builtInBrowserCallRoutes, { prisma: options.prisma, runner: options.callAudioRunner, tokens: browserCallTokens, publicUrl: options.publicUrl });
-      await api.register(assistantRoutes, { prisma: options.prisma, cache: assistantCache, secrets, vendorTargets: options.vendorTargets ?? NO_PRIVATE_VENDOR_HOSTS });
+      await api.register(builtInBrowserCallRoutes, {
+        prisma: options.prisma,
+        runner: options.callAudioRunner,
+        tokens: browserCallTokens,
+        publicUrl: options.publicUrl,
+      });
+      await api.register(assistantRoutes, {
+        prisma: options.prisma,
+        cache: assistantCache,
+        secrets,
+        vendorTargets: options.vendorTargets ?? NO_PRIVATE_VENDOR_HOSTS,
+      });
       await api.register(contactRoutes, { prisma: options.prisma, recordings });
       await api.register(contactImportRoutes, { prisma: options.prisma });
       await api.register(contactPropertyRoutes, { prisma: options.prisma });

@@ -55,8 +55,9 @@ async function main(argv: string[]): Promise<void> {
       const keys = await listApiKeys(prisma, orgId.data);
       print(
         { keys },
-        keys.map((k) => `${k.prefix}  user ${k.userId}  ${k.revokedAt ? 'revoked' : 'active'}  last used ${k.lastUsedAt?.toISOString() ?? 'never'}`).join('\n') ||
-          'no keys',
+        keys
+          .map((k) => `${k.prefix}  user ${k.userId}  ${k.revokedAt ? 'revoked' : 'active'}  last used ${k.lastUsedAt?.toISOString() ?? 'never'}`)
+          .join('\n') || 'no keys',
       );
     });
     return;

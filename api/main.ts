@@ -13,9 +13,18 @@ let app: FastifyInstance | undefined;
 onShutdown(
   async () => {
     await app?.close();
-    await opening.then((db) => db.close(), () => {});
+    await opening.then(
+      (db) => db.close(),
+      () => {},
+    );
   },
-  { force: () => opening.then((db) => db.closeNow?.(), () => {}) },
+  {
+    force: () =>
+      opening.then(
+        (db) => db.closeNow?.(),
+        () => {},
+      ),
+  },
 );
 const db = await opening.catch(exitOnStartupFailure);
 try {

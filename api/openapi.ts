@@ -16,13 +16,18 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         version: API_VERSION,
         description:
           'Configure voice assistants, place and read calls, manage contacts and campaigns. ' +
-          'Every request carries `Authorization: Bearer <API_KEY>` and acts inside the key owner\'s organisation.',
+          "Every request carries `Authorization: Bearer <API_KEY>` and acts inside the key owner's organisation.",
       },
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'API key' },
           // The session-only functions: a signed-in dashboard session, never an API key (`__Host-session` over TLS).
-          session: { type: 'apiKey', in: 'cookie', name: '__Host-session', description: 'Dashboard session cookie; state-changing requests also send X-CSRF-Token' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: '__Host-session',
+            description: 'Dashboard session cookie; state-changing requests also send X-CSRF-Token',
+          },
         },
       },
       security: [{ bearer: [] }],

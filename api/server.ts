@@ -72,7 +72,10 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     const address = app.server.address();
     const port = address && typeof address === 'object' ? address.port : config.port;
     app.log.warn(
-      { url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, command: 'npm run cli -- bootstrap --org "My Org" --email you@example.com' },
+      {
+        url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+        command: 'npm run cli -- bootstrap --org "My Org" --email you@example.com',
+      },
       'no organisation yet: open the url in this line and create it, or use the command',
     );
   }

@@ -27,7 +27,13 @@ export async function settledWithin(promise: Promise<unknown>, ms: number): Prom
     timer = setTimeout(() => resolve(false), Math.max(0, ms));
   });
   try {
-    return await Promise.race([promise.then(() => true as const, () => true as const), timedOut]);
+    return await Promise.race([
+      promise.then(
+        () => true as const,
+        () => true as const,
+      ),
+      timedOut,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -9,9 +9,23 @@ describe('configuration from the environment', () => {
   });
 
   it("gives the agent worker its settings, with each one's default when unset or empty", () => {
-    expect(readConfig({}).agent).toEqual({ idleProcesses: 2, healthPort: 8081, healthHost: '127.0.0.1', pocketsphinxBin: 'pocketsphinx_continuous', eotProcessNice: 15, drainTimeoutMs: 600_000 });
+    expect(readConfig({}).agent).toEqual({
+      idleProcesses: 2,
+      healthPort: 8081,
+      healthHost: '127.0.0.1',
+      pocketsphinxBin: 'pocketsphinx_continuous',
+      eotProcessNice: 15,
+      drainTimeoutMs: 600_000,
+    });
     expect(
-      readConfig({ LIVEKIT_IDLE_PROCESSES: '0', AGENT_HEALTH_PORT: '9000', AGENT_HEALTH_HOST: '0.0.0.0', POCKETSPHINX_BIN: '/opt/ps/bin/decode', EOT_PROCESS_NICE: '', SHUTDOWN_DRAIN_S: '30' }).agent,
+      readConfig({
+        LIVEKIT_IDLE_PROCESSES: '0',
+        AGENT_HEALTH_PORT: '9000',
+        AGENT_HEALTH_HOST: '0.0.0.0',
+        POCKETSPHINX_BIN: '/opt/ps/bin/decode',
+        EOT_PROCESS_NICE: '',
+        SHUTDOWN_DRAIN_S: '30',
+      }).agent,
     ).toEqual({ idleProcesses: 0, healthPort: 9000, healthHost: '0.0.0.0', pocketsphinxBin: '/opt/ps/bin/decode', eotProcessNice: 15, drainTimeoutMs: 30_000 });
   });
 

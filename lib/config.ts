@@ -56,7 +56,10 @@ const Env = z.object({
   /** The carrier account's auth token: Media Streams voice webhooks must carry its signature. */
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   /** The carrier account's SID: with the auth token, calls on Media Streams can be transferred (its REST API). */
-  TWILIO_ACCOUNT_SID: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must be AC followed by 32 hex digits').optional(),
+  TWILIO_ACCOUNT_SID: z
+    .string()
+    .regex(/^AC[0-9a-fA-F]{32}$/, 'must be AC followed by 32 hex digits')
+    .optional(),
   /** The carrier's REST API: Twilio's, or a compatible carrier's. */
   TWILIO_API_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.twilio.com'),
   /** The public base URL (https://voice.example.com) carriers and browsers reach the service at. */
@@ -199,9 +202,7 @@ export interface Config {
 /** The environment's configuration; throws `invalid environment: NAME: what is wrong; ...` on any bad variable. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
-  const Vendors = z.object(
-    Object.fromEntries(vendorVariables(cleaned).map(([name, , kind]) => [name, kind === 'BASE_URL' ? VendorUrl : z.string().min(1)])),
-  );
+  const Vendors = z.object(Object.fromEntries(vendorVariables(cleaned).map(([name, , kind]) => [name, kind === 'BASE_URL' ? VendorUrl : z.string().min(1)])));
   const result = Env.safeParse(cleaned);
   const vendors = Vendors.safeParse(cleaned);
   if (!result.success || !vendors.success) {
@@ -228,7 +229,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { url: e.LIVEKIT_URL, apiKey: e.LIVEKIT_API_KEY!, apiSecret: e.LIVEKIT_API_SECRET!, agentName: e.LIVEKIT_AGENT_NAME ?? DEFAULT_AGENT_NAME }
       : undefined,
     twilioAuthToken: e.TWILIO_AUTH_TOKEN,
-    carrier: e.TWILIO_ACCOUNT_SID && e.TWILIO_AUTH_TOKEN ? { accountSid: e.TWILIO_ACCOUNT_SID, authToken: e.TWILIO_AUTH_TOKEN, apiBaseUrl: e.TWILIO_API_BASE_URL } : undefined,
+    carrier:
+      e.TWILIO_ACCOUNT_SID && e.TWILIO_AUTH_TOKEN
+        ? { accountSid: e.TWILIO_ACCOUNT_SID, authToken: e.TWILIO_AUTH_TOKEN, apiBaseUrl: e.TWILIO_API_BASE_URL }
+        : undefined,
     carrierApiBaseUrl: e.TWILIO_API_BASE_URL,
     publicUrl: e.PUBLIC_URL,
     trustProxyHops: e.TRUST_PROXY_HOPS,

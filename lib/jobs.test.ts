@@ -197,8 +197,14 @@ describe('the background job loop', () => {
     const run = (unref: boolean) =>
       spawn(
         process.execPath,
-        ['--import', 'tsx', '--input-type=module', '-e', `import { startJobLoop } from ${JSON.stringify(JOBS)};
-          startJobLoop({ intervalMs: 60_000, unref: ${unref}, onError() {}, pass: async () => void process.stdout.write('pass') });`],
+        [
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          `import { startJobLoop } from ${JSON.stringify(JOBS)};
+          startJobLoop({ intervalMs: 60_000, unref: ${unref}, onError() {}, pass: async () => void process.stdout.write('pass') });`,
+        ],
         { stdio: ['ignore', 'pipe', 'inherit'] },
       );
     const firstPass = (child: ChildProcess) => new Promise((resolve) => child.stdout!.once('data', resolve));
@@ -222,5 +228,4 @@ describe('the background job loop', () => {
       free.kill();
     }
   });
-
 });

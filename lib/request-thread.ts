@@ -59,7 +59,9 @@ export class RequestThread<A extends { id: number }> {
     return new Promise<A>((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
       worker.postMessage({ ...message, id });
-      cancel?.signal.addEventListener('abort', () => this.#worker === worker && this.#waiting.has(id) && worker.postMessage(cancel.message(id)), { once: true });
+      cancel?.signal.addEventListener('abort', () => this.#worker === worker && this.#waiting.has(id) && worker.postMessage(cancel.message(id)), {
+        once: true,
+      });
     });
   }
 

@@ -28,7 +28,9 @@ export function vendorCredentialsOf(vendors: VendorSettings): VendorCredentials 
  * port of each of the operator's own `*_BASE_URL` variables (the operator chose those).
  */
 export function vendorTargetPolicyOf(vendors: Pick<VendorSettings, 'baseUrls' | 'privateHosts'>): VendorTargetPolicy {
-  const own = Object.values(vendors.baseUrls).map(allowanceOfUrl).filter((a): a is HostAllowance => a !== null);
+  const own = Object.values(vendors.baseUrls)
+    .map(allowanceOfUrl)
+    .filter((a): a is HostAllowance => a !== null);
   return { privateHosts: [...(vendors.privateHosts ?? []), ...own] };
 }
 

@@ -32,7 +32,9 @@ describe('DTMF', () => {
   });
 
   it('hears a tone made elsewhere (852 + 1477 Hz is 9) and nothing in noise or a single whistle', () => {
-    const nine = Int16Array.from({ length: 800 }, (_, i) => Math.round(8000 * (Math.sin((2 * Math.PI * 852 * i) / 8000) + Math.sin((2 * Math.PI * 1477 * i) / 8000))));
+    const nine = Int16Array.from({ length: 800 }, (_, i) =>
+      Math.round(8000 * (Math.sin((2 * Math.PI * 852 * i) / 8000) + Math.sin((2 * Math.PI * 1477 * i) / 8000))),
+    );
     expect(detectDtmf(nine, 8000)).toBe('9');
     let seed = 7;
     const noise = Int16Array.from({ length: 8000 }, () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5) * 20000);

@@ -82,7 +82,9 @@ export class ClusterUsers {
       if (!error) break;
       if (error.code !== 'EADDRINUSE') throw error;
       if (Date.now() > deadline) {
-        throw new StartupError(`another process kept the embedded database in ${path.dirname(this.folder)} busy starting or stopping for ${timeoutMs / 1000} s: try again`);
+        throw new StartupError(
+          `another process kept the embedded database in ${path.dirname(this.folder)} busy starting or stopping for ${timeoutMs / 1000} s: try again`,
+        );
       }
       await delay(50);
     }
@@ -117,7 +119,13 @@ export class ClusterUsers {
     await fs.mkdir(this.folder, { recursive: true });
     // One record per open, not per process: a process may open the same cluster twice and close each on its own.
     this.record = `${process.pid}-${crypto.randomBytes(4).toString('hex')}.json`;
-    const user: UserRecord = { ...currentProcess(), command: process.argv.slice(1).map((a) => path.basename(a)).join(' ') };
+    const user: UserRecord = {
+      ...currentProcess(),
+      command: process.argv
+        .slice(1)
+        .map((a) => path.basename(a))
+        .join(' '),
+    };
     await fs.writeFile(path.join(this.folder, this.record), `${JSON.stringify(user)}\n`);
   }
 

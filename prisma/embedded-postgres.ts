@@ -101,7 +101,11 @@ function postgresUser(): RunAs {
 
 function bestLocale(): string {
   try {
-    const available = new Set(execFileSync('locale', ['-a'], { encoding: 'utf8' }).split('\n').map((l) => l.trim()));
+    const available = new Set(
+      execFileSync('locale', ['-a'], { encoding: 'utf8' })
+        .split('\n')
+        .map((l) => l.trim()),
+    );
     for (const candidate of ['C.UTF-8', 'C.utf8', 'en_US.UTF-8', 'en_US.utf8']) if (available.has(candidate)) return candidate;
   } catch {
     // no `locale` binary: fall through
@@ -129,10 +133,15 @@ async function initialise(dir: string, bin: Binaries, user: RunAs): Promise<void
   await fs.writeFile(passwordFile, `${PASSWORD}\n`, { mode: 0o644 });
   try {
     const locale = bestLocale();
-    await run(bin.initdb, [`--pgdata=${dir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, `--locale=${locale}`, '--encoding=UTF8'], user, {
-      ...process.env,
-      LC_ALL: locale,
-    });
+    await run(
+      bin.initdb,
+      [`--pgdata=${dir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, `--locale=${locale}`, '--encoding=UTF8'],
+      user,
+      {
+        ...process.env,
+        LC_ALL: locale,
+      },
+    );
   } finally {
     await fs.rm(passwordFile, { force: true });
   }
@@ -159,7 +168,13 @@ export async function startEmbeddedPostgres(dataDir: string, options: { port?: n
     let port = await runningClusterPort(dir);
     const origin: EmbeddedDatabase['origin'] = port === undefined ? 'started' : others.length > 0 ? 'joined' : 'adopted';
     if (port === undefined) {
-      if (!(await fs.access(path.join(dir, 'PG_VERSION')).then(() => true, () => false))) await initialise(dir, bin, user);
+      if (
+        !(await fs.access(path.join(dir, 'PG_VERSION')).then(
+          () => true,
+          () => false,
+        ))
+      )
+        await initialise(dir, bin, user);
       port = options.port ?? (await freePort());
       // 60 s: a start after a crash replays WAL first; an ordinary start takes about a second.
       await run(bin.pg_ctl, ['start', '-D', dir, '-w', '-t', '60', '-l', path.join(dir, 'server.log'), '-o', `-p ${port} -c listen_addresses=127.0.0.1`], user);
@@ -212,11 +227,13 @@ export async function startEmbeddedPostgres(dataDir: string, options: { port?: n
         await Promise.race([stopping.catch(() => {}), delay(FORCED_LOCK_TIMEOUT_MS)]);
         return;
       }
-      stopping = users.withLock(() => leave('forced'), FORCED_LOCK_TIMEOUT_MS).catch(async () => {
-        // Another process holds the lock: leave without stopping; the cluster stops with the last process using it,
-        // or with the next start's process should this one have been the last.
-        await users.remove();
-      });
+      stopping = users
+        .withLock(() => leave('forced'), FORCED_LOCK_TIMEOUT_MS)
+        .catch(async () => {
+          // Another process holds the lock: leave without stopping; the cluster stops with the last process using it,
+          // or with the next start's process should this one have been the last.
+          await users.remove();
+        });
       await stopping;
     },
   };

@@ -11,7 +11,12 @@ const DRIVER_CODES = /^(57P0[123]|08\d{3}|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIP
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 4) return false;
-  const e = error as { name?: unknown; code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } }; cause?: unknown };
+  const e = error as {
+    name?: unknown;
+    code?: unknown;
+    meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } };
+    cause?: unknown;
+  };
   if (e.name === 'PrismaClientInitializationError') return true;
   if (typeof e.code === 'string' && (UNREACHABLE_CODES.has(e.code) || DRIVER_CODES.test(e.code))) return true;
   const cause = e.meta?.driverAdapterError?.cause;

@@ -22,12 +22,20 @@ interface Import {
 /** The tracked sources under each path: a folder, or a single file such as `main.ts`. */
 function sourcesOf(paths: string[]): string[] {
   const specs = paths.flatMap((p) => (/\.(ts|mjs)$/.test(p) ? [p] : [`${p}/*.ts`, `${p}/*.mjs`]));
-  return execFileSync('git', ['ls-files', ...specs], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+  return execFileSync('git', ['ls-files', ...specs], { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean);
 }
 
 /** The relative imports in the text of `file`, each resolved to the file it names. */
 function relativeImportsIn(file: string, text: string): Import[] {
-  return [...text.matchAll(SPECIFIER)].map((match) => ({ file, target: path.relative(root, path.resolve(root, path.dirname(file), match[1]!)).split(path.sep).join('/') }));
+  return [...text.matchAll(SPECIFIER)].map((match) => ({
+    file,
+    target: path
+      .relative(root, path.resolve(root, path.dirname(file), match[1]!))
+      .split(path.sep)
+      .join('/'),
+  }));
 }
 
 /** The package imports in the text of `file`. */
@@ -143,7 +151,9 @@ const PROCESS_FRAMEWORK = /^(fastify|@fastify\/|@livekit\/agents|@livekit\/rtc-n
 
 /** Module files that import either process's framework: a capability holds rules both processes apply, so it loads neither. */
 function frameworkImports(imports: Import[]): string[] {
-  return imports.filter(({ file, target }) => moduleOf(file) !== undefined && PROCESS_FRAMEWORK.test(target)).map(({ file, target }) => `${file} imports ${target}`);
+  return imports
+    .filter(({ file, target }) => moduleOf(file) !== undefined && PROCESS_FRAMEWORK.test(target))
+    .map(({ file, target }) => `${file} imports ${target}`);
 }
 
 describe('import rules', () => {
@@ -184,7 +194,10 @@ const SHIPPED = ['modules', 'api', 'agent', 'bench', 'main.ts'];
 
 describe('public faces of modules', () => {
   it('gives every module a public face, modules/<name>/index.ts, that re-exports by name', () => {
-    const modules = fs.readdirSync(path.join(root, 'modules'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    const modules = fs
+      .readdirSync(path.join(root, 'modules'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
     expect(modules.length).toBeGreaterThan(5);
     const tracked = new Set(sourcesOf(['modules']));
     expect(modules.filter((name) => !tracked.has(`modules/${name}/index.ts`))).toEqual([]);

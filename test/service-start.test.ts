@@ -77,13 +77,18 @@ describe('npm start on a fresh machine', () => {
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
 
       // The CLI joins the cluster the running service started, and prints exactly one JSON object on stdout.
-      const cli = spawnSync('npm', ['run', 'cli', '--', 'bootstrap', '--org', 'Acme', '--email', 'ops@acme.example', '--json'], { cwd: root, env, encoding: 'utf8' });
+      const cli = spawnSync('npm', ['run', 'cli', '--', 'bootstrap', '--org', 'Acme', '--email', 'ops@acme.example', '--json'], {
+        cwd: root,
+        env,
+        encoding: 'utf8',
+      });
       expect(cli.status, cli.stderr).toBe(0);
       const boot = JSON.parse(cli.stdout);
       expect(Object.keys(boot).sort()).toEqual(['api_key', 'organization_id', 'user_id']);
 
       const again = JSON.parse(
-        spawnSync('npm', ['run', 'cli', '--', 'bootstrap', '--org', 'Acme', '--email', 'ops@acme.example', '--json'], { cwd: root, env, encoding: 'utf8' }).stdout,
+        spawnSync('npm', ['run', 'cli', '--', 'bootstrap', '--org', 'Acme', '--email', 'ops@acme.example', '--json'], { cwd: root, env, encoding: 'utf8' })
+          .stdout,
       );
       expect(again.organization_id).toBe(boot.organization_id);
       expect(again.user_id).toBe(boot.user_id);

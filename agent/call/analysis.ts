@@ -36,6 +36,10 @@ export async function analyzeCall(model: llm.LLM, systemPrompt: string, transcri
     const { summary: _s, ...outcomes } = parsed;
     return { summary, outcomes, error: null };
   } catch (error) {
-    return { summary: null, outcomes: null, error: error instanceof SyntaxError ? 'analysis reply was not JSON' : `analysis failed: ${(error as Error).message}` };
+    return {
+      summary: null,
+      outcomes: null,
+      error: error instanceof SyntaxError ? 'analysis reply was not JSON' : `analysis failed: ${(error as Error).message}`,
+    };
   }
 }

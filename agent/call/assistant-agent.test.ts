@@ -24,7 +24,12 @@ const playbook = (more: Partial<CallPlaybook> = {}): CallPlaybook => ({
   description: 'The caller wants an appointment',
   goal: 'A booked slot',
   instructions: ['Ask the day', 'Confirm it'],
-  examples: [[{ role: 'user', content: 'Friday?' }, { role: 'assistant', content: 'Friday works.' }]],
+  examples: [
+    [
+      { role: 'user', content: 'Friday?' },
+      { role: 'assistant', content: 'Friday works.' },
+    ],
+  ],
   notes: 'Closed on Sundays.',
   collect: [],
   mode: 'handoff',
@@ -36,7 +41,14 @@ const playbook = (more: Partial<CallPlaybook> = {}): CallPlaybook => ({
 const mocked = (tools: CallTool[]) => tools.map((t) => llm.tool({ name: t.name, description: t.description, execute: async () => 'mocked' }));
 
 function spec(more: Partial<AssistantAgentSpec> = {}): AssistantAgentSpec {
-  return { instructions: 'You are the front desk of a dental practice.', tools: [], playbooks: [], toolsFor: mocked, collected: new CollectedValues(), ...more };
+  return {
+    instructions: 'You are the front desk of a dental practice.',
+    tools: [],
+    playbooks: [],
+    toolsFor: mocked,
+    collected: new CollectedValues(),
+    ...more,
+  };
 }
 
 const names = (agent: voice.Agent) => Object.keys(agent.toolCtx.functionTools).sort();
@@ -63,7 +75,9 @@ describe('the assistant agent', () => {
     const agent = buildAssistantAgent(spec({ tools: [tool('lookup_order')], playbooks: [playbook({ mode: 'inline' })] }));
     expect(agent).toBeInstanceOf(CallAgent);
     expect(agent.instructions).toContain('You are the front desk');
-    expect(agent.instructions).toContain('## Playbook: Booking\nWhen to use it: The caller wants an appointment\nGoal: A booked slot\nSteps:\n1. Ask the day\n2. Confirm it');
+    expect(agent.instructions).toContain(
+      '## Playbook: Booking\nWhen to use it: The caller wants an appointment\nGoal: A booked slot\nSteps:\n1. Ask the day\n2. Confirm it',
+    );
     expect(agent.instructions).toContain('Caller: Friday?\nYou: Friday works.');
     expect(agent.instructions).toContain('Notes:\nClosed on Sundays.');
     expect(names(agent)).toEqual(['lookup_order']);
@@ -71,7 +85,12 @@ describe('the assistant agent', () => {
 
   it('gives an inline playbook that collects a save tool on the main agent', async () => {
     const collected = new CollectedValues();
-    const agent = buildAssistantAgent(spec({ collected, playbooks: [playbook({ mode: 'inline', collect: [{ name: 'guests', type: 'integer', description: '', required: true, values: null }] })] }));
+    const agent = buildAssistantAgent(
+      spec({
+        collected,
+        playbooks: [playbook({ mode: 'inline', collect: [{ name: 'guests', type: 'integer', description: '', required: true, values: null }] })],
+      }),
+    );
     expect(names(agent)).toEqual(['save_booking_values']);
     expect(agent.instructions).toContain('guests (integer, required)');
     expect(await run(agent, 'save_booking_values', { guests: '3' })).toEqual({ saved: ['guests'], still_missing: [] });
@@ -158,7 +177,9 @@ describe('the assistant agent', () => {
 
   it('records nothing for a call whose playbooks were never used', () => {
     const collected = new CollectedValues();
-    buildAssistantAgent(spec({ playbooks: [playbook({ collect: [{ name: 'day', type: 'date', description: '', required: true, values: null }] })], collected }));
+    buildAssistantAgent(
+      spec({ playbooks: [playbook({ collect: [{ name: 'day', type: 'date', description: '', required: true, values: null }] })], collected }),
+    );
     expect(collected.record()).toBeNull();
   });
 });

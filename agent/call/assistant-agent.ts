@@ -82,7 +82,14 @@ class AssistantAgents {
 
   main(chatCtx: llm.ChatContext | undefined, speakFirst: boolean): CallAgent {
     const Agent = speakFirst ? EnteredAgent : CallAgent;
-    return new Agent({ id: 'assistant', instructions: this.#mainInstructions, tools: [...this.#mainTools, ...this.#playbookTools], turns: this.#spec.turns, prompt: this.#spec.prompt, ...(chatCtx ? { chatCtx } : {}) });
+    return new Agent({
+      id: 'assistant',
+      instructions: this.#mainInstructions,
+      tools: [...this.#mainTools, ...this.#playbookTools],
+      turns: this.#spec.turns,
+      prompt: this.#spec.prompt,
+      ...(chatCtx ? { chatCtx } : {}),
+    });
   }
 
   playbook(index: number, chatCtx: llm.ChatContext | undefined, speakFirst: boolean): CallAgent {
@@ -92,7 +99,14 @@ class AssistantAgents {
     // Entered: what it still lacks when the call ends is reported, even if the caller gave nothing.
     this.#spec.collected.entered(playbook.name);
     const Agent = speakFirst ? EnteredAgent : CallAgent;
-    return new Agent({ id: `playbook_${slug(playbook)}`, instructions, tools, turns: this.#spec.turns, prompt: this.#spec.prompt, ...(chatCtx ? { chatCtx } : {}) });
+    return new Agent({
+      id: `playbook_${slug(playbook)}`,
+      instructions,
+      tools,
+      turns: this.#spec.turns,
+      prompt: this.#spec.prompt,
+      ...(chatCtx ? { chatCtx } : {}),
+    });
   }
 
   /** Made once per playbook, on its first entry. */
@@ -129,12 +143,19 @@ class AssistantAgents {
         'Leave this playbook and return to the main conversation: with reason "done" once its goal is reached, or at ' +
           'once with reason "changed_subject" when the caller wants something it does not cover.',
       ),
-      parameters: { type: 'object', properties: { reason: { type: 'string', enum: ['done', 'changed_subject'] } }, required: ['reason'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { reason: { type: 'string', enum: ['done', 'changed_subject'] } },
+        required: ['reason'],
+        additionalProperties: false,
+      },
       execute: async (args, { ctx }) => {
         const missing = this.#spec.collected.missing(playbook.name);
         // Done without a required value would leave the task half done and the record without it: the model asks.
         if ((args as { reason?: unknown }).reason !== 'changed_subject' && missing.length > 0) {
-          throw new llm.ToolError(`Not done yet: still missing ${missing.join(', ')}. Ask the caller for them, or call ${name} with reason "changed_subject" if they want something else.`);
+          throw new llm.ToolError(
+            `Not done yet: still missing ${missing.join(', ')}. Ask the caller for them, or call ${name} with reason "changed_subject" if they want something else.`,
+          );
         }
         return llm.handoff({ agent: this.main(conversationOf(ctx.session), true) });
       },
@@ -174,7 +195,12 @@ function functionNames(tools: readonly ToolEntry[]): string[] {
 
 /** A function name the model APIs take, from the playbook's name: `Book an appointment` is `book_an_appointment`. */
 export function slug(playbook: Pick<CallPlaybook, 'id' | 'name'>): string {
-  const words = playbook.name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const words = playbook.name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return (words || `playbook_${playbook.id}`).slice(0, 40);
 }
 
@@ -202,7 +228,10 @@ export function playbookSection(playbook: CallPlaybook, saveTool?: string): stri
   if (playbook.notes.trim()) lines.push('Notes:', playbook.notes.trim());
   if (saveTool) {
     const values = playbook.collect.map((f) => `${f.name} (${f.type}${f.required ? ', required' : ''})${f.description ? `: ${f.description}` : ''}`);
-    lines.push(`Values to collect, each saved with ${saveTool} as soon as the caller gives it (a refused value comes back with why: ask again):`, ...values.map((v) => `- ${v}`));
+    lines.push(
+      `Values to collect, each saved with ${saveTool} as soon as the caller gives it (a refused value comes back with why: ask again):`,
+      ...values.map((v) => `- ${v}`),
+    );
   }
   return lines.join('\n');
 }

@@ -29,7 +29,10 @@ export class CallAgent extends voice.Agent {
     this.#prompt = prompt;
   }
 
-  override async sttNode(audio: ReadableStream<AudioFrame> | AsyncIterable<AudioFrame>, modelSettings: voice.ModelSettings): Promise<ReadableStream<stt.SpeechEvent | string> | null> {
+  override async sttNode(
+    audio: ReadableStream<AudioFrame> | AsyncIterable<AudioFrame>,
+    modelSettings: voice.ModelSettings,
+  ): Promise<ReadableStream<stt.SpeechEvent | string> | null> {
     const events = await voice.Agent.default.sttNode(this, audio, modelSettings);
     return events && this.#turns ? this.#turns.filterTranscripts(events) : events;
   }

@@ -14,7 +14,10 @@ describe('collected values', () => {
 
   it('saves values in their declared types, skips nulls, and refuses names the playbook does not collect', () => {
     const values = declared();
-    expect(values.save('Booking', { vip: 'yes', day: null, colour: 'red' })).toEqual({ saved: ['vip'], refused: [{ name: 'colour', reason: 'is not a value this playbook collects' }] });
+    expect(values.save('Booking', { vip: 'yes', day: null, colour: 'red' })).toEqual({
+      saved: ['vip'],
+      refused: [{ name: 'colour', reason: 'is not a value this playbook collects' }],
+    });
     expect(values.values('Booking')).toEqual({ vip: true });
     expect(values.missing('Booking')).toEqual(['day']);
   });

@@ -70,7 +70,9 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
   const settings = await step(() => settingsOf(stored));
   if (!settings) return made;
   // Listening before the session's setup (VAD and vendors, up to a second), so that no caller audio is missed.
-  made.recording = await step(() => startRecording(settings.recording_settings, options, { callSid: call.callSid, startedAt: scene.startedAt.getTime(), dataDir: options.dataDir }));
+  made.recording = await step(() =>
+    startRecording(settings.recording_settings, options, { callSid: call.callSid, startedAt: scene.startedAt.getTime(), dataDir: options.dataDir }),
+  );
   const texts = await step(() => renderTexts(prisma, call, settings));
   if (!texts) return made;
   made.missingVariables = texts.missing;
@@ -83,7 +85,14 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
   const interruption = settings.interruption_settings;
   const runs = new ToolRuns({ minInterruptionWords: interruption.min_interruption_words, interruptions: interruption.allow_interruptions, logFields });
   const knowledge = options.knowledge ?? processKnowledge(prisma, options.access ?? vendorAccessFromEnv());
-  const prompt = turnPromptOf(settings, { prisma, knowledge, organizationId: call.organizationId, assistantId: call.assistantId, model: built.model, retrievalTimeoutMs: options.retrievalTimeoutMs });
+  const prompt = turnPromptOf(settings, {
+    prisma,
+    knowledge,
+    organizationId: call.organizationId,
+    assistantId: call.assistantId,
+    model: built.model,
+    retrievalTimeoutMs: options.retrievalTimeoutMs,
+  });
   made.transcript = captureTranscript(session, {
     startedAt: scene.startedAt.getTime(),
     store: (position, turn) => appendCallTurn(prisma, call.id, position, turn),
@@ -97,16 +106,30 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
   });
   const streaming = { stt: session.stt?.capabilities.streaming ?? true, tts: session.tts?.capabilities.streaming ?? true };
   made.usage = meterUsage(session, built.model, callVendors(settings, options.access ?? vendorAccessFromEnv()), streaming);
-  made.stops.push(watchForEnd(session, ending, { signal: scene.lineTools.hangupSignal(options.signal), maxDurationMs: options.maxDurationMs, logFields }), built.turns.attach(session), runs.attach(session));
+  made.stops.push(
+    watchForEnd(session, ending, { signal: scene.lineTools.hangupSignal(options.signal), maxDurationMs: options.maxDurationMs, logFields }),
+    built.turns.attach(session),
+    runs.attach(session),
+  );
   if (prompt) made.stops.push(prompt.attach(session));
   const idle = idlePromptsOf(settings, texts.idleMessage);
   if (idle) made.stops.push(startIdlePrompts(session, ending, idle, () => runs.busy));
   const knowledgeToolSearch =
-    call.assistantId === null ? undefined : (query: string, signal: AbortSignal) => knowledge.forAssistant(call.organizationId, call.assistantId!, query, { signal }).then((found) => found.result);
+    call.assistantId === null
+      ? undefined
+      : (query: string, signal: AbortSignal) => knowledge.forAssistant(call.organizationId, call.assistantId!, query, { signal }).then((found) => found.result);
   const onHttpResult = (id: string, result: HttpToolResult) => toolResults.set(id, result);
   const tools = await step(() => toolsOf(call, texts.values, options, runs, onHttpResult, scene.lineTools, knowledgeToolSearch));
   if (!tools) return made;
-  const agent = buildAssistantAgent({ instructions: texts.prompt, tools: tools.assigned, playbooks: tools.playbooks, toolsFor: tools.toolsFor, turns: built.turns, prompt, collected: scene.collected });
+  const agent = buildAssistantAgent({
+    instructions: texts.prompt,
+    tools: tools.assigned,
+    playbooks: tools.playbooks,
+    toolsFor: tools.toolsFor,
+    turns: built.turns,
+    prompt,
+    collected: scene.collected,
+  });
   await step(() => startSession(session, agent, settings, texts, options, logFields));
   if (!ending.ended) made.stops.push(await watchForMachine(prisma, call, session, ending, texts.values, logFields, options.audioInput).catch(() => () => {}));
   return made;
@@ -116,7 +139,10 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
 export async function stopConversation(made: Conversation, outcome: Ending, scene: CallScene) {
   for (const stop of made.stops) stop();
   // The call ends either way; a voice that could not speak the apology is for the operator to hear of.
-  if (outcome.apology) await playApology(scene.options.audioOutput, FINAL_PLAYOUT_TIMEOUT_MS).catch((err: unknown) => log().warn({ ...scene.logFields, err }, 'apology not played'));
+  if (outcome.apology)
+    await playApology(scene.options.audioOutput, FINAL_PLAYOUT_TIMEOUT_MS).catch((err: unknown) =>
+      log().warn({ ...scene.logFields, err }, 'apology not played'),
+    );
   if (made.session) await settledWithin(made.session.close(), FINAL_PLAYOUT_TIMEOUT_MS);
   const endedAt = new Date();
   made.recording?.stop(endedAt.getTime());
@@ -196,12 +222,21 @@ async function toolsOf(
   const assigned = options.tools || assistantId === null ? [] : await loadCallTools(options.prisma, secrets, call.organizationId, assistantId);
   const playbooks = assistantId === null ? [] : await loadCallPlaybooks(options.prisma, call.organizationId, assistantId, secrets);
   const toolsFor = (tools: CallTool[]): llm.ToolContextLike =>
-    tools === assigned && options.tools ? options.tools : callToolContext(tools, { values, allowPrivateTargets: options.allowPrivateToolTargets ?? false, onHttpResult, runs, line, knowledge });
+    tools === assigned && options.tools
+      ? options.tools
+      : callToolContext(tools, { values, allowPrivateTargets: options.allowPrivateToolTargets ?? false, onHttpResult, runs, line, knowledge });
   return { assigned, playbooks, toolsFor };
 }
 
 /** Starts the session, then the consent prompt (when recording asks for consent) and the welcome. */
-async function startSession(session: voice.AgentSession, agent: voice.Agent, settings: AssistantSettings, texts: CallTexts, options: RunCallOptions, logFields: Record<string, unknown>): Promise<void> {
+async function startSession(
+  session: voice.AgentSession,
+  agent: voice.Agent,
+  settings: AssistantSettings,
+  texts: CallTexts,
+  options: RunCallOptions,
+  logFields: Record<string, unknown>,
+): Promise<void> {
   await session.start({ agent, record: false });
   options.onSession?.(session);
   log().info({ ...logFields, stt: settings.stt_settings.provider, tts: settings.tts_settings.provider, llm: settings.llm_provider }, 'call started');

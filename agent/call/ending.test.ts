@@ -30,7 +30,10 @@ function loggedBy(fn: () => void): LogLine[] {
     write.mockRestore();
     initializeLogger({ pretty: false, level: 'silent' });
   }
-  return lines.flatMap((l) => l.split('\n')).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine);
+  return lines
+    .flatMap((l) => l.split('\n'))
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as LogLine);
 }
 
 /** The ending, if the call has ended by now. */
@@ -133,11 +136,21 @@ describe('the ending of a running call', () => {
 
 describe('the ending of a call that could not start', () => {
   it('fails with missing_credentials, and logs the unset variables by name', () => {
-    const error = new MissingCredentialsError(['stt'], [{ stage: 'stt', vendor: 'deepgram', variable: 'DEEPGRAM_API_KEY', field: 'stt_settings.provider' }] as never);
+    const error = new MissingCredentialsError(['stt'], [
+      { stage: 'stt', vendor: 'deepgram', variable: 'DEEPGRAM_API_KEY', field: 'stt_settings.provider' },
+    ] as never);
     let failure: ReturnType<typeof startFailure> | undefined;
     const logs = loggedBy(() => (failure = startFailure(error, { callId: 7 })));
     expect(failure).toEqual({ status: 'failed', reason: MISSING_CREDENTIALS, apology: true });
-    expect(logs).toEqual([expect.objectContaining({ msg: 'call cannot start: a vendor credential is not set', callId: 7, stages: ['stt'], variables: ['DEEPGRAM_API_KEY'], fields: ['stt_settings.provider'] })]);
+    expect(logs).toEqual([
+      expect.objectContaining({
+        msg: 'call cannot start: a vendor credential is not set',
+        callId: 7,
+        stages: ['stt'],
+        variables: ['DEEPGRAM_API_KEY'],
+        fields: ['stt_settings.provider'],
+      }),
+    ]);
   });
 
   it('fails with the reason a call cannot run for, in snake case', () => {
@@ -148,7 +161,13 @@ describe('the ending of a call that could not start', () => {
     let failure: ReturnType<typeof startFailure> | undefined;
     const logs = loggedBy(() => (failure = startFailure(new TypeError('no such provider'), { callId: 7 })));
     expect(failure).toEqual({ status: 'failed', reason: 'configuration_error', apology: true });
-    expect(logs).toEqual([expect.objectContaining({ msg: 'call could not start', callId: 7, err: expect.objectContaining({ message: 'no such provider', stack: expect.stringContaining('TypeError') }) })]);
+    expect(logs).toEqual([
+      expect.objectContaining({
+        msg: 'call could not start',
+        callId: 7,
+        err: expect.objectContaining({ message: 'no such provider', stack: expect.stringContaining('TypeError') }),
+      }),
+    ]);
   });
 
   it('runs the steps of the start in order, and after the first that throws runs none and ends the call with its reason', async () => {

@@ -57,7 +57,11 @@ export interface EndingWatch {
  * Ends the call when its session closes, when `signal` aborts, or after the longest duration; logs a vendor's
  * unrecoverable error. Answers a function that stops watching.
  */
-export function watchForEnd(session: SessionEvents<voice.AgentSessionEventTypes.Close | voice.AgentSessionEventTypes.Error>, ending: CallEnding, watch: EndingWatch = {}): () => void {
+export function watchForEnd(
+  session: SessionEvents<voice.AgentSessionEventTypes.Close | voice.AgentSessionEventTypes.Error>,
+  ending: CallEnding,
+  watch: EndingWatch = {},
+): () => void {
   const { signal } = watch;
   const stops = [
     listen(session, voice.AgentSessionEventTypes.Close, (ev) => {

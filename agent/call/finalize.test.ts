@@ -40,13 +40,23 @@ const STARTED = new Date('2026-01-05T10:00:00Z');
 const ENDED = new Date('2026-01-05T10:00:12Z');
 
 function runningCall() {
-  return db.prisma.call.create({ data: { callSid: newCallSid(), organizationId, direction: 'inbound', status: 'in_progress', startedAt: STARTED, heartbeatAt: STARTED } });
+  return db.prisma.call.create({
+    data: { callSid: newCallSid(), organizationId, direction: 'inbound', status: 'in_progress', startedAt: STARTED, heartbeatAt: STARTED },
+  });
 }
 
 const turns: StoredTurn[] = [
   { role: 'user', text: 'what time is it', start_ms: 1_000, end_ms: 2_000, interrupted: false, metrics: null },
   { role: 'assistant', text: 'It is noon.', start_ms: 2_800, end_ms: 3_900, interrupted: false, metrics: { llm_ttft_ms: 300, e2e_latency_ms: 800 } },
-  { role: 'assistant', text: '', start_ms: 12_000, end_ms: 12_000, interrupted: false, metrics: null, tool_calls: [{ name: 'log_outcome', arguments: {}, output: null, is_error: false, at_ms: 11_000 }] },
+  {
+    role: 'assistant',
+    text: '',
+    start_ms: 12_000,
+    end_ms: 12_000,
+    interrupted: false,
+    metrics: null,
+    tool_calls: [{ name: 'log_outcome', arguments: {}, output: null, is_error: false, at_ms: 11_000 }],
+  },
 ];
 const transcript: Transcript = { spoken: turns.slice(0, 2).map(({ metrics: _m, ...t }) => t), turns };
 const spokenText = 'user: what time is it\nassistant: It is noon.';
@@ -81,7 +91,11 @@ function recordedSecond(callSid: string): CallRecording {
   return recording;
 }
 
-const exists = (p: string) => access(p).then(() => true, () => false);
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 describe('the end of a call', () => {
   it('writes a completed call once: its end, its turns with the tool calls after the last reply, its latency, its analysis and call.completed', async () => {
@@ -113,14 +127,29 @@ describe('the end of a call', () => {
   it('analyses no failed call, and says why there is no analysis', async () => {
     const failed = await runningCall();
     const model = analyst();
-    await finalizeCall(db.prisma, failed, finish({ ending: { status: 'failed', reason: 'llm_error', apology: true }, analysis: { model, systemPrompt: 'Tell the time.' } }));
-    expect(await db.prisma.call.findUniqueOrThrow({ where: { id: failed.id } })).toMatchObject({ status: 'failed', endReason: 'llm_error', summary: null, analysisError: 'call failed' });
-    const types = (await db.prisma.event.findMany({ where: { organizationId } })).filter((e) => (e.payload as { call_sid: string }).call_sid === failed.callSid).map((e) => e.type);
+    await finalizeCall(
+      db.prisma,
+      failed,
+      finish({ ending: { status: 'failed', reason: 'llm_error', apology: true }, analysis: { model, systemPrompt: 'Tell the time.' } }),
+    );
+    expect(await db.prisma.call.findUniqueOrThrow({ where: { id: failed.id } })).toMatchObject({
+      status: 'failed',
+      endReason: 'llm_error',
+      summary: null,
+      analysisError: 'call failed',
+    });
+    const types = (await db.prisma.event.findMany({ where: { organizationId } }))
+      .filter((e) => (e.payload as { call_sid: string }).call_sid === failed.callSid)
+      .map((e) => e.type);
     expect(types.sort()).toEqual(['call.completed', 'call.failed']);
 
     const unanalysed = await runningCall();
     await finalizeCall(db.prisma, unanalysed, finish());
-    expect(await db.prisma.call.findUniqueOrThrow({ where: { id: unanalysed.id } })).toMatchObject({ status: 'completed', summary: null, analysisError: 'no model' });
+    expect(await db.prisma.call.findUniqueOrThrow({ where: { id: unanalysed.id } })).toMatchObject({
+      status: 'completed',
+      summary: null,
+      analysisError: 'no model',
+    });
   });
 
   it('keeps the heartbeat beating through the analysis, and stops it once the record is written', async () => {
@@ -181,7 +210,10 @@ describe('the end of a call', () => {
       remove: async () => {},
     };
     await finalizeCall(db.prisma, call, finish({ recording, storage: full }));
-    expect(await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { recordings: true } })).toMatchObject({ status: 'completed', recordings: [] });
+    expect(await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { recordings: true } })).toMatchObject({
+      status: 'completed',
+      recordings: [],
+    });
     expect(await exists(recording.spoolDir)).toBe(true);
   });
 });

@@ -27,7 +27,9 @@ const beatOf = async (id: number) => (await db.prisma.call.findUniqueOrThrow({ w
 
 describe("a running call's heartbeat", () => {
   it('renews the heartbeat while the call runs, and no more once stopped', async () => {
-    const call = await db.prisma.call.create({ data: { callSid: newCallSid(), organizationId, direction: 'inbound', status: 'in_progress', startedAt: LONG_AGO, heartbeatAt: LONG_AGO } });
+    const call = await db.prisma.call.create({
+      data: { callSid: newCallSid(), organizationId, direction: 'inbound', status: 'in_progress', startedAt: LONG_AGO, heartbeatAt: LONG_AGO },
+    });
     const started = Date.now();
     const stop = startHeartbeat(db.prisma, call.id, { intervalMs: 30 });
     await until(async () => (await beatOf(call.id)) >= started);

@@ -10,10 +10,16 @@ import { CALL_HEARTBEAT_INTERVAL_MS } from './recovery.js';
  * Renews the call's heartbeat every `intervalMs`; answers a function that stops it and resolves once a renewal under
  * way has settled, so that nothing renews the heartbeat after it. A failed renewal is logged.
  */
-export function startHeartbeat(prisma: PrismaClient, callId: number, options: { intervalMs?: number | undefined; logFields?: Record<string, unknown> } = {}): () => Promise<void> {
+export function startHeartbeat(
+  prisma: PrismaClient,
+  callId: number,
+  options: { intervalMs?: number | undefined; logFields?: Record<string, unknown> } = {},
+): () => Promise<void> {
   let renewing: Promise<unknown> = Promise.resolve();
   const beat = setInterval(() => {
-    renewing = touchCallHeartbeat(prisma, callId, new Date()).catch((error: unknown) => log().warn({ ...options.logFields, err: error }, 'heartbeat not stored'));
+    renewing = touchCallHeartbeat(prisma, callId, new Date()).catch((error: unknown) =>
+      log().warn({ ...options.logFields, err: error }, 'heartbeat not stored'),
+    );
   }, options.intervalMs ?? CALL_HEARTBEAT_INTERVAL_MS);
   return async () => {
     clearInterval(beat);

@@ -19,9 +19,19 @@ const openai = await startFakeOpenAI((body) => {
   return { text: `Summary ${asked.length}: the caller is Ana and wants a refund.` };
 });
 afterAll(() => openai.close());
-const model = buildLlm(AssistantSettings.parse({ name: 'Summary', llm_provider: 'custom', llm_provider_config: { base_url: openai.url, model: 'fake', custom_config: { api_key: 'k' } } }), vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }));
+const model = buildLlm(
+  AssistantSettings.parse({
+    name: 'Summary',
+    llm_provider: 'custom',
+    llm_provider_config: { base_url: openai.url, model: 'fake', custom_config: { api_key: 'k' } },
+  }),
+  vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
+);
 
-const turn = (user: string, assistant: string): llm.ChatItem[] => [llm.ChatMessage.create({ role: 'user', content: [user] }), llm.ChatMessage.create({ role: 'assistant', content: [assistant] })];
+const turn = (user: string, assistant: string): llm.ChatItem[] => [
+  llm.ChatMessage.create({ role: 'user', content: [user] }),
+  llm.ChatMessage.create({ role: 'assistant', content: [assistant] }),
+];
 
 describe('HistorySummary', () => {
   it('summarises the turns that fell out, in the background, and again with the summary so far when more fall out', async () => {

@@ -50,7 +50,8 @@ export class HistorySummary {
 
   async #summarise(turns: llm.ChatItem[][]): Promise<string> {
     const lines = turns.flat().flatMap((item) => {
-      if (item.type === 'message' && (item.role === 'user' || item.role === 'assistant')) return [`${item.role === 'user' ? 'Caller' : 'Assistant'}: ${item.textContent ?? ''}`];
+      if (item.type === 'message' && (item.role === 'user' || item.role === 'assistant'))
+        return [`${item.role === 'user' ? 'Caller' : 'Assistant'}: ${item.textContent ?? ''}`];
       if (item.type === 'function_call_output') return [`(tool ${item.name} returned: ${item.output.slice(0, 500)})`];
       return [];
     });

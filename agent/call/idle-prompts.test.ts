@@ -126,7 +126,11 @@ describe('idle prompts from the settings', () => {
   });
 
   it('take idle_timeout in seconds, one prompt unless max_idle_messages says otherwise, and the default prompt for an empty one', () => {
-    expect(idlePromptsOf({ idle_timeout: 7, max_idle_messages: null }, 'Hello?')).toEqual({ idleMs: 7_000, maxPrompts: DEFAULT_MAX_IDLE_MESSAGES, message: 'Hello?' });
+    expect(idlePromptsOf({ idle_timeout: 7, max_idle_messages: null }, 'Hello?')).toEqual({
+      idleMs: 7_000,
+      maxPrompts: DEFAULT_MAX_IDLE_MESSAGES,
+      message: 'Hello?',
+    });
     expect(idlePromptsOf({ idle_timeout: 7, max_idle_messages: 0 }, '')).toEqual({ idleMs: 7_000, maxPrompts: 0, message: DEFAULT_IDLE_MESSAGE });
   });
 });

@@ -32,14 +32,23 @@ export interface IdlePrompts {
 /** What the settings ask for; null when `idle_timeout` is unset, and the call never idles out. */
 export function idlePromptsOf(settings: Pick<AssistantSettings, 'idle_timeout' | 'max_idle_messages'>, message: string): IdlePrompts | null {
   if (settings.idle_timeout === null) return null;
-  return { idleMs: secondsToMs(settings.idle_timeout), maxPrompts: settings.max_idle_messages ?? DEFAULT_MAX_IDLE_MESSAGES, message: message || DEFAULT_IDLE_MESSAGE };
+  return {
+    idleMs: secondsToMs(settings.idle_timeout),
+    maxPrompts: settings.max_idle_messages ?? DEFAULT_MAX_IDLE_MESSAGES,
+    message: message || DEFAULT_IDLE_MESSAGE,
+  };
 }
 
 /**
  * Prompts an idle caller until `stop` is called or the call ends. While `busy` (a tool call is running) the call is not
  * idle, whatever was last said: the caller is waiting for the assistant, not the other way round.
  */
-export function startIdlePrompts(session: IdleSession, ending: Pick<CallEnding, 'end' | 'ended'>, idle: IdlePrompts, busy: () => boolean = () => false): () => void {
+export function startIdlePrompts(
+  session: IdleSession,
+  ending: Pick<CallEnding, 'end' | 'ended'>,
+  idle: IdlePrompts,
+  busy: () => boolean = () => false,
+): () => void {
   let prompts = 0;
   let quietSince = Date.now();
   let saidGoodbye = false;

@@ -34,7 +34,8 @@ export const DTMF_TIMEOUT_MS = 20_000;
 
 const DESCRIPTIONS: Record<'end_call' | 'transfer_call' | 'send_dtmf', string> = {
   end_call: 'Ends the call. Use it once the conversation is over: say goodbye in the same reply; the call ends when the caller has heard it.',
-  transfer_call: 'Transfers the caller to a person or another line. Use it when the caller asks for a person or for something you cannot do; tell them you are transferring them first.',
+  transfer_call:
+    'Transfers the caller to a person or another line. Use it when the caller asks for a person or for something you cannot do; tell them you are transferring them first.',
   send_dtmf: "Presses keys on the phone's keypad, to get through an automated phone menu: digits 0-9, * and #, and w to wait half a second.",
 };
 
@@ -100,8 +101,13 @@ export class CallLineTools {
         const ending: Ending = { status: 'completed', reason: ASSISTANT_ENDED_CALL };
         // What the model says along with the call is the goodbye: it plays to its end first.
         const before = ctx.speechHandle.chatItems.length;
-        await withTimeout(ctx.waitForPlayout().catch(() => {}), REPLY_PLAYOUT_TIMEOUT_MS);
-        const spoken = ctx.speechHandle.chatItems.slice(before).some((item) => item.type === 'message' && item.role === 'assistant' && Boolean(item.textContent?.trim()));
+        await withTimeout(
+          ctx.waitForPlayout().catch(() => {}),
+          REPLY_PLAYOUT_TIMEOUT_MS,
+        );
+        const spoken = ctx.speechHandle.chatItems
+          .slice(before)
+          .some((item) => item.type === 'message' && item.role === 'assistant' && Boolean(item.textContent?.trim()));
         log().info({ ...this.#logFields, tool: tool.name, goodbyeSaid: spoken }, 'assistant ends the call');
         if (spoken) {
           this.#endOnceRecorded(ctx.session, toolCallId, ending);
@@ -127,7 +133,10 @@ export class CallLineTools {
         if (!this.line.canTransfer) throw new llm.ToolError(await refusalOf(this.line.transfer(config.destination)));
         if (this.#transfer !== 'none') throw new llm.ToolError('A transfer is already under way.');
         // The reply in progress ("let me put you through") is heard first, whatever the mode.
-        await withTimeout(ctx.waitForPlayout().catch(() => {}), REPLY_PLAYOUT_TIMEOUT_MS);
+        await withTimeout(
+          ctx.waitForPlayout().catch(() => {}),
+          REPLY_PLAYOUT_TIMEOUT_MS,
+        );
         if (config.mode === 'warm' && config.handoff_message?.trim()) {
           const handoff = ctx.session.say(config.handoff_message, { allowInterruptions: false });
           await withTimeout(handoff.waitForPlayout(), HANDOFF_TIMEOUT_MS);
@@ -137,15 +146,28 @@ export class CallLineTools {
         const fields = { ...this.#logFields, tool: tool.name, line: this.line.kind, mode: config.mode };
         try {
           // Once asked for, a transfer is not taken back when the caller speaks: its answer decides the call.
-          const answered = await withTimeout(this.line.transfer(config.destination).then(() => true), TRANSFER_TIMEOUT_MS);
-          if (!answered) throw new LineError('The transfer did not go through: the phone system did not answer in time. The caller is still on the line with you: tell them, and offer to help another way.', 'timeout');
+          const answered = await withTimeout(
+            this.line.transfer(config.destination).then(() => true),
+            TRANSFER_TIMEOUT_MS,
+          );
+          if (!answered)
+            throw new LineError(
+              'The transfer did not go through: the phone system did not answer in time. The caller is still on the line with you: tell them, and offer to help another way.',
+              'timeout',
+            );
         } catch (error) {
           this.#transfer = 'none';
           const held = this.#heldHangup;
           this.#heldHangup = undefined;
           // The caller left while the transfer was asked for: the call ends as their hangup.
           held?.();
-          const refusal = error instanceof LineError ? error : new LineError('The transfer could not be made. The caller is still on the line with you: tell them, and offer to help another way.', 'transfer_failed');
+          const refusal =
+            error instanceof LineError
+              ? error
+              : new LineError(
+                  'The transfer could not be made. The caller is still on the line with you: tell them, and offer to help another way.',
+                  'transfer_failed',
+                );
           log().warn({ ...fields, code: refusal.code, ...refusal.detail }, 'transfer refused');
           throw new llm.ToolError(refusal.message);
         }
@@ -165,7 +187,9 @@ export class CallLineTools {
       description: tool.description || DESCRIPTIONS.send_dtmf,
       parameters: {
         type: 'object',
-        properties: { digits: { type: 'string', pattern: DTMF_SEQUENCE.source, description: 'The keys to press in order: 0-9, *, #, A-D; w waits half a second' } },
+        properties: {
+          digits: { type: 'string', pattern: DTMF_SEQUENCE.source, description: 'The keys to press in order: 0-9, *, #, A-D; w waits half a second' },
+        },
         required: ['digits'],
         additionalProperties: false,
       },
@@ -174,7 +198,10 @@ export class CallLineTools {
         if (!this.line.canSendDtmf) throw new llm.ToolError(await refusalOf(this.line.sendDtmf(digits)));
         if (!DTMF_SEQUENCE.test(digits)) throw new llm.ToolError('digits must be 1 to 32 of 0-9, *, #, A-D and w (a half-second pause). Nothing was sent.');
         // Keys pressed over the assistant's own words would be lost in them: the reply in progress ends first.
-        await withTimeout(ctx.waitForPlayout().catch(() => {}), REPLY_PLAYOUT_TIMEOUT_MS);
+        await withTimeout(
+          ctx.waitForPlayout().catch(() => {}),
+          REPLY_PLAYOUT_TIMEOUT_MS,
+        );
         const sent = await withTimeout(
           this.line.sendDtmf(digits, { signal: abortSignal }).then(
             () => null,

@@ -32,7 +32,8 @@ export class LineError extends Error {
   }
 }
 
-export const TRANSFER_UNSUPPORTED = 'This call cannot be transferred: the caller is on a web call, not a phone line. Tell the caller you cannot transfer them, and offer to help another way.';
+export const TRANSFER_UNSUPPORTED =
+  'This call cannot be transferred: the caller is on a web call, not a phone line. Tell the caller you cannot transfer them, and offer to help another way.';
 export const DTMF_UNSUPPORTED = 'Keypad tones cannot be sent on this call: the caller is on a web call, not a phone line.';
 
 /** A call in a browser: there is no phone line to transfer or to press keys on. */

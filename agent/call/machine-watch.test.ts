@@ -33,7 +33,9 @@ const RATE = 8_000;
 /** The callee's line for `ms`, in 20 ms frames as a transport hands them over: a tone at `hz`, or quiet. */
 const line = (ms: number, hz?: number) => {
   for (let t = 0; t < ms; t += 20) {
-    const samples = Int16Array.from({ length: RATE / 50 }, (_, i) => (hz ? Math.round(8_000 * Math.sin((2 * Math.PI * hz * ((t * RATE) / 1000 + i)) / RATE)) : 0));
+    const samples = Int16Array.from({ length: RATE / 50 }, (_, i) =>
+      hz ? Math.round(8_000 * Math.sin((2 * Math.PI * hz * ((t * RATE) / 1000 + i)) / RATE)) : 0,
+    );
     // A frame reaches the call once it has been heard whole.
     vi.advanceTimersByTime(20);
     audio.push(new AudioFrame(samples, RATE, 1, samples.length));
@@ -46,9 +48,24 @@ const speaks = (ms: number) => {
   vi.advanceTimersByTime(ms);
   session.send(UserStateChanged, voice.createUserStateChangedEvent('speaking', 'listening'));
 };
-const watch = (settings = S) => watchVoiceForMachine(session, { onVerdict: (v) => events.push(`${v}@${Date.now() - start}`), onGreetingEnd: (by) => events.push(`end-${by}@${Date.now() - start}`) }, settings, Date.now, audio);
+const watch = (settings = S) =>
+  watchVoiceForMachine(
+    session,
+    { onVerdict: (v) => events.push(`${v}@${Date.now() - start}`), onGreetingEnd: (by) => events.push(`end-${by}@${Date.now() - start}`) },
+    settings,
+    Date.now,
+    audio,
+  );
 const hears = (transcript: string, isFinal = false) =>
-  session.send(voice.AgentSessionEventTypes.UserInputTranscribed, { type: 'user_input_transcribed', transcript, isFinal, itemId: null, speakerId: null, createdAt: Date.now(), language: null });
+  session.send(voice.AgentSessionEventTypes.UserInputTranscribed, {
+    type: 'user_input_transcribed',
+    transcript,
+    isFinal,
+    itemId: null,
+    speakerId: null,
+    createdAt: Date.now(),
+    language: null,
+  });
 let start = 0;
 
 describe('the machine watch on a live session', () => {

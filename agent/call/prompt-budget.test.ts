@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import type { KnowledgeHit } from '../../modules/knowledge/search/hybrid-search.js';
 import { fitPassages, fitPrompt, type PromptBudget } from './prompt-budget.js';
 
-const budget: PromptBudget = { historyStrategy: 'sliding_window', maxHistoryTurns: 20, contextWindowTokens: 4000, contextBudget: 8000, maxPromptDocTokens: 2000, includeMetadata: true };
+const budget: PromptBudget = {
+  historyStrategy: 'sliding_window',
+  maxHistoryTurns: 20,
+  contextWindowTokens: 4000,
+  contextBudget: 8000,
+  maxPromptDocTokens: 2000,
+  includeMetadata: true,
+};
 
 function message(role: 'system' | 'user' | 'assistant', text: string): llm.ChatMessage {
   return llm.ChatMessage.create({ role, content: [text] });
@@ -24,7 +31,15 @@ function conversation(n: number, withTools: number[] = []): llm.ChatItem[] {
 }
 
 const texts = (items: llm.ChatItem[]) =>
-  items.map((i) => (i.type === 'message' ? `${i.role}:${i.textContent}` : i.type === 'function_call' ? `call:${i.callId}` : i.type === 'function_call_output' ? `output:${i.callId}` : i.type));
+  items.map((i) =>
+    i.type === 'message'
+      ? `${i.role}:${i.textContent}`
+      : i.type === 'function_call'
+        ? `call:${i.callId}`
+        : i.type === 'function_call_output'
+          ? `output:${i.callId}`
+          : i.type,
+  );
 
 function hit(id: number, content: string, extra: Partial<KnowledgeHit> = {}): KnowledgeHit {
   return {
@@ -61,7 +76,13 @@ describe('the sliding window', () => {
   });
 
   it('drops the oldest turns when the history is over context_window_tokens', () => {
-    const items = [message('system', 'Brief.'), message('user', 'x'.repeat(4000)), message('assistant', 'ok'), message('user', 'short'), message('assistant', 'fine')];
+    const items = [
+      message('system', 'Brief.'),
+      message('user', 'x'.repeat(4000)),
+      message('assistant', 'ok'),
+      message('user', 'short'),
+      message('assistant', 'fine'),
+    ];
     const fitted = fitPrompt(items, 5, [], { ...budget, contextWindowTokens: 500 });
     expect(texts(fitted.items)).toEqual(['system:Brief.', 'user:short', 'assistant:fine']);
   });
@@ -99,14 +120,26 @@ describe('passages', () => {
     // 60 holds no passage, and only the instructions with the last three turns.
     const tighter = fitPrompt(items, 5, hits, { ...budget, contextBudget: 60 });
     expect(tighter.passages).toEqual([]);
-    expect(texts(tighter.items)).toEqual(['system:You are the front desk.', 'user:question 2', 'assistant:answer 2', 'user:question 3', 'assistant:answer 3', 'user:question 4', 'assistant:answer 4']);
+    expect(texts(tighter.items)).toEqual([
+      'system:You are the front desk.',
+      'user:question 2',
+      'assistant:answer 2',
+      'user:question 3',
+      'assistant:answer 3',
+      'user:question 4',
+      'assistant:answer 4',
+    ]);
   });
 });
 
 describe('the summarize strategy', () => {
   it('puts the summary after the instructions in place of the turns that fell out', () => {
     const fitted = fitPrompt(conversation(5), 5, [], { ...budget, historyStrategy: 'summarize', maxHistoryTurns: 2 }, 'The caller is Ana.');
-    expect(texts(fitted.items).slice(0, 3)).toEqual(['system:You are the front desk.', 'system:Summary of the conversation before the turns below:\nThe caller is Ana.', 'user:question 4']);
+    expect(texts(fitted.items).slice(0, 3)).toEqual([
+      'system:You are the front desk.',
+      'system:Summary of the conversation before the turns below:\nThe caller is Ana.',
+      'user:question 4',
+    ]);
   });
 
   it('leaves the summary out while every turn still fits', () => {

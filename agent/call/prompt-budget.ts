@@ -38,7 +38,7 @@ export function passageText(hit: KnowledgeHit, index: number, includeMetadata: b
 }
 
 const PREAMBLE =
-  'Passages from the knowledge base that may answer the caller\'s next message. Use them when they do; say so when ' +
+  "Passages from the knowledge base that may answer the caller's next message. Use them when they do; say so when " +
   'they do not cover it rather than guess. Do not mention passages or a knowledge base to the caller.';
 
 /** The passages that fit `maxTokens`, best first; a passage that does not fit is left out whole, never cut. */
@@ -98,7 +98,10 @@ export function fitPrompt(items: llm.ChatItem[], newMessageTokens: number, hits:
   let kept = budget.historyStrategy === 'full' ? turns : turns.slice(Math.max(0, turns.length - budget.maxHistoryTurns));
   while (kept.length > 0 && sum(kept.flat()) > budget.contextWindowTokens) kept = kept.slice(1);
   let { text, included } = fitPassages(hits, budget.maxPromptDocTokens, budget.includeMetadata);
-  const summaryItem = summary && kept.length < turns.length ? llm.ChatMessage.create({ role: 'system', content: [`Summary of the conversation before the turns below:\n${summary}`] }) : undefined;
+  const summaryItem =
+    summary && kept.length < turns.length
+      ? llm.ChatMessage.create({ role: 'system', content: [`Summary of the conversation before the turns below:\n${summary}`] })
+      : undefined;
   const total = () => sum(head) + (summaryItem ? itemTokens(summaryItem) : 0) + sum(kept.flat()) + (text ? estimateTokens(text) + 4 : 0) + newMessageTokens;
   while (total() > budget.contextBudget && included.length > 0) {
     ({ text, included } = fitPassages(included.slice(0, -1), budget.maxPromptDocTokens, budget.includeMetadata));

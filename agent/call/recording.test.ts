@@ -53,17 +53,33 @@ afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const exists = (p: string) => access(p).then(() => true, () => false);
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 describe("a running call's recording", () => {
   it('records nothing, and listens to nothing, when the settings ask for no track', () => {
     expect(startRecording(settings({ recording_enabled: false }), audio, { callSid: 'CAoff', startedAt: T0, dataDir, clock: arrivedAtStart })).toBeUndefined();
-    expect(startRecording(settings({ recording_enabled: true, record_user_audio: false, record_assistant_audio: false, record_mixed_audio: false }), audio, { callSid: 'CAnone', startedAt: T0, dataDir, clock: arrivedAtStart })).toBeUndefined();
+    expect(
+      startRecording(settings({ recording_enabled: true, record_user_audio: false, record_assistant_audio: false, record_mixed_audio: false }), audio, {
+        callSid: 'CAnone',
+        startedAt: T0,
+        dataDir,
+        clock: arrivedAtStart,
+      }),
+    ).toBeUndefined();
     expect(audio.heard.size + audio.played.size).toBe(0);
   });
 
   it("spools under DATA_DIR while the call runs, and stores the asked-for tracks as long as the call, the caller's audio from the start and the assistant's where it played", async () => {
-    const recording = startRecording(settings({ recording_enabled: true, recording_format: 'wav', record_mixed_audio: false }), audio, { callSid: 'CAwav', startedAt: T0, dataDir, clock: arrivedAtStart })!;
+    const recording = startRecording(settings({ recording_enabled: true, recording_format: 'wav', record_mixed_audio: false }), audio, {
+      callSid: 'CAwav',
+      startedAt: T0,
+      dataDir,
+      clock: arrivedAtStart,
+    })!;
     expect(recording.spoolDir).toBe(path.join(dataDir, 'recordings', 'CAwav', '.spool'));
     audio.callerSays(1_000, 1_000);
     audio.assistantPlays(1_200, 400, 2_000);
@@ -84,7 +100,11 @@ describe("a running call's recording", () => {
   });
 
   it('records nothing after the end of the call, and stops listening to the audio', async () => {
-    const recording = startRecording(settings({ recording_enabled: true, recording_format: 'wav', record_assistant_audio: false, record_mixed_audio: false }), audio, { callSid: 'CAstop', startedAt: T0, dataDir, clock: arrivedAtStart })!;
+    const recording = startRecording(
+      settings({ recording_enabled: true, recording_format: 'wav', record_assistant_audio: false, record_mixed_audio: false }),
+      audio,
+      { callSid: 'CAstop', startedAt: T0, dataDir, clock: arrivedAtStart },
+    )!;
     audio.callerSays(500, 1_000);
     recording.stop(T0 + 500);
     expect(audio.heard.size + audio.played.size).toBe(0);
@@ -94,7 +114,12 @@ describe("a running call's recording", () => {
   });
 
   it('removes its spool when discarded', async () => {
-    const recording = startRecording(settings({ recording_enabled: true, recording_format: 'wav' }), audio, { callSid: 'CAgone', startedAt: T0, dataDir, clock: arrivedAtStart })!;
+    const recording = startRecording(settings({ recording_enabled: true, recording_format: 'wav' }), audio, {
+      callSid: 'CAgone',
+      startedAt: T0,
+      dataDir,
+      clock: arrivedAtStart,
+    })!;
     audio.callerSays(200, 1_000);
     recording.stop(T0 + 200);
     await recording.save(new LocalFileStorage(dataDir));

@@ -28,7 +28,14 @@ export function recordedTracks(settings: AssistantSettings['recording_settings']
 }
 
 export function storedRecording(t: StoredTrack): StoredRecording {
-  return { track: t.track, format: t.format, storageKey: t.storageKey, duration_ms: t.durationMs, size_bytes: t.sizeBytes, ...(t.path ? { path: t.path } : {}) };
+  return {
+    track: t.track,
+    format: t.format,
+    storageKey: t.storageKey,
+    duration_ms: t.durationMs,
+    size_bytes: t.sizeBytes,
+    ...(t.path ? { path: t.path } : {}),
+  };
 }
 
 /** The call's audio as a transport carries it: every frame the caller sent, and every frame played to the caller. */
@@ -60,7 +67,10 @@ export function startRecording(
   const tracks = recordedTracks(settings);
   if (tracks.length === 0) return undefined;
   const recorder = new CallRecorder(call.startedAt, spoolDirOf(call.dataDir ?? DEFAULT_DATA_DIR, call.callSid));
-  const stops = [audio.audioInput.onFrame?.((f) => recorder.addUser(f, (call.clock ?? Date.now)())), audio.audioOutput.onPlayed?.((f, at) => recorder.addAssistant(f, at))];
+  const stops = [
+    audio.audioInput.onFrame?.((f) => recorder.addUser(f, (call.clock ?? Date.now)())),
+    audio.audioOutput.onPlayed?.((f, at) => recorder.addAssistant(f, at)),
+  ];
   return {
     spoolDir: recorder.spoolDir,
     stop(at) {
@@ -94,7 +104,13 @@ export async function storeOrphanRecording(options: {
   }
   try {
     const lengthSamples = Math.max(spool.samples.user, spool.samples.assistant);
-    const stored = await storeSpooledTracks(spool, { callSid: options.callSid, tracks, format: options.settings.recording_format, lengthSamples, storage: options.storage });
+    const stored = await storeSpooledTracks(spool, {
+      callSid: options.callSid,
+      tracks,
+      format: options.settings.recording_format,
+      lengthSamples,
+      storage: options.storage,
+    });
     return stored.map(storedRecording);
   } finally {
     await spool.close();

@@ -136,14 +136,18 @@ async function recoverCall(prisma: PrismaClient, call: CallRow, context: Recover
     let spoolDone = true;
     if (settings) {
       try {
-        recordings = (await storeOrphanRecording({ callSid: call.callSid, settings: settings.recording_settings, dataDir: context.dataDir, storage: context.storage })) ?? [];
+        recordings =
+          (await storeOrphanRecording({ callSid: call.callSid, settings: settings.recording_settings, dataDir: context.dataDir, storage: context.storage })) ??
+          [];
       } catch (error) {
         // The spool stays under DATA_DIR for an operator; the call still ends.
         spoolDone = false;
         log().error({ ...callLog, err: error }, 'recording of a call whose process died could not be saved');
       }
     }
-    const analysis: Analysis = settings ? await analyzeOrphan(prisma, call, settings, turns, context.access) : { summary: null, outcomes: null, error: 'assistant not found' };
+    const analysis: Analysis = settings
+      ? await analyzeOrphan(prisma, call, settings, turns, context.access)
+      : { summary: null, outcomes: null, error: 'assistant not found' };
 
     const finished = await finishCall(prisma, call, {
       status: 'failed',
@@ -191,11 +195,18 @@ export async function lastEvidenceOf(prisma: PrismaClient, call: CallRow, contex
 async function analyzeOrphan(prisma: PrismaClient, call: CallRow, settings: AssistantSettings, turns: StoredTurn[], access: VendorAccess): Promise<Analysis> {
   try {
     const contact = await loadContactFields(prisma, call.organizationId, call.contactId);
-    const prompt = renderPrompt(settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT, { variables: (call.variables ?? {}) as Record<string, unknown>, contact });
+    const prompt = renderPrompt(settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT, {
+      variables: (call.variables ?? {}) as Record<string, unknown>,
+      contact,
+    });
     const model = buildLlm(settings, access);
     try {
       // Bounded by the analysis's own timeout (ANALYSIS_TIMEOUT_MS).
-      return await analyzeCall(model, prompt.text, turns.map(({ metrics: _m, ...t }) => t));
+      return await analyzeCall(
+        model,
+        prompt.text,
+        turns.map(({ metrics: _m, ...t }) => t),
+      );
     } finally {
       await model.aclose().catch(() => {});
     }

@@ -83,7 +83,16 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const stopHeartbeat = startHeartbeat(prisma, call.id, { intervalMs: options.heartbeatIntervalMs, logFields });
   const ending = new CallEnding();
   const lineTools = new CallLineTools({ line: lineOf(call, options.line), ending, logFields });
-  const scene = { options: { ...options, secrets }, call, startedAt, ending, lineTools, step: startSteps(ending, logFields), collected: new CollectedValues(), logFields };
+  const scene = {
+    options: { ...options, secrets },
+    call,
+    startedAt,
+    ending,
+    lineTools,
+    step: startSteps(ending, logFields),
+    collected: new CollectedValues(),
+    logFields,
+  };
 
   const conversation = await startConversation(scene, stored);
   const outcome = await ending.settled;

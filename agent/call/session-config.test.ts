@@ -26,7 +26,10 @@ beforeAll(async () => {
 
 describe('turn handling from stt_settings.turn_detection', () => {
   it('uses the text end-of-turn rules for text_turn_detector', async () => {
-    const { options } = await buildSessionOptions(settings({ stt_settings: { provider: 'local', turn_detection: { mode: 'text_turn_detector' } } }), { vad, access });
+    const { options } = await buildSessionOptions(settings({ stt_settings: { provider: 'local', turn_detection: { mode: 'text_turn_detector' } } }), {
+      vad,
+      access,
+    });
     expect(options.turnHandling?.turnDetection).toBeInstanceOf(TextTurnDetector);
   });
 
@@ -36,7 +39,9 @@ describe('turn handling from stt_settings.turn_detection', () => {
   });
 
   it('turns the endpointing delays from seconds into milliseconds', async () => {
-    const s = settings({ stt_settings: { provider: 'local', turn_detection: { mode: 'text_turn_detector', min_endpointing_delay: 0.45, max_endpointing_delay: 3.2 } } });
+    const s = settings({
+      stt_settings: { provider: 'local', turn_detection: { mode: 'text_turn_detector', min_endpointing_delay: 0.45, max_endpointing_delay: 3.2 } },
+    });
     const { options } = await buildSessionOptions(s, { vad, access });
     expect(options.turnHandling?.endpointing).toMatchObject({ minDelay: 450, maxDelay: 3200 });
   });
@@ -74,9 +79,18 @@ describe('interruptions from interruption_settings', () => {
   });
 
   it('keeps the defaults of the spec (allowed, 0.5 s, 2 s, resume) and lets the voice pause the reply while the words decide', async () => {
-    const { options } = await buildSessionOptions(settings({ stt_settings: { provider: 'local', turn_detection: { mode: 'text_turn_detector' } } }), { vad, access });
+    const { options } = await buildSessionOptions(settings({ stt_settings: { provider: 'local', turn_detection: { mode: 'text_turn_detector' } } }), {
+      vad,
+      access,
+    });
     // min_interruption_words (1) is applied to the words by the overlap filter, not by the framework's pause.
-    expect(options.turnHandling?.interruption).toMatchObject({ enabled: true, minDuration: 500, minWords: 0, falseInterruptionTimeout: 2000, resumeFalseInterruption: true });
+    expect(options.turnHandling?.interruption).toMatchObject({
+      enabled: true,
+      minDuration: 500,
+      minWords: 0,
+      falseInterruptionTimeout: 2000,
+      resumeFalseInterruption: true,
+    });
   });
 });
 

@@ -54,17 +54,15 @@ export function llmEndpoints(settings: AssistantSettings, access: VendorAccess):
     targets: access.targets,
   };
   const fallbacks = settings.llm_fallback_providers.enabled
-    ? settings.llm_fallback_providers.fallbacks.map(
-        (f): LlmEndpoint => ({
-          provider: f.provider,
-          model: f.model ?? model,
-          apiKey: f.api_key ?? access.apiKey(f.provider),
-          baseUrl: f.base_url ?? access.baseUrl(f.provider),
-          sampling,
-          customConfig: {},
-          targets: access.targets,
-        }),
-      )
+    ? settings.llm_fallback_providers.fallbacks.map((f): LlmEndpoint => ({
+        provider: f.provider,
+        model: f.model ?? model,
+        apiKey: f.api_key ?? access.apiKey(f.provider),
+        baseUrl: f.base_url ?? access.baseUrl(f.provider),
+        sampling,
+        customConfig: {},
+        targets: access.targets,
+      }))
     : [];
   return [primary, ...fallbacks];
 }
@@ -93,7 +91,9 @@ export { MissingCredentialsError };
 /** A vendor URL of the assistant's that leads to an address the service does not call; the call ends `vendor_target_refused`. */
 export class VendorTargetRefusedError extends Error {
   constructor(readonly fields: string[]) {
-    super(`the assistant's vendor URL leads to a loopback, private or reserved address the operator has not allowed (VENDOR_PRIVATE_HOSTS): ${fields.join(', ')}`);
+    super(
+      `the assistant's vendor URL leads to a loopback, private or reserved address the operator has not allowed (VENDOR_PRIVATE_HOSTS): ${fields.join(', ')}`,
+    );
     this.name = 'VendorTargetRefusedError';
   }
 }
@@ -104,7 +104,9 @@ export class VendorTargetRefusedError extends Error {
  * others (speech vendors' sockets, Google's client) rely on this check.
  */
 export async function checkVendorTargets(settings: AssistantSettings, access: VendorAccess): Promise<void> {
-  const used = settings.llm_fallback_providers.enabled ? settings : { ...settings, llm_fallback_providers: { ...settings.llm_fallback_providers, fallbacks: [] } };
+  const used = settings.llm_fallback_providers.enabled
+    ? settings
+    : { ...settings, llm_fallback_providers: { ...settings.llm_fallback_providers, fallbacks: [] } };
   const refused = await refusedVendorUrls(used, access.targets ?? NO_PRIVATE_VENDOR_HOSTS);
   if (refused.length > 0) throw new VendorTargetRefusedError(refused);
 }
@@ -116,7 +118,10 @@ export function checkCredentials(settings: AssistantSettings, access: VendorAcce
   const stages = unusableStages(settings, missing);
   if (stages.length > 0) throw new MissingCredentialsError(stages, missing);
   // Variable names and setting paths only: never a value.
-  log().warn({ variables: missing.map((m) => m.variable), fields: missing.map((m) => m.field) }, 'an llm endpoint has no credential: the call relies on the others');
+  log().warn(
+    { variables: missing.map((m) => m.variable), fields: missing.map((m) => m.field) },
+    'an llm endpoint has no credential: the call relies on the others',
+  );
 }
 
 export interface SessionParts {
@@ -146,7 +151,10 @@ export function interruptionOptions(settings: AssistantSettings) {
   };
 }
 
-export async function buildSessionOptions(settings: AssistantSettings, deps: { vad: VAD; access: VendorAccess; stt?: voice.AgentSessionOptions['stt'] }): Promise<SessionParts> {
+export async function buildSessionOptions(
+  settings: AssistantSettings,
+  deps: { vad: VAD; access: VendorAccess; stt?: voice.AgentSessionOptions['stt'] },
+): Promise<SessionParts> {
   checkCredentials(settings, deps.access);
   await checkVendorTargets(settings, deps.access);
   const turn = settings.stt_settings.turn_detection;

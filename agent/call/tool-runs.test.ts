@@ -20,7 +20,15 @@ function setup(options: { minInterruptionWords?: number; interruptions?: boolean
   const runs = new ToolRuns({ minInterruptionWords: options.minInterruptionWords ?? 2, interruptions: options.interruptions ?? true });
   const stop = runs.attach(session);
   const heard = (transcript: string, isFinal = false) =>
-    session.send(voice.AgentSessionEventTypes.UserInputTranscribed, { type: 'user_input_transcribed', transcript, isFinal, itemId: null, speakerId: null, createdAt: Date.now(), language: null });
+    session.send(voice.AgentSessionEventTypes.UserInputTranscribed, {
+      type: 'user_input_transcribed',
+      transcript,
+      isFinal,
+      itemId: null,
+      speakerId: null,
+      createdAt: Date.now(),
+      language: null,
+    });
   return { session, runs, stop, heard };
 }
 

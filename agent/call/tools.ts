@@ -40,21 +40,27 @@ export function callToolContext(tools: CallTool[], options: CallToolOptions): ll
     if (!http) continue;
     // The schema was checked when the tool was saved (modules/tools/validation.ts); the framework takes it as JSON Schema.
     const parameters = tool.parameters as Parameters<typeof llm.tool>[0]['parameters'] & object;
-    context.push(llm.tool({
-      name: tool.name,
-      description: tool.description,
-      parameters,
-      execute: async (args, { toolCallId, abortSignal, ctx }) => {
-        const call = { id: toolCallId, name: tool.name, args, interruptible: ctx.speechHandle.allowInterruptions, signal: abortSignal };
-        const result = await options.runs.run(call, tool.messages, async (signal) => {
-          const answer = await executeHttpTool(http, { ...options.values, args: (args ?? {}) as Record<string, unknown> }, { allowPrivateTargets: options.allowPrivateTargets, signal });
-          options.onHttpResult(toolCallId, answer);
-          return { value: answer, failed: answer.is_error };
-        });
-        if (result.is_error) throw new llm.ToolError(result.output);
-        return asValue(result.output);
-      },
-    }));
+    context.push(
+      llm.tool({
+        name: tool.name,
+        description: tool.description,
+        parameters,
+        execute: async (args, { toolCallId, abortSignal, ctx }) => {
+          const call = { id: toolCallId, name: tool.name, args, interruptible: ctx.speechHandle.allowInterruptions, signal: abortSignal };
+          const result = await options.runs.run(call, tool.messages, async (signal) => {
+            const answer = await executeHttpTool(
+              http,
+              { ...options.values, args: (args ?? {}) as Record<string, unknown> },
+              { allowPrivateTargets: options.allowPrivateTargets, signal },
+            );
+            options.onHttpResult(toolCallId, answer);
+            return { value: answer, failed: answer.is_error };
+          });
+          if (result.is_error) throw new llm.ToolError(result.output);
+          return asValue(result.output);
+        },
+      }),
+    );
   }
   return context;
 }

@@ -27,7 +27,13 @@ beforeEach(() => {
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A message spoken from `fromMs` to `toMs` after the call's start. */
-function say(role: 'user' | 'assistant', text: string, fromMs: number, toMs: number, more: { interrupted?: boolean; metrics?: llm.MetricsReport; extra?: Record<string, unknown> } = {}): void {
+function say(
+  role: 'user' | 'assistant',
+  text: string,
+  fromMs: number,
+  toMs: number,
+  more: { interrupted?: boolean; metrics?: llm.MetricsReport; extra?: Record<string, unknown> } = {},
+): void {
   const item = llm.ChatMessage.create({
     role,
     content: text,
@@ -41,7 +47,9 @@ function say(role: 'user' | 'assistant', text: string, fromMs: number, toMs: num
 
 function toolsRan(calls: Array<{ name: string; args: string; output?: string; isError?: boolean; atMs: number }>): void {
   const functionCalls = calls.map((c, i) => llm.FunctionCall.create({ callId: `call_${i}`, name: c.name, args: c.args, createdAt: T0 + c.atMs }));
-  const functionCallOutputs = calls.flatMap((c, i) => (c.output === undefined ? [] : [llm.FunctionCallOutput.create({ callId: `call_${i}`, name: c.name, output: c.output, isError: c.isError ?? false })]));
+  const functionCallOutputs = calls.flatMap((c, i) =>
+    c.output === undefined ? [] : [llm.FunctionCallOutput.create({ callId: `call_${i}`, name: c.name, output: c.output, isError: c.isError ?? false })],
+  );
   session.send(ToolsExecuted, voice.createFunctionToolsExecutedEvent({ functionCalls, functionCallOutputs }));
 }
 
@@ -155,7 +163,7 @@ describe('the transcript of a call', () => {
     expect(turns.map((t) => t.text)).toEqual(['yes please', 'Done.']);
   });
 
-  it("gives an assistant turn its latencies in ms, and a user turn none; the transcript itself carries no latency", async () => {
+  it('gives an assistant turn its latencies in ms, and a user turn none; the transcript itself carries no latency', async () => {
     const capture = captureTranscript(session, { startedAt: T0, store });
     say('user', 'what time is it', 0, 700);
     say('assistant', 'Ten past.', 1_500, 2_000, { metrics: { endOfTurnDelay: 0.3, llmNodeTtft: 0.25, ttsNodeTtfb: 0.12, e2eLatency: 0.8 } });

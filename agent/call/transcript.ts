@@ -53,7 +53,9 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
   let writes: Promise<void> = Promise.resolve();
   const write = (position: number) => {
     const turn = turns[position]!;
-    writes = writes.then(() => options.store(position, turn).catch((error: unknown) => log().warn({ ...options.logFields, err: error }, 'turn not stored yet')));
+    writes = writes.then(() =>
+      options.store(position, turn).catch((error: unknown) => log().warn({ ...options.logFields, err: error }, 'turn not stored yet')),
+    );
   };
 
   const stops = [

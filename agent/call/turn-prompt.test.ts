@@ -9,7 +9,14 @@ import { TurnPrompt, type Search } from './turn-prompt.js';
 // the reply's copy of the conversation, the deadline past which the reply goes without them, and the record the
 // transcript keeps.
 
-const budget: PromptBudget = { historyStrategy: 'sliding_window', maxHistoryTurns: 20, contextWindowTokens: 4000, contextBudget: 8000, maxPromptDocTokens: 2000, includeMetadata: true };
+const budget: PromptBudget = {
+  historyStrategy: 'sliding_window',
+  maxHistoryTurns: 20,
+  contextWindowTokens: 4000,
+  contextBudget: 8000,
+  maxPromptDocTokens: 2000,
+  includeMetadata: true,
+};
 
 function result(content: string): SearchResult {
   const hit: KnowledgeHit = {
@@ -27,7 +34,13 @@ function result(content: string): SearchResult {
     relevance: 0.9,
     fused_score: 0.0328,
   };
-  return { hits: [hit], timings: { embed_ms: 1, lexical_ms: 1, vector_ms: 1, fetch_ms: 1, total_ms: 4 }, vector_error: null, below_threshold: 0, vector_index: 'memory' };
+  return {
+    hits: [hit],
+    timings: { embed_ms: 1, lexical_ms: 1, vector_ms: 1, fetch_ms: 1, total_ms: 4 },
+    vector_error: null,
+    below_threshold: 0,
+    vector_index: 'memory',
+  };
 }
 
 function setup(search: Search, timeoutMs = 250) {
@@ -35,7 +48,15 @@ function setup(search: Search, timeoutMs = 250) {
   const prompt = new TurnPrompt({ budget, search, timeoutMs });
   prompt.attach(session);
   const heard = (transcript: string) =>
-    session.send(voice.AgentSessionEventTypes.UserInputTranscribed, { type: 'user_input_transcribed', transcript, isFinal: true, itemId: null, speakerId: null, createdAt: Date.now(), language: null });
+    session.send(voice.AgentSessionEventTypes.UserInputTranscribed, {
+      type: 'user_input_transcribed',
+      transcript,
+      isFinal: true,
+      itemId: null,
+      speakerId: null,
+      createdAt: Date.now(),
+      language: null,
+    });
   const context = () => {
     const ctx = new llm.ChatContext();
     ctx.addMessage({ role: 'system', content: 'You are the front desk.' });
@@ -60,7 +81,12 @@ describe('TurnPrompt', () => {
     await prompt.prepare(ctx, user('When do you open on weekdays?'));
     expect(queries).toHaveLength(1);
     expect(systemTexts(ctx)[1]).toContain('[1] Source: Handbook › Hours\nWe open at nine on weekdays.');
-    expect(prompt.takeRetrieval()).toMatchObject({ query: 'When do you open on weekdays?', timed_out: false, error: null, hits: [{ chunk_id: 7, document_id: 3, in_prompt: true }] });
+    expect(prompt.takeRetrieval()).toMatchObject({
+      query: 'When do you open on weekdays?',
+      timed_out: false,
+      error: null,
+      hits: [{ chunk_id: 7, document_id: 3, in_prompt: true }],
+    });
     expect(prompt.takeRetrieval()).toBeUndefined();
   });
 

@@ -36,7 +36,11 @@ interface Pending {
   abort: AbortController;
 }
 
-const normal = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+const normal = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 
 export class TurnPrompt {
   readonly #options: TurnPromptOptions;

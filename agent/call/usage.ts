@@ -25,7 +25,12 @@ export interface SpeechStreaming {
   tts: boolean;
 }
 
-export function meterUsage(session: SessionEvents<voice.AgentSessionEventTypes.MetricsCollected>, chatLlm: llm.LLM, vendors: CallVendors, streaming: SpeechStreaming): UsageMeter {
+export function meterUsage(
+  session: SessionEvents<voice.AgentSessionEventTypes.MetricsCollected>,
+  chatLlm: llm.LLM,
+  vendors: CallVendors,
+  streaming: SpeechStreaming,
+): UsageMeter {
   const collector = new metrics.ModelUsageCollector();
   const onLlm = (m: metrics.LLMMetrics) => collector.collect(m);
   chatLlm.on('metrics_collected', onLlm);

@@ -55,18 +55,24 @@ export async function watchForMachine(
   if (!call.detectVoicemail) {
     // No carrier detector on this call: ours decides, and its verdict is stored for the campaign to count.
     const record = (answeredBy: string) => void recordAnsweredBy(prisma, call.id, answeredBy).catch(() => {});
-    return watchVoiceForMachine(session, {
-      onVerdict: (verdict) => {
-        const answeredBy = verdict === 'machine' ? 'machine_start' : verdict;
-        record(answeredBy);
-        act(answeredBy);
+    return watchVoiceForMachine(
+      session,
+      {
+        onVerdict: (verdict) => {
+          const answeredBy = verdict === 'machine' ? 'machine_start' : verdict;
+          record(answeredBy);
+          act(answeredBy);
+        },
+        onGreetingEnd: (by) => {
+          const answeredBy = by === 'beep' ? 'machine_end_beep' : 'machine_end_silence';
+          record(answeredBy);
+          act(answeredBy);
+        },
       },
-      onGreetingEnd: (by) => {
-        const answeredBy = by === 'beep' ? 'machine_end_beep' : 'machine_end_silence';
-        record(answeredBy);
-        act(answeredBy);
-      },
-    }, undefined, undefined, audio);
+      undefined,
+      undefined,
+      audio,
+    );
   }
   const stop = onAnsweredBy(call.id, act);
   // A verdict that came before this call listened is on its row.

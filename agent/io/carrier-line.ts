@@ -14,7 +14,8 @@ import { type CarrierAccount, type CarrierAdapter, carrierOfKind, CarrierRequest
 const TONE_RATE = 8000;
 const FRAME_SAMPLES = TONE_RATE / 50;
 
-const TRANSFER_NOT_SET_UP = "This call cannot be transferred: transfers are not set up for this phone line. Tell the caller you cannot transfer them, and offer to help another way.";
+const TRANSFER_NOT_SET_UP =
+  'This call cannot be transferred: transfers are not set up for this phone line. Tell the caller you cannot transfer them, and offer to help another way.';
 
 export type { CarrierAccount };
 
@@ -47,9 +48,13 @@ export class CarrierLine implements CallLine {
       // Answered with an error (a refusal, a rate limit, a failure of its own): the carrier's words are passed on.
       const answered = error instanceof CarrierRequestError && error.details.status !== undefined;
       if (!answered) {
-        throw new LineError('The transfer could not be made: the phone carrier did not answer. The caller is still on the line with you: tell them, and offer to help another way.', 'carrier_unreachable', {
-          cause: error instanceof CarrierRequestError ? error.reason : (error as Error)?.name,
-        });
+        throw new LineError(
+          'The transfer could not be made: the phone carrier did not answer. The caller is still on the line with you: tell them, and offer to help another way.',
+          'carrier_unreachable',
+          {
+            cause: error instanceof CarrierRequestError ? error.reason : (error as Error)?.name,
+          },
+        );
       }
       const said = /\): (.*)$/.exec(error.message)?.[1] ?? /: (.*)$/.exec(error.message)?.[1];
       throw new LineError(
@@ -83,7 +88,11 @@ export class CarrierLine implements CallLine {
  * The line of a call the carrier's Media Streams carries, from its row: the carrier's call id is its
  * `provider_call_sid`. Undefined for any other call (a web call's line applies).
  */
-export function carrierLineOf(call: { transport: string; providerCallSid: string | null }, account: CarrierAccount | undefined, output: voice.AudioOutput): CarrierLine | undefined {
+export function carrierLineOf(
+  call: { transport: string; providerCallSid: string | null },
+  account: CarrierAccount | undefined,
+  output: voice.AudioOutput,
+): CarrierLine | undefined {
   if (call.transport !== 'media_stream' || !call.providerCallSid) return undefined;
   return new CarrierLine({ account, callSid: call.providerCallSid, output });
 }

@@ -67,9 +67,26 @@ export class LiveKitSipLine implements CallLine {
 function transferRefusal(error: unknown): LineError {
   if (error instanceof SipCallError) {
     const status = error.sipStatusCode;
-    const why = status === 486 || status === 600 ? 'the line was busy' : status === 408 || status === 480 ? 'nobody answered' : status === 404 ? 'the number was not found' : status === 403 || status === 603 ? 'the call was declined' : 'the call could not be connected';
-    return new LineError(`The transfer did not go through: ${why} (SIP ${status ?? 'error'}${error.sipStatus ? ` ${error.sipStatus}` : ''}). The caller is still on the line with you: tell them, and offer to help another way.`, 'sip_error', { sipStatus: status });
+    const why =
+      status === 486 || status === 600
+        ? 'the line was busy'
+        : status === 408 || status === 480
+          ? 'nobody answered'
+          : status === 404
+            ? 'the number was not found'
+            : status === 403 || status === 603
+              ? 'the call was declined'
+              : 'the call could not be connected';
+    return new LineError(
+      `The transfer did not go through: ${why} (SIP ${status ?? 'error'}${error.sipStatus ? ` ${error.sipStatus}` : ''}). The caller is still on the line with you: tell them, and offer to help another way.`,
+      'sip_error',
+      { sipStatus: status },
+    );
   }
   const status = (error as { status?: number }).status;
-  return new LineError('The transfer could not be made: the phone system did not accept it. The caller is still on the line with you: tell them, and offer to help another way.', 'transfer_failed', { status, message: (error as Error)?.message });
+  return new LineError(
+    'The transfer could not be made: the phone system did not accept it. The caller is still on the line with you: tell them, and offer to help another way.',
+    'transfer_failed',
+    { status, message: (error as Error)?.message },
+  );
 }

@@ -32,7 +32,10 @@ describe('a SIP participant in the call room', () => {
   });
 
   it("reads the organisation's number, the far end's number and the carrier's call id", () => {
-    const p = { identity: 'sip_+14155550123', attributes: { 'sip.callStatus': 'active', 'sip.phoneNumber': '+14155550123', 'sip.trunkPhoneNumber': '+14155550100', 'sip.callID': 'SCL_abc' } };
+    const p = {
+      identity: 'sip_+14155550123',
+      attributes: { 'sip.callStatus': 'active', 'sip.phoneNumber': '+14155550123', 'sip.trunkPhoneNumber': '+14155550100', 'sip.callID': 'SCL_abc' },
+    };
     expect(isSipParticipant(p)).toBe(true);
     expect(sipCallInfo(p)).toEqual({ trunkNumber: '+14155550100', remoteNumber: '+14155550123', providerCallSid: 'SCL_abc' });
     expect(isSipParticipant({ identity: 'web', attributes: {} })).toBe(false);

@@ -206,7 +206,12 @@ export class AssemblyAISpeechStream extends SocketSpeechStream {
       return;
     }
     // `transcript` holds only the words AssemblyAI has settled; an interim shows its guesses too.
-    const text = words.map((w) => w.text ?? '').join(' ').trim() || (turn.transcript ?? '');
+    const text =
+      words
+        .map((w) => w.text ?? '')
+        .join(' ')
+        .trim() ||
+      (turn.transcript ?? '');
     if (!text) return;
     this.#startSpeech();
     this.emit({ type: stt.SpeechEventType.INTERIM_TRANSCRIPT, alternatives: [this.#speechData(text, words, turn.language_code)] });

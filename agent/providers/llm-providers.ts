@@ -122,7 +122,11 @@ export const llmFactories: Record<LlmProvider, (endpoint: LlmEndpoint) => llm.LL
       maxCompletionTokens: e.sampling.maxTokens,
       frequencyPenalty: e.sampling.frequencyPenalty,
       presencePenalty: e.sampling.presencePenalty,
-      client: new Mistral({ apiKey: keyed(e).apiKey, httpClient: new HTTPClient({ fetcher: endpointFetch(e) }), ...(e.baseUrl ? { serverURL: e.baseUrl } : {}) }),
+      client: new Mistral({
+        apiKey: keyed(e).apiKey,
+        httpClient: new HTTPClient({ fetcher: endpointFetch(e) }),
+        ...(e.baseUrl ? { serverURL: e.baseUrl } : {}),
+      }),
     }),
 };
 

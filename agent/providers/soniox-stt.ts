@@ -205,7 +205,10 @@ export class SonioxSpeechStream extends SocketSpeechStream {
     const last = tokens[tokens.length - 1];
     const confidences = tokens.map((t) => t.confidence).filter((c): c is number => typeof c === 'number');
     return {
-      text: tokens.map((t) => t.text ?? '').join('').trim(),
+      text: tokens
+        .map((t) => t.text ?? '')
+        .join('')
+        .trim(),
       language: normalizeLanguage(tokens.find((t) => t.language)?.language ?? this.#config.language),
       startTime: (first?.start_ms ?? 0) / 1000 + this.startTimeOffset,
       endTime: (last?.end_ms ?? 0) / 1000 + this.startTimeOffset,

@@ -133,7 +133,9 @@ export const ttsFactories: Partial<Record<TtsProvider, TtsFactory>> = {
       apiKey: keyOf('tts', 'elevenlabs', access, text(s.provider_config, 'api_key')),
       ...(s.voice_id ? { voiceId: s.voice_id } : {}),
       ...(s.model_id ? { model: s.model_id } : {}),
-      ...((text(s.provider_config, 'base_url') ?? access.baseUrl('elevenlabs')) ? { baseURL: text(s.provider_config, 'base_url') ?? access.baseUrl('elevenlabs') } : {}),
+      ...((text(s.provider_config, 'base_url') ?? access.baseUrl('elevenlabs'))
+        ? { baseURL: text(s.provider_config, 'base_url') ?? access.baseUrl('elevenlabs') }
+        : {}),
     }),
   cartesia: (s, access) =>
     new CartesiaTTS({
@@ -141,14 +143,18 @@ export const ttsFactories: Partial<Record<TtsProvider, TtsFactory>> = {
       ...(s.voice_id ? { voice: s.voice_id } : {}),
       ...(s.model_id ? { model: s.model_id } : {}),
       ...(num(s.provider_config, 'speed') !== undefined ? { speed: num(s.provider_config, 'speed') } : {}),
-      ...((text(s.provider_config, 'base_url') ?? access.baseUrl('cartesia')) ? { baseUrl: text(s.provider_config, 'base_url') ?? access.baseUrl('cartesia') } : {}),
+      ...((text(s.provider_config, 'base_url') ?? access.baseUrl('cartesia'))
+        ? { baseUrl: text(s.provider_config, 'base_url') ?? access.baseUrl('cartesia') }
+        : {}),
     }),
   deepgram: (s, access) =>
     new DeepgramTTS({
       apiKey: keyOf('tts', 'deepgram', access, text(s.provider_config, 'api_key')),
       // Deepgram names a voice by its model ("aura-2-thalia-en").
       ...((s.voice_id ?? s.model_id) ? { model: (s.voice_id ?? s.model_id)! } : {}),
-      ...((text(s.provider_config, 'base_url') ?? access.baseUrl('deepgram')) ? { baseUrl: text(s.provider_config, 'base_url') ?? access.baseUrl('deepgram') } : {}),
+      ...((text(s.provider_config, 'base_url') ?? access.baseUrl('deepgram'))
+        ? { baseUrl: text(s.provider_config, 'base_url') ?? access.baseUrl('deepgram') }
+        : {}),
     }),
   local: (s) =>
     new EspeakTTS({

@@ -31,10 +31,7 @@ export function socketUrl(base: string, path: string): URL {
 const STOPPED = Symbol('stopped');
 type InputItem = IteratorResult<AudioFrame | symbol>;
 
-type SocketEvent =
-  | { kind: 'message'; data: RawData; isBinary: boolean }
-  | { kind: 'close'; code: number; reason: string }
-  | { kind: 'error'; error: Error };
+type SocketEvent = { kind: 'message'; data: RawData; isBinary: boolean } | { kind: 'close'; code: number; reason: string } | { kind: 'error'; error: Error };
 
 /**
  * Listens from the moment the socket exists and holds what arrives until a handler takes over: a vendor's first

@@ -27,7 +27,9 @@ const CLOSE_TIMEOUT_MS = 2_000;
 /** One retry per LLM request, as in a call. */
 const LLM_CONN_OPTIONS = { maxRetry: 1, retryIntervalMs: 500, timeoutMs: 10_000 };
 
-export type Speaker = { kind: 'script'; turns: string[] } | { kind: 'simulated'; user: SimulatedUser; firstMessage: string | null; maxTurns: number; assistantSpeaksFirst: boolean };
+export type Speaker =
+  | { kind: 'script'; turns: string[] }
+  | { kind: 'simulated'; user: SimulatedUser; firstMessage: string | null; maxTurns: number; assistantSpeaksFirst: boolean };
 
 export interface ConversationSpec {
   settings: AssistantSettings;
@@ -45,7 +47,10 @@ export interface ConversationSpec {
   turnPrompt?: TurnPrompt | undefined;
 }
 
-export type ConversationRecord = Omit<RepetitionOut, 'repetition' | 'passed' | 'assertions' | 'usage'> & { userTurns: number; usage: { assistant: UsageOut; simulated_user: UsageOut } };
+export type ConversationRecord = Omit<RepetitionOut, 'repetition' | 'passed' | 'assertions' | 'usage'> & {
+  userTurns: number;
+  usage: { assistant: UsageOut; simulated_user: UsageOut };
+};
 
 class Stopped extends Error {}
 
@@ -96,13 +101,25 @@ export async function runConversation(spec: ConversationSpec): Promise<{ record:
   session.on(voice.AgentSessionEventTypes.FunctionToolsExecuted, (ev) => {
     ev.functionCalls.forEach((fc, i) => {
       const output = ev.functionCallOutputs[i];
-      record.tool_calls.push({ turn, name: fc.name, arguments: parseJson(fc.args), output: output ? parseJson(output.output) : null, mocked: tools.mocked(fc.callId), is_error: output?.isError ?? false });
+      record.tool_calls.push({
+        turn,
+        name: fc.name,
+        arguments: parseJson(fc.args),
+        output: output ? parseJson(output.output) : null,
+        mocked: tools.mocked(fc.callId),
+        is_error: output?.isError ?? false,
+      });
     });
   });
   session.on(voice.AgentSessionEventTypes.MetricsCollected, ({ metrics }) => {
     if (metrics.type !== 'llm_metrics') return;
     ttftMs ??= Math.round(metrics.ttftMs);
-    addUsage(record.usage.assistant, { prompt_tokens: metrics.promptTokens, completion_tokens: metrics.completionTokens, total_tokens: metrics.totalTokens, requests: 1 });
+    addUsage(record.usage.assistant, {
+      prompt_tokens: metrics.promptTokens,
+      completion_tokens: metrics.completionTokens,
+      total_tokens: metrics.totalTokens,
+      requests: 1,
+    });
   });
   // A model that failed after its retries and fallbacks: the framework ends the turn without a reply (and closes the
   // session after), so the turn is failed here rather than read as an assistant that said nothing.
@@ -129,7 +146,9 @@ export async function runConversation(spec: ConversationSpec): Promise<{ record:
     const started = performance.now();
     ttftMs = null;
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no reply within ${TURN_TIMEOUT_MS / 1000} s`)), TURN_TIMEOUT_MS)));
+    const timeout = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`no reply within ${TURN_TIMEOUT_MS / 1000} s`)), TURN_TIMEOUT_MS)),
+    );
     try {
       await Promise.race([work(), closed, stopped, timeout]);
     } finally {
@@ -143,11 +162,26 @@ export async function runConversation(spec: ConversationSpec): Promise<{ record:
     record.userTurns = turn;
     await answered(() => session.run({ userInput: text }).wait());
   };
-  const lastReply = () => record.transcript.filter((t) => t.role === 'assistant' && t.turn === turn).map((t) => t.text).join(' ');
+  const lastReply = () =>
+    record.transcript
+      .filter((t) => t.role === 'assistant' && t.turn === turn)
+      .map((t) => t.text)
+      .join(' ');
 
   try {
     await Promise.race([
-      session.start({ agent: buildAssistantAgent({ instructions: spec.prompt, tools: spec.tools, playbooks: spec.playbooks, toolsFor: tools.toolsFor, collected, prompt: spec.turnPrompt, ...(spec.startInPlaybook !== undefined ? { startInPlaybook: spec.startInPlaybook } : {}) }), record: false }),
+      session.start({
+        agent: buildAssistantAgent({
+          instructions: spec.prompt,
+          tools: spec.tools,
+          playbooks: spec.playbooks,
+          toolsFor: tools.toolsFor,
+          collected,
+          prompt: spec.turnPrompt,
+          ...(spec.startInPlaybook !== undefined ? { startInPlaybook: spec.startInPlaybook } : {}),
+        }),
+        record: false,
+      }),
       closed,
       stopped,
     ]);

@@ -22,7 +22,15 @@ describe('the judge', () => {
       ],
       tool_calls: [{ turn: 1, name: 'lookup', arguments: { id: 'A-17' }, output: { status: 'shipped' }, mocked: true, is_error: false }],
     });
-    expect(text).toBe(['Assistant: Hi.', 'User: Order A-17?', '(Assistant called lookup with {"id":"A-17"}: answered {"status":"shipped"})', 'Assistant: Shipped.', 'Assistant: Anything else?'].join('\n'));
+    expect(text).toBe(
+      [
+        'Assistant: Hi.',
+        'User: Order A-17?',
+        '(Assistant called lookup with {"id":"A-17"}: answered {"status":"shipped"})',
+        'Assistant: Shipped.',
+        'Assistant: Anything else?',
+      ].join('\n'),
+    );
   });
 
   it('tells the simulated user who it is, what it wants and how to end', () => {

@@ -36,8 +36,11 @@ export function parseVerdict(text: string): JudgeAnswer {
   if (json) {
     try {
       const parsed = JSON.parse(json) as { answer?: unknown; reason?: unknown };
-      const answer = String(parsed.answer ?? '').trim().toLowerCase();
-      if (answer === 'yes' || answer === 'no') return { passed: answer === 'yes', reason: typeof parsed.reason === 'string' && parsed.reason ? parsed.reason : `the judge answered ${answer}` };
+      const answer = String(parsed.answer ?? '')
+        .trim()
+        .toLowerCase();
+      if (answer === 'yes' || answer === 'no')
+        return { passed: answer === 'yes', reason: typeof parsed.reason === 'string' && parsed.reason ? parsed.reason : `the judge answered ${answer}` };
     } catch {
       // fall through to the plain reading
     }
@@ -47,7 +50,12 @@ export function parseVerdict(text: string): JudgeAnswer {
   return { passed: false, reason: `the judge gave no yes/no answer: ${JSON.stringify(text.slice(0, 200))}` };
 }
 
-export async function askJudge(model: llm.LLM, question: string, repetition: Pick<RepetitionOut, 'transcript' | 'tool_calls'>, signal: AbortSignal): Promise<JudgeAnswer & { usage: UsageOut }> {
+export async function askJudge(
+  model: llm.LLM,
+  question: string,
+  repetition: Pick<RepetitionOut, 'transcript' | 'tool_calls'>,
+  signal: AbortSignal,
+): Promise<JudgeAnswer & { usage: UsageOut }> {
   const chat = llm.ChatContext.empty();
   chat.addMessage({ role: 'system', content: JUDGE_PROMPT });
   chat.addMessage({ role: 'user', content: `<transcript>\n${transcriptText(repetition)}\n</transcript>\n\nQuestion: ${question}` });

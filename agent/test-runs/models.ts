@@ -35,7 +35,15 @@ export function endpointOf(ref: ModelRef, settings: AssistantSettings, access: V
   const tuned = { ...primary.sampling, frequencyPenalty: 0, presencePenalty: 0, stopSequences: [], ...sampling };
   if (ref === null) return { ...primary, sampling: tuned };
   if (ref.provider === primary.provider) return { ...primary, model: ref.model, sampling: tuned };
-  return { provider: ref.provider, model: ref.model, apiKey: access.apiKey(ref.provider), baseUrl: access.baseUrl(ref.provider), sampling: tuned, customConfig: {}, targets: access.targets };
+  return {
+    provider: ref.provider,
+    model: ref.model,
+    apiKey: access.apiKey(ref.provider),
+    baseUrl: access.baseUrl(ref.provider),
+    sampling: tuned,
+    customConfig: {},
+    targets: access.targets,
+  };
 }
 
 export function modelOf(ref: ModelRef, settings: AssistantSettings, access: VendorAccess, sampling: Partial<Sampling>): llm.LLM {

@@ -172,7 +172,12 @@ export async function executeTestRun(
       tools: loaded.tools,
       playbooks: loaded.playbooks,
       ...(loaded.startInPlaybook !== undefined ? { startInPlaybook: loaded.startInPlaybook } : {}),
-      policy: { mocks: request.tool_mocks, useRealTools: request.use_real_tools, values: { variables: loaded.values.variables, contact: loaded.values.contact }, allowPrivateTargets: deps.allowPrivateToolTargets },
+      policy: {
+        mocks: request.tool_mocks,
+        useRealTools: request.use_real_tools,
+        values: { variables: loaded.values.variables, contact: loaded.values.contact },
+        allowPrivateTargets: deps.allowPrivateToolTargets,
+      },
       speaker,
       signal: halt.signal,
     });
@@ -185,7 +190,13 @@ export async function executeTestRun(
       return { passed: answer.passed, reason: answer.reason };
     });
     const { userTurns: _turns, usage, ...recorded } = conversation;
-    return { repetition, passed: conversation.error === null && assertions.every((a) => a.passed), ...recorded, assertions, usage: { ...usage, judge: judgeUsage } };
+    return {
+      repetition,
+      passed: conversation.error === null && assertions.every((a) => a.passed),
+      ...recorded,
+      assertions,
+      usage: { ...usage, judge: judgeUsage },
+    };
   };
 
   const results = [...run.results];

@@ -70,7 +70,11 @@ export function testRunTools(policy: ToolPolicy): TestRunTools {
       parameters,
       execute: async (args, { toolCallId, abortSignal }) => {
         if (real && tool.http) {
-          const result = await executeHttpTool(tool.http, { ...policy.values, args: (args ?? {}) as Record<string, unknown> }, { allowPrivateTargets: policy.allowPrivateTargets, signal: abortSignal });
+          const result = await executeHttpTool(
+            tool.http,
+            { ...policy.values, args: (args ?? {}) as Record<string, unknown> },
+            { allowPrivateTargets: policy.allowPrivateTargets, signal: abortSignal },
+          );
           if (result.is_error) throw new llm.ToolError(result.output);
           return asValue(result.output);
         }

@@ -64,14 +64,17 @@ export function startTestRunWorker(prisma: PrismaClient, options: TestRunWorkerO
 
   async function execute(run: ClaimedRun, controller: AbortController): Promise<void> {
     const fields = { testRunId: run.id, attempt: run.attempt };
-    const renew = setInterval(() => {
-      renewLease(prisma, run, leaseMs).then(
-        (held) => {
-          if (!held) controller.abort();
-        },
-        (err: unknown) => logger().warn({ ...fields, err }, 'test run lease not renewed'),
-      );
-    }, Math.max(leaseMs / 3, 50));
+    const renew = setInterval(
+      () => {
+        renewLease(prisma, run, leaseMs).then(
+          (held) => {
+            if (!held) controller.abort();
+          },
+          (err: unknown) => logger().warn({ ...fields, err }, 'test run lease not renewed'),
+        );
+      },
+      Math.max(leaseMs / 3, 50),
+    );
     // Sessions close in the background (half a second each); the run's work ends when they have.
     const closing: Promise<unknown>[] = [];
     try {
@@ -82,15 +85,22 @@ export function startTestRunWorker(prisma: PrismaClient, options: TestRunWorkerO
         });
       } catch (error) {
         if (controller.signal.aborted || error instanceof Stopped) {
-          if (stopping) await releaseTestRun(prisma, run).catch((err: unknown) => logger().warn({ ...fields, err }, 'test run not handed back; its lease will lapse'));
+          if (stopping)
+            await releaseTestRun(prisma, run).catch((err: unknown) => logger().warn({ ...fields, err }, 'test run not handed back; its lease will lapse'));
           return;
         }
         // A fault of ours, not of the assistant's: recorded as the run's failure rather than retried for ever.
         logger().error({ ...fields, err: error }, 'test run failed');
-        outcome = { status: 'failed', results: run.results, error: `the run stopped on an internal error: ${error instanceof Error ? error.message : String(error)}`, totals: totalsOf(run.results) };
+        outcome = {
+          status: 'failed',
+          results: run.results,
+          error: `the run stopped on an internal error: ${error instanceof Error ? error.message : String(error)}`,
+          totals: totalsOf(run.results),
+        };
       }
       if (controller.signal.aborted) {
-        if (stopping) await releaseTestRun(prisma, run).catch((err: unknown) => logger().warn({ ...fields, err }, 'test run not handed back; its lease will lapse'));
+        if (stopping)
+          await releaseTestRun(prisma, run).catch((err: unknown) => logger().warn({ ...fields, err }, 'test run not handed back; its lease will lapse'));
         return;
       }
       const kept = await finishTestRun(prisma, run, outcome);

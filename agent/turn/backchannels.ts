@@ -5,23 +5,105 @@
 
 /** Single words that acknowledge; recognisers spell the hums many ways ("mhm", "mm-hmm", "uh-huh", "hmm"). */
 const ACKNOWLEDGING_WORDS = new Set([
-  'yeah', 'yea', 'yep', 'yup', 'yes', 'ya', 'okay', 'ok', 'k', 'right', 'sure', 'alright', 'cool', 'great', 'good',
-  'fine', 'nice', 'wow', 'oh', 'ah', 'aha', 'uh', 'huh', 'um', 'hm', 'hmm', 'mm', 'mhm', 'mmhmm', 'mmm', 'uhhuh',
-  'uhuh', 'gotcha', 'totally', 'exactly', 'absolutely', 'indeed', 'true', 'really', 'interesting', 'perfect',
+  'yeah',
+  'yea',
+  'yep',
+  'yup',
+  'yes',
+  'ya',
+  'okay',
+  'ok',
+  'k',
+  'right',
+  'sure',
+  'alright',
+  'cool',
+  'great',
+  'good',
+  'fine',
+  'nice',
+  'wow',
+  'oh',
+  'ah',
+  'aha',
+  'uh',
+  'huh',
+  'um',
+  'hm',
+  'hmm',
+  'mm',
+  'mhm',
+  'mmhmm',
+  'mmm',
+  'uhhuh',
+  'uhuh',
+  'gotcha',
+  'totally',
+  'exactly',
+  'absolutely',
+  'indeed',
+  'true',
+  'really',
+  'interesting',
+  'perfect',
 ]);
 
 /** Two- and three-word acknowledgements, joined by a space once the text is normalised. */
 const ACKNOWLEDGING_PHRASES = new Set([
-  'i see', 'got it', 'i got it', 'makes sense', 'that makes sense', 'of course', 'all right', 'i know', 'i understand',
-  'sounds good', 'that sounds good', 'go on', 'go ahead', 'uh huh', 'mm hmm', 'uh hum', 'oh okay', 'oh ok', 'okay okay',
-  'yeah yeah', 'right right', 'oh really', 'oh wow', 'oh i see', 'ah i see', 'i see i see', 'okay sure', 'yes yes',
-  'that is right', "that's right", 'thats right', 'fair enough', 'no way', 'oh right', 'yeah right', 'ok got it',
-  'okay got it', 'yeah sure', 'yes sure', 'okay great', 'ok great', 'great thanks', 'okay thanks', 'thank you',
+  'i see',
+  'got it',
+  'i got it',
+  'makes sense',
+  'that makes sense',
+  'of course',
+  'all right',
+  'i know',
+  'i understand',
+  'sounds good',
+  'that sounds good',
+  'go on',
+  'go ahead',
+  'uh huh',
+  'mm hmm',
+  'uh hum',
+  'oh okay',
+  'oh ok',
+  'okay okay',
+  'yeah yeah',
+  'right right',
+  'oh really',
+  'oh wow',
+  'oh i see',
+  'ah i see',
+  'i see i see',
+  'okay sure',
+  'yes yes',
+  'that is right',
+  "that's right",
+  'thats right',
+  'fair enough',
+  'no way',
+  'oh right',
+  'yeah right',
+  'ok got it',
+  'okay got it',
+  'yeah sure',
+  'yes sure',
+  'okay great',
+  'ok great',
+  'great thanks',
+  'okay thanks',
+  'thank you',
 ]);
 
 /** The text as lower-case words, hums joined ("mm-hmm" -> "mm hmm" -> one phrase). */
 export function wordsOf(text: string): string[] {
-  return text.toLowerCase().replace(/[-_]/g, ' ').match(/[a-z0-9']+/g) ?? [];
+  return (
+    text
+      .toLowerCase()
+      .replace(/[-_]/g, ' ')
+      .match(/[a-z0-9']+/g) ?? []
+  );
 }
 
 /**
@@ -31,7 +113,7 @@ export function wordsOf(text: string): string[] {
 export function substantiveWords(text: string): string[] {
   const words = wordsOf(text);
   const rest: string[] = [];
-  for (let i = 0; i < words.length; ) {
+  for (let i = 0; i < words.length;) {
     const three = words.slice(i, i + 3).join(' ');
     const two = words.slice(i, i + 2).join(' ');
     if (i + 3 <= words.length && ACKNOWLEDGING_PHRASES.has(three)) i += 3;

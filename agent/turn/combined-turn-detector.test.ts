@@ -14,7 +14,10 @@ class FakeModel implements InferenceExecutor {
   #release: Array<() => void> = [];
   #answer = () => {};
   readonly #answered = new Promise<void>((resolve) => (this.#answer = resolve));
-  constructor(readonly probability: number, readonly answerAtOnce = true) {}
+  constructor(
+    readonly probability: number,
+    readonly answerAtOnce = true,
+  ) {}
   async doInference(): Promise<unknown> {
     this.calls++;
     if (!this.answerAtOnce) await new Promise<void>((resolve) => this.#release.push(resolve));
@@ -43,7 +46,7 @@ describe('the combined end-of-turn decision', () => {
     const { signals, stream } = setup(model);
     signals.final('What time do you open tomorrow?');
     const event = await stream.predict().await;
-    expect(event.endOfTurnProbability).toBeGreaterThan(await stream.unlikelyThreshold(undefined) ?? 0.5);
+    expect(event.endOfTurnProbability).toBeGreaterThan((await stream.unlikelyThreshold(undefined)) ?? 0.5);
     expect(model.calls).toBe(0);
     expect(signals.committed()).toMatchObject({ verdict: 'finished', decided_by: 'transcript', transcript: 'complete', delay_ms: 300 });
     await stream.aclose();
@@ -56,7 +59,13 @@ describe('the combined end-of-turn decision', () => {
     const event = await stream.predict().await;
     expect(event.endOfTurnProbability).toBe(0);
     expect(model.calls).toBe(0);
-    expect(signals.committed()).toMatchObject({ verdict: 'unfinished', decided_by: 'transcript', transcript_rule: 'value_pending', value_kind: 'phone', delay_ms: 2500 });
+    expect(signals.committed()).toMatchObject({
+      verdict: 'unfinished',
+      decided_by: 'transcript',
+      transcript_rule: 'value_pending',
+      value_kind: 'phone',
+      delay_ms: 2500,
+    });
     await stream.aclose();
   });
 
@@ -75,7 +84,13 @@ describe('the combined end-of-turn decision', () => {
     signals.final('book an appointment', undefined, true);
     expect((await stream.predict().await).endOfTurnProbability).toBe(1);
     expect(model.calls).toBe(0);
-    expect(signals.committed()).toMatchObject({ verdict: 'finished', decided_by: 'transcript', transcript: 'complete', transcript_rule: 'phrase_complete', delay_ms: 300 });
+    expect(signals.committed()).toMatchObject({
+      verdict: 'finished',
+      decided_by: 'transcript',
+      transcript: 'complete',
+      transcript_rule: 'phrase_complete',
+      delay_ms: 300,
+    });
     await stream.aclose();
   });
 
@@ -125,7 +140,7 @@ describe('the combined end-of-turn decision', () => {
     await stream.aclose();
   });
 
-  it('keeps the audio model\'s answer given before any words until the words come, and lets whole words decide', async () => {
+  it("keeps the audio model's answer given before any words until the words come, and lets whole words decide", async () => {
     const model = new FakeModel(0.01);
     const { signals, stream } = setup(model);
     // The offline recogniser transcribes once the utterance has ended: the model has answered before its words exist.
@@ -138,7 +153,7 @@ describe('the combined end-of-turn decision', () => {
     await stream.aclose();
   });
 
-  it('applies the audio model\'s held answer once words come that leave the turn open', async () => {
+  it("applies the audio model's held answer once words come that leave the turn open", async () => {
     const model = new FakeModel(0.12);
     const { signals, stream } = setup(model);
     const verdict = stream.predict();

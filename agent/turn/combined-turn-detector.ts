@@ -95,11 +95,15 @@ export class CombinedTurnDetector extends inference.TurnDetector {
       const threshold = (await stream.unlikelyThreshold(signals.language)) ?? null;
       const finished = threshold === null || event.endOfTurnProbability >= threshold;
       const reading = signals.reading();
-      settle(event.endOfTurnProbability, {
-        ...signals.decisionFromWords(reading, finished, 'audio_model'),
-        audio_model_probability: round3(event.endOfTurnProbability),
-        audio_model_threshold: threshold === null ? null : round3(threshold),
-      }, event);
+      settle(
+        event.endOfTurnProbability,
+        {
+          ...signals.decisionFromWords(reading, finished, 'audio_model'),
+          audio_model_probability: round3(event.endOfTurnProbability),
+          audio_model_threshold: threshold === null ? null : round3(threshold),
+        },
+        event,
+      );
     };
     const stopListening = signals.onChange(() => {
       // Cancelled meanwhile (speech resumed): nothing left to decide.

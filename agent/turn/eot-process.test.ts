@@ -33,13 +33,17 @@ describe('the end-of-turn model process', () => {
     expect(answer.inferenceDurationMs).toBeGreaterThan(0);
   }, 120_000);
 
-  it.runIf(process.platform === 'linux')('runs every thread below normal priority, so the calls audio pacing goes first', async () => {
-    const runner = eotProcess();
-    await runner.ready;
-    const nice = threadNiceValues(runner.pid!);
-    expect(nice.length).toBeGreaterThan(1);
-    expect(Math.min(...nice)).toBeGreaterThan(0);
-  }, 120_000);
+  it.runIf(process.platform === 'linux')(
+    'runs every thread below normal priority, so the calls audio pacing goes first',
+    async () => {
+      const runner = eotProcess();
+      await runner.ready;
+      const nice = threadNiceValues(runner.pid!);
+      expect(nice.length).toBeGreaterThan(1);
+      expect(Math.min(...nice)).toBeGreaterThan(0);
+    },
+    120_000,
+  );
 
   it('gives up on a prediction the process never answers (stopped, not dead) instead of waiting for ever', async () => {
     const runner = eotProcess();
@@ -47,7 +51,12 @@ describe('the end-of-turn model process', () => {
     process.kill(runner.pid!, 'SIGSTOP');
     try {
       const started = Date.now();
-      await expect(runner.doInference('lk_eot_audio', request(() => 0))).rejects.toThrow('did not answer');
+      await expect(
+        runner.doInference(
+          'lk_eot_audio',
+          request(() => 0),
+        ),
+      ).rejects.toThrow('did not answer');
       expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
     } finally {
       process.kill(runner.pid!, 'SIGCONT');
@@ -64,7 +73,10 @@ describe('the end-of-turn model process', () => {
       return current.pid !== first.pid && current;
     }, 10_000);
     expect(second.pid).not.toBe(first.pid);
-    const answer = (await second.doInference('lk_eot_audio', request(() => 0))) as { probability: number };
+    const answer = (await second.doInference(
+      'lk_eot_audio',
+      request(() => 0),
+    )) as { probability: number };
     expect(typeof answer.probability).toBe('number');
   }, 120_000);
 });

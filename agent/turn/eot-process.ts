@@ -105,10 +105,12 @@ class EotProcess implements EotRunnerProcess {
           this.#pending.delete(id);
           reject(new Error('end-of-turn model did not answer'));
         }, REQUEST_TIMEOUT_MS);
-        const settle = <T>(done: (value: T) => void) => (value: T) => {
-          clearTimeout(timer);
-          done(value);
-        };
+        const settle =
+          <T>(done: (value: T) => void) =>
+          (value: T) => {
+            clearTimeout(timer);
+            done(value);
+          };
         this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
         this.#child.send({ id, data });
       });

@@ -9,7 +9,8 @@ export type ValueKind = 'phone' | 'email' | 'code' | 'date';
 const DIGIT_WORDS = new Set(['zero', 'oh', 'o', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine']);
 const PAIRED = new Set(['double', 'triple']);
 const MONTHS = new Set(['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december']);
-const ORDINAL = /^(\d{1,2}(st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty|thirtieth|thirty)$/;
+const ORDINAL =
+  /^(\d{1,2}(st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty|thirtieth|thirty)$/;
 /** Words that join the pieces of a spelled address: an address never ends on one. */
 const EMAIL_JOINERS = new Set(['at', 'dot', 'underscore', 'dash', 'hyphen', 'minus', 'plus']);
 const TOP_LEVEL = new Set(['com', 'org', 'net', 'io', 'edu', 'gov', 'uk', 'co', 'de', 'fr', 'ca', 'au', 'info', 'biz', 'us', 'me', 'ai', 'app', 'dev']);

@@ -149,7 +149,8 @@ class SpeechEndStream extends VADStream {
     this.#recent.append(audio.data, audio.sampleRate);
     const silence = event.rawAccumulatedSilence;
     const spoken = spokenSoFar(event);
-    if (!event.speaking || silence < MIN_MEASURED_SILENCE_MS || silence >= MAX_MEASURED_SILENCE_MS) return spoken === event.speechDuration ? event : { ...event, speechDuration: spoken };
+    if (!event.speaking || silence < MIN_MEASURED_SILENCE_MS || silence >= MAX_MEASURED_SILENCE_MS)
+      return spoken === event.speechDuration ? event : { ...event, speechDuration: spoken };
     // The model reads the audio received so far, the part not yet judged included (silence, or speech that a later
     // window will report and that cancels the inference).
     const measured = measuredSilenceMs(this.#recent.samples(), audio.sampleRate, silence, MAX_END_CORRECTION_MS);

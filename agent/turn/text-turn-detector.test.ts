@@ -53,7 +53,7 @@ describe('the text end-of-turn detector', () => {
       expect(endOfTurnProbability("I don't have one.", 'What is your phone number?')).toBeGreaterThan(UNLIKELY_THRESHOLD);
     });
 
-    it('reads the question from the assistant message before the caller\'s words', async () => {
+    it("reads the question from the assistant message before the caller's words", async () => {
       const ctx = llm.ChatContext.empty();
       ctx.addMessage({ role: 'assistant', content: 'Could you spell your booking code for me?' });
       ctx.addMessage({ role: 'user', content: 'Sure, it is K' });

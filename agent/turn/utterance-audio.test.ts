@@ -2,7 +2,13 @@ import { AudioFrame } from '@livekit/rtc-node';
 import { describe, expect, it } from 'vitest';
 import { UtteranceAudio } from './utterance-audio.js';
 
-const frame = (from: number, n = 320) => new AudioFrame(Int16Array.from({ length: n }, (_, i) => from + i), 16_000, 1, n);
+const frame = (from: number, n = 320) =>
+  new AudioFrame(
+    Int16Array.from({ length: n }, (_, i) => from + i),
+    16_000,
+    1,
+    n,
+  );
 
 describe('the audio handed to a VAD, kept by position', () => {
   it('cuts a copy of any range across frames, which later writes do not change', () => {

@@ -5,7 +5,6 @@ import { espeakSynthesize } from '../providers/local/espeak.js';
 import { resampleLinear } from '../../media/pcm.js';
 import { loadVad, MAX_VAD_SILENCE_MS, MIN_AUDIO_DETECTOR_SILENCE_MS, MIN_TEXT_DETECTOR_SILENCE_MS, VAD_END_LAG_MS, vadSilenceFor } from './vad.js';
 
-
 initializeLogger({ pretty: false, level: 'silent' });
 
 describe('the VAD silence window follows the assistant endpointing delay', () => {

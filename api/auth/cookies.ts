@@ -8,7 +8,6 @@ import { isLoopbackHost, publicBaseUrl } from '../http/public-url.js';
 // cookie safe from fixation. Served over plain HTTP elsewhere (a private network without TLS), the prefix cannot be
 // had and the cookies go without it and without Secure; docs/dashboard.md says to serve the dashboard over TLS.
 
-
 export function isSecureContext(request: FastifyRequest, publicUrl: string | undefined): boolean {
   const base = publicBaseUrl(request, publicUrl);
   if (base.startsWith('https:')) return true;

@@ -77,7 +77,9 @@ function authorizationHeaderCount(request: FastifyRequest): number {
 function bearerToken(request: FastifyRequest): string {
   if (authorizationHeaderCount(request) > 1) {
     // A proxy and a client disagreeing about who is calling: refuse rather than pick one (RFC 6750 section 3.1).
-    throw new HttpError('bad_request', 'Send exactly one Authorization header', undefined, { 'WWW-Authenticate': 'Bearer realm="api", error="invalid_request"' });
+    throw new HttpError('bad_request', 'Send exactly one Authorization header', undefined, {
+      'WWW-Authenticate': 'Bearer realm="api", error="invalid_request"',
+    });
   }
   const header = request.headers.authorization;
   if (header === undefined || header === '') throw unauthorized('Missing API key: send Authorization: Bearer <API_KEY>', null);

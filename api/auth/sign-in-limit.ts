@@ -33,7 +33,12 @@ export class SignInLimit {
     const spent = [e, a].filter((r): r is RateLimiterRes => r !== null && r.remainingPoints <= 0);
     if (spent.length === 0) return;
     const retryS = Math.max(1, Math.ceil(Math.max(...spent.map((r) => r.msBeforeNext)) / 1000));
-    throw new HttpError('rate_limited', `Too many failed sign-ins: try again in ${Math.ceil(retryS / 60)} minutes`, { retry_after_s: retryS }, { 'Retry-After': String(retryS) });
+    throw new HttpError(
+      'rate_limited',
+      `Too many failed sign-ins: try again in ${Math.ceil(retryS / 60)} minutes`,
+      { retry_after_s: retryS },
+      { 'Retry-After': String(retryS) },
+    );
   }
 
   async failed(email: string, address: string): Promise<void> {

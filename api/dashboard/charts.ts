@@ -38,7 +38,8 @@ function lineChart(result: ChartResult): Html {
 <text x="${PAD.left - 6}" y="${H - PAD.bottom}" class="tick" text-anchor="end">0</text>
 ${ticks.map((i, n) => html`<text x="${x(i)}" y="${H - 8}" class="tick" text-anchor="${n === 0 ? 'start' : n === ticks.length - 1 ? 'end' : 'middle'}">${label(times[i] ?? null)}</text>`)}
 ${result.series.map(
-  (s, si) => html`<polyline fill="none" stroke="${COLOURS[si % COLOURS.length]}" stroke-width="2" points="${s.points.map((p, i) => `${x(i).toFixed(1)},${y(p.value ?? 0).toFixed(1)}`).join(' ')}"/>`,
+  (s, si) =>
+    html`<polyline fill="none" stroke="${COLOURS[si % COLOURS.length]}" stroke-width="2" points="${s.points.map((p, i) => `${x(i).toFixed(1)},${y(p.value ?? 0).toFixed(1)}`).join(' ')}"/>`,
 )}</svg>`;
 }
 
@@ -48,10 +49,10 @@ function barChart(result: Drawn): Html {
   const max = niceMax(Math.max(0, ...items.map((i) => i.value)));
   const sum = items.reduce((a, i) => a + i.value, 0);
   return html`<div class="bars">${items.map(
-    (i) => html`<div class="bar-row"><span class="bar-label">${i.label}</span><svg viewBox="0 0 100 10" preserveAspectRatio="none" class="bar" aria-hidden="true"><rect width="${((i.value / max) * 100).toFixed(2)}" height="10" fill="${i.colour}"/></svg><span class="bar-value">${formatValue(i.value, result.unit)}${result.chart_type === 'pie' && sum > 0 ? ` (${((i.value / sum) * 100).toFixed(0)}%)` : ''}</span></div>`,
+    (i) =>
+      html`<div class="bar-row"><span class="bar-label">${i.label}</span><svg viewBox="0 0 100 10" preserveAspectRatio="none" class="bar" aria-hidden="true"><rect width="${((i.value / max) * 100).toFixed(2)}" height="10" fill="${i.colour}"/></svg><span class="bar-value">${formatValue(i.value, result.unit)}${result.chart_type === 'pie' && sum > 0 ? ` (${((i.value / sum) * 100).toFixed(0)}%)` : ''}</span></div>`,
   )}</div>`;
 }
-
 
 /** A chart as its type asks, then its numbers. */
 export function drawChart(result: Drawn): Html {
@@ -70,7 +71,8 @@ export function drawChart(result: Drawn): Html {
           ? html``
           : barChart(result);
   const table = html`<table><thead><tr><th>Series</th>${result.granularity ? html`<th>Points</th>` : ''}<th>Total</th></tr></thead><tbody>${result.series.map(
-    (s) => html`<tr><td>${s.label}</td>${result.granularity ? html`<td>${s.points.filter((p) => p.value !== null).length}</td>` : ''}<td>${formatValue(s.total, result.unit)}</td></tr>`,
+    (s) =>
+      html`<tr><td>${s.label}</td>${result.granularity ? html`<td>${s.points.filter((p) => p.value !== null).length}</td>` : ''}<td>${formatValue(s.total, result.unit)}</td></tr>`,
   )}</tbody></table>`;
   return html`${figure}${empty ? '' : result.chart_type === 'table' ? html`<div class="table-wrap">${table}</div>` : html`<details><summary>Numbers</summary><div class="table-wrap">${table}</div></details>`}`;
 }

@@ -72,7 +72,14 @@ ${error ? html`<div class="error" id="${id}-error">${error}</div>` : ''}`;
 }
 
 /** A select of `options` with the field's error. */
-export function selectField(o: { name: string; label: string; options: readonly string[]; value?: string | null | undefined; errors?: FieldErrors; hint?: string }): Html {
+export function selectField(o: {
+  name: string;
+  label: string;
+  options: readonly string[];
+  value?: string | null | undefined;
+  errors?: FieldErrors;
+  hint?: string;
+}): Html {
   const id = `f-${o.name.replace(/[^a-z0-9_-]/gi, '-')}`;
   const error = o.errors?.[o.name];
   return html`<label for="${id}">${o.label}${o.hint ? html` <span class="hint">${o.hint}</span>` : ''}</label>

@@ -50,9 +50,10 @@ export function dashboardPage(request: FastifyRequest, title: string, content: H
   const me = request.signedIn!;
   const here = request.url.split('?')[0]!;
   const nav = SECTIONS.map(
-    (section) => html`<div class="group">${section.group}</div>${section.links
-      .filter((l) => !l.action || can(me.role, l.action))
-      .map((l) => html`<a href="${l.href}"${here === l.href || here.startsWith(`${l.href}/`) ? html` aria-current="page"` : ''}>${l.label}</a>`)}`,
+    (section) =>
+      html`<div class="group">${section.group}</div>${section.links
+        .filter((l) => !l.action || can(me.role, l.action))
+        .map((l) => html`<a href="${l.href}"${here === l.href || here.startsWith(`${l.href}/`) ? html` aria-current="page"` : ''}>${l.label}</a>`)}`,
   );
   return document(
     title,

@@ -103,7 +103,14 @@ function dashboardErrors(error: FastifyError | Error, request: FastifyRequest, r
   } else {
     request.log.error({ err: error }, 'dashboard page failed');
   }
-  return sendPage(reply, visitorPage(status === 404 ? 'Not found' : 'Sorry', html`<div class="notice bad" role="alert">${message}</div><p><a href="/">Back to the dashboard</a></p>`), status);
+  return sendPage(
+    reply,
+    visitorPage(
+      status === 404 ? 'Not found' : 'Sorry',
+      html`<div class="notice bad" role="alert">${message}</div><p><a href="/">Back to the dashboard</a></p>`,
+    ),
+    status,
+  );
 }
 
 /** The dashboard: server-rendered pages at the root of the site, signed in by session (docs/dashboard.md). */

@@ -37,7 +37,10 @@ export interface ResourcePages<T extends Named> {
   /** A section under an item's form: its test, its runs. */
   extra?: (request: FastifyRequest, item: T) => Promise<Html>;
   /** Extra routes under an item (`/tools/{id}/test`), given the page's renderer. */
-  routes?: (app: FastifyInstance, render: (request: FastifyRequest, reply: FastifyReply, id: number, extra: { notice?: Html; status?: number }) => Promise<FastifyReply>) => void;
+  routes?: (
+    app: FastifyInstance,
+    render: (request: FastifyRequest, reply: FastifyReply, id: number, extra: { notice?: Html; status?: number }) => Promise<FastifyReply>,
+  ) => void;
 }
 
 /** An item's id in its path, as every route under an item validates it. */
@@ -49,15 +52,24 @@ export function registerResourcePages<T extends Named>(app: FastifyInstance, spe
   app.get(spec.path, { config: session }, async (request, reply) => {
     const items = await spec.list(request.signedIn!.organizationId);
     const body = html`<div class="actions"><a class="button" href="${spec.path}/new">New ${spec.noun}</a></div><br>
-${items.length === 0
-  ? html`<div class="card empty">${spec.empty}</div>`
-  : html`<div class="table-wrap"><table><thead><tr><th>Name</th>${spec.columns.map((c) => html`<th>${c}</th>`)}</tr></thead><tbody>${items.map(
-      (item) => html`<tr><td><a href="${spec.path}/${item.id}">${item.name}</a></td>${spec.cells(item).map((c) => html`<td>${c}</td>`)}</tr>`,
-    )}</tbody></table></div>`}`;
+${
+  items.length === 0
+    ? html`<div class="card empty">${spec.empty}</div>`
+    : html`<div class="table-wrap"><table><thead><tr><th>Name</th>${spec.columns.map((c) => html`<th>${c}</th>`)}</tr></thead><tbody>${items.map(
+        (item) => html`<tr><td><a href="${spec.path}/${item.id}">${item.name}</a></td>${spec.cells(item).map((c) => html`<td>${c}</td>`)}</tr>`,
+      )}</tbody></table></div>`
+}`;
     return sendPage(reply, dashboardPage(request, spec.title, body));
   });
 
-  async function form(request: FastifyRequest, reply: FastifyReply, item: T | null, value: unknown, errors: FieldErrors = {}, options: { status?: number; notice?: Html } = {}) {
+  async function form(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    item: T | null,
+    value: unknown,
+    errors: FieldErrors = {},
+    options: { status?: number; notice?: Html } = {},
+  ) {
     const count = Object.keys(errors).length;
     const body = html`${options.notice ?? ''}${count > 0 ? html`<div class="notice bad" role="alert">${errors[''] ?? `The API refused ${count === 1 ? 'one setting' : `${count} settings`}: see the marked fields.`}</div>` : ''}
 <p><a href="${spec.path}">← All</a></p>

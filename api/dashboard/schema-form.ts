@@ -52,9 +52,25 @@ export function leavesOf(shape: Record<string, z.ZodType>, prefix: string[] = []
       out.push(...leavesOf((inner as z.ZodObject).shape as Record<string, z.ZodType>, path));
       continue;
     }
-    const numeric = inner as unknown as { minValue?: number | null; maxValue?: number | null; isInt?: boolean; minLength?: number | null; maxLength?: number | null };
+    const numeric = inner as unknown as {
+      minValue?: number | null;
+      maxValue?: number | null;
+      isInt?: boolean;
+      minLength?: number | null;
+      maxLength?: number | null;
+    };
     const kind: Kind =
-      type === 'string' ? 'string' : type === 'number' ? (numeric.isInt ? 'integer' : 'number') : type === 'boolean' ? 'boolean' : type === 'enum' ? 'enum' : 'json';
+      type === 'string'
+        ? 'string'
+        : type === 'number'
+          ? numeric.isInt
+            ? 'integer'
+            : 'number'
+          : type === 'boolean'
+            ? 'boolean'
+            : type === 'enum'
+              ? 'enum'
+              : 'json';
     const bound = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) || Math.abs(v) > 1e15 ? undefined : v);
     out.push({
       path,
@@ -87,7 +103,8 @@ function text(kind: Kind, value: unknown): string {
 
 function hintOf(leaf: Leaf): string {
   const parts: string[] = [];
-  if (leaf.default !== undefined) parts.push(`default ${leaf.default === null ? 'none' : leaf.kind === 'json' ? JSON.stringify(leaf.default) : JSON.stringify(leaf.default)}`);
+  if (leaf.default !== undefined)
+    parts.push(`default ${leaf.default === null ? 'none' : leaf.kind === 'json' ? JSON.stringify(leaf.default) : JSON.stringify(leaf.default)}`);
   if (leaf.min !== undefined && leaf.max !== undefined) parts.push(`${leaf.min} to ${leaf.max}`);
   else if (leaf.min !== undefined) parts.push(`at least ${leaf.min}`);
   else if (leaf.max !== undefined) parts.push(`at most ${leaf.max}`);

@@ -22,7 +22,12 @@ describe('routes while the database is unreachable', () => {
   it('answers 503 database_unavailable with Retry-After on a keyed route, a public route and a dashboard page', async () => {
     const requests = [
       { method: 'GET' as const, url: '/api/assistants', headers: { authorization: 'Bearer vak_0123456789abcdefghijklmnopqrstuv' } },
-      { method: 'POST' as const, url: '/api/assistants', headers: { authorization: 'Bearer vak_0123456789abcdefghijklmnopqrstuv', 'content-type': 'application/json' }, payload: '{"name":"x"}' },
+      {
+        method: 'POST' as const,
+        url: '/api/assistants',
+        headers: { authorization: 'Bearer vak_0123456789abcdefghijklmnopqrstuv', 'content-type': 'application/json' },
+        payload: '{"name":"x"}',
+      },
       { method: 'GET' as const, url: '/login' },
     ];
     for (const request of requests) {

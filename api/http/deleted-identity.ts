@@ -15,7 +15,11 @@ const IDENTITY_FOREIGN_KEY = /_(organization|user)_id_fkey\b/;
 function constraintNames(error: Prisma.PrismaClientKnownRequestError): string[] {
   const meta = (error.meta ?? {}) as Record<string, unknown>;
   const cause = (meta.driverAdapterError as { cause?: { kind?: string; constraint?: { index?: string; name?: string } } } | undefined)?.cause;
-  const names = [meta.field_name, meta.constraint, cause?.kind === 'ForeignKeyConstraintViolation' ? (cause.constraint?.index ?? cause.constraint?.name) : undefined];
+  const names = [
+    meta.field_name,
+    meta.constraint,
+    cause?.kind === 'ForeignKeyConstraintViolation' ? (cause.constraint?.index ?? cause.constraint?.name) : undefined,
+  ];
   return names.filter((n): n is string => typeof n === 'string');
 }
 

@@ -29,26 +29,22 @@ function invalidJson(message: string, position?: number): ValidationFailed {
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(
-    /^application\/([\w.+-]+\+)?json(\s*;.*)?$/i,
-    { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES },
-    (_request, body, done) => {
-      const text = body as string;
-      if (text.trim() === '') return done(null, undefined);
-      let parsed: unknown;
-      try {
-        parsed = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-      } catch (error) {
-        const message = error instanceof Error ? error.message : 'invalid JSON';
-        if (error instanceof RangeError) return done(invalidJson('document is nested too deeply'), undefined);
-        const position = /position (\d+)/.exec(message)?.[1];
-        if (/prototype|constructor/i.test(message)) return done(invalidJson('forbidden key in object'), undefined);
-        return done(invalidJson(message.replace(/ in JSON at position \d+.*$/, ''), position ? Number(position) : undefined), undefined);
-      }
-      if (depthExceeds(parsed, MAX_JSON_DEPTH)) {
-        return done(invalidJson(`document is nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
-      }
-      done(null, parsed);
-    },
-  );
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json(\s*;.*)?$/i, { parseAs: 'string', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
+    try {
+      parsed = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : 'invalid JSON';
+      if (error instanceof RangeError) return done(invalidJson('document is nested too deeply'), undefined);
+      const position = /position (\d+)/.exec(message)?.[1];
+      if (/prototype|constructor/i.test(message)) return done(invalidJson('forbidden key in object'), undefined);
+      return done(invalidJson(message.replace(/ in JSON at position \d+.*$/, ''), position ? Number(position) : undefined), undefined);
+    }
+    if (depthExceeds(parsed, MAX_JSON_DEPTH)) {
+      return done(invalidJson(`document is nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+    }
+    done(null, parsed);
+  });
 }

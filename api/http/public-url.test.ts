@@ -11,7 +11,9 @@ describe('publicBaseUrl', () => {
   });
 
   it("takes a proxy's forwarded scheme and host over the connection's own", () => {
-    expect(publicBaseUrl(request({ host: '10.0.0.5:3000', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'voice.example.com' }))).toBe('https://voice.example.com');
+    expect(publicBaseUrl(request({ host: '10.0.0.5:3000', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'voice.example.com' }))).toBe(
+      'https://voice.example.com',
+    );
   });
 
   it('takes the first value when several proxies each appended theirs', () => {

@@ -31,7 +31,13 @@ export function parseRange(header: string | undefined, size: number): { start: n
 }
 
 /** Sends `recording` (whole, or the one range `rangeHeader` asks for), or throws its 404 or 416. */
-export async function sendRecording(reply: FastifyReply, storage: RecordingStorage, recording: { storageKey: string; format: string; track: string }, rangeHeader: string | undefined, callSid: string) {
+export async function sendRecording(
+  reply: FastifyReply,
+  storage: RecordingStorage,
+  recording: { storageKey: string; format: string; track: string },
+  rangeHeader: string | undefined,
+  callSid: string,
+) {
   const size = await storage.size(recording.storageKey);
   if (size === null) throw new AppError('not_found', 'Recording file not found');
   const range = parseRange(rangeHeader, size);

@@ -51,7 +51,10 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
 };
 
 /** The Fastify construction options for these bounds. */
-export function serverTimeoutOptions(t: HttpTimeouts): Pick<FastifyServerOptions, 'connectionTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'maxRequestsPerSocket'> & {
+export function serverTimeoutOptions(t: HttpTimeouts): Pick<
+  FastifyServerOptions,
+  'connectionTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'maxRequestsPerSocket'
+> & {
   http: { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number };
 } {
   return {

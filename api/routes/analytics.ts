@@ -33,7 +33,8 @@ export const analyticsRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = 
     schema: {
       tags,
       summary: 'List charts',
-      description: 'Oldest first. An organisation starts with the default set (volume, minutes, cost by component, answer rate, latency percentiles, end reasons, top outcomes).',
+      description:
+        'Oldest first. An organisation starts with the default set (volume, minutes, cost by component, answer rate, latency percentiles, end reasons, top outcomes).',
       querystring: pageQuery,
       response: { 200: pagedEnvelope(Chart), ...commonErrors },
     },
@@ -59,11 +60,22 @@ export const analyticsRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = 
 
   app.get('/analytics/charts/:chart_id', {
     schema: { tags, summary: 'Get a chart', params: ChartParams, response: { 200: envelope(Chart), ...missing, ...commonErrors } },
-    handler: async (request) => ({ success: true as const, message: 'Chart retrieved', data: await getChart(prisma, request.identity.organizationId, request.params.chart_id) }),
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Chart retrieved',
+      data: await getChart(prisma, request.identity.organizationId, request.params.chart_id),
+    }),
   });
 
   app.put('/analytics/charts/:chart_id', {
-    schema: { tags, summary: 'Replace a chart', description: 'The whole chart, as at creation.', params: ChartParams, body: ChartWrite, response: { 200: envelope(Chart), ...missing, ...commonErrors } },
+    schema: {
+      tags,
+      summary: 'Replace a chart',
+      description: 'The whole chart, as at creation.',
+      params: ChartParams,
+      body: ChartWrite,
+      response: { 200: envelope(Chart), ...missing, ...commonErrors },
+    },
     handler: async (request) => ({
       success: true as const,
       message: 'Chart updated',
@@ -84,7 +96,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = 
       tags,
       summary: "Run a chart's query",
       description:
-        "Runs the saved chart over its own period and time zone. No body is needed; a body `{period, timezone}` runs it over another period (`{preset}` or `{from, to}`) or in another time zone, leaving the chart unchanged. The answer names the period and time zone it used.",
+        'Runs the saved chart over its own period and time zone. No body is needed; a body `{period, timezone}` runs it over another period (`{preset}` or `{from, to}`) or in another time zone, leaving the chart unchanged. The answer names the period and time zone it used.',
       params: ChartParams,
       body: PeriodOverride.optional(),
       response: { 200: envelope(ChartResult), ...missing, ...commonErrors },
@@ -100,7 +112,8 @@ export const analyticsRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = 
     schema: {
       tags,
       summary: "Export a chart's result",
-      description: 'The chart run as its query would be, as CSV (one row per series and point) or the JSON of the query answer, as an attachment. `preset`, or `from` and `to`, and `timezone` override the saved ones.',
+      description:
+        'The chart run as its query would be, as CSV (one row per series and point) or the JSON of the query answer, as an attachment. `preset`, or `from` and `to`, and `timezone` override the saved ones.',
       params: ChartParams,
       querystring: ExportQuery,
       response: { 200: z.string().describe('text/csv or application/json'), ...missing, ...commonErrors },
@@ -120,15 +133,24 @@ export const analyticsRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = 
     schema: {
       tags,
       summary: 'Run an ad-hoc query',
-      description: 'A chart\'s query without saving it: the same fields and the same answer as running a saved chart.',
+      description: "A chart's query without saving it: the same fields and the same answer as running a saved chart.",
       body: ChartQuery,
       response: { 200: envelope(ChartResult), ...commonErrors },
     },
-    handler: async (request) => ({ success: true as const, message: 'Query executed', data: await runChartQuery(prisma, request.identity.organizationId, request.body) }),
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Query executed',
+      data: await runChartQuery(prisma, request.identity.organizationId, request.body),
+    }),
   });
 
   app.get('/analytics/prices', {
-    schema: { tags, summary: 'Read the price table', description: 'The defaults and the organisation\'s overrides, in US dollars.', response: { 200: envelope(PriceTable), ...commonErrors } },
+    schema: {
+      tags,
+      summary: 'Read the price table',
+      description: "The defaults and the organisation's overrides, in US dollars.",
+      response: { 200: envelope(PriceTable), ...commonErrors },
+    },
     handler: async (request) => ({ success: true as const, message: 'Prices retrieved', data: await getPriceTable(prisma, request.identity.organizationId) }),
   });
 

@@ -12,8 +12,18 @@ const config = { auth: 'session' as const, sessionOnly: 'Managing API keys' };
 export const apiKeyRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = async (app, { prisma }) => {
   app.get('/organization/api-keys', {
     config,
-    schema: { tags, security: sessionSecurity, summary: "List the organisation's API keys", description: sessionDescription, response: { 200: envelope(z.array(ApiKeyItem)), ...sessionErrors } },
-    handler: async (request) => ({ success: true as const, message: 'API keys retrieved', data: await listKeysWithCreators(prisma, request.signedIn!.organizationId) }),
+    schema: {
+      tags,
+      security: sessionSecurity,
+      summary: "List the organisation's API keys",
+      description: sessionDescription,
+      response: { 200: envelope(z.array(ApiKeyItem)), ...sessionErrors },
+    },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'API keys retrieved',
+      data: await listKeysWithCreators(prisma, request.signedIn!.organizationId),
+    }),
   });
 
   app.post('/organization/api-keys', {

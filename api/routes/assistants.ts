@@ -20,10 +20,12 @@ import type { VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
 const tags = ['Assistants'];
 const notFound = { 404: ErrorResponse.describe('No such assistant in this organisation') };
 
-export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cache?: AssistantReadCache; secrets: SecretBox; vendorTargets: VendorTargetPolicy }> = async (
-  app,
-  { prisma, cache, secrets, vendorTargets },
-) => {
+export const assistantRoutes: FastifyPluginAsyncZod<{
+  prisma: PrismaClient;
+  cache?: AssistantReadCache;
+  secrets: SecretBox;
+  vendorTargets: VendorTargetPolicy;
+}> = async (app, { prisma, cache, secrets, vendorTargets }) => {
   // This process's own writes drop its cache entry at once (read-your-writes); other processes hear of them through
   // the database's `assistant_changed` notification.
   const written = (id: number) => cache?.invalidate(id);
@@ -68,7 +70,10 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cach
     handler: async (request, reply) => {
       const json = await readAssistantJson(prisma, cache, request.identity.organizationId, request.params.assistant_id, secrets);
       // Already serialised (and cached that way): sent as is.
-      return reply.type('application/json; charset=utf-8').serializer((body) => body as string).send(json as never);
+      return reply
+        .type('application/json; charset=utf-8')
+        .serializer((body) => body as string)
+        .send(json as never);
     },
   });
 
@@ -78,7 +83,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cach
       summary: 'Update an assistant',
       description:
         'Partial update. Nested settings merge field by field; arrays, free-form objects and explicit nulls replace the stored value. ' +
-        'Vendor keys (`llm_provider_config.custom_config.api_key`, `tts_settings.provider_config.api_key`, a fallback\'s `api_key`) ' +
+        "Vendor keys (`llm_provider_config.custom_config.api_key`, `tts_settings.provider_config.api_key`, a fallback's `api_key`) " +
         'are write-only: answers show a mask, and a mask sent back unchanged keeps the stored key. A stored key is not sent to another ' +
         'provider or `base_url` unless it is sent again (422 at the key otherwise).',
       params: AssistantParams,
@@ -87,7 +92,14 @@ export const assistantRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; cach
     },
     handler: async (request) => {
       try {
-        return await updateAssistant(prisma, request.identity.organizationId, request.params.assistant_id, request.body as Record<string, unknown>, secrets, vendorTargets);
+        return await updateAssistant(
+          prisma,
+          request.identity.organizationId,
+          request.params.assistant_id,
+          request.body as Record<string, unknown>,
+          secrets,
+          vendorTargets,
+        );
       } finally {
         written(request.params.assistant_id);
       }

@@ -15,6 +15,10 @@ export const billingRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = as
       querystring: BillingQuery,
       response: { 200: envelope(BillingSummary), ...sessionErrors },
     },
-    handler: async (request) => ({ success: true as const, message: 'Billing retrieved', data: await billingSummary(prisma, request.signedIn!, request.query) }),
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Billing retrieved',
+      data: await billingSummary(prisma, request.signedIn!, request.query),
+    }),
   });
 };

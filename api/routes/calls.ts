@@ -59,11 +59,21 @@ export const callRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; storage: 
 
   app.get('/calls/:call_sid', {
     schema: { tags, summary: 'Get a call', params: CallParams, response: { 200: envelope(Call), ...callMissing, ...commonErrors } },
-    handler: async (request) => ({ success: true as const, message: 'Call retrieved', data: await getCall(prisma, request.identity.organizationId, request.params.call_sid) }),
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Call retrieved',
+      data: await getCall(prisma, request.identity.organizationId, request.params.call_sid),
+    }),
   });
 
   app.get('/calls/:call_sid/transcript', {
-    schema: { tags, summary: "A call's transcript", description: 'Turns in spoken order.', params: CallParams, response: { 200: envelope(z.array(TranscriptTurn)), ...callMissing, ...commonErrors } },
+    schema: {
+      tags,
+      summary: "A call's transcript",
+      description: 'Turns in spoken order.',
+      params: CallParams,
+      response: { 200: envelope(z.array(TranscriptTurn)), ...callMissing, ...commonErrors },
+    },
     handler: async (request) => ({
       success: true as const,
       message: 'Transcript retrieved',

@@ -33,7 +33,7 @@ import { acceptCsvImports } from './contact-import.js';
 
 const tags = ['Campaigns'];
 const missing = { 404: ErrorResponse.describe('No such campaign in this organisation') };
-const conflict = { 409: ErrorResponse.describe('`invalid_state`: the campaign\'s state does not allow it; `state` names it') };
+const conflict = { 409: ErrorResponse.describe("`invalid_state`: the campaign's state does not allow it; `state` names it") };
 
 export interface CampaignRouteOptions {
   prisma: PrismaClient;
@@ -44,10 +44,26 @@ export interface CampaignRouteOptions {
 }
 
 const ACTIONS: Array<{ action: CampaignAction; summary: string; description: string }> = [
-  { action: 'start', summary: 'Start a campaign', description: 'A draft with contacts becomes `running`, or `scheduled` until `schedule.start_at`; `campaign.started` is sent when it runs.' },
-  { action: 'pause', summary: 'Pause a campaign', description: 'Nothing new is dialled; calls under way finish and are settled. `campaign.paused` with reason `requested`.' },
-  { action: 'resume', summary: 'Resume a paused campaign', description: 'Back to `running` (or `scheduled` before its start), where it left off; `campaign.started` with `resumed: true`.' },
-  { action: 'cancel', summary: 'Cancel a campaign', description: 'Final: contacts not yet called are `skipped`; calls under way finish. `campaign.completed` with reason `cancelled`.' },
+  {
+    action: 'start',
+    summary: 'Start a campaign',
+    description: 'A draft with contacts becomes `running`, or `scheduled` until `schedule.start_at`; `campaign.started` is sent when it runs.',
+  },
+  {
+    action: 'pause',
+    summary: 'Pause a campaign',
+    description: 'Nothing new is dialled; calls under way finish and are settled. `campaign.paused` with reason `requested`.',
+  },
+  {
+    action: 'resume',
+    summary: 'Resume a paused campaign',
+    description: 'Back to `running` (or `scheduled` before its start), where it left off; `campaign.started` with `resumed: true`.',
+  },
+  {
+    action: 'cancel',
+    summary: 'Cancel a campaign',
+    description: 'Final: contacts not yet called are `skipped`; calls under way finish. `campaign.completed` with reason `cancelled`.',
+  },
 ];
 
 export const campaignRoutes: FastifyPluginAsyncZod<CampaignRouteOptions> = async (app, { prisma, unavailable, wake }) => {
@@ -85,13 +101,17 @@ export const campaignRoutes: FastifyPluginAsyncZod<CampaignRouteOptions> = async
 
   app.get('/campaigns/:campaign_id', {
     schema: { tags, summary: 'Get a campaign', params: CampaignParams, response: { 200: envelope(Campaign), ...missing, ...commonErrors } },
-    handler: async (request) => ({ success: true as const, message: 'Campaign retrieved', data: await getCampaign(prisma, request.identity.organizationId, request.params.campaign_id) }),
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Campaign retrieved',
+      data: await getCampaign(prisma, request.identity.organizationId, request.params.campaign_id),
+    }),
   });
 
   app.put('/campaigns/:campaign_id', {
     schema: {
       tags,
-      summary: 'Replace a campaign\'s settings',
+      summary: "Replace a campaign's settings",
       description:
         'The whole campaign, as at creation (omitted settings take their defaults). A draft, scheduled or paused campaign takes any change; ' +
         'a running one only `schedule` and `pacing`, which apply from its next tick; a completed or cancelled one none (409).',
@@ -107,7 +127,12 @@ export const campaignRoutes: FastifyPluginAsyncZod<CampaignRouteOptions> = async
   });
 
   app.delete('/campaigns/:campaign_id', {
-    schema: { tags, summary: 'Delete a draft campaign', params: CampaignParams, response: { 204: z.undefined().describe('Deleted'), ...missing, ...conflict, ...commonErrors } },
+    schema: {
+      tags,
+      summary: 'Delete a draft campaign',
+      params: CampaignParams,
+      response: { 204: z.undefined().describe('Deleted'), ...missing, ...conflict, ...commonErrors },
+    },
     handler: async (request, reply) => {
       await deleteCampaign(prisma, request.identity.organizationId, request.params.campaign_id);
       return reply.status(204).send();
@@ -153,7 +178,8 @@ export const campaignRoutes: FastifyPluginAsyncZod<CampaignRouteOptions> = async
     schema: {
       tags,
       summary: 'Add contacts to a campaign',
-      description: 'By `contact_ids`, or by `filter` (the filters of GET /api/contacts, as JSON), or both. A contact is in a campaign once; contacts without a phone number are left out.',
+      description:
+        'By `contact_ids`, or by `filter` (the filters of GET /api/contacts, as JSON), or both. A contact is in a campaign once; contacts without a phone number are left out.',
       params: CampaignParams,
       body: CampaignContactsAdd,
       response: { 200: envelope(CampaignContactsAdded), ...missing, ...conflict, ...commonErrors },
@@ -210,7 +236,10 @@ export const campaignRoutes: FastifyPluginAsyncZod<CampaignRouteOptions> = async
 export async function checkPaths(prisma: PrismaClient, organizationId: number, id: number, unavailable: (kind: string) => string | undefined): Promise<void> {
   const campaign = await prisma.campaign.findFirst({ where: { id, organizationId }, select: { fromNumbers: true } });
   if (!campaign) return;
-  const numbers = await prisma.phoneNumber.findMany({ where: { organizationId, number: { in: campaign.fromNumbers as string[] } }, include: { connection: { select: { kind: true } } } });
+  const numbers = await prisma.phoneNumber.findMany({
+    where: { organizationId, number: { in: campaign.fromNumbers as string[] } },
+    include: { connection: { select: { kind: true } } },
+  });
   for (const number of numbers) {
     const why = unavailable(number.connection.kind);
     if (why) throw new AppError('telephony_unavailable', `Campaign ${id} calls from ${number.number}, and ${why}`);

@@ -111,14 +111,19 @@ export const contactRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; record
       summary: 'Delete a contact',
       description:
         "The contact's calls and test runs are kept, without the contact's details (docs/contacts.md). With " +
-        '`delete_recordings=true` the recordings of its calls are deleted too: the voices in them are the person\'s.',
+        "`delete_recordings=true` the recordings of its calls are deleted too: the voices in them are the person's.",
       params: ContactParams,
       querystring: z.object({ delete_recordings: textBool.default(false).describe("Also delete the recordings of the contact's calls") }),
       response: { 204: z.undefined().describe('Deleted'), ...notFound, ...commonErrors },
     },
     handler: async (request, reply) => {
       const withRecordings = request.query.delete_recordings
-        ? { recordings: { storage: recordings, onRemoveFailed: (key: string, err: unknown) => request.log.warn({ err, key }, 'a deleted contact\'s recording file was not removed') } }
+        ? {
+            recordings: {
+              storage: recordings,
+              onRemoveFailed: (key: string, err: unknown) => request.log.warn({ err, key }, "a deleted contact's recording file was not removed"),
+            },
+          }
         : {};
       await deleteContact(prisma, request.identity.organizationId, request.params.contact_id, withRecordings);
       return reply.status(204).send();

@@ -96,7 +96,7 @@ export const documentRoutes: FastifyPluginAsyncZod<{
         summary: 'Upload a document file',
         description:
           '`multipart/form-data` with a `file` part (PDF, Word .docx, HTML, CSV, Markdown or plain text, at most 10 MiB) ' +
-          'and optional `name` and `media_type` fields sent before it (the part\'s own type and file name are used ' +
+          "and optional `name` and `media_type` fields sent before it (the part's own type and file name are used " +
           'otherwise). Answers as creating a document does: 201 with the document, queued for processing.',
         consumes: ['multipart/form-data'],
         response: {
@@ -122,7 +122,8 @@ export const documentRoutes: FastifyPluginAsyncZod<{
           throw new AppError('bad_request', 'The multipart/form-data body is malformed');
         };
         const part = await request.file().catch(asClientError);
-        if (!part || part.fieldname !== 'file') throw new ValidationFailed([{ loc: ['body', 'file'], msg: 'Field required: a part named file', type: 'missing' }]);
+        if (!part || part.fieldname !== 'file')
+          throw new ValidationFailed([{ loc: ['body', 'file'], msg: 'Field required: a part named file', type: 'missing' }]);
         const bytes = await part.toBuffer().catch(asClientError);
         const field = (key: string) => {
           const value = part.fields[key];
@@ -168,7 +169,7 @@ export const documentRoutes: FastifyPluginAsyncZod<{
       tags,
       summary: 'Update a document',
       description:
-        'Its `name`, `metadata`, and a URL source\'s `crawl` and `refresh_interval_hours`; the content is replaced with ' +
+        "Its `name`, `metadata`, and a URL source's `crawl` and `refresh_interval_hours`; the content is replaced with " +
         'PUT /documents/{document_id}/content.',
       params: DocumentParams,
       body: DocumentUpdate,

@@ -25,10 +25,19 @@ const UserParams = z.object({ user_id: idParam });
 const notFound = ErrorResponse.describe('No such member in the organisation');
 const lastOwner = ErrorResponse.describe('The organisation would be left without an owner (`last_owner`)');
 
-export const memberRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; mail: MailTransport; publicUrl: string | undefined }> = async (app, { prisma, mail, publicUrl }) => {
+export const memberRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; mail: MailTransport; publicUrl: string | undefined }> = async (
+  app,
+  { prisma, mail, publicUrl },
+) => {
   app.get('/organization/members', {
     config,
-    schema: { tags, security: sessionSecurity, summary: "List the organisation's members", description: sessionDescription, response: { 200: envelope(z.array(Member)), ...sessionErrors } },
+    schema: {
+      tags,
+      security: sessionSecurity,
+      summary: "List the organisation's members",
+      description: sessionDescription,
+      response: { 200: envelope(z.array(Member)), ...sessionErrors },
+    },
     handler: async (request) => ({ success: true as const, message: 'Members retrieved', data: await listMembers(prisma, request.signedIn!.organizationId) }),
   });
 
@@ -69,8 +78,18 @@ export const memberRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; mail: M
 
   app.get('/organization/invitations', {
     config,
-    schema: { tags, security: sessionSecurity, summary: 'List pending invitations', description: sessionDescription, response: { 200: envelope(z.array(Invitation)), ...sessionErrors } },
-    handler: async (request) => ({ success: true as const, message: 'Invitations retrieved', data: await listInvitations(prisma, request.signedIn!.organizationId) }),
+    schema: {
+      tags,
+      security: sessionSecurity,
+      summary: 'List pending invitations',
+      description: sessionDescription,
+      response: { 200: envelope(z.array(Invitation)), ...sessionErrors },
+    },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Invitations retrieved',
+      data: await listInvitations(prisma, request.signedIn!.organizationId),
+    }),
   });
 
   app.post('/organization/invitations', {

@@ -27,7 +27,13 @@ const unavailable = { 503: ErrorResponse.describe('Passkeys need PUBLIC_URL: the
 export const passkeyRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; publicUrl?: string | undefined }> = async (app, { prisma, publicUrl }) => {
   app.get('/users/me/passkeys', {
     config,
-    schema: { tags, security: sessionSecurity, summary: 'List your passkeys', description: sessionDescription, response: { 200: envelope(z.array(PasskeyItem)), ...sessionErrors } },
+    schema: {
+      tags,
+      security: sessionSecurity,
+      summary: 'List your passkeys',
+      description: sessionDescription,
+      response: { 200: envelope(z.array(PasskeyItem)), ...sessionErrors },
+    },
     handler: async (request) => ({ success: true as const, message: 'Passkeys retrieved', data: await listPasskeys(prisma, request.signedIn!.userId) }),
   });
 

@@ -32,11 +32,19 @@ const tags = ['Telephony'];
 const connectionMissing = { 404: ErrorResponse.describe('No such phone connection in this organisation') };
 const numberMissing = { 404: ErrorResponse.describe('No such phone number in this organisation') };
 
-export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; secrets: SecretBox; publicUrl?: string | undefined }> = async (app, { prisma, secrets, publicUrl }) => {
+export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; secrets: SecretBox; publicUrl?: string | undefined }> = async (
+  app,
+  { prisma, secrets, publicUrl },
+) => {
   const shown = <T extends { kind: string }>(connection: T) => ({ ...connection, warnings: connectionWarnings(connection.kind, publicUrl) });
 
   app.post('/phone-connections', {
-    schema: { tags, summary: 'Create a phone connection (SIP trunk or carrier account)', body: PhoneConnectionCreate, response: { 201: envelope(PhoneConnection), ...commonErrors } },
+    schema: {
+      tags,
+      summary: 'Create a phone connection (SIP trunk or carrier account)',
+      body: PhoneConnectionCreate,
+      response: { 201: envelope(PhoneConnection), ...commonErrors },
+    },
     handler: async (request, reply) => {
       const data = shown(await createPhoneConnection(prisma, secrets, request.identity.organizationId, request.body));
       return reply.status(201).send({ success: true as const, message: 'Phone connection created', data });
@@ -44,7 +52,13 @@ export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; secrets:
   });
 
   app.get('/phone-connections', {
-    schema: { tags, summary: 'List phone connections', description: 'Newest first.', querystring: pageQuery, response: { 200: pagedEnvelope(PhoneConnection), ...commonErrors } },
+    schema: {
+      tags,
+      summary: 'List phone connections',
+      description: 'Newest first.',
+      querystring: pageQuery,
+      response: { 200: pagedEnvelope(PhoneConnection), ...commonErrors },
+    },
     handler: async (request) => {
       const { page, per_page } = request.query;
       const { data, total } = await listPhoneConnections(prisma, secrets, request.identity.organizationId, page, per_page);
@@ -53,7 +67,12 @@ export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; secrets:
   });
 
   app.get('/phone-connections/:connection_id', {
-    schema: { tags, summary: 'Get a phone connection', params: PhoneConnectionParams, response: { 200: envelope(PhoneConnection), ...connectionMissing, ...commonErrors } },
+    schema: {
+      tags,
+      summary: 'Get a phone connection',
+      params: PhoneConnectionParams,
+      response: { 200: envelope(PhoneConnection), ...connectionMissing, ...commonErrors },
+    },
     handler: async (request) => ({
       success: true as const,
       message: 'Phone connection retrieved',
@@ -65,7 +84,7 @@ export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; secrets:
     schema: {
       tags,
       summary: 'Update a phone connection',
-      description: 'The password and the auth token are write-only: send the mask back unchanged to keep them. A connection\'s kind does not change.',
+      description: "The password and the auth token are write-only: send the mask back unchanged to keep them. A connection's kind does not change.",
       params: PhoneConnectionParams,
       body: PhoneConnectionUpdate,
       response: { 200: envelope(PhoneConnection), ...connectionMissing, ...commonErrors },
@@ -105,7 +124,13 @@ export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; secrets:
   });
 
   app.get('/phone-numbers', {
-    schema: { tags, summary: 'List managed phone numbers', description: 'Newest first.', querystring: pageQuery, response: { 200: pagedEnvelope(PhoneNumber), ...commonErrors } },
+    schema: {
+      tags,
+      summary: 'List managed phone numbers',
+      description: 'Newest first.',
+      querystring: pageQuery,
+      response: { 200: pagedEnvelope(PhoneNumber), ...commonErrors },
+    },
     handler: async (request) => {
       const { page, per_page } = request.query;
       const { data, total } = await listPhoneNumbers(prisma, request.identity.organizationId, page, per_page);
@@ -114,7 +139,12 @@ export const phoneRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient; secrets:
   });
 
   app.get('/phone-numbers/:number_id', {
-    schema: { tags, summary: 'Get a managed phone number', params: PhoneNumberParams, response: { 200: envelope(PhoneNumber), ...numberMissing, ...commonErrors } },
+    schema: {
+      tags,
+      summary: 'Get a managed phone number',
+      params: PhoneNumberParams,
+      response: { 200: envelope(PhoneNumber), ...numberMissing, ...commonErrors },
+    },
     handler: async (request) => ({
       success: true as const,
       message: 'Phone number retrieved',

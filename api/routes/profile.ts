@@ -23,7 +23,13 @@ const config = { auth: 'session' as const, sessionOnly: "The user's own profile"
 export const profileRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = async (app, { prisma }) => {
   app.get('/users/me', {
     config,
-    schema: { tags, security: sessionSecurity, summary: 'Read your profile', description: sessionDescription, response: { 200: envelope(Profile), ...sessionErrors } },
+    schema: {
+      tags,
+      security: sessionSecurity,
+      summary: 'Read your profile',
+      description: sessionDescription,
+      response: { 200: envelope(Profile), ...sessionErrors },
+    },
     handler: async (request) => ({ success: true as const, message: 'Profile retrieved', data: await getProfile(prisma, request.signedIn!.userId) }),
   });
 
@@ -37,7 +43,11 @@ export const profileRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = as
       body: ProfileUpdate,
       response: { 200: envelope(Profile), 409: ErrorResponse.describe('Another account uses this email'), ...sessionErrors },
     },
-    handler: async (request) => ({ success: true as const, message: 'Profile updated', data: await updateProfile(prisma, request.signedIn!.userId, request.body) }),
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Profile updated',
+      data: await updateProfile(prisma, request.signedIn!.userId, request.body),
+    }),
   });
 
   app.put('/users/me/password', {
@@ -59,7 +69,13 @@ export const profileRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = as
 
   app.get('/users/me/sessions', {
     config,
-    schema: { tags, security: sessionSecurity, summary: 'List your sessions', description: sessionDescription, response: { 200: envelope(z.array(SessionItem)), ...sessionErrors } },
+    schema: {
+      tags,
+      security: sessionSecurity,
+      summary: 'List your sessions',
+      description: sessionDescription,
+      response: { 200: envelope(z.array(SessionItem)), ...sessionErrors },
+    },
     handler: async (request) => {
       const me = request.signedIn!;
       return { success: true as const, message: 'Sessions retrieved', data: await listSessions(prisma, me.userId, me.sessionId) };
@@ -68,7 +84,13 @@ export const profileRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = as
 
   app.delete('/users/me/sessions', {
     config,
-    schema: { tags, security: sessionSecurity, summary: 'Sign out everywhere else', description: `${sessionDescription} Ends every session of yours but this one.`, response: { 200: envelope(z.object({ ended: z.int() })), ...sessionErrors } },
+    schema: {
+      tags,
+      security: sessionSecurity,
+      summary: 'Sign out everywhere else',
+      description: `${sessionDescription} Ends every session of yours but this one.`,
+      response: { 200: envelope(z.object({ ended: z.int() })), ...sessionErrors },
+    },
     handler: async (request) => {
       const me = request.signedIn!;
       return { success: true as const, message: 'Other sessions ended', data: { ended: await endSessionsOf(prisma, me.userId, me.sessionId) } };

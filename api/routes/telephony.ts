@@ -36,8 +36,8 @@ export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = asy
       description:
         'Queues the call and returns before anyone answers: HTTP 200 does not mean the callee picked up. The end of the call ' +
         'arrives as the `call.completed` event, matched on `call_sid`, or by reading `GET /api/calls/{call_sid}`. One request ' +
-        'dials one person, through the calling number\'s connection: a SIP trunk dials through LiveKit, a carrier connection ' +
-        '(`twilio`) through the carrier\'s REST API with the audio on its Media Streams. With an `Idempotency-Key` header a retried request returns the first call instead of dialling again. ' +
+        "dials one person, through the calling number's connection: a SIP trunk dials through LiveKit, a carrier connection " +
+        "(`twilio`) through the carrier's REST API with the audio on its Media Streams. With an `Idempotency-Key` header a retried request returns the first call instead of dialling again. " +
         'The organisation has calls under way at once up to its `max_concurrent_calls` (organisation settings, default 10; ' +
         'inbound, outbound and web together); past it, 429 `concurrency_limit` with the `limit` and the `active` count.',
       headers: IdempotencyHeaders,
@@ -47,7 +47,7 @@ export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = asy
         400: ErrorResponse.describe('No number to call from, or no assistant to talk'),
         429: ErrorResponse.describe('As many calls under way as `max_concurrent_calls` allows (`limit`, `active`), or a request rate limit'),
         503: ErrorResponse.describe(
-          'The calling number\'s path is not configured: no LiveKit server for a SIP trunk, no PUBLIC_URL or local agent for a carrier connection (answered only to a request that passed every other check)',
+          "The calling number's path is not configured: no LiveKit server for a SIP trunk, no PUBLIC_URL or local agent for a carrier connection (answered only to a request that passed every other check)",
         ),
         ...commonErrors,
       },
@@ -56,11 +56,19 @@ export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = asy
       // Without a path for the number's connection the request is still checked in full; only a call that would be queued gets the 503.
       const unavailable = {
         sip: telephony ? undefined : liveKitRequired('Outbound calls through a SIP trunk'),
-        carrier: carrierUnavailable === undefined ? undefined : new AppError('telephony_unavailable', `Outbound calls through a carrier connection ${carrierUnavailable}`),
+        carrier:
+          carrierUnavailable === undefined
+            ? undefined
+            : new AppError('telephony_unavailable', `Outbound calls through a carrier connection ${carrierUnavailable}`),
       };
       const result = await initiateCall(prisma, request.identity.organizationId, request.body, request.headers['idempotency-key'], { unavailable });
       if (result.created) dialler?.wake();
-      return { success: true as const, message: result.created ? 'Call queued' : 'Call already queued by an earlier request with this key', call_sid: result.call_sid, provider_call_sid: result.provider_call_sid };
+      return {
+        success: true as const,
+        message: result.created ? 'Call queued' : 'Call already queued by an earlier request with this key',
+        call_sid: result.call_sid,
+        provider_call_sid: result.provider_call_sid,
+      };
     },
   });
 
@@ -77,7 +85,10 @@ export const telephonyRoutes: FastifyPluginAsyncZod<TelephonyRouteOptions> = asy
       response: { 201: envelope(WebCall), 503: ErrorResponse.describe('No LiveKit server is configured'), ...commonErrors },
     },
     handler: async (request, reply) => {
-      const unavailable = new AppError('telephony_unavailable', 'Web calls through LiveKit need LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET; without LiveKit, use POST /api/web-calls/browser');
+      const unavailable = new AppError(
+        'telephony_unavailable',
+        'Web calls through LiveKit need LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET; without LiveKit, use POST /api/web-calls/browser',
+      );
       const data = await createLiveKitWebCall(prisma, telephony, unavailable, request.identity.organizationId, request.body);
       return reply.status(201).send({ success: true as const, message: 'Web call started', data });
     },

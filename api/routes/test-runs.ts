@@ -67,13 +67,21 @@ export const testRunRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = as
     },
     handler: async (request) => {
       const { page, per_page, ...filters } = request.query;
-      return { success: true as const, message: 'Test runs retrieved', ...(await listTestRuns(prisma, request.identity.organizationId, filters, page, per_page)) };
+      return {
+        success: true as const,
+        message: 'Test runs retrieved',
+        ...(await listTestRuns(prisma, request.identity.organizationId, filters, page, per_page)),
+      };
     },
   });
 
   app.get('/test-runs/:test_run_id', {
     schema: { tags, summary: 'Get a test run', params: TestRunParams, response: { 200: envelope(TestRun), ...runMissing, ...commonErrors } },
-    handler: async (request) => ({ success: true as const, message: 'Test run retrieved', data: await getTestRun(prisma, request.identity.organizationId, request.params.test_run_id) }),
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Test run retrieved',
+      data: await getTestRun(prisma, request.identity.organizationId, request.params.test_run_id),
+    }),
   });
 
   app.post('/test-runs/:test_run_id/cancel', {
@@ -84,6 +92,10 @@ export const testRunRoutes: FastifyPluginAsyncZod<{ prisma: PrismaClient }> = as
       params: TestRunParams,
       response: { 200: envelope(TestRun), 409: ErrorResponse.describe('The run has finished'), ...runMissing, ...commonErrors },
     },
-    handler: async (request) => ({ success: true as const, message: 'Test run cancelled', data: await cancelTestRun(prisma, request.identity.organizationId, request.params.test_run_id) }),
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Test run cancelled',
+      data: await cancelTestRun(prisma, request.identity.organizationId, request.params.test_run_id),
+    }),
   });
 };

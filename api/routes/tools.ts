@@ -66,14 +66,19 @@ export const toolRoutes: FastifyPluginAsyncZod<ToolRouteOptions> = async (app, {
 
   app.get(`${PATH}/:tool_id`, {
     schema: { tags, summary: 'Get a tool', params: ToolParams, response: { 200: envelope(Tool), ...notFound, ...commonErrors } },
-    handler: async (request) => ({ success: true as const, message: 'Tool retrieved', data: await getTool(deps, request.identity.organizationId, request.params.tool_id) }),
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Tool retrieved',
+      data: await getTool(deps, request.identity.organizationId, request.params.tool_id),
+    }),
   });
 
   app.patch(`${PATH}/:tool_id`, {
     schema: {
       tags,
       summary: 'Update a tool',
-      description: 'Omitted fields keep their value; `http`, `transfer` and `messages` are replaced whole. A masked secret header sent back keeps its stored value.',
+      description:
+        'Omitted fields keep their value; `http`, `transfer` and `messages` are replaced whole. A masked secret header sent back keeps its stored value.',
       params: ToolParams,
       body: ToolUpdate,
       response: { 200: envelope(Tool), ...notFound, ...nameTaken, ...commonErrors },

@@ -22,7 +22,6 @@ export const ErrorResponse = z
   .catchall(z.unknown())
   .meta({ id: 'ErrorResponse' });
 
-
 export const Pagination = z
   .object({
     page: z.int(),

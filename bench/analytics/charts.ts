@@ -24,7 +24,9 @@ try {
   const other = await bootstrap(prisma, { organizationName: 'Other', email: `other-${Date.now()}@example.com` });
   const assistantIds: number[] = [];
   for (let i = 0; i < ASSISTANTS; i++) {
-    assistantIds.push((await createAssistant(prisma, { organizationId: owner.organization_id, userId: owner.user_id }, { name: `Assistant ${i}` } as never)).id);
+    assistantIds.push(
+      (await createAssistant(prisma, { organizationId: owner.organization_id, userId: owner.user_id }, { name: `Assistant ${i}` } as never)).id,
+    );
   }
   const seeded = performance.now();
   for (const [organizationId, count] of [
@@ -65,8 +67,12 @@ try {
   );
   await prisma.$executeRawUnsafe('VACUUM ANALYZE calls');
   await prisma.$executeRawUnsafe('VACUUM ANALYZE call_turns');
-  const [sizes] = await prisma.$queryRawUnsafe<[{ calls: bigint; turns: bigint }]>(`SELECT (SELECT count(*) FROM calls) AS calls, (SELECT count(*) FROM call_turns) AS turns`);
-  console.log(`seeded ${sizes.calls} calls (${CALLS} in the organisation charted) and ${sizes.turns} assistant turns in ${((performance.now() - seeded) / 1000).toFixed(0)} s`);
+  const [sizes] = await prisma.$queryRawUnsafe<[{ calls: bigint; turns: bigint }]>(
+    `SELECT (SELECT count(*) FROM calls) AS calls, (SELECT count(*) FROM call_turns) AS turns`,
+  );
+  console.log(
+    `seeded ${sizes.calls} calls (${CALLS} in the organisation charted) and ${sizes.turns} assistant turns in ${((performance.now() - seeded) / 1000).toFixed(0)} s`,
+  );
 
   const charts: Array<[string, Record<string, unknown>]> = [
     ...DEFAULT_CHARTS.map((c): [string, Record<string, unknown>] => {
@@ -76,12 +82,20 @@ try {
     ['Minutes by assistant and day', { metric: 'minutes', group_by: ['day', 'assistant'], limit: 20 }],
     ['Duration p95, hourly', { metric: 'duration_seconds', aggregation: 'p95', group_by: ['hour'] }],
     ['Reply latency p95 by assistant', { metric: 'latency_e2e_ms', aggregation: 'p95', group_by: ['assistant'], limit: 20 }],
-    ['LLM first token percentiles, outbound, NY', { metric: 'latency_llm_ttft_ms', aggregation: 'percentiles', group_by: ['day'], filters: { direction: ['outbound'] }, timezone: 'America/New_York' }],
-    ['Success rate, one assistant, outbound', { metric: 'success_rate', group_by: ['day'], filters: { assistant_id: [assistantIds[0]], direction: ['outbound'] } }],
+    [
+      'LLM first token percentiles, outbound, NY',
+      { metric: 'latency_llm_ttft_ms', aggregation: 'percentiles', group_by: ['day'], filters: { direction: ['outbound'] }, timezone: 'America/New_York' },
+    ],
+    [
+      'Success rate, one assistant, outbound',
+      { metric: 'success_rate', group_by: ['day'], filters: { assistant_id: [assistantIds[0]], direction: ['outbound'] } },
+    ],
     ['Volume by day in New York', { metric: 'calls', group_by: ['day'], timezone: 'America/New_York' }],
   ];
   const quantile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
-  console.log(`\n${'chart'.padEnd(40)} ${'calls'.padStart(9)} ${'source'.padStart(8)} ${'runs'.padStart(5)}  ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'max ms'.padStart(7)}`);
+  console.log(
+    `\n${'chart'.padEnd(40)} ${'calls'.padStart(9)} ${'source'.padStart(8)} ${'runs'.padStart(5)}  ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'max ms'.padStart(7)}`,
+  );
   for (const [name, raw] of charts) {
     const query = ChartQuery.parse(raw);
     const first = await runChartQuery(prisma, owner.organization_id, query);
@@ -94,9 +108,15 @@ try {
       times.push(performance.now() - t);
     }
     times.sort((a, b) => a - b);
-    const rolled = rolledMeasures(query, query.aggregation ?? METRICS[query.metric].aggregations[0]!, resolvePeriod(query.period, query.timezone, new Date(), []));
+    const rolled = rolledMeasures(
+      query,
+      query.aggregation ?? METRICS[query.metric].aggregations[0]!,
+      resolvePeriod(query.period, query.timezone, new Date(), []),
+    );
     const source = first.approximate ? 'histogram' : rolled ? 'rollups' : 'calls';
-    console.log(`${name.padEnd(40)} ${String(first.totals.calls).padStart(9)} ${source.padStart(8)} ${String(times.length).padStart(5)}  ${quantile(times, 0.5).toFixed(0).padStart(7)} ${quantile(times, 0.95).toFixed(0).padStart(7)} ${times.at(-1)!.toFixed(0).padStart(7)}`);
+    console.log(
+      `${name.padEnd(40)} ${String(first.totals.calls).padStart(9)} ${source.padStart(8)} ${String(times.length).padStart(5)}  ${quantile(times, 0.5).toFixed(0).padStart(7)} ${quantile(times, 0.95).toFixed(0).padStart(7)} ${times.at(-1)!.toFixed(0).padStart(7)}`,
+    );
   }
 } finally {
   await db.stop();

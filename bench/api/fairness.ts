@@ -125,10 +125,13 @@ async function main(): Promise<void> {
     { name: `defaults (+ ${defaults.orgInFlight} in flight per org)`, rateLimit: defaults },
   ];
   // Start-up, seeding and each measurement with its margins; past this the run is stuck, not slow.
-  const watchdog = setTimeout(() => {
-    console.error('fairness benchmark exceeded its time budget');
-    process.exit(1);
-  }, 120_000 + configs.length * (2 * seconds + 30) * 1000);
+  const watchdog = setTimeout(
+    () => {
+      console.error('fairness benchmark exceeded its time budget');
+      process.exit(1);
+    },
+    120_000 + configs.length * (2 * seconds + 30) * 1000,
+  );
   watchdog.unref();
 
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-fairness-'));

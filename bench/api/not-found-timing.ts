@@ -26,7 +26,12 @@ try {
   const owner = await bootstrap(prisma, { organizationName: 'Owner', email: 'owner@example.com' });
   const stranger = await bootstrap(prisma, { organizationName: 'Stranger', email: 'stranger@example.com' });
   const get = (key: string, id: number) => app.inject({ method: 'GET', url: `/api/assistants/${id}`, headers: { authorization: `Bearer ${key}` } });
-  const created = await app.inject({ method: 'POST', url: '/api/assistants', headers: { authorization: `Bearer ${owner.api_key}` }, payload: { name: 'Cached' } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/assistants',
+    headers: { authorization: `Bearer ${owner.api_key}` },
+    payload: { name: 'Cached' },
+  });
   const id = (created.json() as { id: number }).id;
 
   const timed = async (key: string, assistantId: number) => {

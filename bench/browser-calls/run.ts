@@ -109,7 +109,12 @@ async function waitFor<T>(read: () => Promise<T | undefined>, capMs: number, wha
 async function oneCall(api: Api, assistantId: number, micFile: string, greetingMs: number): Promise<CallResult> {
   const created = await api.request<{ call_sid: string; page_url: string }>('POST', '/api/web-calls/browser', { assistant_id: assistantId });
   // A browser of its own per call, so the fake microphone starts its file from the beginning at the call's Start.
-  const browser = await launchChromium(['--autoplay-policy=no-user-gesture-required', '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${micFile}`]);
+  const browser = await launchChromium([
+    '--autoplay-policy=no-user-gesture-required',
+    '--use-fake-ui-for-media-stream',
+    '--use-fake-device-for-media-stream',
+    `--use-file-for-fake-audio-capture=${micFile}`,
+  ]);
   try {
     const page = await browser.newPage();
     await page.addInitScript(PAGE_PROBE);
@@ -118,7 +123,13 @@ async function oneCall(api: Api, assistantId: number, micFile: string, greetingM
     await page.click('#start');
     // Every sentence answered (the greeting is the first assistant line), or the cap: a sentence left unanswered shows in the audio.
     await page
-      .waitForFunction((n) => (globalThis as unknown as { callState: { transcript: Array<{ role: string }> } }).callState.transcript.filter((t) => t.role === 'assistant').length > n, SENTENCES.length, { timeout: CALL_CAP_MS })
+      .waitForFunction(
+        (n) =>
+          (globalThis as unknown as { callState: { transcript: Array<{ role: string }> } }).callState.transcript.filter((t) => t.role === 'assistant').length >
+          n,
+        SENTENCES.length,
+        { timeout: CALL_CAP_MS },
+      )
       .catch(() => undefined);
     // The last reply's sound, then hang up.
     await page.waitForTimeout(2_000);
@@ -189,7 +200,9 @@ async function runPhase(phase: 'idle' | 'loaded', calls: number, micFile: string
         const r = await oneCall(api, assistant.id, micFile, greetingMs);
         results.push(r);
         const e2e = r.replies.map((x) => (x.e2eMs === null ? 'unanswered' : `${Math.round(x.e2eMs)}`)).join(' ');
-        console.error(`${phase} call ${i + 1}/${calls}: greeting ${ms(r.greeting.delayMs)}${r.greeting.gapsMs.length ? ` (holes ${r.greeting.gapsMs.map(Math.round).join(', ')} ms)` : ''}; e2e ${e2e}; ${r.sentencesHeard} sentences heard, ${r.userTurns} user turns stored`);
+        console.error(
+          `${phase} call ${i + 1}/${calls}: greeting ${ms(r.greeting.delayMs)}${r.greeting.gapsMs.length ? ` (holes ${r.greeting.gapsMs.map(Math.round).join(', ')} ms)` : ''}; e2e ${e2e}; ${r.sentencesHeard} sentences heard, ${r.userTurns} user turns stored`,
+        );
       } catch (error) {
         console.error(`${phase} call ${i + 1}/${calls} failed: ${(error as Error).message}`);
         results.push({ callSid: '', replies: [], greeting: { delayMs: null, gapsMs: [] }, userTurns: 0, sentencesHeard: 0, error: (error as Error).message });
@@ -211,11 +224,21 @@ function report(r: PhaseResult): void {
   const expected = ok.length * SENTENCES.length;
   const greetings = ok.flatMap((c) => (c.greeting.delayMs === null ? [] : [c.greeting.delayMs]));
   const holes = ok.flatMap((c) => c.greeting.gapsMs);
-  console.log(`\n## ${r.phase} (${ok.length} of ${r.calls.length} calls completed; load average ${r.loadAverage.map((l) => l.toFixed(2)).join(' ')} at the end)\n`);
-  console.log(`end of caller speech -> first reply sound, from the recording: p50 ${ms(percentile(e2e, 50))}, p95 ${ms(percentile(e2e, 95))}, max ${ms(Math.max(...e2e))} over ${e2e.length} replies`);
-  console.log(`caller sentences left unanswered: ${unanswered} of ${replies.length} heard (${expected} spoken); sentences the assistant talked over: ${replies.filter((x) => x.talkedOver).length}`);
-  console.log(`calls whose stored user turns are fewer than the sentences heard (sentences merged): ${ok.filter((c) => c.userTurns < c.sentencesHeard).length}`);
-  console.log(`greeting's first sound after Start: first call after boot ${ms(ok[0]?.greeting.delayMs)}, p50 ${ms(percentile(greetings, 50))}, p95 ${ms(percentile(greetings, 95))}, max ${ms(Math.max(...greetings))}`);
+  console.log(
+    `\n## ${r.phase} (${ok.length} of ${r.calls.length} calls completed; load average ${r.loadAverage.map((l) => l.toFixed(2)).join(' ')} at the end)\n`,
+  );
+  console.log(
+    `end of caller speech -> first reply sound, from the recording: p50 ${ms(percentile(e2e, 50))}, p95 ${ms(percentile(e2e, 95))}, max ${ms(Math.max(...e2e))} over ${e2e.length} replies`,
+  );
+  console.log(
+    `caller sentences left unanswered: ${unanswered} of ${replies.length} heard (${expected} spoken); sentences the assistant talked over: ${replies.filter((x) => x.talkedOver).length}`,
+  );
+  console.log(
+    `calls whose stored user turns are fewer than the sentences heard (sentences merged): ${ok.filter((c) => c.userTurns < c.sentencesHeard).length}`,
+  );
+  console.log(
+    `greeting's first sound after Start: first call after boot ${ms(ok[0]?.greeting.delayMs)}, p50 ${ms(percentile(greetings, 50))}, p95 ${ms(percentile(greetings, 95))}, max ${ms(Math.max(...greetings))}`,
+  );
   console.log(`holes in the greeting's playout: ${holes.length}${holes.length ? ` (longest ${ms(Math.max(...holes))})` : ''}`);
   console.log(`"VAD inference is slower than realtime" warnings: ${r.vadSlowWarnings}`);
 }
@@ -230,7 +253,8 @@ async function main(): Promise<void> {
   let replies = 0;
   const llm = await startFakeOpenAI((body) => {
     const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
-    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) return { text: JSON.stringify({ summary: 'A test call.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
+    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call'))
+      return { text: JSON.stringify({ summary: 'A test call.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
     const last = String(messages.filter((m) => m.role === 'user').at(-1)?.content ?? '').toLowerCase();
     // Every reply's first sentence is new, as a model's are: the offline voice keeps short sentences it has made, and a
     // repeated reply would be measured from that store instead of from a synthesis.
@@ -241,7 +265,12 @@ async function main(): Promise<void> {
   try {
     const micFile = await callerAudio(dir);
     const greetingMs = await greetingAudioMs();
-    console.log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}); load average at start ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}); load average at start ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     console.log(`${calls} browser calls per phase, ${SENTENCES.length} caller sentences each; greeting "${WELCOME}" (${Math.round(greetingMs)} ms of audio)`);
     for (const phase of phases as Array<'idle' | 'loaded'>) report(await runPhase(phase, calls, micFile, greetingMs, llm.url));
   } finally {

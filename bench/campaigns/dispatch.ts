@@ -30,7 +30,9 @@ try {
   await createPhoneNumber(prisma, organizationId, { number: '+16505550100', phone_connection_id: connection.id, label: null, assistant_id: assistant.id });
   const phones = Array.from({ length: CONTACTS }, (_, i) => `+1${AREAS[i % AREAS.length]}${String(2_000_000 + i).slice(-7)}`);
   for (let i = 0; i < CONTACTS; i += 5_000) {
-    await prisma.contact.createMany({ data: phones.slice(i, i + 5_000).map((phoneNumber) => ({ organizationId, phoneNumber, source: 'import', customFields: {} })) });
+    await prisma.contact.createMany({
+      data: phones.slice(i, i + 5_000).map((phoneNumber) => ({ organizationId, phoneNumber, source: 'import', customFields: {} })),
+    });
   }
   const ids = (await prisma.contact.findMany({ where: { organizationId }, select: { id: true } })).map((c) => c.id);
   const input = CampaignWrite.parse({
@@ -41,7 +43,8 @@ try {
     pacing: { max_concurrent_calls: MAX_CONCURRENT, calls_per_minute: PER_MINUTE, org_share: 1 },
   });
   const campaign = await createCampaign(prisma, organizationId, input);
-  for (let i = 0; i < ids.length; i += 5_000) await prisma.campaignContact.createMany({ data: ids.slice(i, i + 5_000).map((contactId) => ({ campaignId: campaign.id, contactId })) });
+  for (let i = 0; i < ids.length; i += 5_000)
+    await prisma.campaignContact.createMany({ data: ids.slice(i, i + 5_000).map((contactId) => ({ campaignId: campaign.id, contactId })) });
   await transitionCampaign(prisma, organizationId, campaign.id, 'start');
 
   const stats = async () => {
@@ -67,7 +70,10 @@ try {
       const inFlight = await prisma.campaignContact.count({ where: { campaignId: campaign.id, state: 'dialling' } });
       maxInFlight = Math.max(maxInFlight, inFlight);
       const now = new Date();
-      await prisma.call.updateMany({ where: { campaignId: campaign.id, status: 'queued' }, data: { status: 'completed', startedAt: now, endedAt: now, durationMs: 0, endReason: 'customer_hangup' } });
+      await prisma.call.updateMany({
+        where: { campaignId: campaign.id, status: 'queued' },
+        data: { status: 'completed', startedAt: now, endedAt: now, durationMs: 0, endReason: 'customer_hangup' },
+      });
       const state = (await prisma.campaign.findUniqueOrThrow({ where: { id: campaign.id } })).state;
       if (state === 'completed') done = true;
       await new Promise((r) => setTimeout(r, 50));
@@ -90,10 +96,18 @@ try {
   const burstSeconds = (calls[burst]!.createdAt.getTime() - calls[0]!.createdAt.getTime()) / 1000;
   console.log(`campaign of ${CONTACTS} contacts, two dispatchers ticking every ${TICK_MS} ms, instant dialler`);
   console.log(`  completed in ${seconds.toFixed(1)} s: ${(calls.length / seconds).toFixed(0)} dials/s overall, ${ticks} ticks`);
-  console.log(`  the first ${burst + 1} calls (before the per-minute limit binds) in ${burstSeconds.toFixed(1)} s: ${((burst + 1) / burstSeconds).toFixed(0)} dials/s sustained`);
-  console.log(`  calls under way: at most ${maxInFlight} seen (limit ${MAX_CONCURRENT}); calls started in any 60 s: at most ${maxPerMinute} (limit ${PER_MINUTE})`);
-  console.log(`  database per dial: ${perDial(after.xact - before.xact)} transactions, ${perDial(after.fetched - before.fetched)} rows fetched, ${perDial(after.inserted - before.inserted)} inserted, ${perDial(after.updated - before.updated)} updated (the instant dialler's reads included)`);
-  console.log(`  calls: ${calls.length}, contacts called: ${distinct} of ${CONTACTS}: ${calls.length === CONTACTS && distinct === CONTACTS ? 'none lost, none twice' : 'MISMATCH'}`);
+  console.log(
+    `  the first ${burst + 1} calls (before the per-minute limit binds) in ${burstSeconds.toFixed(1)} s: ${((burst + 1) / burstSeconds).toFixed(0)} dials/s sustained`,
+  );
+  console.log(
+    `  calls under way: at most ${maxInFlight} seen (limit ${MAX_CONCURRENT}); calls started in any 60 s: at most ${maxPerMinute} (limit ${PER_MINUTE})`,
+  );
+  console.log(
+    `  database per dial: ${perDial(after.xact - before.xact)} transactions, ${perDial(after.fetched - before.fetched)} rows fetched, ${perDial(after.inserted - before.inserted)} inserted, ${perDial(after.updated - before.updated)} updated (the instant dialler's reads included)`,
+  );
+  console.log(
+    `  calls: ${calls.length}, contacts called: ${distinct} of ${CONTACTS}: ${calls.length === CONTACTS && distinct === CONTACTS ? 'none lost, none twice' : 'MISMATCH'}`,
+  );
   if (calls.length !== CONTACTS || distinct !== CONTACTS || maxInFlight > MAX_CONCURRENT || maxPerMinute > PER_MINUTE) process.exitCode = 1;
 } finally {
   await db.stop();

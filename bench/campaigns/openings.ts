@@ -50,7 +50,7 @@ const human = [
   'Hi, this is Laura, who am I talking to?',
   'Hello? Hello? Can you hear me?',
   'Oh, hi. Yes, this is she.',
-  "Thank you for calling Green Valley Vet, this is Nina, how can I help you today?",
+  'Thank you for calling Green Valley Vet, this is Nina, how can I help you today?',
   'Yeah, go ahead.',
   'Hello, accounts department.',
   'Hi, sorry, I was just driving. Who is this?',
@@ -64,7 +64,7 @@ const human = [
   "Hello, it's Ben, I'm a bit busy, what is it?",
   'Good evening, Lopez residence, this is Carmen.',
   'Mm, hello?',
-  "Hello, thank you for calling Summit Realty, this is Grace, how may I direct your call?",
+  'Hello, thank you for calling Summit Realty, this is Grace, how may I direct your call?',
 ];
 
 const voicemail = [
@@ -89,10 +89,10 @@ const voicemail = [
   'This is Ben. Leave a message.',
   "Hey, it's Grace. You know what to do.",
   'Please record your message after the tone. To re-record, press star.',
-  "Hello, you have reached the office of Doctor Patel. Our office hours are nine to five. Please leave a detailed message.",
+  'Hello, you have reached the office of Doctor Patel. Our office hours are nine to five. Please leave a detailed message.',
   "Hi, this is Nina. I can't pick up right now. Text me or leave a voicemail.",
   "Sorry, I'm away from my desk. Please leave your name, number and a short message, and I will get back to you.",
-  "The mailbox of Carmen Lopez is full and cannot accept new messages.",
+  'The mailbox of Carmen Lopez is full and cannot accept new messages.',
   "Hi, you've got Alex. Leave me a message.",
 ];
 

@@ -69,7 +69,11 @@ function trimSilence(samples: Int16Array): Int16Array {
 }
 
 async function build(opening: Opening): Promise<{ audio: Int16Array; speechStart: number; speechEnd: number; beepEnd: number | null }> {
-  const spoken = await espeakSynthesize(opening.text, { voice: VOICES[Math.floor(random() * VOICES.length)]!, wordsPerMinute: 150 + Math.floor(random() * 60), pitch: 35 + Math.floor(random() * 30) });
+  const spoken = await espeakSynthesize(opening.text, {
+    voice: VOICES[Math.floor(random() * VOICES.length)]!,
+    wordsPerMinute: 150 + Math.floor(random() * 60),
+    pitch: 35 + Math.floor(random() * 30),
+  });
   const speech = trimSilence(resampleLinear(spoken.samples, spoken.sampleRate, RATE));
   const lead = Math.round((200 + random() * 1_000) * 16);
   const beep = opening.kind === 'voicemail' ? tone(400 + Math.floor(random() * 400), [1000, 850, 1400][Math.floor(random() * 3)]!) : new Int16Array(0);
@@ -214,7 +218,16 @@ for (const opening of OPENINGS) {
   const built = await build(opening);
   const tones = new ToneDetector(RATE);
   tones.push(built.audio);
-  samples.push({ opening, segments: await segmentsOf(built.audio), beeps: tones.tones.map((t) => ({ at: t.confirmedAt, end: t.end })), words: timeWords(opening.text, built.speechStart, built.speechEnd), speechStart: built.speechStart, speechEnd: built.speechEnd, beepEnd: built.beepEnd, lengthMs: built.audio.length / 16 });
+  samples.push({
+    opening,
+    segments: await segmentsOf(built.audio),
+    beeps: tones.tones.map((t) => ({ at: t.confirmedAt, end: t.end })),
+    words: timeWords(opening.text, built.speechStart, built.speechEnd),
+    speechStart: built.speechStart,
+    speechEnd: built.speechEnd,
+    beepEnd: built.beepEnd,
+    lengthMs: built.audio.length / 16,
+  });
 }
 
 const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)}%`;
@@ -231,34 +244,74 @@ function report(title: string, settings: MachineDetectorSettings, recogniser: Re
     const rows = chosen.rows.filter((r) => r.sample.opening.kind === kind);
     const count = (v: string) => rows.filter((r) => r.verdict === v).length;
     const at = rows.map((r) => r.at);
-    console.log(`  ${kind.padEnd(18)} ${String(rows.length).padStart(3)} ${String(count('human')).padStart(6)} ${String(count('machine')).padStart(8)} ${String(count('unknown')).padStart(8)}   ${percentile(at, 50)} / ${percentile(at, 95)}`);
+    console.log(
+      `  ${kind.padEnd(18)} ${String(rows.length).padStart(3)} ${String(count('human')).padStart(6)} ${String(count('machine')).padStart(8)} ${String(count('unknown')).padStart(8)}   ${percentile(at, 50)} / ${percentile(at, 95)}`,
+    );
   }
   console.log(`all:      ${summary(chosen)}`);
-  console.log(`held out: ${summary(evaluate(samples.filter((x) => x.opening.heldOut), settings, recogniser, beeps))}`);
-  console.log(`shaped on: ${summary(evaluate(samples.filter((x) => !x.opening.heldOut), settings, recogniser, beeps))}`);
-  console.log(`turned into machine by a later beep: ${chosen.rows.filter((r) => r.reversed).length} (people among them: ${chosen.rows.filter((r) => r.reversed && r.sample.opening.kind === 'human').length})`);
+  console.log(
+    `held out: ${summary(
+      evaluate(
+        samples.filter((x) => x.opening.heldOut),
+        settings,
+        recogniser,
+        beeps,
+      ),
+    )}`,
+  );
+  console.log(
+    `shaped on: ${summary(
+      evaluate(
+        samples.filter((x) => !x.opening.heldOut),
+        settings,
+        recogniser,
+        beeps,
+      ),
+    )}`,
+  );
+  console.log(
+    `turned into machine by a later beep: ${chosen.rows.filter((r) => r.reversed).length} (people among them: ${chosen.rows.filter((r) => r.reversed && r.sample.opening.kind === 'human').length})`,
+  );
   console.log(`message started after the beep: ${chosen.afterBeep}/${chosen.beeped.length} voicemails that beep`);
   for (const wrong of chosen.rows.filter((r) => (r.sample.opening.kind === 'human') === (r.verdict === 'machine'))) {
-    console.log(`  wrong: ${wrong.sample.opening.kind} -> ${wrong.verdict} at ${wrong.at} ms${wrong.sample.opening.heldOut ? ' (held out)' : ''}: "${wrong.sample.opening.text}"`);
+    console.log(
+      `  wrong: ${wrong.sample.opening.kind} -> ${wrong.verdict} at ${wrong.at} ms${wrong.sample.opening.heldOut ? ' (held out)' : ''}: "${wrong.sample.opening.text}"`,
+    );
   }
 }
 
-console.log(`answering-machine detector on ${samples.length} openings, ${samples.filter((x) => x.opening.heldOut).length} of them held out (${((performance.now() - startedAt) / 1000).toFixed(1)} s to build and run)`);
+console.log(
+  `answering-machine detector on ${samples.length} openings, ${samples.filter((x) => x.opening.heldOut).length} of them held out (${((performance.now() - startedAt) / 1000).toFixed(1)} s to build and run)`,
+);
 console.log(`settings: ${JSON.stringify(DEFAULT_DETECTOR)}; targets: humans >= 98%, machines >= 95%, decision p50 < 3000 ms`);
-console.log(`beeps found in the audio: ${samples.filter((x) => x.beeps.length > 0 && x.beepEnd !== null).length}/${samples.filter((x) => x.beepEnd !== null).length} greetings that beep, ${samples.filter((x) => x.beeps.length > 0 && x.beepEnd === null).length}/${samples.filter((x) => x.beepEnd === null).length} openings that do not`);
-report(`timing, words and beep (recogniser ${HEADLINE_RECOGNISER.lagMs} ms behind, ${HEADLINE_RECOGNISER.loss * 100}% of words lost)`, DEFAULT_DETECTOR, HEADLINE_RECOGNISER, true);
+console.log(
+  `beeps found in the audio: ${samples.filter((x) => x.beeps.length > 0 && x.beepEnd !== null).length}/${samples.filter((x) => x.beepEnd !== null).length} greetings that beep, ${samples.filter((x) => x.beeps.length > 0 && x.beepEnd === null).length}/${samples.filter((x) => x.beepEnd === null).length} openings that do not`,
+);
+report(
+  `timing, words and beep (recogniser ${HEADLINE_RECOGNISER.lagMs} ms behind, ${HEADLINE_RECOGNISER.loss * 100}% of words lost)`,
+  DEFAULT_DETECTOR,
+  HEADLINE_RECOGNISER,
+  true,
+);
 report('timing and words, no beep', DEFAULT_DETECTOR, HEADLINE_RECOGNISER, false);
 report('timing alone (as before words and beeps)', { ...DEFAULT_DETECTOR, useWords: false, pauseMs: 900 }, null, false);
 
 console.log('\nsweep of the recogniser: lag x words lost');
 for (const lagMs of [300, 500, 800]) {
-  const cells = [0, 0.15, 0.3].map((loss) => `${loss * 100}% lost: ${summary(evaluate(samples, DEFAULT_DETECTOR, { lagMs, loss })).replace(/, p95 \d+ ms/, '')}`);
+  const cells = [0, 0.15, 0.3].map(
+    (loss) => `${loss * 100}% lost: ${summary(evaluate(samples, DEFAULT_DETECTOR, { lagMs, loss })).replace(/, p95 \d+ ms/, '')}`,
+  );
   console.log(`  lag ${lagMs} ms: ${cells.join('   ')}`);
 }
 
 console.log('\nsweep of longSpeechMs x (pauseMs + wordWaitMs) (with words): humans right, machines right, decision p50');
 for (const longSpeechMs of [3_400, 3_800, 4_200, 4_600, 5_000]) {
-  const cells = [[600, 600], [700, 500], [900, 300], [900, 600]].map(([pauseMs, wordWaitMs]) => {
+  const cells = [
+    [600, 600],
+    [700, 500],
+    [900, 300],
+    [900, 600],
+  ].map(([pauseMs, wordWaitMs]) => {
     const r = evaluate(samples, { ...DEFAULT_DETECTOR, longSpeechMs, pauseMs: pauseMs!, wordWaitMs: wordWaitMs! });
     return `${pauseMs}+${wordWaitMs}: ${pct(r.humanRight, r.humans.length)} / ${pct(r.machineRight, r.machines.length)} / ${percentile(r.times, 50)} ms`;
   });

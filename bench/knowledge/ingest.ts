@@ -33,7 +33,17 @@ await deps.embedderFor('local/use-lite').embed(['warm up']);
 console.log('document         | source   | pages | chunks | total   | MB/s  | pages/s | chunks/s');
 for (const input of inputs) {
   await prisma.document.create({
-    data: { organizationId: owner.organization_id, name: input.name, sourceKind: 'upload', filename: input.filename, mediaType: input.mediaType, sizeBytes: input.bytes.length, sha256: crypto.randomUUID(), sourceBytes: new Uint8Array(input.bytes), status: 'pending' },
+    data: {
+      organizationId: owner.organization_id,
+      name: input.name,
+      sourceKind: 'upload',
+      filename: input.filename,
+      mediaType: input.mediaType,
+      sizeBytes: input.bytes.length,
+      sha256: crypto.randomUUID(),
+      sourceBytes: new Uint8Array(input.bytes),
+      status: 'pending',
+    },
   });
   const [job] = await claimDocuments(prisma, 1, 600_000);
   const started = performance.now();

@@ -8,9 +8,7 @@ import { convert, DOCX_MEDIA_TYPE, docxParagraph, docxTable, makeDocx, makePdf, 
 const SENTENCE = 'Our support team answers calls on weekdays from nine to five, and refunds are paid within 30 days. ';
 
 async function inputs(): Promise<Array<{ name: string; mediaType: SupportedMediaType; bytes: Buffer }>> {
-  const pdfPages = Array.from({ length: 400 }, (_, p) =>
-    Array.from({ length: 40 }, (_, l) => `Page ${p + 1} line ${l + 1}: ${SENTENCE.slice(0, 70)}`),
-  );
+  const pdfPages = Array.from({ length: 400 }, (_, p) => Array.from({ length: 40 }, (_, l) => `Page ${p + 1} line ${l + 1}: ${SENTENCE.slice(0, 70)}`));
   const docxBody: string[] = [];
   for (let section = 0; section < 300; section++) {
     docxBody.push(docxParagraph(`Section ${section + 1}`, { style: 'Heading1' }));
@@ -20,8 +18,7 @@ async function inputs(): Promise<Array<{ name: string; mediaType: SupportedMedia
   }
   const htmlSections = Array.from(
     { length: 1500 },
-    (_, i) =>
-      `<section><h2>Question ${i + 1}</h2><p>${SENTENCE.repeat(4)}</p><ul><li>One</li><li>Two <a href="/x">link</a></li></ul></section>`,
+    (_, i) => `<section><h2>Question ${i + 1}</h2><p>${SENTENCE.repeat(4)}</p><ul><li>One</li><li>Two <a href="/x">link</a></li></ul></section>`,
   );
   const html = `<!doctype html><html><head><title>Help centre</title><style>body{margin:0}</style><script>var a=1;</script></head>
 <body><nav><a href="/">Home</a></nav><main><article><h1>Help centre</h1>${htmlSections.join('\n')}</article></main><footer>©</footer></body></html>`;

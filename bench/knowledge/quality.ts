@@ -32,7 +32,12 @@ const [corpus, questions] = await Promise.all([loadCorpus(), loadQuestions()]);
 const documents = [];
 for (const file of corpus) documents.push(await createDocument(prisma, owner.organization_id, { name: file.name, text: file.markdown }));
 const fileOf = new Map(documents.map((d, i) => [d.id, corpus[i]!.file]));
-const assistant = await createAssistant(prisma, { organizationId: owner.organization_id, userId: owner.user_id }, { name: 'Quality', rag_settings: { enabled: true }, assigned_documents: documents.map((d) => d.id) } as never, secrets);
+const assistant = await createAssistant(
+  prisma,
+  { organizationId: owner.organization_id, userId: owner.user_id },
+  { name: 'Quality', rag_settings: { enabled: true }, assigned_documents: documents.map((d) => d.id) } as never,
+  secrets,
+);
 const deps = processingDeps({}, 600_000);
 const ingestStarted = performance.now();
 for (;;) {
@@ -67,7 +72,11 @@ const methods: Record<string, Ranked> = {
 
 const rows: string[] = [];
 for (const [name, rank] of Object.entries(methods)) {
-  const by: Record<string, { hit3: number; rr: number; n: number }> = { all: { hit3: 0, rr: 0, n: 0 }, exact: { hit3: 0, rr: 0, n: 0 }, paraphrase: { hit3: 0, rr: 0, n: 0 } };
+  const by: Record<string, { hit3: number; rr: number; n: number }> = {
+    all: { hit3: 0, rr: 0, n: 0 },
+    exact: { hit3: 0, rr: 0, n: 0 },
+    paraphrase: { hit3: 0, rr: 0, n: 0 },
+  };
   for (const q of questions) {
     const ranked = await rank(q);
     const first = ranked.findIndex((id) => answers(q, id));
@@ -100,11 +109,17 @@ for (const q of questions) {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor((p / 100) * (xs.length - 1))]!;
 
-console.log(`${questions.length} questions (${questions.filter((q) => q.kind === 'exact').length} exact, ${questions.filter((q) => q.kind === 'paraphrase').length} paraphrase) over ${chunks.size} chunks of ${corpus.length} documents; ingested in ${ingestSeconds.toFixed(0)} s\n`);
+console.log(
+  `${questions.length} questions (${questions.filter((q) => q.kind === 'exact').length} exact, ${questions.filter((q) => q.kind === 'paraphrase').length} paraphrase) over ${chunks.size} chunks of ${corpus.length} documents; ingested in ${ingestSeconds.toFixed(0)} s\n`,
+);
 console.log('| Search                          | all: recall@3 / MRR | exact          | paraphrase     |');
 console.log('| - | - | - | - |');
 for (const row of rows) console.log(row);
-console.log(`\nlocal/use-lite cosine, question to its answering chunk: median ${median(answerCos).toFixed(3)} (p10 ${pct(answerCos, 10).toFixed(3)}, p90 ${pct(answerCos, 90).toFixed(3)})`);
-console.log(`local/use-lite cosine, question to a chunk that does not answer: median ${median(otherCos).toFixed(3)} (p90 ${pct(otherCos, 90).toFixed(3)}, p99 ${pct(otherCos, 99).toFixed(3)})`);
+console.log(
+  `\nlocal/use-lite cosine, question to its answering chunk: median ${median(answerCos).toFixed(3)} (p10 ${pct(answerCos, 10).toFixed(3)}, p90 ${pct(answerCos, 90).toFixed(3)})`,
+);
+console.log(
+  `local/use-lite cosine, question to a chunk that does not answer: median ${median(otherCos).toFixed(3)} (p90 ${pct(otherCos, 90).toFixed(3)}, p99 ${pct(otherCos, 99).toFixed(3)})`,
+);
 await closeLocalModel();
 await bench.stop();

@@ -31,7 +31,9 @@ const random = () => {
   return seed / 0x7fffffff;
 };
 const SYLLABLES = ['ka', 'lo', 'mi', 'ren', 'sa', 'tor', 'vel', 'an', 'dri', 'po', 'quen', 'bar', 'lis', 'mon', 'tes', 'gar'];
-const VOCABULARY = Array.from({ length: 5000 }, () => Array.from({ length: 2 + Math.floor(random() * 3) }, () => SYLLABLES[Math.floor(random() * SYLLABLES.length)]).join(''));
+const VOCABULARY = Array.from({ length: 5000 }, () =>
+  Array.from({ length: 2 + Math.floor(random() * 3) }, () => SYLLABLES[Math.floor(random() * SYLLABLES.length)]).join(''),
+);
 /** Zipf's law over the vocabulary: a few words everywhere, most rare, as in prose. */
 const zipfWord = () => VOCABULARY[Math.min(VOCABULARY.length - 1, Math.floor(Math.exp(random() * Math.log(VOCABULARY.length)) - 1))]!;
 const text = (words: number) => Array.from({ length: words }, zipfWord).join(' ');
@@ -51,7 +53,16 @@ async function knowledgeOf(prisma: PrismaClient, organizationId: number, chunks:
     const per = Math.round(chunks / documents);
     const indexes = [{ chunking: CHUNKING, embedding_model: MODEL, chunk_count: per, token_count: per * 250 }];
     const doc = await prisma.document.create({
-      data: { organizationId, name: `Knowledge ${chunks}-${d}`, content: '', status: 'ready', indexes, indexVersion: 1, chunkCount: per, embeddingModel: MODEL },
+      data: {
+        organizationId,
+        name: `Knowledge ${chunks}-${d}`,
+        content: '',
+        status: 'ready',
+        indexes,
+        indexVersion: 1,
+        chunkCount: per,
+        embeddingModel: MODEL,
+      },
     });
     ids.push(doc.id);
     for (let start = 0; start < per; start += 2000) {
@@ -86,7 +97,12 @@ for (const size of SIZES) {
   const loadStarted = performance.now();
   const documents = await knowledgeOf(prisma, owner.organization_id, size);
   const loadMs = performance.now() - loadStarted;
-  const assistant = await createAssistant(prisma, { organizationId: owner.organization_id, userId: owner.user_id }, { name: `Bench ${size}`, rag_settings: { enabled: true, similarity_threshold: 0 }, assigned_documents: documents } as never, secrets);
+  const assistant = await createAssistant(
+    prisma,
+    { organizationId: owner.organization_id, userId: owner.user_id },
+    { name: `Bench ${size}`, rag_settings: { enabled: true, similarity_threshold: 0 }, assigned_documents: documents } as never,
+    secrets,
+  );
   const search = (query: string, signal?: AbortSignal) => knowledge.forAssistant(owner.organization_id, assistant.id, query, { signal }).then((r) => r.result);
   // Warm: the vectors loaded into memory once, as the first search of a call does; the model's thread started.
   const firstStarted = performance.now();
@@ -110,7 +126,14 @@ for (const size of SIZES) {
   }
 
   // A turn: the hook as a call runs it, with and without knowledge, side by side, 40 turns each.
-  const budget = { historyStrategy: 'sliding_window' as const, maxHistoryTurns: 20, contextWindowTokens: 4000, contextBudget: 8000, maxPromptDocTokens: 2000, includeMetadata: true };
+  const budget = {
+    historyStrategy: 'sliding_window' as const,
+    maxHistoryTurns: 20,
+    contextWindowTokens: 4000,
+    contextBudget: 8000,
+    maxPromptDocTokens: 2000,
+    includeMetadata: true,
+  };
   const waits = { early: [] as number[], late: [] as number[], none: [] as number[] };
   for (let t = 0; t < 40; t++) {
     const words = `${queries[t]} ${crypto.randomUUID().slice(0, 4)}`;
@@ -124,7 +147,15 @@ for (const size of SIZES) {
     const early = new TurnPrompt({ budget, search });
     const session = new FakeSession();
     early.attach(session);
-    session.send(voice.AgentSessionEventTypes.UserInputTranscribed, { type: 'user_input_transcribed', transcript: words, isFinal: true, itemId: null, speakerId: null, createdAt: Date.now(), language: null });
+    session.send(voice.AgentSessionEventTypes.UserInputTranscribed, {
+      type: 'user_input_transcribed',
+      transcript: words,
+      isFinal: true,
+      itemId: null,
+      speakerId: null,
+      createdAt: Date.now(),
+      language: null,
+    });
     await new Promise((r) => setTimeout(r, 300));
     let t0 = performance.now();
     await early.prepare(ctx(), message);

@@ -102,7 +102,10 @@ export class BenchCall {
     const session = new voice.AgentSession({ ...parts.options, tts: new InstantTTS() });
     const call = new BenchCall(session, settings.recording_settings.recording_enabled);
     parts.turns.attach(session);
-    await session.start({ agent: new CallAgent({ instructions: settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT, turns: parts.turns }), record: false });
+    await session.start({
+      agent: new CallAgent({ instructions: settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT, turns: parts.turns }),
+      record: false,
+    });
     call.caller.start();
     return call;
   }

@@ -142,4 +142,8 @@ class InstantSynthesizeStream extends tts.SynthesizeStream {
  * anything connects, and the LLM's key and address are the settings' own.
  */
 // The bench's LLM listens on 127.0.0.1, allowed as an operator allows a local LLM server (VENDOR_PRIVATE_HOSTS).
-export const BENCH_ACCESS: VendorAccess = { apiKey: () => 'bench-unused', baseUrl: () => undefined, targets: { privateHosts: [{ host: '127.0.0.1', port: null }] } };
+export const BENCH_ACCESS: VendorAccess = {
+  apiKey: () => 'bench-unused',
+  baseUrl: () => undefined,
+  targets: { privateHosts: [{ host: '127.0.0.1', port: null }] },
+};

@@ -81,7 +81,9 @@ let current: ChildProcess | undefined;
 
 function runChild<T>(job: WorkerJob, pin: boolean): Promise<T> {
   const args = ['--expose-gc', '--import', 'tsx', self, 'worker', JSON.stringify(job)];
-  const child = pin ? spawn('taskset', ['-c', '0', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = pin
+    ? spawn('taskset', ['-c', '0', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+    : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   current = child;
   return new Promise<T>((resolve, reject) => {
     let result: T | undefined;
@@ -102,7 +104,11 @@ function runChild<T>(job: WorkerJob, pin: boolean): Promise<T> {
 function latencyRow(r: LatencyResult): string[] {
   const added = r.samples.map((s) => s.addedMs);
   const atMin = r.samples.filter((s) => s.delay === 'min').length;
-  const p50 = (pick: (s: TurnSample) => number | null) => percentile(r.samples.flatMap((s) => pick(s) ?? []), 50);
+  const p50 = (pick: (s: TurnSample) => number | null) =>
+    percentile(
+      r.samples.flatMap((s) => pick(s) ?? []),
+      50,
+    );
   return [
     r.turnDetection,
     `${r.minDelayMs} / ${r.maxDelayMs} ms`,
@@ -170,20 +176,56 @@ async function main(): Promise<void> {
   const llm = await startFakeOpenAI(() => ({ text: REPLY }));
 
   const report = () => {
-    console.log(`\nnode ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${pin ? 'workers pinned to core 0 (taskset -c 0)' : 'taskset unavailable: workers NOT pinned'}`);
-    console.log(`load average at start ${load0.map((l) => l.toFixed(2)).join(' ')}, at end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `\nnode ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${pin ? 'workers pinned to core 0 (taskset -c 0)' : 'taskset unavailable: workers NOT pinned'}`,
+    );
+    console.log(
+      `load average at start ${load0.map((l) => l.toFixed(2)).join(' ')}, at end ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     if (latencyResults.length > 0) {
       console.log('\n(a) End of caller speech to first reply audio, less the endpointing delay (target p95 < 50 ms)\n');
-      const headers = ['turn detection', 'min / max delay', 'turns at min / max', 'added p50', 'added p95', 'added max', 'speech end -> VAD end p50', 'VAD end -> commit p50', 'commit -> first audio p50'];
+      const headers = [
+        'turn detection',
+        'min / max delay',
+        'turns at min / max',
+        'added p50',
+        'added p95',
+        'added max',
+        'speech end -> VAD end p50',
+        'VAD end -> commit p50',
+        'commit -> first audio p50',
+      ];
       console.log(table(headers, latencyResults.map(latencyRow)));
       for (const r of latencyResults) {
-        console.log(`  ${r.turnDetection} ${r.minDelayMs} ms: ${splitByDelay(r.samples)}; transcripts ${r.transcriptsOk ? 'as spoken' : 'NOT as spoken'}, ${r.errors} session errors`);
+        console.log(
+          `  ${r.turnDetection} ${r.minDelayMs} ms: ${splitByDelay(r.samples)}; transcripts ${r.transcriptsOk ? 'as spoken' : 'NOT as spoken'}, ${r.errors} session errors`,
+        );
       }
     }
     if (loadResults.length > 0) {
       console.log(`\n(b) Concurrent calls on one core, ${callMs / 1000} s each, 2 exchanges per call, product defaults (audio turn detector);`);
       console.log('    the last row repeats the largest step with the text turn detector (target >= 10 calls with p99 frame lateness < 20 ms)\n');
-      console.log(table(['calls', 'CPU (one core)', 'CPU per call', 'RSS', 'RSS per call', 'lateness p50', 'lateness p99', 'lateness max', 'event loop lag p99', 'added latency p50 / p95', 'replies'], loadResults.map(loadRow)));
+      console.log(
+        table(
+          [
+            'calls',
+            'CPU (one core)',
+            'CPU per call',
+            'RSS',
+            'RSS per call',
+            'lateness p50',
+            'lateness p99',
+            'lateness max',
+            'event loop lag p99',
+            'added latency p50 / p95',
+            'replies',
+          ],
+          loadResults.map(loadRow),
+        ),
+      );
       for (const r of loadResults) console.log(`  ${r.calls} calls, ${r.turnDetection}: ${splitByDelay(r.samples)}`);
       const defaults = loadResults.filter((r) => r.turnDetection === 'turn_detector');
       const one = defaults.find((r) => r.calls === 1);
@@ -213,9 +255,14 @@ async function main(): Promise<void> {
       latencyResults.push(await runChild<LatencyResult>({ mode: 'latency', llmUrl, phrasesFile, turnDetection, minDelayS, turns, capMs }, pin));
       console.error(`latency, ${turnDetection} at min delay ${minDelayS} s: done`);
     }
-    const loadRuns = [...steps.map((calls) => ({ calls, turnDetection: 'turn_detector' as const })), { calls: Math.max(...steps), turnDetection: 'text_turn_detector' as const }];
+    const loadRuns = [
+      ...steps.map((calls) => ({ calls, turnDetection: 'turn_detector' as const })),
+      { calls: Math.max(...steps), turnDetection: 'text_turn_detector' as const },
+    ];
     for (const { calls, turnDetection } of loadRuns) {
-      loadResults.push(await runChild<LoadResult>({ mode: 'load', llmUrl, phrasesFile, turnDetection, calls, callMs, capMs: STEP_OVERHEAD_MS + callMs + 2_000 }, pin));
+      loadResults.push(
+        await runChild<LoadResult>({ mode: 'load', llmUrl, phrasesFile, turnDetection, calls, callMs, capMs: STEP_OVERHEAD_MS + callMs + 2_000 }, pin),
+      );
       console.error(`load, ${calls} calls with ${turnDetection}: done`);
     }
   } finally {

@@ -62,14 +62,25 @@ const tool = await createTool({ db: prisma, secrets, policy: { allowPrivateTarge
   transfer: null,
   messages: { on_start: null, on_slow: null, slow_after_ms: 2_000, on_failure: null },
 });
-const assistant = await createAssistant(prisma, org, {
-  name: 'Bench',
-  llm_provider: 'custom',
-  llm_provider_config: { base_url: llm.url, model: 'instant', custom_config: { api_key: 'bench' } },
-  llm_settings: { system_prompt: 'You are the order desk.' },
-  assigned_tools: [tool.id],
-} as never, secrets, { privateHosts: [{ host: '127.0.0.1', port: null }] });
-const worker = startTestRunWorker(prisma, { databaseUrl: cluster.url, access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }), secrets, allowPrivateToolTargets: false });
+const assistant = await createAssistant(
+  prisma,
+  org,
+  {
+    name: 'Bench',
+    llm_provider: 'custom',
+    llm_provider_config: { base_url: llm.url, model: 'instant', custom_config: { api_key: 'bench' } },
+    llm_settings: { system_prompt: 'You are the order desk.' },
+    assigned_tools: [tool.id],
+  } as never,
+  secrets,
+  { privateHosts: [{ host: '127.0.0.1', port: null }] },
+);
+const worker = startTestRunWorker(prisma, {
+  databaseUrl: cluster.url,
+  access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
+  secrets,
+  allowPrivateToolTargets: false,
+});
 
 const script = Array.from({ length: TURNS }, (_, i) => (i === Math.floor(TURNS / 2) ? 'Where is my order A-17?' : `Question number ${i + 1}, please.`));
 const request = TestRunCreate.parse({

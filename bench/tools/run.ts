@@ -66,7 +66,12 @@ async function main(): Promise<void> {
   };
   const results = new Map<string, HttpToolResult>();
   const runs = new ToolRuns({ minInterruptionWords: 2, interruptions: true });
-  const offered = callToolContext([tool], { values: { variables: { account: 'acme' }, contact: {} }, allowPrivateTargets: true, onHttpResult: (id, r) => results.set(id, r), runs });
+  const offered = callToolContext([tool], {
+    values: { variables: { account: 'acme' }, contact: {} },
+    allowPrivateTargets: true,
+    onHttpResult: (id, r) => results.set(id, r),
+    runs,
+  });
   // The tool as offered, timed at the edges of its execute: where the framework's time ends and ours begins.
   const executeTimes: Array<{ entered: number; left: number }> = [];
   const tools = (offered as Array<llm.FunctionTool>).map((t) => ({
@@ -81,7 +86,14 @@ async function main(): Promise<void> {
       }
     },
   })) as unknown as llm.ToolContextLike;
-  const model = createLlm({ provider: 'custom', model: 'instant', apiKey: 'bench', baseUrl: fakeModel.url, sampling: { temperature: 0, topP: 1, maxTokens: 200, frequencyPenalty: 0, presencePenalty: 0, stopSequences: [] }, customConfig: {} });
+  const model = createLlm({
+    provider: 'custom',
+    model: 'instant',
+    apiKey: 'bench',
+    baseUrl: fakeModel.url,
+    sampling: { temperature: 0, topP: 1, maxTokens: 200, frequencyPenalty: 0, presencePenalty: 0, stopSequences: [] },
+    customConfig: {},
+  });
   let session!: voice.AgentSession;
   let detach = () => {};
   const openSession = async () => {
@@ -142,7 +154,10 @@ async function main(): Promise<void> {
   console.log(row('  execute -> request arrives (ours)', stages.ours_before));
   console.log(row('  answer -> execute returns (ours)', stages.ours_after));
   console.log(row('  execute -> model gets result (fw)', stages.framework_after));
-  const p95 = percentile([...added].sort((a, b) => a - b), 95);
+  const p95 = percentile(
+    [...added].sort((a, b) => a - b),
+    95,
+  );
   console.log(`target p95 < 20 ms: ${p95 < 20 ? 'met' : 'NOT met'} (${p95.toFixed(1)} ms)`);
 }
 

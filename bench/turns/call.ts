@@ -71,7 +71,6 @@ class ObservedOutput extends PacedAudioOutput {
   }
 }
 
-
 export interface Commit {
   at: number;
   text: string;
@@ -106,7 +105,9 @@ export class TurnsCall {
     session.on(voice.AgentSessionEventTypes.ConversationItemAdded, ({ item, createdAt }) => {
       if (item.type === 'message' && item.role === 'user') this.commits.push({ at: createdAt, text: item.textContent ?? '' });
     });
-    session.on(voice.AgentSessionEventTypes.EotPrediction, (ev) => this.predictions.push({ at: ev.createdAt, probability: ev.probability, threshold: ev.threshold }));
+    session.on(voice.AgentSessionEventTypes.EotPrediction, (ev) =>
+      this.predictions.push({ at: ev.createdAt, probability: ev.probability, threshold: ev.threshold }),
+    );
     session.on(voice.AgentSessionEventTypes.AgentFalseInterruption, (ev) => this.falseInterruptions.push({ at: ev.createdAt, resumed: ev.resumed }));
     session.on(voice.AgentSessionEventTypes.Error, () => void this.errors++);
   }

@@ -46,7 +46,8 @@ function parseRows(spec: string): RowSpec[] {
   return spec.split(',').map((entry) => {
     if (entry === 'defaults') return { label: 'defaults', turnDetection: {} };
     const [mode, seconds] = entry.split(':');
-    if ((mode !== 'turn_detector' && mode !== 'text_turn_detector') || !(Number(seconds) >= 0 && Number(seconds) <= 10)) throw new Error(`BENCH_TURNS_ROWS: cannot read ${entry}`);
+    if ((mode !== 'turn_detector' && mode !== 'text_turn_detector') || !(Number(seconds) >= 0 && Number(seconds) <= 10))
+      throw new Error(`BENCH_TURNS_ROWS: cannot read ${entry}`);
     return { label: `${mode} ${seconds} s`, turnDetection: { mode, min_endpointing_delay: Number(seconds) } };
   });
 }
@@ -55,7 +56,8 @@ function parseItems(spec: string): Map<ItemKind, { renderings: number; offsets: 
   const counts = new Map<ItemKind, { renderings: number; offsets: number }>();
   for (const entry of spec.split(',')) {
     const match = /^(pauses|complete|backchannel|barge_in):(\d+)x(\d+)$/.exec(entry);
-    if (!match || Number(match[2]) > 200 || Number(match[3]) < 1 || Number(match[3]) > OFFSETS_MS.length) throw new Error(`BENCH_TURNS_ITEMS: cannot read ${entry}`);
+    if (!match || Number(match[2]) > 200 || Number(match[3]) < 1 || Number(match[3]) > OFFSETS_MS.length)
+      throw new Error(`BENCH_TURNS_ITEMS: cannot read ${entry}`);
     counts.set(match[1] as ItemKind, { renderings: Number(match[2]), offsets: Number(match[3]) });
   }
   return counts;
@@ -102,7 +104,9 @@ let current: ChildProcess | undefined;
 
 function runChild(job: WorkerJob, pin: boolean): Promise<RowResult> {
   const args = ['--import', 'tsx', self, 'worker'];
-  const child = pin ? spawn('taskset', ['-c', '0', process.execPath, ...args], { stdio: ['pipe', 'pipe', 'inherit'] }) : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = pin
+    ? spawn('taskset', ['-c', '0', process.execPath, ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
+    : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   current = child;
   // The job (every run's labels) is too long for an argument: it goes through stdin.
   child.stdin!.end(JSON.stringify(job));
@@ -169,11 +173,21 @@ function details({ spec, result: r }: Row): string[] {
   lines.push(
     `  false cut-offs by topic: ${groupCuts(r.pauses, (p) => p.topic)}; by pause: ${groupCuts(r.pauses, lengthBucket)}; ` +
       `${cuts.filter((p) => p.beforeResume).length} committed before the caller resumed, ${cuts.filter((p) => !p.beforeResume).length} after (not yet heard), ${cuts.filter((p) => p.repaired).length} repaired into one turn; ` +
-      `commit ${ms(percentile(cuts.flatMap((p) => p.commitMs ?? []), 50))} after the pause began (p50)`,
+      `commit ${ms(
+        percentile(
+          cuts.flatMap((p) => p.commitMs ?? []),
+          50,
+        ),
+      )} after the pause began (p50)`,
   );
   const judged = r.pauses.filter((p) => p.probability !== null);
   if (judged.length) {
-    lines.push(`  verdicts in pauses: ${judged.filter((p) => p.probability! < p.threshold!).length} of ${judged.length} unfinished (probability p50 ${percentile(judged.map((p) => p.probability!), 50).toFixed(3)}, threshold ${judged[0]!.threshold!.toFixed(3)})`);
+    lines.push(
+      `  verdicts in pauses: ${judged.filter((p) => p.probability! < p.threshold!).length} of ${judged.length} unfinished (probability p50 ${percentile(
+        judged.map((p) => p.probability!),
+        50,
+      ).toFixed(3)}, threshold ${judged[0]!.threshold!.toFixed(3)})`,
+    );
   }
   const verdicts = r.complete.map(verdictOf);
   const byVerdict = (v: string) => r.complete.filter((c, i) => verdicts[i] === v && c.latencyMs !== null).map((c) => c.latencyMs!);
@@ -187,21 +201,33 @@ function details({ spec, result: r }: Row): string[] {
     return `${engine} ${list.filter((c) => verdictOf(c) === 'unfinished').length}/${list.length}`;
   };
   const unfinished = r.complete.filter((c) => verdictOf(c) === 'unfinished');
-  if (unfinished.length) lines.push(`  judged unfinished by engine: ${engines.map(unfinishedIn).join(', ')} (${unfinished.map((c) => `${c.id} at ${c.offsetMs} ms: ${c.probability!.toFixed(3)}`).join('; ')})`);
+  if (unfinished.length)
+    lines.push(
+      `  judged unfinished by engine: ${engines.map(unfinishedIn).join(', ')} (${unfinished.map((c) => `${c.id} at ${c.offsetMs} ms: ${c.probability!.toFixed(3)}`).join('; ')})`,
+    );
   const byRendering = new Map<string, string[]>();
   r.complete.forEach((c, i) => byRendering.set(c.id, [...(byRendering.get(c.id) ?? []), `${c.offsetMs} ms ${verdicts[i]}`]));
   const flips = [...byRendering].filter(([, v]) => new Set(v.map((s) => s.split(' ').at(-1))).size > 1);
   const multi = [...byRendering].filter(([, v]) => v.length > 1).length;
-  if (multi) lines.push(`  verdict changed with the offset alone: ${flips.length} of ${multi} renderings${flips.length ? ` (${flips.map(([id, v]) => `${id}: ${v.join(', ')}`).join('; ')})` : ''}`);
+  if (multi)
+    lines.push(
+      `  verdict changed with the offset alone: ${flips.length} of ${multi} renderings${flips.length ? ` (${flips.map(([id, v]) => `${id}: ${v.join(', ')}`).join('; ')})` : ''}`,
+    );
   const probabilities = r.complete.flatMap((c) => c.probability ?? []);
-  if (probabilities.length) lines.push(`  finished-sentence probability p50 ${percentile(probabilities, 50).toFixed(3)}, max ${Math.max(...probabilities).toFixed(3)}`);
+  if (probabilities.length)
+    lines.push(`  finished-sentence probability p50 ${percentile(probabilities, 50).toFixed(3)}, max ${Math.max(...probabilities).toFixed(3)}`);
   for (const kind of ['backchannel', 'barge_in'] as const) {
     const list = r.overlaps.filter((o) => o.kind === kind);
     const valid = list.filter((o) => o.valid);
     const fi = valid.filter((o) => o.falseInterruption !== null);
     lines.push(
       `  ${kind}: ${valid.length}/${list.length} over a playing reply; stopped ${valid.filter((o) => o.interrupted).length} ` +
-        `(onset to stop p50 ${ms(percentile(valid.flatMap((o) => o.stopMs ?? []), 50))}), resumed ${valid.filter((o) => o.resumed).length}, ` +
+        `(onset to stop p50 ${ms(
+          percentile(
+            valid.flatMap((o) => o.stopMs ?? []),
+            50,
+          ),
+        )}), resumed ${valid.filter((o) => o.resumed).length}, ` +
         `old reply frames after the stop without resuming ${valid.filter((o) => !o.resumed && o.oldFramesAfterStop > 0).length}, ` +
         `committed as a user turn ${valid.filter((o) => o.committed).length}, false-interruption events ${fi.length} (resumed ${fi.filter((o) => o.falseInterruption).length})`,
     );
@@ -235,7 +261,7 @@ async function main(): Promise<void> {
     }
   }
   // Interleaved, so that a disturbance on the machine (another process taking the core) spreads over the kinds.
-  const order = [...runs].sort((a, b) => runs.indexOf(a) % 7 - runs.indexOf(b) % 7 || runs.indexOf(a) - runs.indexOf(b));
+  const order = [...runs].sort((a, b) => (runs.indexOf(a) % 7) - (runs.indexOf(b) % 7) || runs.indexOf(a) - runs.indexOf(b));
 
   const pin = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
   const load0 = os.loadavg();
@@ -243,15 +269,34 @@ async function main(): Promise<void> {
   const results: Row[] = [];
 
   const report = () => {
-    console.log(`\nnode ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${pin ? 'workers pinned to core 0 (taskset -c 0)' : 'taskset unavailable: workers NOT pinned'}`);
-    console.log(`load average at start ${load0.map((l) => l.toFixed(2)).join(' ')}, at end ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `\nnode ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'}), ${pin ? 'workers pinned to core 0 (taskset -c 0)' : 'taskset unavailable: workers NOT pinned'}`,
+    );
+    console.log(
+      `load average at start ${load0.map((l) => l.toFixed(2)).join(' ')}, at end ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
     const kinds = [...counts].map(([kind]) => `${runs.filter((r) => r.kind === kind).length} ${kind}`).join(', ');
-    console.log(`corpus: ${runs.length} runs per row (${kinds}), ${runs.filter((r) => r.kind === 'pauses').reduce((n, r) => n + r.labels.pauses.length, 0)} mid-turn pauses; voices ${voices.map((v) => v.id).join(', ')}`);
+    console.log(
+      `corpus: ${runs.length} runs per row (${kinds}), ${runs.filter((r) => r.kind === 'pauses').reduce((n, r) => n + r.labels.pauses.length, 0)} mid-turn pauses; voices ${voices.map((v) => v.id).join(', ')}`,
+    );
     if (unavailable.length) console.log(`not available here: ${unavailable.map((v) => `${v.id} (${v.engine} not installed)`).join(', ')}`);
     if (differ) console.log(`${differ} renderings differ from manifest.json (another engine build): their labels were measured anew`);
     if (results.length > 0) {
-      console.log('\nTurn-taking (false cut-offs: mid-turn pauses of 0.5-1.2 s at which a user turn was committed before the caller\'s next words)\n');
-      const headers = ['turn detection', 'min / max delay', 'false cut-offs', 'finished -> commit p50 / p95', 'finished judged unfinished', 'commits before end of speech', 'backchannels interrupted, resumed', 'barge-in onset -> stop p50 / max', 'old reply after stop'];
+      console.log("\nTurn-taking (false cut-offs: mid-turn pauses of 0.5-1.2 s at which a user turn was committed before the caller's next words)\n");
+      const headers = [
+        'turn detection',
+        'min / max delay',
+        'false cut-offs',
+        'finished -> commit p50 / p95',
+        'finished judged unfinished',
+        'commits before end of speech',
+        'backchannels interrupted, resumed',
+        'barge-in onset -> stop p50 / max',
+        'old reply after stop',
+      ];
       console.log(table(headers, results.map(summaryRow)));
       console.log('');
       for (const row of results) for (const line of details(row)) console.log(line);

@@ -168,7 +168,20 @@ class Row {
     base: Pick<RowResult, 'minDelayMs' | 'maxDelayMs' | 'falseInterruptionMs' | 'mode'>,
   ) {
     const { minDelayMs, maxDelayMs, falseInterruptionMs, mode } = base;
-    this.result = { minDelayMs, maxDelayMs, falseInterruptionMs, mode, pauses: [], complete: [], overlaps: [], commitsBeforeEnd: 0, commitsChecked: 0, errors: 0, maxPushLatenessMs: 0, decidedBy: {} };
+    this.result = {
+      minDelayMs,
+      maxDelayMs,
+      falseInterruptionMs,
+      mode,
+      pauses: [],
+      complete: [],
+      overlaps: [],
+      commitsBeforeEnd: 0,
+      commitsChecked: 0,
+      errors: 0,
+      maxPushLatenessMs: 0,
+      decidedBy: {},
+    };
   }
 
   #finish(call: TurnsCall): Promise<void> {
@@ -198,7 +211,11 @@ class Row {
     // commit comes up to the max delay after the end of speech.
     const whole = normalized(labels.phrases.map((phrase) => phrase.text).join(' '));
     const cutAt = call.commits.find((c) => c.at >= startAt && normalized(c.text) !== whole);
-    if (cutAt) await call.until(() => call.commits.some((c) => c.at > cutAt.at && normalized(c.text) === whole), at(labels.speechEndSample) + this.result.maxDelayMs + COMMIT_GRACE_MS);
+    if (cutAt)
+      await call.until(
+        () => call.commits.some((c) => c.at > cutAt.at && normalized(c.text) === whole),
+        at(labels.speechEndSample) + this.result.maxDelayMs + COMMIT_GRACE_MS,
+      );
     return labels.pauses.map((pause, k) => {
       const began = at(labels.phrases[k]!.endSample);
       const resumed = at(labels.phrases[k + 1]!.startSample);
@@ -239,7 +256,18 @@ class Row {
   async overlap(call: TurnsCall, run: RunSpec): Promise<OverlapSample> {
     const { labels, offsetMs, lead } = run;
     const kind = labels.kind as OverlapSample['kind'];
-    const invalid = { id: labels.id, kind, offsetMs, valid: false, interrupted: false, stopMs: null, oldFramesAfterStop: 0, resumed: false, committed: false, falseInterruption: null };
+    const invalid = {
+      id: labels.id,
+      kind,
+      offsetMs,
+      valid: false,
+      interrupted: false,
+      stopMs: null,
+      oldFramesAfterStop: 0,
+      resumed: false,
+      committed: false,
+      falseInterruption: null,
+    };
     const question = await this.#ask(call, lead!.pcmPath, lead!.labels, 0);
     if (!question.commit) return invalid;
     const committedAt = question.commit.at;
@@ -298,7 +326,12 @@ export async function runWorker(job: WorkerJob): Promise<void> {
   const minDelayMs = secondsToMs(turn.min_endpointing_delay);
   // The VAD the runtime picks for these settings (agent/call/run-call.ts).
   const vad = await loadVad(minDelayMs, turn.mode);
-  const base = { minDelayMs, maxDelayMs: secondsToMs(turn.max_endpointing_delay), falseInterruptionMs: secondsToMs(settings.interruption_settings.false_interruption_timeout), mode: turn.mode };
+  const base = {
+    minDelayMs,
+    maxDelayMs: secondsToMs(turn.max_endpointing_delay),
+    falseInterruptionMs: secondsToMs(settings.interruption_settings.false_interruption_timeout),
+    mode: turn.mode,
+  };
   const row = new Row(job, base);
   // A first run warms the JIT, the end-of-turn model's process and the LLM client; it is not counted.
   const warmup = job.runs.find((r) => r.kind === 'complete');

@@ -8,7 +8,12 @@ import { espeakSynthesize, warmLocalVoice, type EspeakOptions } from '../../agen
 // made: what a call's VAD and playout would have waited. BENCH_SENTENCES (default 20) sentences each.
 
 const OPTIONS: EspeakOptions = { voice: 'en-us', wordsPerMinute: 175, pitch: 50 };
-const SENTENCES = ['Hello and welcome to the clinic, how can I help you today?', 'We open at nine in the morning.', 'Your appointment is booked for Tuesday at ten thirty.', 'Is there anything else I can help you with?'];
+const SENTENCES = [
+  'Hello and welcome to the clinic, how can I help you today?',
+  'We open at nine in the morning.',
+  'Your appointment is booked for Tuesday at ten thirty.',
+  'Is there anything else I can help you with?',
+];
 const count = Number(process.env.BENCH_SENTENCES ?? 20);
 
 type Factory = (options: Record<string, unknown>) => Promise<{ FS: { readFile(p: string): Uint8Array; writeFile(p: string, d: string): void } }>;
@@ -64,7 +69,9 @@ for (let i = 0; i < count; i++) {
   await sleep(300);
 }
 const fmt = (v: number[]) => `p50 ${Math.round(pct(v, 50))} ms, p95 ${Math.round(pct(v, 95))} ms`;
-console.log(`first sentence of the process: fresh module ${Math.round(coldFresh)} ms; warming the voice at start-up ${Math.round(coldWarmed)} ms (off the call's path)`);
+console.log(
+  `first sentence of the process: fresh module ${Math.round(coldFresh)} ms; warming the voice at start-up ${Math.round(coldWarmed)} ms (off the call's path)`,
+);
 console.log(`a sentence, fresh module per sentence: ${fmt(before)}; the calls' event loop stalled ${fmt(stalls.before)}`);
 console.log(`a sentence, the voice as it is:        ${fmt(now)}; the calls' event loop stalled ${fmt(stalls.now)}`);
 console.log(`a sentence the voice has kept:         ${fmt(kept)}; the calls' event loop stalled ${fmt(stalls.kept)}`);

@@ -62,7 +62,9 @@ await createWebhookEndpoint(
   secrets,
 );
 const startWorkers = () =>
-  Array.from({ length: WORKERS }, () => startWebhookDelivery(prisma, { databaseUrl: cluster.url, allowPrivateTargets: true, concurrency: CONCURRENCY, secrets }));
+  Array.from({ length: WORKERS }, () =>
+    startWebhookDelivery(prisma, { databaseUrl: cluster.url, allowPrivateTargets: true, concurrency: CONCURRENCY, secrets }),
+  );
 
 const payload = {
   call_sid: 'CA0',
@@ -70,7 +72,13 @@ const payload = {
   direction: 'outbound',
   summary: 'The caller booked a table for two at seven.',
   outcomes: { booked: true },
-  transcript: Array.from({ length: 10 }, (_, i) => ({ role: i % 2 ? 'user' : 'assistant', text: 'A sentence of about this length.', start_ms: i * 2000, end_ms: i * 2000 + 1500, interrupted: false })),
+  transcript: Array.from({ length: 10 }, (_, i) => ({
+    role: i % 2 ? 'user' : 'assistant',
+    text: 'A sentence of about this length.',
+    start_ms: i * 2000,
+    end_ms: i * 2000 + 1500,
+    interrupted: false,
+  })),
   recordings: [],
 };
 
@@ -147,7 +155,9 @@ await Promise.all(pending);
 await waitFor([...steady.keys()]);
 const steadyDelays = delays(steady);
 
-console.log(`webhook delivery benchmark: ${WORKERS} workers x ${CONCURRENCY} concurrent attempts, receiver on 127.0.0.1, Node ${process.version}, ${os.cpus().length} CPUs`);
+console.log(
+  `webhook delivery benchmark: ${WORKERS} workers x ${CONCURRENCY} concurrent attempts, receiver on 127.0.0.1, Node ${process.version}, ${os.cpus().length} CPUs`,
+);
 console.log(`backlog ${BURST_EVENTS} events queued, then drained: ${Math.round((BURST_EVENTS * 1000) / drainMs)} events/s delivered`);
 console.log(
   `burst   ${BURST_EVENTS} events: ${Math.round((BURST_EVENTS * 1000) / burstMs)} events/s delivered; delay from commit to delivery p50 ${percentile(burstDelays, 50)} ms, p99 ${percentile(burstDelays, 99)} ms`,

@@ -31,7 +31,16 @@ describe('the hosts an operator allows (VENDOR_PRIVATE_HOSTS)', () => {
 
 describe('a vendor URL decided without DNS', () => {
   it('refuses loopback, private, link-local, mapped and localhost hosts', () => {
-    for (const url of ['http://127.0.0.1/', 'http://10.0.0.1/', 'http://169.254.169.254/', 'http://[::1]/', 'http://[::ffff:10.0.0.1]/', 'http://localhost:11434/', 'http://a.localhost/', 'http://0x7f000001/']) {
+    for (const url of [
+      'http://127.0.0.1/',
+      'http://10.0.0.1/',
+      'http://169.254.169.254/',
+      'http://[::1]/',
+      'http://[::ffff:10.0.0.1]/',
+      'http://localhost:11434/',
+      'http://a.localhost/',
+      'http://0x7f000001/',
+    ]) {
       expect(vendorUrlRefusal(url, NONE), url).toMatch(/loopback, private or reserved/);
     }
   });
@@ -63,7 +72,10 @@ describe('connecting to a vendor', () => {
   async function insideName(): Promise<string> {
     const name = os.hostname();
     const addresses = await dns.lookup(name, { all: true });
-    expect(addresses.some((a) => !isPublicAddress(a.address)), JSON.stringify(addresses)).toBe(true);
+    expect(
+      addresses.some((a) => !isPublicAddress(a.address)),
+      JSON.stringify(addresses),
+    ).toBe(true);
     return name;
   }
 
@@ -79,7 +91,12 @@ describe('connecting to a vendor', () => {
 
   it('connects to an allowed host, by address or by name, and does not follow a redirect', async () => {
     const name = await insideName();
-    const policy = { privateHosts: [{ host: '127.0.0.1', port }, { host: name, port }] };
+    const policy = {
+      privateHosts: [
+        { host: '127.0.0.1', port },
+        { host: name, port },
+      ],
+    };
     expect(await (await vendorFetch(policy)(`http://127.0.0.1:${port}/`)).text()).toBe('inside');
     expect(await (await vendorFetch(policy)(`http://${name}:${port}/`)).text()).toBe('inside');
     await expect(checkVendorTarget(`http://${name}:${port}/`, policy)).resolves.toBeUndefined();

@@ -106,12 +106,7 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
  * Turns zod issues into the spec's `detail[]`. `location` is the request part (`body`, `path`, `query`, `header`);
  * `fromText` says the values arrived as text (path and query), where a bad number is a parsing error.
  */
-export function zodIssuesToDetail(
-  issues: readonly Issue[],
-  location: string,
-  input: unknown,
-  fromText = location !== 'body',
-): ValidationDetail[] {
+export function zodIssuesToDetail(issues: readonly Issue[], location: string, input: unknown, fromText = location !== 'body'): ValidationDetail[] {
   const detail: ValidationDetail[] = [];
   for (const issue of issues) {
     const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));

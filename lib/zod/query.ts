@@ -42,17 +42,19 @@ export const MAX_ID = 2_147_483_647;
  * validation errors name it; range errors then read like any other integer's.
  */
 export function textInt(min: number, max: number) {
-  return z
-    .string()
-    .refine((s) => /^\s*[+-]?\d+\s*$/.test(s), {
-      message: 'Input should be a valid integer, unable to parse string as an integer',
-      params: { type: 'int_parsing' },
-      abort: true,
-    })
-    .transform(Number)
-    .pipe(z.number().min(min).max(max))
-    // Documented as what it means, an integer, rather than the text it arrives as.
-    .meta({ type: 'integer', minimum: min, maximum: max });
+  return (
+    z
+      .string()
+      .refine((s) => /^\s*[+-]?\d+\s*$/.test(s), {
+        message: 'Input should be a valid integer, unable to parse string as an integer',
+        params: { type: 'int_parsing' },
+        abort: true,
+      })
+      .transform(Number)
+      .pipe(z.number().min(min).max(max))
+      // Documented as what it means, an integer, rather than the text it arrives as.
+      .meta({ type: 'integer', minimum: min, maximum: max })
+  );
 }
 
 export const idParam = textInt(1, MAX_ID);

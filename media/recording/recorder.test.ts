@@ -95,7 +95,12 @@ describe('call recorder', () => {
     expect(stored.map((t) => t.track)).toEqual(TRACKS);
     for (const t of stored) {
       const length = expected[t.track].length;
-      expect(t).toMatchObject({ format: 'wav', storageKey: `recordings/CAwav/${t.track}.wav`, durationMs: Math.round((length * 1000) / RECORDING_RATE), sizeBytes: 44 + 2 * length });
+      expect(t).toMatchObject({
+        format: 'wav',
+        storageKey: `recordings/CAwav/${t.track}.wav`,
+        durationMs: Math.round((length * 1000) / RECORDING_RATE),
+        sizeBytes: 44 + 2 * length,
+      });
       const wav = decodeWav(await readFile(t.path!));
       expect(wav).toMatchObject({ sampleRate: RECORDING_RATE, channels: 1 });
       expect(firstDifference(wav.samples, expected[t.track])).toBe(-1);
@@ -126,10 +131,22 @@ describe('call recorder', () => {
     const recorder = new CallRecorder(START, spoolDirOf(dataDir, 'CAclock'));
     // The caller's first frame arrived 170 ms into the call, so it was spoken from 150 ms; the next follow it, one of
     // them 15 ms late (jitter), all in place. The assistant's frame played from 150 ms.
-    recorder.addUser(frame(() => 1_000), START + 170);
-    recorder.addUser(frame(() => 2_000), START + 205);
-    recorder.addUser(frame(() => 3_000), START + 211);
-    recorder.addAssistant(frame(() => 500), START + 150);
+    recorder.addUser(
+      frame(() => 1_000),
+      START + 170,
+    );
+    recorder.addUser(
+      frame(() => 2_000),
+      START + 205,
+    );
+    recorder.addUser(
+      frame(() => 3_000),
+      START + 211,
+    );
+    recorder.addAssistant(
+      frame(() => 500),
+      START + 150,
+    );
     recorder.stop(START + 400);
     const stored = await recorder.save(new LocalFileStorage(dataDir), 'CAclock', ['user', 'assistant'], 'wav');
     const [user, assistant] = await Promise.all(stored.map(async (t) => decodeWav(await readFile(t.path!)).samples));
@@ -144,7 +161,11 @@ describe('call recorder', () => {
     const dataDir = await tempDir();
     const recorder = new CallRecorder(START, spoolDirOf(dataDir, 'CAburst'));
     // Spoken from 100 ms, one frame every 20 ms; the first five all arrived at 300 ms, the rest on time.
-    for (let f = 0; f < 30; f++) recorder.addUser(frame(() => 1_000 + f), START + Math.max(300, 120 + 20 * f));
+    for (let f = 0; f < 30; f++)
+      recorder.addUser(
+        frame(() => 1_000 + f),
+        START + Math.max(300, 120 + 20 * f),
+      );
     recorder.stop(START + 800);
     const [user] = await recorder.save(new LocalFileStorage(dataDir), 'CAburst', ['user'], 'wav');
     const samples = decodeWav(await readFile(user!.path!)).samples;

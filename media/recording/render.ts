@@ -50,7 +50,14 @@ export async function storeSpooledTracks(spool: SpoolReader, options: StoreTrack
     }
     const storageKey = recordingKey(options.callSid, track, format);
     const put = await options.storage.put(storageKey, Readable.from(counted()), format === 'mp3' ? 'audio/mpeg' : 'audio/wav');
-    stored.push({ track, format, storageKey, durationMs: Math.round((lengthSamples * 1000) / spool.sampleRate), sizeBytes, ...(put.path ? { path: put.path } : {}) });
+    stored.push({
+      track,
+      format,
+      storageKey,
+      durationMs: Math.round((lengthSamples * 1000) / spool.sampleRate),
+      sizeBytes,
+      ...(put.path ? { path: put.path } : {}),
+    });
   }
   return stored;
 }

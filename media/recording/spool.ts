@@ -84,10 +84,12 @@ export class SpoolWriter {
     for (const [track, run] of this.#pending) this.#enqueue(track, run);
     this.#pending.clear();
     // Synced, not only written: with DATA_DIR on shared storage a lost machine's page cache is lost with it.
-    this.#queue = this.#queue.then(() => this.#guard(async () => {
-      for (const track of this.#unsynced) await this.#files.get(track)!.datasync();
-      this.#unsynced.clear();
-    }));
+    this.#queue = this.#queue.then(() =>
+      this.#guard(async () => {
+        for (const track of this.#unsynced) await this.#files.get(track)!.datasync();
+        this.#unsynced.clear();
+      }),
+    );
     return this.#queue;
   }
 
@@ -110,11 +112,13 @@ export class SpoolWriter {
 
   #enqueue(track: SpoolTrack, run: PendingRun): void {
     const bytes = Buffer.concat(run.parts.map((s) => Buffer.from(s.buffer, s.byteOffset, s.byteLength)));
-    this.#queue = this.#queue.then(() => this.#guard(async () => {
-      await this.#open();
-      await this.#files.get(track)!.write(bytes, 0, bytes.length, run.at * BYTES_PER_SAMPLE);
-      this.#unsynced.add(track);
-    }));
+    this.#queue = this.#queue.then(() =>
+      this.#guard(async () => {
+        await this.#open();
+        await this.#files.get(track)!.write(bytes, 0, bytes.length, run.at * BYTES_PER_SAMPLE);
+        this.#unsynced.add(track);
+      }),
+    );
   }
 
   /** After a failed write the spool is incomplete: later writes are skipped and `close` reports the first error. */
@@ -188,7 +192,7 @@ export async function openSpool(dir: string): Promise<SpoolReader | null> {
       const out = new Int16Array(count);
       const bytes = Math.max(Math.min(count, samples[track] - from), 0) * BYTES_PER_SAMPLE;
       const target = new Uint8Array(out.buffer);
-      for (let done = 0; done < bytes; ) {
+      for (let done = 0; done < bytes;) {
         const { bytesRead } = await files.get(track)!.read(target, done, bytes - done, from * BYTES_PER_SAMPLE + done);
         if (bytesRead === 0) break;
         done += bytesRead;
@@ -210,7 +214,10 @@ export async function spoolEndOf(dir: string): Promise<number | null> {
   if (!meta) return null;
   let samples = 0;
   for (const track of TRACKS) {
-    const size = await stat(path.join(dir, `${track}.pcm`)).then((info) => info.size, () => 0);
+    const size = await stat(path.join(dir, `${track}.pcm`)).then(
+      (info) => info.size,
+      () => 0,
+    );
     samples = Math.max(samples, Math.floor(size / BYTES_PER_SAMPLE));
   }
   return meta.startedAt + (samples * 1000) / meta.sampleRate;

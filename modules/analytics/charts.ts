@@ -49,9 +49,14 @@ export async function ensureDefaultCharts(prisma: PrismaClient, organizationId: 
   await prisma.$transaction(async (tx) => {
     // Claimed by a compare-and-set, so two first requests at once make the set once.
     await tx.analyticsSettings.upsert({ where: { organizationId }, create: { organizationId }, update: {} });
-    const claimed = await tx.analyticsSettings.updateMany({ where: { organizationId, defaultChartsCreatedAt: null }, data: { defaultChartsCreatedAt: new Date() } });
+    const claimed = await tx.analyticsSettings.updateMany({
+      where: { organizationId, defaultChartsCreatedAt: null },
+      data: { defaultChartsCreatedAt: new Date() },
+    });
     if (claimed.count === 0) return;
-    await tx.analyticsChart.createMany({ data: DEFAULT_CHARTS.map((c) => ({ organizationId, name: c.name, definition: definitionOf(ChartWrite.parse(c)) as object })) });
+    await tx.analyticsChart.createMany({
+      data: DEFAULT_CHARTS.map((c) => ({ organizationId, name: c.name, definition: definitionOf(ChartWrite.parse(c)) as object })),
+    });
   });
 }
 
@@ -96,9 +101,19 @@ export async function deleteChart(db: Db, organizationId: number, id: number): P
 }
 
 /** Runs a saved chart, over its own period and time zone or those of the override. */
-export async function runChart(db: Db, organizationId: number, id: number, override: PeriodOverride = {}, periodToLoc: (string | number)[] = ['body', 'period', 'to']): Promise<ChartResult> {
+export async function runChart(
+  db: Db,
+  organizationId: number,
+  id: number,
+  override: PeriodOverride = {},
+  periodToLoc: (string | number)[] = ['body', 'period', 'to'],
+): Promise<ChartResult> {
   const row = await findChart(db, organizationId, id);
   const { name, chart_type: _type, ...saved } = writeOf(row);
-  const query = ChartQuery.parse({ ...saved, ...(override.period ? { period: override.period } : {}), ...(override.timezone ? { timezone: override.timezone } : {}) });
+  const query = ChartQuery.parse({
+    ...saved,
+    ...(override.period ? { period: override.period } : {}),
+    ...(override.timezone ? { timezone: override.timezone } : {}),
+  });
   return runChartQuery(db, organizationId, query, { chartId: row.id, name, periodToLoc });
 }

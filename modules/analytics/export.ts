@@ -19,7 +19,12 @@ export function chartCsv(result: ChartResult): string {
 
 /** The attachment's name: the chart's name reduced to safe characters, and the day it was exported. */
 export function exportFileName(result: ChartResult, format: 'csv' | 'json'): string {
-  const base = (result.name ?? 'chart').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || 'chart';
+  const base =
+    (result.name ?? 'chart')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '')
+      .slice(0, 60) || 'chart';
   return `${base}-${result.generated_at.slice(0, 10)}.${format}`;
 }
 

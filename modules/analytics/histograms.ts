@@ -60,7 +60,8 @@ export interface HistogramBounds {
 }
 
 /** Whether a query can read each hour's histograms of every call rather than those of each combination of fields. */
-export const readsWholeHours = (q: ChartQuery, groups: Group[]) => groups.every((g) => g.time) && Object.values(q.filters).every((values) => values === undefined || values.length === 0);
+export const readsWholeHours = (q: ChartQuery, groups: Group[]) =>
+  groups.every((g) => g.time) && Object.values(q.filters).every((values) => values === undefined || values.length === 0);
 
 const stored = (b: HistogramBounds) =>
   `FROM call_rollup_histograms h WHERE h.organization_id = ${b.org} AND h.metric = ${b.metric} AND h.hour >= ${b.from} AND h.hour < ${b.to} AND h.assistant_id ${b.whole ? '= -1' : '>= 0'}`;

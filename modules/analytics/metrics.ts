@@ -62,7 +62,12 @@ export const METRICS = {
     aggregations: SUMS,
     unit: 'usd',
     currency: 'USD',
-    values: { llm: costOf('cost_llm_micro_usd'), stt: costOf('cost_stt_micro_usd'), tts: costOf('cost_tts_micro_usd'), telephony: costOf('cost_telephony_micro_usd') },
+    values: {
+      llm: costOf('cost_llm_micro_usd'),
+      stt: costOf('cost_stt_micro_usd'),
+      tts: costOf('cost_tts_micro_usd'),
+      telephony: costOf('cost_telephony_micro_usd'),
+    },
   },
   llm_tokens: { aggregations: SUMS, unit: 'tokens', values: { input: metered('c.llm_input_tokens'), output: metered('c.llm_output_tokens') } },
   stt_minutes: { aggregations: SUMS, unit: 'minutes', values: { value: metered('c.stt_audio_ms', 60_000) } },

@@ -53,7 +53,9 @@ export function bucketsOf(period: ResolvedPeriod, unit: TimeBucket, loc: (string
   const starts: DateTime[] = [];
   for (let t = period.from.startOf(unit); t < period.to; t = t.plus({ [`${unit}s`]: 1 })) {
     if (starts.length === MAX_BUCKETS) {
-      throw new ValidationFailed([{ loc, msg: `The period holds more than ${MAX_BUCKETS} ${unit}s: choose a longer bucket or a shorter period`, type: 'value_error' }]);
+      throw new ValidationFailed([
+        { loc, msg: `The period holds more than ${MAX_BUCKETS} ${unit}s: choose a longer bucket or a shorter period`, type: 'value_error' },
+      ]);
     }
     starts.push(t);
   }

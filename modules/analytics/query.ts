@@ -1,10 +1,30 @@
 import type { Db } from '../../prisma/client.js';
 import { METRICS, measuresOf, rowsOf, type Aggregation, type MetricDef, type Measure } from './metrics.js';
 import { bucketsOf, resolvePeriod, type ResolvedPeriod } from './period.js';
-import { COLLECTED_PREFIX, DIMENSIONS, OUTCOME_PREFIX, TIME_BUCKETS, type ChartFilters, type ChartQuery, type ChartResult, type Dimension, type TimeBucket } from './schemas.js';
+import {
+  COLLECTED_PREFIX,
+  DIMENSIONS,
+  OUTCOME_PREFIX,
+  TIME_BUCKETS,
+  type ChartFilters,
+  type ChartQuery,
+  type ChartResult,
+  type Dimension,
+  type TimeBucket,
+} from './schemas.js';
 import { shapeResult, type Group, type Row } from './series.js';
 import { rolledMeasures, ROLLED_OUTCOME, ROLLED_OUTCOME_COLUMN, ROLLUP_COLUMNS } from './rollups.js';
-import { countStatement, EXACT_BELOW, histogramOf, histogramRows, histogramStatement, readsWholeHours, RELATIVE_ERROR, type Histogram, type HistogramBounds } from './histograms.js';
+import {
+  countStatement,
+  EXACT_BELOW,
+  histogramOf,
+  histogramRows,
+  histogramStatement,
+  readsWholeHours,
+  RELATIVE_ERROR,
+  type Histogram,
+  type HistogramBounds,
+} from './histograms.js';
 import { IN_PROGRESS, NOT_STARTED } from '../calls/index.js';
 
 // Runs a chart's query as one SQL statement, grouped by GROUPING SETS so that the points, each series' total and the
@@ -50,8 +70,23 @@ const CALL_COLUMNS: Record<Dimension, string> = {
   phone_number: 'c.phone_number_id',
   transport: 'c.transport',
 };
-const CALL_FILTERS = { status: 'c.status', direction: 'c.direction', transport: 'c.transport', end_reason: 'c.end_reason', assistant_id: 'c.assistant_id', contact_id: 'c.contact_id', campaign_id: 'c.campaign_id' };
-const ROLLUP_FILTERS = { status: 'r.status', direction: 'r.direction', transport: 'r.transport', end_reason: 'r.end_reason', assistant_id: 'r.assistant_id', campaign_id: 'r.campaign_id' };
+const CALL_FILTERS = {
+  status: 'c.status',
+  direction: 'c.direction',
+  transport: 'c.transport',
+  end_reason: 'c.end_reason',
+  assistant_id: 'c.assistant_id',
+  contact_id: 'c.contact_id',
+  campaign_id: 'c.campaign_id',
+};
+const ROLLUP_FILTERS = {
+  status: 'r.status',
+  direction: 'r.direction',
+  transport: 'r.transport',
+  end_reason: 'r.end_reason',
+  assistant_id: 'r.assistant_id',
+  campaign_id: 'r.campaign_id',
+};
 const INT_FILTERS: ReadonlyArray<keyof ChartFilters> = ['assistant_id', 'contact_id', 'campaign_id'];
 
 /** The placeholders of the organisation and the period's bounds. */
@@ -112,7 +147,8 @@ function groupsOf(q: ChartQuery, metric: MetricDef, source: Source, params: Para
   if (metric.implicitGroup === 'end_reason' && !names.includes('end_reason')) names.push('end_reason');
   if (metric.implicitGroup === 'outcome' && !names.includes(`${OUTCOME_PREFIX}${q.field}`)) names.push(`${OUTCOME_PREFIX}${q.field}`);
   return names.map((name): Group => {
-    if ((TIME_BUCKETS as readonly string[]).includes(name)) return { name, sql: `date_trunc('${name}', ${source.created}, ${params.add(tzName, 'text')})`, time: name as TimeBucket };
+    if ((TIME_BUCKETS as readonly string[]).includes(name))
+      return { name, sql: `date_trunc('${name}', ${source.created}, ${params.add(tzName, 'text')})`, time: name as TimeBucket };
     if ((DIMENSIONS as readonly string[]).includes(name)) return { name, sql: source.columns[name as Dimension] };
     if (source.outcome && name === ROLLED_OUTCOME) return { name, sql: source.outcome };
     return { name, sql: `(${fieldValue(name.slice(OUTCOME_PREFIX.length), params)} #>> '{}')` };
@@ -149,7 +185,15 @@ function rollupSource(metric: MetricDef, from: string, measures: Measure[]): Sou
 }
 
 /** The rollups when they hold everything the query needs, else the calls. */
-function sourceOf(q: ChartQuery, metric: MetricDef, aggregation: Aggregation, period: ResolvedPeriod, bounds: Bounds, field: () => string, context: QueryContext): Source {
+function sourceOf(
+  q: ChartQuery,
+  metric: MetricDef,
+  aggregation: Aggregation,
+  period: ResolvedPeriod,
+  bounds: Bounds,
+  field: () => string,
+  context: QueryContext,
+): Source {
   const rolled = context.source === 'calls' ? undefined : rolledMeasures(q, aggregation, period);
   if (rolled) return rollupSource(metric, rollupRows(bounds), rolled);
   return callsSource(metric, aggregation, metric.needsField ? field() : 'NULL');
@@ -170,19 +214,36 @@ function callsSource(metric: MetricDef, aggregation: Aggregation, path: string):
 /** The placeholders of the organisation and the period, in parameters of their own: one set per statement. */
 function boundsOf(params: Params, organizationId: number, period: ResolvedPeriod): Bounds {
   // Parameters are added only where the statement reads them: Postgres cannot type one it never sees.
-  return { org: params.add(organizationId, 'int'), from: params.add(period.from.toJSDate(), 'timestamptz'), to: params.add(period.to.toJSDate(), 'timestamptz') };
+  return {
+    org: params.add(organizationId, 'int'),
+    from: params.add(period.from.toJSDate(), 'timestamptz'),
+    to: params.add(period.to.toJSDate(), 'timestamptz'),
+  };
 }
 
 function whereOf(q: ChartQuery, source: Source, { org, from, to }: Bounds, params: Params): string[] {
   const alias = source.created.split('.')[0];
-  return [`${alias}.organization_id = ${org}`, `${source.created} >= ${from}`, `${source.created} < ${to}`, ...filterSql(q.filters, source, params), ...(source.only ? [source.only] : [])];
+  return [
+    `${alias}.organization_id = ${org}`,
+    `${source.created} >= ${from}`,
+    `${source.created} < ${to}`,
+    ...filterSql(q.filters, source, params),
+    ...(source.only ? [source.only] : []),
+  ];
 }
 
 /**
  * The percentiles from the histograms when the period and filters hold EXACT_BELOW values or more (counted from the
  * histograms' rows first); undefined when they hold fewer, which the calls answer exactly.
  */
-async function histogramRowsOf(db: Db, organizationId: number, q: ChartQuery, metric: MetricDef, period: ResolvedPeriod, h: Histogram): Promise<{ rows: Row[]; groups: Group[]; measures: Measure[] } | undefined> {
+async function histogramRowsOf(
+  db: Db,
+  organizationId: number,
+  q: ChartQuery,
+  metric: MetricDef,
+  period: ResolvedPeriod,
+  h: Histogram,
+): Promise<{ rows: Row[]; groups: Group[]; measures: Measure[] } | undefined> {
   const whole = readsWholeHours(q, groupsOf(q, metric, rollupSource(metric, '', []), new Params(), q.timezone));
   const statement = (params: Params) => {
     const bounds = boundsOf(params, organizationId, period);
@@ -214,7 +275,19 @@ export async function runChartQuery(db: Db, organizationId: number, q: ChartQuer
   const approximate = histogram ? await histogramRowsOf(db, organizationId, q, metric, period, histogram) : undefined;
   if (approximate) {
     const { rows, groups, measures } = approximate;
-    return shapeResult(db, organizationId, { q, metric, aggregation, period, groups, measures, buckets: bucketsFor(groups), rows, chartId: context.chartId, name: context.name, relativeError: RELATIVE_ERROR });
+    return shapeResult(db, organizationId, {
+      q,
+      metric,
+      aggregation,
+      period,
+      groups,
+      measures,
+      buckets: bucketsFor(groups),
+      rows,
+      chartId: context.chartId,
+      name: context.name,
+      relativeError: RELATIVE_ERROR,
+    });
   }
   const params = new Params();
   const bounds = boundsOf(params, organizationId, period);
@@ -223,5 +296,16 @@ export async function runChartQuery(db: Db, organizationId: number, q: ChartQuer
   const buckets = bucketsFor(groups);
   const where = whereOf(q, source, bounds, params);
   const rows = await db.$queryRawUnsafe<Row[]>(statementOf(source, groups, where), ...params.values);
-  return shapeResult(db, organizationId, { q, metric, aggregation, period, groups, measures: source.measures, buckets, rows, chartId: context.chartId, name: context.name });
+  return shapeResult(db, organizationId, {
+    q,
+    metric,
+    aggregation,
+    period,
+    groups,
+    measures: source.measures,
+    buckets,
+    rows,
+    chartId: context.chartId,
+    name: context.name,
+  });
 }

@@ -27,7 +27,10 @@ const ROLLED: Partial<Record<MetricName, Partial<Record<Aggregation, Record<stri
   minutes: { sum: { value: sumOrAvg('r.duration_ms', 60_000).sum }, avg: { value: sumOrAvg('r.duration_ms', 60_000, 'r.duration_calls').avg } },
   duration_seconds: { sum: { value: sumOrAvg('r.talk_ms', 1000).sum }, avg: { value: sumOrAvg('r.talk_ms', 1000, 'r.talk_calls').avg } },
   cost: { sum: { value: sumOrAvg('r.cost_micro_usd', 1e6).sum }, avg: { value: sumOrAvg('r.cost_micro_usd', 1e6).avg } },
-  cost_by_component: byAggregation({ llm: 'r.cost_llm_micro_usd', stt: 'r.cost_stt_micro_usd', tts: 'r.cost_tts_micro_usd', telephony: 'r.cost_telephony_micro_usd' }, 1e6),
+  cost_by_component: byAggregation(
+    { llm: 'r.cost_llm_micro_usd', stt: 'r.cost_stt_micro_usd', tts: 'r.cost_tts_micro_usd', telephony: 'r.cost_telephony_micro_usd' },
+    1e6,
+  ),
   llm_tokens: byAggregation({ input: 'r.llm_input_tokens', output: 'r.llm_output_tokens' }, 1),
   stt_minutes: { sum: { value: sumOrAvg('r.stt_audio_ms', 60_000).sum }, avg: { value: sumOrAvg('r.stt_audio_ms', 60_000).avg } },
   tts_characters: { sum: { value: sumOrAvg('r.tts_characters').sum }, avg: { value: sumOrAvg('r.tts_characters').avg } },
@@ -66,7 +69,9 @@ const ROLLED_FILTERS: ReadonlyArray<keyof ChartFilters> = ['status', 'direction'
 
 /** Whether the query's group-bys, filters and period are the rollups' own: their fields, whole UTC hours. */
 export function fitsRollups(q: ChartQuery, period: ResolvedPeriod): boolean {
-  const groups = q.group_by.every((g) => (TIME_BUCKETS as readonly string[]).includes(g) || (DIMENSIONS as readonly string[]).includes(g) || g === ROLLED_OUTCOME);
+  const groups = q.group_by.every(
+    (g) => (TIME_BUCKETS as readonly string[]).includes(g) || (DIMENSIONS as readonly string[]).includes(g) || g === ROLLED_OUTCOME,
+  );
   const filters = Object.entries(q.filters).every(([name, values]) => values === undefined || ROLLED_FILTERS.includes(name as keyof ChartFilters));
   const wholeHours = [period.from, period.to].every((t) => t.offset % 60 === 0 && t.toUTC().startOf('hour').toMillis() === t.toMillis());
   return groups && filters && wholeHours;

@@ -9,7 +9,19 @@ import { AGGREGATIONS, METRIC_NAMES, METRICS, type Aggregation, type MetricDef, 
 // A chart's query (what is measured, how it is grouped and filtered, over which period in which time zone) and the
 // saved chart around it. docs/analytics.md describes every field.
 
-export const PERIOD_PRESETS = ['today', 'yesterday', 'last_24_hours', 'last_7_days', 'last_30_days', 'last_90_days', 'this_week', 'last_week', 'this_month', 'last_month', 'this_year'] as const;
+export const PERIOD_PRESETS = [
+  'today',
+  'yesterday',
+  'last_24_hours',
+  'last_7_days',
+  'last_30_days',
+  'last_90_days',
+  'this_week',
+  'last_week',
+  'this_month',
+  'last_month',
+  'this_year',
+] as const;
 export type PeriodPreset = (typeof PERIOD_PRESETS)[number];
 export const TIME_BUCKETS = ['hour', 'day', 'week', 'month'] as const;
 export type TimeBucket = (typeof TIME_BUCKETS)[number];
@@ -26,7 +38,10 @@ export const COLLECTED_PREFIX = 'collected.';
 const fieldPath = z
   .string()
   .regex(FIELD_PATH, 'Value should be a field of the post-call analysis (letters, digits and _, dotted up to 4 deep: fields.plan), or collected.<name>')
-  .refine((f) => !f.startsWith(COLLECTED_PREFIX) || f.split('.').length === 2, { message: 'A collected value is collected.<name>', params: { type: 'value_error' } });
+  .refine((f) => !f.startsWith(COLLECTED_PREFIX) || f.split('.').length === 2, {
+    message: 'A collected value is collected.<name>',
+    params: { type: 'value_error' },
+  });
 
 export const timezone = z
   .string()
@@ -34,10 +49,12 @@ export const timezone = z
   .refine((tz) => IANAZone.isValidZone(tz), { message: 'Value should be an IANA time zone such as Europe/Paris or UTC', params: { type: 'value_error' } });
 
 /** An instant with its offset, or a date read as midnight in the chart's time zone. */
-const periodBound = z.string().refine((s) => /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(s) && !Number.isNaN(Date.parse(s)), {
-  message: 'Input should be a valid datetime (ISO 8601 with an offset) or date (YYYY-MM-DD, midnight in the time zone)',
-  params: { type: 'datetime_parsing' },
-});
+const periodBound = z
+  .string()
+  .refine((s) => /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(s) && !Number.isNaN(Date.parse(s)), {
+    message: 'Input should be a valid datetime (ISO 8601 with an offset) or date (YYYY-MM-DD, midnight in the time zone)',
+    params: { type: 'datetime_parsing' },
+  });
 
 export const Period = z
   .union([
@@ -72,7 +89,11 @@ export const GroupBy = z
 const queryFields = {
   metric: z.enum(METRIC_NAMES),
   aggregation: z.enum(AGGREGATIONS).optional().describe("The metric's default when omitted (docs/analytics.md)"),
-  field: fieldPath.optional().describe('`outcomes` and `outcome_value`: a field of the post-call analysis (`sentiment`, `fields.plan`), or `collected.<name>`: the value of that name a playbook collected'),
+  field: fieldPath
+    .optional()
+    .describe(
+      '`outcomes` and `outcome_value`: a field of the post-call analysis (`sentiment`, `fields.plan`), or `collected.<name>`: the value of that name a playbook collected',
+    ),
   group_by: z.array(GroupBy).max(2).default([]),
   filters: ChartFilters.default({}),
   period: Period.default({ preset: 'last_30_days' }),
@@ -81,16 +102,21 @@ const queryFields = {
 };
 
 /** The rules between fields that a schema alone cannot say: what a metric can be aggregated by, what it needs. */
-function checkQuery(q: { metric: MetricName; aggregation?: Aggregation | undefined; field?: string | undefined; group_by: string[] }, ctx: z.RefinementCtx): void {
+function checkQuery(
+  q: { metric: MetricName; aggregation?: Aggregation | undefined; field?: string | undefined; group_by: string[] },
+  ctx: z.RefinementCtx,
+): void {
   const metric: MetricDef = METRICS[q.metric];
   if (q.aggregation !== undefined && !metric.aggregations.includes(q.aggregation)) {
     ctx.addIssue({ code: 'custom', path: ['aggregation'], message: `${q.metric} takes ${metric.aggregations.join(', ')}`, params: { type: 'value_error' } });
   }
-  if (metric.needsField && q.field === undefined) ctx.addIssue({ code: 'custom', path: ['field'], message: `${q.metric} needs the field of the analysis it reads`, params: { type: 'missing' } });
+  if (metric.needsField && q.field === undefined)
+    ctx.addIssue({ code: 'custom', path: ['field'], message: `${q.metric} needs the field of the analysis it reads`, params: { type: 'missing' } });
   if (q.group_by.filter((g) => (TIME_BUCKETS as readonly string[]).includes(g)).length > 1) {
     ctx.addIssue({ code: 'custom', path: ['group_by'], message: 'At most one time bucket', params: { type: 'value_error' } });
   }
-  if (new Set(q.group_by).size !== q.group_by.length) ctx.addIssue({ code: 'custom', path: ['group_by'], message: 'A group-by is named twice', params: { type: 'value_error' } });
+  if (new Set(q.group_by).size !== q.group_by.length)
+    ctx.addIssue({ code: 'custom', path: ['group_by'], message: 'A group-by is named twice', params: { type: 'value_error' } });
 }
 
 export const ChartQuery = z.strictObject(queryFields).superRefine(checkQuery).meta({ id: 'AnalyticsQuery' });
@@ -123,7 +149,7 @@ export const Chart = z
 /** What a saved chart can be run with instead of its own period: `period`, `timezone`, or both. */
 export const PeriodOverride = z
   .strictObject({ period: Period.optional(), timezone: timezone.optional() })
-  .describe("Runs the chart over another period or in another time zone; the saved chart is unchanged")
+  .describe('Runs the chart over another period or in another time zone; the saved chart is unchanged')
   .meta({ id: 'AnalyticsPeriodOverride' });
 export type PeriodOverride = z.infer<typeof PeriodOverride>;
 
@@ -141,7 +167,8 @@ export const ExportQuery = z
     if ((q.from === undefined) !== (q.to === undefined)) {
       ctx.addIssue({ code: 'custom', path: [q.from === undefined ? 'from' : 'to'], message: '`from` and `to` go together', params: { type: 'missing' } });
     }
-    if (q.preset !== undefined && q.from !== undefined) ctx.addIssue({ code: 'custom', path: ['preset'], message: 'Either `preset` or `from` and `to`', params: { type: 'value_error' } });
+    if (q.preset !== undefined && q.from !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['preset'], message: 'Either `preset` or `from` and `to`', params: { type: 'value_error' } });
   })
   .transform(({ format, preset, from, to, timezone: tz }) => ({
     format,
@@ -160,13 +187,17 @@ export const ChartResult = z
     field: z.string().nullable(),
     unit: z.string().describe('calls, minutes, seconds, ms, usd, ratio (0 to 1), tokens, characters, count'),
     currency: z.string().nullable().describe('USD for costs'),
-    period: z.object({ preset: z.enum(PERIOD_PRESETS).nullable(), from: z.string(), to: z.string() }).describe('As run: `from` inclusive, `to` exclusive, with the offset of the time zone'),
+    period: z
+      .object({ preset: z.enum(PERIOD_PRESETS).nullable(), from: z.string(), to: z.string() })
+      .describe('As run: `from` inclusive, `to` exclusive, with the offset of the time zone'),
     timezone: z.string(),
     granularity: z.enum(TIME_BUCKETS).nullable(),
     group_by: z.array(z.string()),
     series: z.array(
       z.object({
-        key: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).describe('The value of each group-by and, for a metric of several measures, `measure`'),
+        key: z
+          .record(z.string(), z.union([z.string(), z.number(), z.null()]))
+          .describe('The value of each group-by and, for a metric of several measures, `measure`'),
         label: z.string(),
         points: z.array(z.object({ t: z.string().nullable().describe('Start of the bucket; null without a time bucket'), value: z.number().nullable() })),
         total: z.number().nullable().describe('Over the whole period'),
@@ -178,7 +209,9 @@ export const ChartResult = z
       measures: z.record(z.string(), z.number().nullable()),
     }),
     truncated: z.boolean().describe('More series than `limit`'),
-    approximate: z.boolean().describe('Percentiles read from the histograms of the rollups, each within `relative_error` of the exact value; false when computed exactly'),
+    approximate: z
+      .boolean()
+      .describe('Percentiles read from the histograms of the rollups, each within `relative_error` of the exact value; false when computed exactly'),
     relative_error: z.number().nullable().describe('With `approximate`: the largest relative error of a value (0.02 is 2%)'),
     generated_at: z.string(),
   })

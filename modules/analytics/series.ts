@@ -44,7 +44,8 @@ export async function shapeResult(db: Db, organizationId: number, s: Shaping): P
   const idOf = (row: Row) => JSON.stringify(keyed.map((i) => row[`d${i}`] ?? null));
   const overall = rows.find((r) => groups.every((_, i) => !present(r, i)));
   // A series per value of the group-bys other than time: its total is the row grouped by them alone.
-  const seriesRows = keyed.length === 0 ? (overall ? [overall] : []) : rows.filter((r) => keyed.every((i) => present(r, i)) && (timeIndex < 0 || !present(r, timeIndex)));
+  const seriesRows =
+    keyed.length === 0 ? (overall ? [overall] : []) : rows.filter((r) => keyed.every((i) => present(r, i)) && (timeIndex < 0 || !present(r, timeIndex)));
   const points = new Map<string, Map<number, Row>>();
   if (timeIndex >= 0) {
     for (const r of rows.filter((row) => groups.every((_, i) => present(row, i)))) {
@@ -62,7 +63,8 @@ export async function shapeResult(db: Db, organizationId: number, s: Shaping): P
 
   const labels = await labelsOf(db, organizationId, shown.map(keyOf));
   const several = measures.length > 1;
-  const labelOf = (key: Key, measure: string) => [...Object.entries(key).map(([name, value]) => labels(name, value)), ...(several ? [measure] : [])].join(' · ') || q.metric;
+  const labelOf = (key: Key, measure: string) =>
+    [...Object.entries(key).map(([name, value]) => labels(name, value)), ...(several ? [measure] : [])].join(' · ') || q.metric;
   const valueAt = (from: Row[], mi: number, t: number) => {
     const found = from.map((r) => points.get(idOf(r))?.get(t)).filter((r): r is Row => r !== undefined);
     return found.length === 0 ? empty : from.length === 1 ? num(found[0]![`m${mi}`]) : found.reduce((acc, r) => acc + (num(r[`m${mi}`]) ?? 0), 0);
@@ -73,7 +75,9 @@ export async function shapeResult(db: Db, organizationId: number, s: Shaping): P
     points: s.buckets ? s.buckets.map((b) => ({ t: b.toISO()!, value: valueAt(from, mi, b.toMillis()) })) : [{ t: null, value: total }],
     total,
   });
-  const series: ChartResult['series'] = shown.flatMap((row) => measures.map((m, mi) => seriesOf([row], keyOf(row), mi, num(row[`m${mi}`]), labelOf(keyOf(row), m.name))));
+  const series: ChartResult['series'] = shown.flatMap((row) =>
+    measures.map((m, mi) => seriesOf([row], keyOf(row), mi, num(row[`m${mi}`]), labelOf(keyOf(row), m.name))),
+  );
   // Series past `limit` are summed into `other` where the measure adds up; an average of the rest would mean nothing.
   if (rest.length > 0 && sumUp) {
     const key: Key = Object.fromEntries(keyed.map((i) => [groups[i]!.name, 'other']));

@@ -38,9 +38,17 @@ function slotsOf(s: KeyHolders): Slot[] {
   const llm = s.llm_provider_config;
   const tts = s.tts_settings.provider_config;
   return [
-    { field: 'llm_provider_config.custom_config.api_key', destination: destination(s.llm_provider ?? 'openai', llm.base_url), value: llm.custom_config?.api_key },
+    {
+      field: 'llm_provider_config.custom_config.api_key',
+      destination: destination(s.llm_provider ?? 'openai', llm.base_url),
+      value: llm.custom_config?.api_key,
+    },
     { field: 'tts_settings.provider_config.api_key', destination: destination(s.tts_settings.provider, tts?.base_url), value: tts?.api_key },
-    ...s.llm_fallback_providers.fallbacks.map((f, i) => ({ field: `llm_fallback_providers.fallbacks.${i}.api_key`, destination: destination(f.provider, f.base_url), value: f.api_key })),
+    ...s.llm_fallback_providers.fallbacks.map((f, i) => ({
+      field: `llm_fallback_providers.fallbacks.${i}.api_key`,
+      destination: destination(f.provider, f.base_url),
+      value: f.api_key,
+    })),
   ];
 }
 
@@ -116,7 +124,12 @@ export function maskKeys<S extends KeyHolders>(s: S, secrets: SecretBox | undefi
  * else is a new key, sealed. Without `secrets` (tests that make rows directly) keys are stored as given, and read like
  * rows written before keys were sealed.
  */
-export function sealKeys<S extends KeyHolders>(next: S, stored: { settings: KeyHolders; nonce: string } | null, secrets: SecretBox | undefined, organizationId: number): S {
+export function sealKeys<S extends KeyHolders>(
+  next: S,
+  stored: { settings: KeyHolders; nonce: string } | null,
+  secrets: SecretBox | undefined,
+  organizationId: number,
+): S {
   if (!secrets) return next;
   const context = keyContext(organizationId);
   const before = new Map((stored ? slotsOf(stored.settings) : []).map((slot) => [slot.field, slot]));

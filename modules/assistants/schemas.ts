@@ -7,8 +7,7 @@ export const AssistantCreate = z.strictObject(assistantFields).meta({ id: 'Assis
 
 export const AssistantUpdate = deepPartial(assistantFields).meta({
   id: 'AssistantUpdate',
-  description:
-    'Partial update: nested settings objects merge field by field; arrays, free-form objects and null replace what was stored.',
+  description: 'Partial update: nested settings objects merge field by field; arrays, free-form objects and null replace what was stored.',
 });
 
 const { name: _name, ...settingsFields } = assistantFields;

@@ -108,7 +108,13 @@ async function writeAssignments(db: Db, assistantId: number, settings: Settings,
  * path of a missing one: a cache miss (the cache is looked up by organisation and id), then one query by id and
  * organisation that finds nothing, then the same 404.
  */
-export async function readAssistantJson(db: Db, cache: AssistantReadCache | undefined, organizationId: number, id: number, secrets: SecretBox): Promise<string> {
+export async function readAssistantJson(
+  db: Db,
+  cache: AssistantReadCache | undefined,
+  organizationId: number,
+  id: number,
+  secrets: SecretBox,
+): Promise<string> {
   const hit = cache?.get(organizationId, id);
   if (hit !== undefined) return hit;
   const ticket = cache?.ticket(id);

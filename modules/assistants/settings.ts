@@ -1,13 +1,7 @@
 import { z } from 'zod';
 import { int } from '../../lib/zod/int.js';
 import { RAGSettings } from '../knowledge/index.js';
-import {
-  DEFAULT_LLM_MODEL,
-  DEFAULT_STT_MODEL,
-  LLM_PROVIDERS,
-  STT_PROVIDERS,
-  TTS_PROVIDERS,
-} from './vendors.js';
+import { DEFAULT_LLM_MODEL, DEFAULT_STT_MODEL, LLM_PROVIDERS, STT_PROVIDERS, TTS_PROVIDERS } from './vendors.js';
 
 // Settings of an assistant as the API accepts and returns them, with the spec's defaults. Shared by the API (which
 // validates and stores them) and the agent (which builds a call's pipeline from them). Time values are in seconds,
@@ -22,11 +16,15 @@ const shortText = z.string().max(200);
 
 export const LLMProviderConfig = z
   .strictObject({
-    base_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null),
+    base_url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .nullable()
+      .default(null),
     custom_config: freeForm
       .nullable()
       .default(null)
-      .describe('Passed on to the vendor. `api_key`, the assistant\'s own key, is write-only: stored sealed, masked in every answer.'),
+      .describe("Passed on to the vendor. `api_key`, the assistant's own key, is write-only: stored sealed, masked in every answer."),
     model: shortText.nullable().default(DEFAULT_LLM_MODEL),
   })
   .meta({ id: 'LLMProviderConfig' });
@@ -48,7 +46,11 @@ export const LLMFallbackProvider = z
   .strictObject({
     provider: z.enum(LLM_PROVIDERS),
     api_key: z.string().max(1000).nullable().default(null).describe('Write-only: stored sealed, masked in every answer.'),
-    base_url: z.url({ protocol: /^https?$/ }).max(2048).nullable().default(null),
+    base_url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .nullable()
+      .default(null),
     model: shortText.nullable().default(null),
   })
   .meta({ id: 'LLMFallbackProvider' });
@@ -89,7 +91,9 @@ export const TTSSettings = z
     provider: z.enum(TTS_PROVIDERS).default(TTS_PROVIDERS[0]),
     voice_id: shortText.nullable().default(null),
     model_id: shortText.nullable().default(null),
-    provider_config: freeForm.default({}).describe('Passed on to the vendor. `api_key`, the assistant\'s own key, is write-only: stored sealed, masked in every answer.'),
+    provider_config: freeForm
+      .default({})
+      .describe("Passed on to the vendor. `api_key`, the assistant's own key, is write-only: stored sealed, masked in every answer."),
   })
   .meta({ id: 'TTSSettings' });
 

@@ -125,7 +125,13 @@ export async function openInboundCall(prisma: PrismaClient, request: InboundCall
  * is no number. A national number is read in `region`, the organisation's, as its contacts are. `seenAt` defaults to
  * the database's clock.
  */
-export async function recordCaller(db: Db, organizationId: number, region: string, callerNumber: string | null, seenAt?: Date): Promise<{ contactId: number; phone: string } | null> {
+export async function recordCaller(
+  db: Db,
+  organizationId: number,
+  region: string,
+  callerNumber: string | null,
+  seenAt?: Date,
+): Promise<{ contactId: number; phone: string } | null> {
   const phone = callerNumber ? normalizePhone(callerNumber, region)?.e164 : undefined;
   if (!phone) return null;
   // One statement on the (organization_id, phone_number) unique index: calls from a new number at once make one
@@ -185,7 +191,10 @@ export async function claimNextOutboundCall(prisma: PrismaClient, transports: re
  * again; false when the call had moved on, or the carrier has its id. `guard` narrows it as the caller saw the call.
  */
 export async function requeueUnsentDial(prisma: PrismaClient, callId: number, guard: Prisma.CallWhereInput = {}): Promise<boolean> {
-  const moved = await prisma.call.updateMany({ where: { AND: [guard, { id: callId, status: 'initiated', providerCallSid: null }] }, data: { status: 'queued', dialRequestedAt: null } });
+  const moved = await prisma.call.updateMany({
+    where: { AND: [guard, { id: callId, status: 'initiated', providerCallSid: null }] },
+    data: { status: 'queued', dialRequestedAt: null },
+  });
   return moved.count > 0;
 }
 
@@ -198,7 +207,10 @@ export async function markCallRinging(prisma: PrismaClient, callId: number): Pro
 /** The conversation starts (any status before the start → `in_progress`, `call.started`); throws if it cannot. */
 export async function markCallStarted(prisma: PrismaClient, call: CallRow, startedAt: Date): Promise<CallRow> {
   return prisma.$transaction(async (tx) => {
-    const claimed = await tx.call.updateMany({ where: { id: call.id, status: { in: [...NOT_STARTED] } }, data: { status: IN_PROGRESS, startedAt, heartbeatAt: startedAt } });
+    const claimed = await tx.call.updateMany({
+      where: { id: call.id, status: { in: [...NOT_STARTED] } },
+      data: { status: IN_PROGRESS, startedAt, heartbeatAt: startedAt },
+    });
     if (claimed.count === 0) throw new CallNotRunnableError(`call is ${call.status}`);
     const updated = await tx.call.findUniqueOrThrow({ where: { id: call.id } });
     await recordEvent(tx, updated.organizationId, 'call.started', { ...callStartedPayload(updated) });
@@ -223,7 +235,10 @@ export async function endUnstartedCall(
   guard: Prisma.CallWhereInput = {},
 ): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
-    const ended = await tx.call.updateMany({ where: { AND: [guard, { id: callId, status: { in: [...NOT_STARTED] } }] }, data: { status, endReason, endedAt: at, durationMs: 0 } });
+    const ended = await tx.call.updateMany({
+      where: { AND: [guard, { id: callId, status: { in: [...NOT_STARTED] } }] },
+      data: { status, endReason, endedAt: at, durationMs: 0 },
+    });
     if (ended.count === 0) return false;
     const call = await tx.call.findUniqueOrThrow({ where: { id: callId } });
     const payload = callEndedPayload(call, [], []);
@@ -285,7 +300,14 @@ export async function finishCall(prisma: PrismaClient, call: CallRow, finish: Ca
     }
     if (finish.recordings.length > 0) {
       await tx.callRecording.createMany({
-        data: finish.recordings.map((r) => ({ callId: call.id, track: r.track, format: r.format, storageKey: r.storageKey, durationMs: r.duration_ms, sizeBytes: r.size_bytes })),
+        data: finish.recordings.map((r) => ({
+          callId: call.id,
+          track: r.track,
+          format: r.format,
+          storageKey: r.storageKey,
+          durationMs: r.duration_ms,
+          sizeBytes: r.size_bytes,
+        })),
       });
     }
     const updated = await tx.call.findUniqueOrThrow({ where: { id: call.id } });

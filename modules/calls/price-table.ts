@@ -19,6 +19,10 @@ export async function getPriceTable(db: Db, organizationId: number) {
 
 /** Replaces the organisation's overrides; calls already ended keep the cost they were given. */
 export async function replacePriceOverrides(db: Db, organizationId: number, prices: PriceEntry[]) {
-  await db.analyticsSettings.upsert({ where: { organizationId }, create: { organizationId, prices: prices as object[] }, update: { prices: prices as object[] } });
+  await db.analyticsSettings.upsert({
+    where: { organizationId },
+    create: { organizationId, prices: prices as object[] },
+    update: { prices: prices as object[] },
+  });
   return getPriceTable(db, organizationId);
 }

@@ -39,13 +39,13 @@ export const PriceEntry = z
 export type PriceEntry = z.output<typeof PriceEntry>;
 
 export const PriceOverrides = z
-  .strictObject({ prices: z.array(PriceEntry).max(MAX_PRICE_OVERRIDES).describe('Replaces the organisation\'s overrides; an empty list restores the defaults') })
+  .strictObject({ prices: z.array(PriceEntry).max(MAX_PRICE_OVERRIDES).describe("Replaces the organisation's overrides; an empty list restores the defaults") })
   .meta({ id: 'PriceOverrides' });
 
 export const PriceTable = z
   .object({
     currency: z.literal(PRICE_CURRENCY),
-    overrides: z.array(PriceEntry).describe('The organisation\'s own prices; they win over the defaults'),
+    overrides: z.array(PriceEntry).describe("The organisation's own prices; they win over the defaults"),
     defaults: z.array(PriceEntry),
   })
   .meta({ id: 'PriceTable' });
@@ -59,7 +59,12 @@ const llm = (provider: string, m: string, input: number, output: number): PriceE
 });
 const stt = (provider: string, m: string, perMinute: number): PriceEntry => ({ component: 'stt', provider, model: m, usd_per_minute: perMinute });
 const tts = (provider: string, m: string, perMillion: number): PriceEntry => ({ component: 'tts', provider, model: m, usd_per_million_characters: perMillion });
-const line = (transport: (typeof CALL_TRANSPORTS)[number], perMinute: number): PriceEntry => ({ component: 'telephony', provider: transport, model: ANY_MODEL, usd_per_minute: perMinute });
+const line = (transport: (typeof CALL_TRANSPORTS)[number], perMinute: number): PriceEntry => ({
+  component: 'telephony',
+  provider: transport,
+  model: ANY_MODEL,
+  usd_per_minute: perMinute,
+});
 
 /** The defaults, in US dollars (docs/analytics.md). `local` vendors and `custom` servers run on the operator's own machines: 0. */
 export const DEFAULT_PRICES: readonly PriceEntry[] = Object.freeze([

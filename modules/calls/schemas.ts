@@ -13,7 +13,11 @@ export const CALL_TRANSPORTS = ['sip', 'web', 'browser', 'media_stream'] as cons
 export const RECORDING_TRACKS = ['user', 'assistant', 'mixed'] as const;
 
 export const CallParams = z.object({
-  call_sid: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'Value is not a call sid'),
+  call_sid: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/, 'Value is not a call sid'),
 });
 
 export const RecordingParams = CallParams.extend({ track: z.enum(RECORDING_TRACKS) });
@@ -87,15 +91,19 @@ export const Call = z
     answered_by: z
       .string()
       .nullable()
-      .describe('Outbound calls that asked for detection (`detect_voicemail`): human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax or unknown'),
+      .describe(
+        'Outbound calls that asked for detection (`detect_voicemail`): human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax or unknown',
+      ),
     summary: z.string().nullable(),
     outcomes: z.record(z.string(), z.unknown()).nullable(),
-    collected_values: CollectedValues.nullable().describe('By playbook name: the values collected, typed as declared, and the required ones missing; null when no playbook that collects was used'),
+    collected_values: CollectedValues.nullable().describe(
+      'By playbook name: the values collected, typed as declared, and the required ones missing; null when no playbook that collects was used',
+    ),
     analysis_error: z.string().nullable(),
     missing_variables: z.array(z.string()),
     latency: z.record(z.string(), z.unknown()).nullable().describe('p50/p95 of each latency stage of the assistant turns, ms'),
     usage: CallUsage.nullable().describe('What the call used, by vendor and model; null for a call that never started (docs/analytics.md)'),
-    cost: CallCost.nullable().describe('Its cost from the organisation\'s price table, by component, in US dollars; null for a call that never started'),
+    cost: CallCost.nullable().describe("Its cost from the organisation's price table, by component, in US dollars; null for a call that never started"),
     recordings: z.array(CallRecording),
     transcript_url: z.string(),
   })
@@ -104,7 +112,9 @@ export const Call = z
 /** Why a caller's turn ended when it did: stored on the assistant turn that answered it. */
 export const TurnDecision = z
   .object({
-    verdict: z.enum(['finished', 'unfinished']).describe('finished: answered after min_endpointing_delay; unfinished: the assistant waited up to max_endpointing_delay for more'),
+    verdict: z
+      .enum(['finished', 'unfinished'])
+      .describe('finished: answered after min_endpointing_delay; unfinished: the assistant waited up to max_endpointing_delay for more'),
     decided_by: z.enum(['transcript', 'audio_model', 'none']).describe('the signal that settled it'),
     transcript: z.enum(['complete', 'incomplete', 'open']).describe("what the caller's words said; open leaves it to the audio model"),
     transcript_rule: z.enum(['empty', 'value_pending', 'terminal_punctuation', 'trailing_punctuation', 'continuation_word', 'content_word', 'phrase_complete']),
@@ -121,7 +131,7 @@ export type TurnDecision = z.infer<typeof TurnDecision>;
 export const TurnRetrieval = z
   .object({
     query: z.string().describe("the caller's words searched"),
-    ms: z.number().describe('from the caller\'s final words (or the end of their turn) to the passages, as the reply waited for them'),
+    ms: z.number().describe("from the caller's final words (or the end of their turn) to the passages, as the reply waited for them"),
     waited_ms: z.number().describe('how long the reply waited for retrieval after the turn ended'),
     timed_out: z.boolean().describe('retrieval missed its deadline and the reply went without passages'),
     error: z.string().nullable(),

@@ -82,7 +82,10 @@ const before = (now: number, ms: number) => ({ lt: new Date(now - ms) });
 const RULES: Rule[] = [
   { reason: NOT_JOINED, where: (now, l) => ({ transport: 'browser', status: 'queued', createdAt: before(now, l.browserJoinMs) }) },
   { reason: NOT_JOINED, where: (now, l) => ({ transport: 'web', status: 'queued', createdAt: before(now, l.webJoinMs) }) },
-  { reason: MEDIA_NEVER_CONNECTED, where: (now, l) => ({ transport: 'media_stream', direction: 'inbound', status: 'ringing', createdAt: before(now, l.inboundRingingMs) }) },
+  {
+    reason: MEDIA_NEVER_CONNECTED,
+    where: (now, l) => ({ transport: 'media_stream', direction: 'inbound', status: 'ringing', createdAt: before(now, l.inboundRingingMs) }),
+  },
   { reason: RINGING_TIMEOUT, where: (now, l) => ({ transport: 'sip', direction: 'inbound', status: 'ringing', createdAt: before(now, l.inboundRingingMs) }) },
   // The claim and each step of the dial touch `updated_at`, as the dialler's own check reads it. Whether LiveKit or a
   // carrier dials it, an outbound call still dialling after this long lost its dialler, and the carrier's records
@@ -98,7 +101,10 @@ export interface UnstartedCallSweepOptions {
 }
 
 /** Ends every call that can no longer start; answers the ids it ended, each with its end reason. */
-export async function endStaleUnstartedCalls(prisma: PrismaClient, options: UnstartedCallSweepOptions = {}): Promise<Array<{ callId: number; endReason: string }>> {
+export async function endStaleUnstartedCalls(
+  prisma: PrismaClient,
+  options: UnstartedCallSweepOptions = {},
+): Promise<Array<{ callId: number; endReason: string }>> {
   const now = options.now ?? new Date();
   const limits = { ...DEFAULT_UNSTARTED_CALL_LIMITS, ...options.limits };
   const ended: Array<{ callId: number; endReason: string }> = [];

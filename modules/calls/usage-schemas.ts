@@ -8,7 +8,9 @@ export const PRICE_CURRENCY = 'USD' as const;
 export const CallUsage = z
   .object({
     audio_minutes: z.number().describe('From the start of the conversation to its end'),
-    llm: z.array(z.object({ provider: z.string(), model: z.string(), input_tokens: z.int(), output_tokens: z.int(), cached_input_tokens: z.int() })).describe('Per model, fallbacks and the post-call analysis included'),
+    llm: z
+      .array(z.object({ provider: z.string(), model: z.string(), input_tokens: z.int(), output_tokens: z.int(), cached_input_tokens: z.int() }))
+      .describe('Per model, fallbacks and the post-call analysis included'),
     stt: z.array(z.object({ provider: z.string(), model: z.string(), audio_seconds: z.number() })),
     tts: z.array(z.object({ provider: z.string(), model: z.string(), characters: z.int() })),
     telephony: z.array(z.object({ transport: z.string(), minutes: z.number() })),
@@ -35,7 +37,9 @@ export const CallCost = z
         amount: z.number(),
       }),
     ),
-    unpriced: z.array(z.object({ component: z.enum(COST_COMPONENTS), provider: z.string(), model: z.string() })).describe('Usage no price line matched, costed 0'),
+    unpriced: z
+      .array(z.object({ component: z.enum(COST_COMPONENTS), provider: z.string(), model: z.string() }))
+      .describe('Usage no price line matched, costed 0'),
   })
   .meta({ id: 'CallCost' });
 export type CallCost = z.infer<typeof CallCost>;

@@ -61,7 +61,9 @@ export interface TurnCounters {
   toolFailures: number;
 }
 
-export function countTurns(turns: ReadonlyArray<{ role: string; interrupted: boolean; tool_calls?: ReadonlyArray<{ is_error: boolean }> | undefined }>): TurnCounters {
+export function countTurns(
+  turns: ReadonlyArray<{ role: string; interrupted: boolean; tool_calls?: ReadonlyArray<{ is_error: boolean }> | undefined }>,
+): TurnCounters {
   let interruptions = 0;
   let toolCalls = 0;
   let toolFailures = 0;

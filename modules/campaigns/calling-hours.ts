@@ -81,7 +81,10 @@ export function zonesOfNumber(phone: string): Promise<string[]> {
 }
 
 /** The zones a contact's calling hours are read in. */
-export async function contactZones(contact: { timezone: string | null; phoneNumber: string | null }, schedule: { timezone: string; use_contact_timezone: boolean }): Promise<string[]> {
+export async function contactZones(
+  contact: { timezone: string | null; phoneNumber: string | null },
+  schedule: { timezone: string; use_contact_timezone: boolean },
+): Promise<string[]> {
   if (!schedule.use_contact_timezone) return [schedule.timezone];
   const own = contact.timezone ? canonicalTimeZone(contact.timezone) : null;
   if (own) return [own];

@@ -18,16 +18,24 @@ const VARIABLE_COLUMN = /^var\.([A-Za-z_][A-Za-z0-9_]{0,63})$/;
 async function openCampaign(prisma: PrismaClient, organizationId: number, campaignId: number) {
   const campaign = await prisma.campaign.findFirst({ where: { id: campaignId, organizationId }, select: { id: true, state: true } });
   if (!campaign) throw notFound('Campaign');
-  if (!OPEN.includes(campaign.state)) throw new AppError('invalid_state', `Campaign ${campaignId} is ${campaign.state}: contacts can no longer be added`, { state: campaign.state });
+  if (!OPEN.includes(campaign.state))
+    throw new AppError('invalid_state', `Campaign ${campaignId} is ${campaign.state}: contacts can no longer be added`, { state: campaign.state });
   return campaign;
 }
 
 /** Adds contacts (with their import variables); answers how many were new and how many it had already. */
-async function addRows(prisma: PrismaClient, campaignId: number, rows: Array<{ contactId: number; variables?: Record<string, string> }>): Promise<{ added: number; alreadyIn: number }> {
+async function addRows(
+  prisma: PrismaClient,
+  campaignId: number,
+  rows: Array<{ contactId: number; variables?: Record<string, string> }>,
+): Promise<{ added: number; alreadyIn: number }> {
   let added = 0;
   for (let i = 0; i < rows.length; i += 5_000) {
     const batch = rows.slice(i, i + 5_000);
-    const result = await prisma.campaignContact.createMany({ data: batch.map((r) => ({ campaignId, contactId: r.contactId, variables: r.variables ?? {} })), skipDuplicates: true });
+    const result = await prisma.campaignContact.createMany({
+      data: batch.map((r) => ({ campaignId, contactId: r.contactId, variables: r.variables ?? {} })),
+      skipDuplicates: true,
+    });
     added += result.count;
   }
   return { added, alreadyIn: rows.length - added };
@@ -69,7 +77,11 @@ export async function addCampaignContacts(prisma: PrismaClient, organizationId: 
       else ids.add(c.id);
     }
   }
-  const { added, alreadyIn } = await addRows(prisma, campaignId, [...ids].map((contactId) => ({ contactId })));
+  const { added, alreadyIn } = await addRows(
+    prisma,
+    campaignId,
+    [...ids].map((contactId) => ({ contactId })),
+  );
   return { added, already_in: alreadyIn, without_phone: withoutPhone, not_found: notFoundIds };
 }
 
@@ -79,12 +91,16 @@ export async function addCampaignContacts(prisma: PrismaClient, organizationId: 
  */
 export async function importCampaignContacts(prisma: PrismaClient, organizationId: number, campaignId: number, records: Record<string, string>[]) {
   await openCampaign(prisma, organizationId, campaignId);
-  const variables = records.map((record) => Object.fromEntries(Object.entries(record).flatMap(([k, v]) => (VARIABLE_COLUMN.test(k) && v !== '' ? [[VARIABLE_COLUMN.exec(k)![1]!, v]] : []))));
+  const variables = records.map((record) =>
+    Object.fromEntries(Object.entries(record).flatMap(([k, v]) => (VARIABLE_COLUMN.test(k) && v !== '' ? [[VARIABLE_COLUMN.exec(k)![1]!, v]] : []))),
+  );
   const contactFields = records.map((record) => Object.fromEntries(Object.entries(record).filter(([k]) => !VARIABLE_COLUMN.test(k))));
   const report = await importContacts(prisma, organizationId, 'csv', contactFields);
   const landed = report.rows.filter((r) => r.contact_id !== null && (r.status === 'created' || r.status === 'updated'));
   const phones = new Map(
-    (await prisma.contact.findMany({ where: { organizationId, id: { in: landed.map((r) => r.contact_id!) } }, select: { id: true, phoneNumber: true } })).map((c) => [c.id, c.phoneNumber]),
+    (await prisma.contact.findMany({ where: { organizationId, id: { in: landed.map((r) => r.contact_id!) } }, select: { id: true, phoneNumber: true } })).map(
+      (c) => [c.id, c.phoneNumber],
+    ),
   );
   const rows = new Map<number, Record<string, string>>();
   let withoutPhone = 0;
@@ -92,7 +108,11 @@ export async function importCampaignContacts(prisma: PrismaClient, organizationI
     if (!phones.get(row.contact_id!)) withoutPhone++;
     else rows.set(row.contact_id!, { ...rows.get(row.contact_id!), ...variables[row.index] });
   }
-  const { added, alreadyIn } = await addRows(prisma, campaignId, [...rows].map(([contactId, vars]) => ({ contactId, variables: vars })));
+  const { added, alreadyIn } = await addRows(
+    prisma,
+    campaignId,
+    [...rows].map(([contactId, vars]) => ({ contactId, variables: vars })),
+  );
   return { ...report, added, already_in: alreadyIn, without_phone: withoutPhone };
 }
 
@@ -100,11 +120,22 @@ export async function listCampaignContacts(prisma: PrismaClient, organizationId:
   const campaign = await prisma.campaign.findFirst({ where: { id: campaignId, organizationId }, select: { id: true } });
   if (!campaign) throw notFound('Campaign');
   const [rows, total] = await Promise.all([
-    prisma.campaignContact.findMany({ where: { campaignId }, orderBy: { contactId: 'asc' }, skip: (page - 1) * perPage, take: perPage, include: { contact: { select: { phoneNumber: true } } } }),
+    prisma.campaignContact.findMany({
+      where: { campaignId },
+      orderBy: { contactId: 'asc' },
+      skip: (page - 1) * perPage,
+      take: perPage,
+      include: { contact: { select: { phoneNumber: true } } },
+    }),
     prisma.campaignContact.count({ where: { campaignId } }),
   ]);
   const calls = new Map(
-    (await prisma.call.findMany({ where: { id: { in: rows.flatMap((r) => (r.lastCallId ? [r.lastCallId] : [])) } }, select: { id: true, callSid: true, status: true } })).map((c) => [c.id, c]),
+    (
+      await prisma.call.findMany({
+        where: { id: { in: rows.flatMap((r) => (r.lastCallId ? [r.lastCallId] : [])) } },
+        select: { id: true, callSid: true, status: true },
+      })
+    ).map((c) => [c.id, c]),
   );
   const data = rows.map((r) => {
     const call = r.lastCallId ? calls.get(r.lastCallId) : undefined;

@@ -47,7 +47,9 @@ export interface TickReport {
 
 /** Settles attempts whose call has ended: the contact is done, exhausted, or scheduled for its retry. Answers the campaigns touched. */
 async function settleAttempts(prisma: PrismaClient, now: Date): Promise<{ count: number; campaigns: Set<number> }> {
-  const ended = await prisma.$queryRaw<Array<{ campaign_id: number; contact_id: number; attempts: number; call_id: number; status: string; answered_by: string | null; retry: Settings['retry'] }>>`
+  const ended = await prisma.$queryRaw<
+    Array<{ campaign_id: number; contact_id: number; attempts: number; call_id: number; status: string; answered_by: string | null; retry: Settings['retry'] }>
+  >`
     SELECT cc.campaign_id, cc.contact_id, cc.attempts, c.id AS call_id, c.status, c.answered_by, k.retry
     FROM campaign_contacts cc
     JOIN calls c ON c.id = cc.last_call_id
@@ -71,7 +73,12 @@ async function settleAttempts(prisma: PrismaClient, now: Date): Promise<{ count:
 async function moveCampaign(db: Db, row: CampaignRow, from: string, to: string, reason: string | null, now: Date): Promise<boolean> {
   const moved = await db.campaign.updateMany({
     where: { id: row.id, state: from },
-    data: { state: to, stateReason: reason, ...(to === 'running' && row.startedAt === null ? { startedAt: now } : {}), ...(to === 'completed' ? { completedAt: now } : {}) },
+    data: {
+      state: to,
+      stateReason: reason,
+      ...(to === 'running' && row.startedAt === null ? { startedAt: now } : {}),
+      ...(to === 'completed' ? { completedAt: now } : {}),
+    },
   });
   return moved.count > 0;
 }
@@ -83,7 +90,8 @@ async function startDue(prisma: PrismaClient, now: Date): Promise<void> {
     const startAt = settings(row).schedule.start_at;
     if (startAt !== null && Date.parse(startAt) > now.getTime()) continue;
     await prisma.$transaction(async (tx) => {
-      if (await moveCampaign(tx, row, 'scheduled', 'running', null, now)) await recordEvent(tx, row.organizationId, 'campaign.started', { campaign_id: row.id, state: 'running', resumed: false });
+      if (await moveCampaign(tx, row, 'scheduled', 'running', null, now))
+        await recordEvent(tx, row.organizationId, 'campaign.started', { campaign_id: row.id, state: 'running', resumed: false });
     });
   }
 }
@@ -94,14 +102,25 @@ async function completeIfDone(prisma: PrismaClient, row: CampaignRow, now: Date)
   const pastEnd = endAt !== null && Date.parse(endAt) <= now.getTime();
   if (!pastEnd) {
     // Whether anyone is left, not how many: one index entry read, however large the campaign.
-    const left = await prisma.campaignContact.findFirst({ where: { campaignId: row.id, state: { in: ['pending', 'scheduled', 'dialling'] } }, select: { contactId: true } });
+    const left = await prisma.campaignContact.findFirst({
+      where: { campaignId: row.id, state: { in: ['pending', 'scheduled', 'dialling'] } },
+      select: { contactId: true },
+    });
     if (left) return false;
   }
   return prisma.$transaction(async (tx) => {
     if (!(await moveCampaign(tx, row, 'running', 'completed', pastEnd ? 'end_at' : null, now))) return false;
     // Past its end date, nobody else is called; calls under way finish.
-    if (pastEnd) await tx.campaignContact.updateMany({ where: { campaignId: row.id, state: { in: ['pending', 'scheduled'] } }, data: { state: 'skipped', nextAttemptAt: null } });
-    await recordEvent(tx, row.organizationId, 'campaign.completed', { campaign_id: row.id, state: 'completed', reason: pastEnd ? 'end_at' : 'all_contacts_called' });
+    if (pastEnd)
+      await tx.campaignContact.updateMany({
+        where: { campaignId: row.id, state: { in: ['pending', 'scheduled'] } },
+        data: { state: 'skipped', nextAttemptAt: null },
+      });
+    await recordEvent(tx, row.organizationId, 'campaign.completed', {
+      campaign_id: row.id,
+      state: 'completed',
+      reason: pastEnd ? 'end_at' : 'all_contacts_called',
+    });
     return true;
   });
 }
@@ -122,7 +141,13 @@ async function tripBreaker(prisma: PrismaClient, row: CampaignRow, now: Date): P
   if (failures / recent.length < breaker.failure_ratio) return false;
   return prisma.$transaction(async (tx) => {
     if (!(await moveCampaign(tx, row, 'running', 'paused', 'circuit_breaker', now))) return false;
-    await recordEvent(tx, row.organizationId, 'campaign.paused', { campaign_id: row.id, state: 'paused', reason: 'circuit_breaker', recent_attempts: recent.length, recent_failures: failures });
+    await recordEvent(tx, row.organizationId, 'campaign.paused', {
+      campaign_id: row.id,
+      state: 'paused',
+      reason: 'circuit_breaker',
+      recent_attempts: recent.length,
+      recent_failures: failures,
+    });
     return true;
   });
 }
@@ -135,7 +160,8 @@ function callingNumber(row: CampaignRow, numbers: readonly string[], contactId: 
 
 /** Pauses a running campaign that cannot place calls any more, with the reason and its event. */
 async function pauseFor(db: Db, row: CampaignRow, reason: string, now: Date): Promise<void> {
-  if (await moveCampaign(db, row, 'running', 'paused', reason, now)) await recordEvent(db, row.organizationId, 'campaign.paused', { campaign_id: row.id, state: 'paused', reason });
+  if (await moveCampaign(db, row, 'running', 'paused', reason, now))
+    await recordEvent(db, row.organizationId, 'campaign.paused', { campaign_id: row.id, state: 'paused', reason });
 }
 
 /** Queues the campaign's due contacts within its pacing; answers how many calls it queued. */
@@ -156,10 +182,16 @@ async function dialCampaign(prisma: PrismaClient, row: CampaignRow, now: Date, l
           (SELECT count(*)::int FROM calls WHERE organization_id = ${row.organizationId} AND campaign_id IS NOT NULL AND status IN ('queued', 'initiated', 'ringing', 'in_progress')) AS org_campaign_calls`;
       const live = settings(current);
       const share = Math.max(1, Math.floor(org.maxConcurrentCalls * live.pacing.org_share));
-      let budget = Math.min(live.pacing.max_concurrent_calls - counts.in_flight, live.pacing.calls_per_minute - counts.last_minute, share - counts.org_campaign_calls);
+      let budget = Math.min(
+        live.pacing.max_concurrent_calls - counts.in_flight,
+        live.pacing.calls_per_minute - counts.last_minute,
+        share - counts.org_campaign_calls,
+      );
       if (budget <= 0) return 0;
 
-      const due = await tx.$queryRaw<Array<{ contact_id: number; attempts: number; variables: Record<string, string>; phone_number: string | null; timezone: string | null }>>`
+      const due = await tx.$queryRaw<
+        Array<{ contact_id: number; attempts: number; variables: Record<string, string>; phone_number: string | null; timezone: string | null }>
+      >`
         SELECT cc.contact_id, cc.attempts, cc.variables, c.phone_number, c.timezone
         FROM campaign_contacts cc JOIN contacts c ON c.id = cc.contact_id
         WHERE cc.campaign_id = ${row.id} AND cc.state IN ('pending', 'scheduled') AND (cc.next_attempt_at IS NULL OR cc.next_attempt_at <= ${now})
@@ -167,7 +199,12 @@ async function dialCampaign(prisma: PrismaClient, row: CampaignRow, now: Date, l
         LIMIT ${budget * LOOK_AHEAD}
         FOR UPDATE OF cc SKIP LOCKED`;
       const numbers = new Map(
-        (await tx.phoneNumber.findMany({ where: { organizationId: row.organizationId, number: { in: current.fromNumbers as string[] } }, include: { connection: { select: { kind: true } } } })).map((n) => [n.number, n]),
+        (
+          await tx.phoneNumber.findMany({
+            where: { organizationId: row.organizationId, number: { in: current.fromNumbers as string[] } },
+            include: { connection: { select: { kind: true } } },
+          })
+        ).map((n) => [n.number, n]),
       );
       // Numbers deleted since the campaign was written drop out of the rotation; with none left, or no assistant,
       // nothing can be placed: the campaign pauses with the reason, for a person to fix and resume.
@@ -190,7 +227,10 @@ async function dialCampaign(prisma: PrismaClient, row: CampaignRow, now: Date, l
         const opening = nextOpening(now, zones, live.schedule.windows as CallingWindow[]);
         if (opening === null || opening.getTime() > now.getTime()) {
           // Outside the contact's hours: due again when they open (or never, with no window that ever opens).
-          await tx.campaignContact.updateMany({ where, data: opening === null ? { state: 'skipped', nextAttemptAt: null } : { state: 'scheduled', nextAttemptAt: opening } });
+          await tx.campaignContact.updateMany({
+            where,
+            data: opening === null ? { state: 'skipped', nextAttemptAt: null } : { state: 'scheduled', nextAttemptAt: opening },
+          });
           continue;
         }
         const from = numbers.get(callingNumber(current, usable, contact.contact_id, turn))!;
@@ -247,7 +287,10 @@ export interface CampaignDispatcher {
   stop(): Promise<void>;
 }
 
-export function startCampaignDispatcher(prisma: PrismaClient, options: { logger: Logger; intervalMs?: number | undefined; onQueued?: () => void }): CampaignDispatcher {
+export function startCampaignDispatcher(
+  prisma: PrismaClient,
+  options: { logger: Logger; intervalMs?: number | undefined; onQueued?: () => void },
+): CampaignDispatcher {
   const log = options.logger;
   const loop = startJobLoop({
     intervalMs: options.intervalMs ?? 1000,

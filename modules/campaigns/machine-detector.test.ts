@@ -20,25 +20,54 @@ describe('telling a person from a machine by timing alone', () => {
   });
 
   it('does not count speech after a long pause as the opening, and calls silence unknown after the timeout', () => {
-    expect(decide({ segments: [{ start: 200, end: 800 }, { start: 2500, end: 6000 }] }, 6000, TIMING)).toEqual({ verdict: 'human', at: 1700 });
+    expect(
+      decide(
+        {
+          segments: [
+            { start: 200, end: 800 },
+            { start: 2500, end: 6000 },
+          ],
+        },
+        6000,
+        TIMING,
+      ),
+    ).toEqual({ verdict: 'human', at: 1700 });
     expect(decide({ segments: [] }, 4999, TIMING)).toBeNull();
     expect(decide({ segments: [] }, 5000, TIMING)).toEqual({ verdict: 'unknown', at: 5000 });
   });
 
   it('ignores what the recogniser heard when words are not used', () => {
-    expect(decide({ segments: [{ start: 400, end: 1000 }], heard: [{ at: 1200, text: 'leave a message' }] }, 1900, TIMING)).toEqual({ verdict: 'human', at: 1900 });
+    expect(decide({ segments: [{ start: 400, end: 1000 }], heard: [{ at: 1200, text: 'leave a message' }] }, 1900, TIMING)).toEqual({
+      verdict: 'human',
+      at: 1900,
+    });
   });
 });
 
 describe('telling a person from a machine by timing and words', () => {
   it("hears a machine as soon as the recogniser hears a machine's phrase, before timing could tell", () => {
     const hello = [{ start: 300, end: 1500 }];
-    expect(decide({ segments: hello, heard: [{ at: 1100, text: "Hi, you've" }, { at: 1800, text: "Hi, you've reached Sam" }] }, 1900, WORDS)).toEqual({ verdict: 'machine', at: 1800 });
+    expect(
+      decide(
+        {
+          segments: hello,
+          heard: [
+            { at: 1100, text: "Hi, you've" },
+            { at: 1800, text: "Hi, you've reached Sam" },
+          ],
+        },
+        1900,
+        WORDS,
+      ),
+    ).toEqual({ verdict: 'machine', at: 1800 });
   });
 
   it('hears a business answering with a long greeting as a person once it stops and waits, after a longer wait for the last words', () => {
     const greeting = [{ start: 500, end: 3500 }];
-    const heard = [{ at: 2000, text: 'good morning acme' }, { at: 3900, text: 'good morning acme dental how can I help you', final: true }];
+    const heard = [
+      { at: 2000, text: 'good morning acme' },
+      { at: 3900, text: 'good morning acme dental how can I help you', final: true },
+    ];
     expect(decide({ segments: greeting, heard }, 3500, WORDS)).toBeNull();
     // 700 ms of quiet is enough after a short hello, not after three seconds of speech: 500 ms more for the words.
     expect(decide({ segments: greeting, heard }, 4200, WORDS)).toBeNull();
@@ -47,7 +76,10 @@ describe('telling a person from a machine by timing and words', () => {
 
   it('hears a machine in a long greeting whose words came late, when they come before the wait ends', () => {
     const greeting = [{ start: 500, end: 3500 }];
-    expect(decide({ segments: greeting, heard: [{ at: 4300, text: 'sorry I missed you please leave a message' }] }, 4700, WORDS)).toEqual({ verdict: 'machine', at: 4300 });
+    expect(decide({ segments: greeting, heard: [{ at: 4300, text: 'sorry I missed you please leave a message' }] }, 4700, WORDS)).toEqual({
+      verdict: 'machine',
+      at: 4300,
+    });
   });
 
   it("holds a long opening's person verdict until the recogniser's final words about it, which may name a machine", () => {
@@ -55,8 +87,14 @@ describe('telling a person from a machine by timing and words', () => {
     const greeting = [{ start: 500, end: 3500 }];
     const early = [{ at: 2000, text: 'hi' }];
     expect(decide({ segments: greeting, heard: early }, 4700, WORDS)).toBeNull();
-    expect(decide({ segments: greeting, heard: [...early, { at: 5600, text: 'hi please leave a message', final: true }] }, 5600, WORDS)).toEqual({ verdict: 'machine', at: 5600 });
-    expect(decide({ segments: greeting, heard: [...early, { at: 5600, text: 'hi how can I help you', final: true }] }, 5600, WORDS)).toEqual({ verdict: 'human', at: 5600 });
+    expect(decide({ segments: greeting, heard: [...early, { at: 5600, text: 'hi please leave a message', final: true }] }, 5600, WORDS)).toEqual({
+      verdict: 'machine',
+      at: 5600,
+    });
+    expect(decide({ segments: greeting, heard: [...early, { at: 5600, text: 'hi how can I help you', final: true }] }, 5600, WORDS)).toEqual({
+      verdict: 'human',
+      at: 5600,
+    });
     // A recogniser that never reports a final: a person all the same, once the longest wait has passed.
     expect(decide({ segments: greeting, heard: early }, 7199, WORDS)).toBeNull();
     expect(decide({ segments: greeting, heard: early }, 7200, WORDS)).toEqual({ verdict: 'human', at: 7200 });
@@ -82,7 +120,7 @@ describe('telling a machine by its beep', () => {
     expect(decide(observed, 2000, WORDS)).toEqual({ verdict: 'machine', at: 1900 });
   });
 
-  it("ends the greeting just after the beep, not after seconds of quiet, and not while the beep still sounds", () => {
+  it('ends the greeting just after the beep, not after seconds of quiet, and not while the beep still sounds', () => {
     const settings = { ...WORDS, afterBeepMs: 300, greetingEndMs: 2_000 };
     expect(greetingEnd({ segments: [{ start: 400, end: 3000 }], beeps: [{ at: 3500 }] }, 5_200, settings)).toBeNull();
     expect(greetingEnd({ segments: [{ start: 400, end: 3000 }], beeps: [{ at: 3500, end: 3800 }] }, 4_100, settings)).toEqual({ at: 4_100, by: 'beep' });
@@ -113,7 +151,15 @@ describe("a machine's phrases", () => {
   });
 
   it('are not found in what people say when they pick up', () => {
-    for (const text of ['Hello?', 'Hi, this is Sam.', 'Good morning, Acme Dental, how can I help you?', "Hello, thanks for calling Rosa's Bakery, this is Tom.", 'Who is calling, please?', 'Speaking.', 'Yes, what is it?']) {
+    for (const text of [
+      'Hello?',
+      'Hi, this is Sam.',
+      'Good morning, Acme Dental, how can I help you?',
+      "Hello, thanks for calling Rosa's Bakery, this is Tom.",
+      'Who is calling, please?',
+      'Speaking.',
+      'Yes, what is it?',
+    ]) {
       expect(machinePhrase(text), text).toBeNull();
     }
   });

@@ -74,6 +74,10 @@ export async function campaignProgress(db: Db, campaign: CampaignRow, now: Date)
     calls_in_flight: contacts.dialling + contacts.in_call,
     next_window_opens_at: nextWindow && nextWindow > now ? nextWindow.toISOString() : nextWindow ? now.toISOString() : null,
     estimated_completion_at: eta,
-    circuit_breaker: { state: campaign.stateReason === 'circuit_breaker' && campaign.state === 'paused' ? 'open' : 'closed', recent_attempts: recentAttempts, recent_failures: recentFailures },
+    circuit_breaker: {
+      state: campaign.stateReason === 'circuit_breaker' && campaign.state === 'paused' ? 'open' : 'closed',
+      recent_attempts: recentAttempts,
+      recent_failures: recentFailures,
+    },
   };
 }

@@ -44,7 +44,11 @@ export const CallingWindow = z
     start: clock.describe('Local time the window opens, HH:MM'),
     end: clock.describe('Local time the window closes, HH:MM (24:00 for midnight); after `start`'),
   })
-  .refine((w) => minutesOf(w.end) > minutesOf(w.start), { message: '`end` must be after `start` within the day', path: ['end'], params: { type: 'value_error' } })
+  .refine((w) => minutesOf(w.end) > minutesOf(w.start), {
+    message: '`end` must be after `start` within the day',
+    path: ['end'],
+    params: { type: 'value_error' },
+  })
   .meta({ id: 'CallingWindow' });
 
 const WEEKDAYS: Day[] = ['mon', 'tue', 'wed', 'thu', 'fri'];
@@ -55,17 +59,31 @@ export const CampaignSchedule = z
     use_contact_timezone: z
       .boolean()
       .default(true)
-      .describe("Windows are read in each contact's own zone: its `timezone`, else the zone of its phone number (when the number's area has one), else the campaign's"),
+      .describe(
+        "Windows are read in each contact's own zone: its `timezone`, else the zone of its phone number (when the number's area has one), else the campaign's",
+      ),
     windows: z
       .array(CallingWindow)
       .min(1)
       .max(MAX_WINDOWS)
       .default([{ days: WEEKDAYS, start: '09:00', end: '20:00' }])
       .describe('When calls may be placed; default weekdays 09:00 to 20:00'),
-    start_at: z.iso.datetime({ offset: true }).nullable().default(null).describe('No call before this instant; a campaign started earlier is `scheduled` until then'),
-    end_at: z.iso.datetime({ offset: true }).nullable().default(null).describe('No call after this instant: the campaign completes, its contacts not reached are `skipped`'),
+    start_at: z.iso
+      .datetime({ offset: true })
+      .nullable()
+      .default(null)
+      .describe('No call before this instant; a campaign started earlier is `scheduled` until then'),
+    end_at: z.iso
+      .datetime({ offset: true })
+      .nullable()
+      .default(null)
+      .describe('No call after this instant: the campaign completes, its contacts not reached are `skipped`'),
   })
-  .refine((s) => !s.start_at || !s.end_at || Date.parse(s.end_at) > Date.parse(s.start_at), { message: '`end_at` must be after `start_at`', path: ['end_at'], params: { type: 'value_error' } })
+  .refine((s) => !s.start_at || !s.end_at || Date.parse(s.end_at) > Date.parse(s.start_at), {
+    message: '`end_at` must be after `start_at`',
+    path: ['end_at'],
+    params: { type: 'value_error' },
+  })
   .meta({ id: 'CampaignSchedule' });
 
 export const CampaignPacing = z
@@ -103,9 +121,20 @@ export const CampaignVoicemail = z
   .strictObject({
     detect: z.boolean().default(true).describe('Tell a person from an answering machine in the first seconds of an answered call'),
     action: z.enum(['hang_up', 'leave_message']).default('hang_up').describe('On a machine: hang up, or wait for the greeting to end and speak `message`'),
-    message: z.string().trim().min(1).max(2000).nullable().default(null).describe('Spoken after the greeting when `action` is leave_message; `{{var.*}}` allowed'),
+    message: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2000)
+      .nullable()
+      .default(null)
+      .describe('Spoken after the greeting when `action` is leave_message; `{{var.*}}` allowed'),
   })
-  .refine((v) => v.action !== 'leave_message' || v.message !== null, { message: 'A message is required to leave one', path: ['message'], params: { type: 'missing' } })
+  .refine((v) => v.action !== 'leave_message' || v.message !== null, {
+    message: 'A message is required to leave one',
+    path: ['message'],
+    params: { type: 'missing' },
+  })
   .meta({ id: 'CampaignVoicemail' });
 
 export const CampaignCircuitBreaker = z
@@ -114,11 +143,20 @@ export const CampaignCircuitBreaker = z
     failure_ratio: z.number().gt(0).max(1).default(0.5).describe('Pause when at least this share of the recent attempts failed'),
     min_attempts: int().min(3).max(1000).default(10).describe('How many recent attempts are looked at, and the fewest before it can trip'),
   })
-  .describe('Pauses the campaign with reason `circuit_breaker` when most recent calls fail (a wrong trunk, a revoked key): a failure is an attempt that ended `failed`, not busy or unanswered')
+  .describe(
+    'Pauses the campaign with reason `circuit_breaker` when most recent calls fail (a wrong trunk, a revoked key): a failure is an attempt that ended `failed`, not busy or unanswered',
+  )
   .meta({ id: 'CampaignCircuitBreaker' });
 
 const variables = z
-  .record(z.string().min(1).max(64).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'Variable names are letters, digits and _'), z.string().max(4000))
+  .record(
+    z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'Variable names are letters, digits and _'),
+    z.string().max(4000),
+  )
   .refine((v) => Object.keys(v).length <= MAX_VARIABLES, { message: `At most ${MAX_VARIABLES} variables`, params: { type: 'too_big' } });
 
 export const CampaignWrite = z
@@ -140,7 +178,7 @@ export const CampaignWrite = z
     retry: CampaignRetry.prefault({}),
     voicemail: CampaignVoicemail.prefault({}),
     circuit_breaker: CampaignCircuitBreaker.prefault({}),
-    variables: variables.default({}).describe('`{{var.*}}` of every call; a contact\'s imported values and its own fields (`{{contact.*}}`) take precedence'),
+    variables: variables.default({}).describe("`{{var.*}}` of every call; a contact's imported values and its own fields (`{{contact.*}}`) take precedence"),
   })
   .meta({ id: 'CampaignWrite' });
 export type CampaignWriteIn = z.output<typeof CampaignWrite>;
@@ -160,7 +198,9 @@ export const CampaignProgress = z
         exhausted: z.int(),
         skipped: z.int(),
       })
-      .describe('By state: pending (never called), scheduled (a retry or the next window is due), dialling, in_call, done, exhausted (retries used up), skipped'),
+      .describe(
+        'By state: pending (never called), scheduled (a retry or the next window is due), dialling, in_call, done, exhausted (retries used up), skipped',
+      ),
     outcomes: z.object({ answered: z.int(), voicemail: z.int(), no_answer: z.int(), busy: z.int(), failed: z.int() }).describe('Of every attempt made'),
     attempts: z.int(),
     calls_in_flight: z.int(),
@@ -177,7 +217,10 @@ export const Campaign = z
     name: z.string(),
     assistant_id: z.int().nullable(),
     state: z.enum(CAMPAIGN_STATES),
-    state_reason: z.string().nullable().describe('Why it is paused or ended when not by a person: circuit_breaker, assistant_deleted, no_calling_number, end_at'),
+    state_reason: z
+      .string()
+      .nullable()
+      .describe('Why it is paused or ended when not by a person: circuit_breaker, assistant_deleted, no_calling_number, end_at'),
     from_numbers: z.array(z.string()),
     number_rotation: z.enum(['round_robin', 'sticky']),
     schedule: CampaignSchedule,
@@ -207,7 +250,10 @@ export const CampaignContactsAdd = z
         last_seen_after: z.iso.datetime({ offset: true }).optional(),
         last_seen_before: z.iso.datetime({ offset: true }).optional(),
         q: z.string().max(200).optional(),
-        custom: z.record(z.string().max(100), z.array(z.string().max(500)).max(50)).optional().describe('Custom fields, as `cf.<key>` filters the contacts list'),
+        custom: z
+          .record(z.string().max(100), z.array(z.string().max(500)).max(50))
+          .optional()
+          .describe('Custom fields, as `cf.<key>` filters the contacts list'),
       })
       .optional()
       .describe('Every contact the same filters of GET /api/contacts find (at most 100,000)'),

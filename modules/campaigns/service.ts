@@ -76,9 +76,12 @@ async function checkReferences(db: Db, organizationId: number, input: CampaignWr
   const issues: ValidationDetail[] = [];
   const assistant = await db.assistant.findFirst({ where: { id: input.assistant_id, organizationId }, select: { id: true } });
   if (!assistant) issues.push({ loc: ['body', 'assistant_id'], msg: 'No such assistant', type: 'not_found' });
-  const managed = new Set((await db.phoneNumber.findMany({ where: { organizationId, number: { in: input.from_numbers } }, select: { number: true } })).map((n) => n.number));
+  const managed = new Set(
+    (await db.phoneNumber.findMany({ where: { organizationId, number: { in: input.from_numbers } }, select: { number: true } })).map((n) => n.number),
+  );
   input.from_numbers.forEach((number, i) => {
-    if (!managed.has(number)) issues.push({ loc: ['body', 'from_numbers', i], msg: "Value is not one of the organisation's managed numbers", type: 'not_managed_number' });
+    if (!managed.has(number))
+      issues.push({ loc: ['body', 'from_numbers', i], msg: "Value is not one of the organisation's managed numbers", type: 'not_managed_number' });
   });
   if (issues.length > 0) throw new ValidationFailed(issues);
 }
@@ -101,7 +104,10 @@ export async function getCampaign(db: Db, organizationId: number, id: number, no
 
 export async function listCampaigns(db: Db, organizationId: number, states: CampaignState[] | undefined, page: number, perPage: number) {
   const where = { organizationId, ...(states?.length ? { state: { in: states } } : {}) };
-  const [rows, total] = await Promise.all([db.campaign.findMany({ where, orderBy: { id: 'desc' }, skip: (page - 1) * perPage, take: perPage }), db.campaign.count({ where })]);
+  const [rows, total] = await Promise.all([
+    db.campaign.findMany({ where, orderBy: { id: 'desc' }, skip: (page - 1) * perPage, take: perPage }),
+    db.campaign.count({ where }),
+  ]);
   const now = new Date();
   return { data: await Promise.all(rows.map((row) => campaignToApi(db, row, now))), total };
 }
@@ -125,7 +131,9 @@ export async function replaceCampaign(db: PrismaClient, organizationId: number, 
   const next = settingsOf(input);
   if (row.state === 'running') {
     const current = writtenOf(row);
-    const frozen = (Object.keys(input) as Array<keyof CampaignWriteIn>).filter((k) => !same(input[k], current[k]) && !(LIVE_EDITABLE as readonly string[]).includes(k));
+    const frozen = (Object.keys(input) as Array<keyof CampaignWriteIn>).filter(
+      (k) => !same(input[k], current[k]) && !(LIVE_EDITABLE as readonly string[]).includes(k),
+    );
     if (frozen.length > 0) {
       throw new AppError('invalid_state', `Campaign ${row.id} is running: only its schedule and pacing can change while it runs; pause it to change the rest`, {
         state: row.state,
@@ -149,7 +157,13 @@ export async function deleteCampaign(db: Db, organizationId: number, id: number)
 const VERB: Record<CampaignAction, string> = { start: 'be started', pause: 'be paused', resume: 'be resumed', cancel: 'be cancelled' };
 
 /** Moves the campaign as asked, with its event in the same transaction; 409 naming the state it is in otherwise. */
-export async function transitionCampaign(prisma: PrismaClient, organizationId: number, id: number, action: CampaignAction, now = new Date()): Promise<CampaignOut> {
+export async function transitionCampaign(
+  prisma: PrismaClient,
+  organizationId: number,
+  id: number,
+  action: CampaignAction,
+  now = new Date(),
+): Promise<CampaignOut> {
   const row = await readRow(prisma, organizationId, id);
   if (!(TRANSITIONS[action] as readonly string[]).includes(row.state)) throw stateConflict(row, VERB[action]);
   if (action === 'start') {
@@ -173,7 +187,10 @@ export async function transitionCampaign(prisma: PrismaClient, organizationId: n
     if (moved.count === 0) throw stateConflict(await readRow(tx, organizationId, id), VERB[action]);
     if (to === 'cancelled') {
       // Calls under way finish; nobody else is called.
-      await tx.campaignContact.updateMany({ where: { campaignId: id, state: { in: ['pending', 'scheduled'] } }, data: { state: 'skipped', nextAttemptAt: null } });
+      await tx.campaignContact.updateMany({
+        where: { campaignId: id, state: { in: ['pending', 'scheduled'] } },
+        data: { state: 'skipped', nextAttemptAt: null },
+      });
     }
     if (to === 'running') await recordEvent(tx, organizationId, 'campaign.started', { campaign_id: id, state: to, resumed: action === 'resume' });
     if (to === 'paused') await recordEvent(tx, organizationId, 'campaign.paused', { campaign_id: id, state: to, reason: 'requested' });

@@ -19,7 +19,9 @@ export async function scrubContactCalls(tx: Db, organizationId: number, contactI
   const { defaultRegion: region } = await tx.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { defaultRegion: true } });
   const fullName = [contact.firstName, contact.lastName].filter(Boolean).join(' ');
   const base: PersonalValues = {
-    texts: [contact.firstName, contact.lastName, fullName, contact.email, contact.externalId, ...valuesOf(contact.customFields)].filter((v): v is string => !!v),
+    texts: [contact.firstName, contact.lastName, fullName, contact.email, contact.externalId, ...valuesOf(contact.customFields)].filter(
+      (v): v is string => !!v,
+    ),
     phones: contact.phoneNumber ? [contact.phoneNumber] : [],
   };
 
@@ -59,7 +61,10 @@ export async function scrubContactCalls(tx: Db, organizationId: number, contactI
         AS u(id int, from_number text, to_number text, welcome_message text, summary text, analysis_error text, outcomes jsonb)
       WHERE c.id = u.id`;
 
-    const turns = await tx.callTurn.findMany({ where: { callId: { in: calls.map((c) => c.id) } }, select: { id: true, callId: true, text: true, toolCalls: true } });
+    const turns = await tx.callTurn.findMany({
+      where: { callId: { in: calls.map((c) => c.id) } },
+      select: { id: true, callId: true, text: true, toolCalls: true },
+    });
     const turnRows = [];
     for (const turn of turns) {
       const scrub = scrubbers.get(turn.callId)!;
@@ -79,7 +84,12 @@ export async function scrubContactCalls(tx: Db, organizationId: number, contactI
       SELECT id, payload FROM events WHERE organization_id = ${organizationId} AND payload->>'call_sid' = ANY(${sids}::text[])`;
     const eventRows = events.map((event) => {
       const numbers = masked.get(String(event.payload.call_sid))!;
-      const payload = { ...(scrubJson(event.payload, scrubbers.get(numbers.callId)!) as Record<string, unknown>), from_number: numbers.from, to_number: numbers.to, contact_id: null };
+      const payload = {
+        ...(scrubJson(event.payload, scrubbers.get(numbers.callId)!) as Record<string, unknown>),
+        from_number: numbers.from,
+        to_number: numbers.to,
+        contact_id: null,
+      };
       return { id: event.id, payload };
     });
     if (eventRows.length > 0) {

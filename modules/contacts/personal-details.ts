@@ -61,7 +61,10 @@ function textPatterns(value: string): string[] {
   const patterns: string[] = [];
   for (const form of forms) {
     if (meaningfulChars(form) < MIN_VALUE_CHARS) continue;
-    const body = form.split(/\s+/).map(escapeRegex).join(String.raw`\s+`);
+    const body = form
+      .split(/\s+/)
+      .map(escapeRegex)
+      .join(String.raw`\s+`);
     // Whole words: "Ada" goes, "Adam" and "Canada" stay.
     const start = /^[\p{L}\p{N}]/u.test(form) ? String.raw`(?<![\p{L}\p{N}])` : '';
     const end = /[\p{L}\p{N}]$/u.test(form) ? String.raw`(?![\p{L}\p{N}])` : '';

@@ -1,12 +1,7 @@
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
 import { AppError, notFound } from '../../lib/errors.js';
-import type {
-  ContactPropertyCreateIn,
-  ContactPropertyOut,
-  ContactPropertyUpdateIn,
-  PropertyType,
-} from './property-schemas.js';
+import type { ContactPropertyCreateIn, ContactPropertyOut, ContactPropertyUpdateIn, PropertyType } from './property-schemas.js';
 import type { PropertyDef } from './custom-field-values.js';
 
 /** An organisation defines at most 200 properties: each is a column in exports and a filter; more is a data model smell. */
@@ -38,8 +33,7 @@ function isUniqueViolation(error: unknown): boolean {
 
 export async function createContactProperty(prisma: PrismaClient, organizationId: number, input: ContactPropertyCreateIn): Promise<ContactPropertyOut> {
   const existing = await prisma.contactProperty.findFirst({ where: { organizationId, key: input.key }, select: { id: true } });
-  const duplicate = (id: number) =>
-    new AppError('conflict', 'A custom property with this key already exists', { field: 'key', existing_property_id: id });
+  const duplicate = (id: number) => new AppError('conflict', 'A custom property with this key already exists', { field: 'key', existing_property_id: id });
   if (existing) throw duplicate(existing.id);
   const count = await prisma.contactProperty.count({ where: { organizationId } });
   if (count >= MAX_PROPERTIES) {

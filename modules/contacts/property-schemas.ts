@@ -32,12 +32,18 @@ export const RESERVED_KEYS = [
 /** A select offers at most 200 choices of up to 100 characters: a picker, not a data set. */
 const MAX_OPTIONS = 200;
 const options = z
-  .array(storableText(100).transform((o) => o.trim()).pipe(z.string().min(1)))
+  .array(
+    storableText(100)
+      .transform((o) => o.trim())
+      .pipe(z.string().min(1)),
+  )
   .min(1)
   .max(MAX_OPTIONS)
   .refine((list) => new Set(list).size === list.length, { message: 'Options should be unique', params: { type: 'unique_items' } });
 
-const label = storableText(200).transform((l) => l.trim()).pipe(z.string().min(1));
+const label = storableText(200)
+  .transform((l) => l.trim())
+  .pipe(z.string().min(1));
 
 export const ContactPropertyCreate = z
   .strictObject({

@@ -140,7 +140,9 @@ export const CUSTOM_FILTER_PREFIX = 'cf.';
 export const ContactListQuery = z
   .object({
     page: textInt(1, 1_000_000).default(1),
-    page_size: textInt(1, MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).describe(`Default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}. \`per_page\` is ignored here.`),
+    page_size: textInt(1, MAX_PAGE_SIZE)
+      .default(DEFAULT_PAGE_SIZE)
+      .describe(`Default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}. \`per_page\` is ignored here.`),
     source: repeated(z.enum(CONTACT_SOURCES)).describe(`One of ${CONTACT_SOURCES.join(', ')}; repeat to widen`),
     campaign_id: repeated(textInt(1, MAX_ID)).describe('Integer: contacts in this campaign; repeat to widen'),
     has_email: repeated(textBool).describe('`true` or `false`'),
@@ -154,9 +156,7 @@ export const ContactListQuery = z
   // Custom-field filters have open-ended names (`cf.<key>`); any other unknown parameter, `per_page` included, is ignored.
   .catchall(z.union([z.string(), z.array(z.string())]));
 
-export const ContactPagination = z
-  .object({ page: z.int(), page_size: z.int(), total: z.int(), total_pages: z.int() })
-  .meta({ id: 'ContactPagination' });
+export const ContactPagination = z.object({ page: z.int(), page_size: z.int(), total: z.int(), total_pages: z.int() }).meta({ id: 'ContactPagination' });
 
 export const ContactList = z.object({
   success: z.literal(true),
@@ -174,10 +174,7 @@ export const IMPORT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 export const ContactImportBody = z
   .strictObject({
-    contacts: z
-      .array(z.record(z.string(), z.unknown()).describe('The fields of ContactCreate'))
-      .min(1)
-      .max(MAX_IMPORT_ROWS),
+    contacts: z.array(z.record(z.string(), z.unknown()).describe('The fields of ContactCreate')).min(1).max(MAX_IMPORT_ROWS),
   })
   .meta({
     id: 'ContactImport',

@@ -1,14 +1,7 @@
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import { Prisma } from '../../prisma/generated/client.js';
 import { AppError, notFound, ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
-import {
-  IDENTIFIERS,
-  NEEDS_IDENTIFIER,
-  type ContactCreateIn,
-  type ContactOut,
-  type ContactUpdateIn,
-  CONTACT_SOURCES,
-} from './schemas.js';
+import { IDENTIFIERS, NEEDS_IDENTIFIER, type ContactCreateIn, type ContactOut, type ContactUpdateIn, CONTACT_SOURCES } from './schemas.js';
 import { loadPropertyDefs } from './properties.js';
 import { coerceCustomFields, coerceValue, type FieldValue, type PropertyDef } from './custom-field-values.js';
 import { scrubContactCalls } from './call-scrub.js';
@@ -163,12 +156,7 @@ function withoutNulls(values: Record<string, FieldValue | null>): Record<string,
   return Object.fromEntries(Object.entries(values).filter((e): e is [string, FieldValue] => e[1] !== null));
 }
 
-export async function createContact(
-  prisma: PrismaClient,
-  organizationId: number,
-  input: ContactCreateIn,
-  source: ContactSource = 'api',
-): Promise<ContactOut> {
+export async function createContact(prisma: PrismaClient, organizationId: number, input: ContactCreateIn, source: ContactSource = 'api'): Promise<ContactOut> {
   const [region, properties] = await Promise.all([
     organizationRegion(prisma, organizationId),
     input.custom_fields && Object.keys(input.custom_fields).length > 0 ? loadPropertyDefs(prisma, organizationId) : new Map<string, PropertyDef>(),
@@ -263,20 +251,23 @@ export async function deleteContact(
   id: number,
   options: { recordings?: { storage: RecordingStorage; onRemoveFailed?: (key: string, error: unknown) => void } } = {},
 ): Promise<void> {
-  const removed = await prisma.$transaction(async (tx) => {
-    // Row lock: of two concurrent deletes, the second waits for the first and then finds nothing (404), not a row gone under it.
-    const found = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM contacts WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
-    if (found.length === 0) throw notFound('Contact');
-    // Read before the calls lose their link to the contact.
-    const recordings = options.recordings
-      ? await tx.callRecording.findMany({ where: { call: { organizationId, contactId: id } }, select: { id: true, storageKey: true } })
-      : [];
-    if (recordings.length > 0) await tx.callRecording.deleteMany({ where: { id: { in: recordings.map((r) => r.id) } } });
-    await scrubContactCalls(tx, organizationId, id);
-    await scrubContactTestRuns(tx, organizationId, id);
-    await tx.contact.delete({ where: { id } });
-    return recordings.map((r) => r.storageKey);
-  }, { timeout: DELETE_TIMEOUT_MS, maxWait: 10_000 });
+  const removed = await prisma.$transaction(
+    async (tx) => {
+      // Row lock: of two concurrent deletes, the second waits for the first and then finds nothing (404), not a row gone under it.
+      const found = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM contacts WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
+      if (found.length === 0) throw notFound('Contact');
+      // Read before the calls lose their link to the contact.
+      const recordings = options.recordings
+        ? await tx.callRecording.findMany({ where: { call: { organizationId, contactId: id } }, select: { id: true, storageKey: true } })
+        : [];
+      if (recordings.length > 0) await tx.callRecording.deleteMany({ where: { id: { in: recordings.map((r) => r.id) } } });
+      await scrubContactCalls(tx, organizationId, id);
+      await scrubContactTestRuns(tx, organizationId, id);
+      await tx.contact.delete({ where: { id } });
+      return recordings.map((r) => r.storageKey);
+    },
+    { timeout: DELETE_TIMEOUT_MS, maxWait: 10_000 },
+  );
   for (const key of removed) {
     await options.recordings!.storage.remove(key).catch((error: unknown) => options.recordings!.onRemoveFailed?.(key, error));
   }

@@ -14,7 +14,9 @@ export async function scrubContactTestRuns(tx: Db, organizationId: number, conta
   const contact = await tx.contact.findUniqueOrThrow({ where: { id: contactId } });
   const { defaultRegion: region } = await tx.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { defaultRegion: true } });
   const fullName = [contact.firstName, contact.lastName].filter(Boolean).join(' ');
-  const texts = [contact.firstName, contact.lastName, fullName, contact.email, contact.externalId, ...valuesOf(contact.customFields)].filter((v): v is string => !!v);
+  const texts = [contact.firstName, contact.lastName, fullName, contact.email, contact.externalId, ...valuesOf(contact.customFields)].filter(
+    (v): v is string => !!v,
+  );
   const rows = runs.map((run) => {
     const scrub = scrubberOf({ texts: [...texts, ...valuesOf(run.request.variables ?? {})], phones: contact.phoneNumber ? [contact.phoneNumber] : [] }, region);
     const request = { ...(scrubJson(run.request, scrub) as Record<string, unknown>), contact_id: null, variables: {} };

@@ -25,9 +25,19 @@ const policy = [
 
 describe('chunking', () => {
   it('cuts sections at headings, outside code fences, each chunk carrying its heading path and exact offsets', () => {
-    expect(sectionsOf(policy).map((s) => s.headingPath)).toEqual([['Store policy'], ['Store policy', 'Returns'], ['Store policy', 'Returns', 'Refunds'], ['Store policy', 'Shipping']]);
+    expect(sectionsOf(policy).map((s) => s.headingPath)).toEqual([
+      ['Store policy'],
+      ['Store policy', 'Returns'],
+      ['Store policy', 'Returns', 'Refunds'],
+      ['Store policy', 'Shipping'],
+    ]);
     const chunks = chunkMarkdown(policy);
-    expect(chunks.map((c) => c.headingPath)).toEqual([['Store policy'], ['Store policy', 'Returns'], ['Store policy', 'Returns', 'Refunds'], ['Store policy', 'Shipping']]);
+    expect(chunks.map((c) => c.headingPath)).toEqual([
+      ['Store policy'],
+      ['Store policy', 'Returns'],
+      ['Store policy', 'Returns', 'Refunds'],
+      ['Store policy', 'Shipping'],
+    ]);
     expect(chunks[2]!.content).toContain('# not a heading');
     for (const c of chunks) {
       expect(policy.slice(c.start, c.end)).toBe(c.content);
@@ -61,12 +71,22 @@ describe('chunking', () => {
   });
 
   it('markdown: one chunk per section; sentence: whole sentences; fixed: windows of chunk_size stepping by size minus overlap', () => {
-    expect(chunkMarkdown(policy, { strategy: 'markdown', chunkSize: 1000, chunkOverlap: 200 }).map((c) => c.headingPath.at(-1))).toEqual(['Store policy', 'Returns', 'Refunds', 'Shipping']);
+    expect(chunkMarkdown(policy, { strategy: 'markdown', chunkSize: 1000, chunkOverlap: 200 }).map((c) => c.headingPath.at(-1))).toEqual([
+      'Store policy',
+      'Returns',
+      'Refunds',
+      'Shipping',
+    ]);
     const text = 'One is first. Two is second! Three is third? Four is last.';
     const sentences = chunkMarkdown(text, { strategy: 'sentence', chunkSize: 30, chunkOverlap: 0 });
     expect(sentences.map((c) => c.content)).toEqual(['One is first. Two is second!', 'Three is third? Four is last.']);
     const fixed = chunkMarkdown('a'.repeat(25), { strategy: 'fixed', chunkSize: 10, chunkOverlap: 5 });
-    expect(fixed.map((c) => [c.start, c.end])).toEqual([[0, 10], [5, 15], [10, 20], [15, 25]]);
+    expect(fixed.map((c) => [c.start, c.end])).toEqual([
+      [0, 10],
+      [5, 15],
+      [10, 20],
+      [15, 25],
+    ]);
   });
 
   it('skips headings with nothing under them and empty documents', () => {

@@ -182,7 +182,11 @@ function spansOf(text: string, section: Span, options: ChunkingOptions): Span[] 
       // One chunk per section; a section longer than a chunk is cut as `recursive` would, without overlap.
       return merge(split(text, section, size, [PARAGRAPHS, LINES, SENTENCES, WORDS]), size, 0);
     case 'sentence':
-      return merge(split(text, section, size, [SENTENCES, LINES, WORDS]).flatMap((s) => piecesAt(s, SENTENCES(text, s, size))), size, overlap);
+      return merge(
+        split(text, section, size, [SENTENCES, LINES, WORDS]).flatMap((s) => piecesAt(s, SENTENCES(text, s, size))),
+        size,
+        overlap,
+      );
     case 'fixed':
       return fixedWindows(section, size, overlap);
   }

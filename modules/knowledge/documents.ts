@@ -114,7 +114,9 @@ function uploadType(filename: string | null, declared: string | undefined): stri
   const type = (declared ?? '').split(';')[0]!.trim().toLowerCase();
   if (SUPPORTED_TYPES.has(type)) return type;
   if (!GENERIC_TYPES.has(type)) {
-    throw new ValidationFailed([{ loc: ['body', 'media_type'], msg: `Documents of type ${type} are not supported: upload ${SUPPORTED_LIST}`, type: 'value_error' }]);
+    throw new ValidationFailed([
+      { loc: ['body', 'media_type'], msg: `Documents of type ${type} are not supported: upload ${SUPPORTED_LIST}`, type: 'value_error' },
+    ]);
   }
   const extension = /\.([a-z0-9]+)$/i.exec(filename ?? '')?.[1]?.toLowerCase();
   const byName = extension === undefined ? undefined : UPLOAD_TYPES[extension];
@@ -122,14 +124,19 @@ function uploadType(filename: string | null, declared: string | undefined): stri
   throw new ValidationFailed([
     {
       loc: ['body', 'filename'],
-      msg: extension === undefined ? `Give the file an extension or a media_type: ${SUPPORTED_LIST}` : `Files ending in .${extension} are not supported: upload ${SUPPORTED_LIST}`,
+      msg:
+        extension === undefined
+          ? `Give the file an extension or a media_type: ${SUPPORTED_LIST}`
+          : `Files ending in .${extension} are not supported: upload ${SUPPORTED_LIST}`,
       type: 'value_error',
     },
   ]);
 }
 
 function tooLarge(bytes: number): AppError {
-  return new AppError('payload_too_large', `The document is ${bytes} bytes; documents are at most ${MAX_DOCUMENT_BYTES} bytes (10 MiB)`, { limit_bytes: MAX_DOCUMENT_BYTES });
+  return new AppError('payload_too_large', `The document is ${bytes} bytes; documents are at most ${MAX_DOCUMENT_BYTES} bytes (10 MiB)`, {
+    limit_bytes: MAX_DOCUMENT_BYTES,
+  });
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -161,7 +168,11 @@ function sourceOf(input: DocumentCreateIn, policy: UrlSourcePolicy): Source {
   const given = (['text', 'content_base64', 'source_url'] as const).filter((k) => input[k] !== undefined);
   if (given.length !== 1) {
     throw new ValidationFailed([
-      { loc: ['body', given[1] ?? 'text'], msg: 'Send exactly one source: `text`, an upload (`content_base64`) or a `source_url`', type: given.length === 0 ? 'missing' : 'value_error' },
+      {
+        loc: ['body', given[1] ?? 'text'],
+        msg: 'Send exactly one source: `text`, an upload (`content_base64`) or a `source_url`',
+        type: given.length === 0 ? 'missing' : 'value_error',
+      },
     ]);
   }
   if (input.source_url !== undefined) return urlSourceOf(input, policy);
@@ -170,15 +181,35 @@ function sourceOf(input: DocumentCreateIn, policy: UrlSourcePolicy): Source {
   const hasText = input.text !== undefined;
   if (hasText) {
     if (input.filename !== undefined || input.media_type !== undefined) {
-      throw new ValidationFailed([{ loc: ['body', input.filename !== undefined ? 'filename' : 'media_type'], msg: 'Only an upload has a file name and a media type', type: 'value_error' }]);
+      throw new ValidationFailed([
+        {
+          loc: ['body', input.filename !== undefined ? 'filename' : 'media_type'],
+          msg: 'Only an upload has a file name and a media type',
+          type: 'value_error',
+        },
+      ]);
     }
     if (input.name === undefined) throw new ValidationFailed([{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }]);
     const bytes = Buffer.from(input.text!, 'utf8');
     if (bytes.length > MAX_DOCUMENT_BYTES) throw tooLarge(bytes.length);
     if (input.text!.trim() === '') throw new ValidationFailed([{ loc: ['body', 'text'], msg: 'The text is blank', type: 'value_error' }]);
-    return { name: input.name, sourceKind: 'text', filename: null, mediaType: 'text/markdown', bytes, content: input.text!.replace(/^\uFEFF/, ''), sourceBytes: null };
+    return {
+      name: input.name,
+      sourceKind: 'text',
+      filename: null,
+      mediaType: 'text/markdown',
+      bytes,
+      content: input.text!.replace(/^\uFEFF/, ''),
+      sourceBytes: null,
+    };
   }
-  return uploadSourceOf({ bytes: decoded(input.content_base64!), bytesField: 'content_base64', filename: input.filename ?? null, mediaType: input.media_type, name: input.name });
+  return uploadSourceOf({
+    bytes: decoded(input.content_base64!),
+    bytesField: 'content_base64',
+    filename: input.filename ?? null,
+    mediaType: input.media_type,
+    name: input.name,
+  });
 }
 
 /**
@@ -188,11 +219,15 @@ function sourceOf(input: DocumentCreateIn, policy: UrlSourcePolicy): Source {
  */
 function urlSourceOf(input: DocumentCreateIn, policy: UrlSourcePolicy): Source {
   if (input.filename !== undefined || input.media_type !== undefined) {
-    throw new ValidationFailed([{ loc: ['body', input.filename !== undefined ? 'filename' : 'media_type'], msg: 'Only an upload has a file name and a media type', type: 'value_error' }]);
+    throw new ValidationFailed([
+      { loc: ['body', input.filename !== undefined ? 'filename' : 'media_type'], msg: 'Only an upload has a file name and a media type', type: 'value_error' },
+    ]);
   }
   const url = new URL(input.source_url!);
   if (isRefusedLiteral(url, policy.allowPrivateTargets)) {
-    throw new ValidationFailed([{ loc: ['body', 'source_url'], msg: 'URL points at a private, loopback, link-local or otherwise non-public address', type: 'value_error' }]);
+    throw new ValidationFailed([
+      { loc: ['body', 'source_url'], msg: 'URL points at a private, loopback, link-local or otherwise non-public address', type: 'value_error' },
+    ]);
   }
   url.hash = '';
   const sourceUrl = url.toString();
@@ -243,7 +278,12 @@ export interface UrlSourcePolicy {
   allowPrivateTargets: boolean;
 }
 
-export async function createDocument(db: Db, organizationId: number, input: DocumentCreateIn, policy: UrlSourcePolicy = { allowPrivateTargets: false }): Promise<DocumentOutT> {
+export async function createDocument(
+  db: Db,
+  organizationId: number,
+  input: DocumentCreateIn,
+  policy: UrlSourcePolicy = { allowPrivateTargets: false },
+): Promise<DocumentOutT> {
   return createFromSource(db, organizationId, sourceOf(input, policy), input.metadata ?? {});
 }
 
@@ -273,7 +313,11 @@ async function createFromSource(db: Db, organizationId: number, source: Source, 
         status: 'pending',
         metadata,
         ...(source.url
-          ? { sourceUrl: source.url.sourceUrl, crawl: source.url.crawl === null ? Prisma.DbNull : (source.url.crawl as Prisma.InputJsonValue), refreshIntervalHours: source.url.refreshIntervalHours }
+          ? {
+              sourceUrl: source.url.sourceUrl,
+              crawl: source.url.crawl === null ? Prisma.DbNull : (source.url.crawl as Prisma.InputJsonValue),
+              refreshIntervalHours: source.url.refreshIntervalHours,
+            }
           : {}),
       },
       select: SUMMARY,
@@ -312,7 +356,8 @@ export async function listDocuments(db: Db, organizationId: number, query: { pag
 export async function updateDocument(db: Db, organizationId: number, id: number, patch: DocumentUpdateIn): Promise<DocumentOutT> {
   const current = await findRow(db, organizationId, id);
   const urlOnly = URL_ONLY.find((k) => patch[k] !== undefined);
-  if (urlOnly && current.sourceKind !== 'url') throw new ValidationFailed([{ loc: ['body', urlOnly], msg: 'Only a URL source is fetched again', type: 'value_error' }]);
+  if (urlOnly && current.sourceKind !== 'url')
+    throw new ValidationFailed([{ loc: ['body', urlOnly], msg: 'Only a URL source is fetched again', type: 'value_error' }]);
   const data: Prisma.DocumentUpdateManyMutationInput = {};
   if (patch.name !== undefined) data.name = patch.name;
   if (patch.metadata !== undefined) data.metadata = patch.metadata;
@@ -320,7 +365,10 @@ export async function updateDocument(db: Db, organizationId: number, id: number,
   if (patch.refresh_interval_hours !== undefined) {
     data.refreshIntervalHours = patch.refresh_interval_hours;
     // The next refresh counts from the last fetch; a document never fetched yet is fetched by its first processing.
-    data.nextRefreshAt = patch.refresh_interval_hours === null || current.fetchedAt === null ? null : new Date(current.fetchedAt.getTime() + patch.refresh_interval_hours * 3_600_000);
+    data.nextRefreshAt =
+      patch.refresh_interval_hours === null || current.fetchedAt === null
+        ? null
+        : new Date(current.fetchedAt.getTime() + patch.refresh_interval_hours * 3_600_000);
   }
   if (Object.keys(data).length === 0) return toApi(current);
   const rows = await db.document.updateManyAndReturn({ where: { id, organizationId }, data, select: SUMMARY });

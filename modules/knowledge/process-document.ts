@@ -88,14 +88,17 @@ export async function processDocument(db: PrismaClient, job: ClaimedDocument, de
   const leaseMs = deps.leaseMs;
   // A stage may outlast the lease (a crawl, a long document's embeddings): the lease is renewed while it runs, and a
   // renewal that finds the lease gone stops the work.
-  const renewal = setInterval(() => {
-    db.$executeRaw`UPDATE documents SET lease_expires_at = now() + ${leaseMs} * interval '1 millisecond' WHERE id = ${job.id} AND lease_token = ${job.leaseToken}`.then(
-      (kept) => {
-        if (kept === 0) abort.abort(new LeaseLost());
-      },
-      () => undefined,
-    );
-  }, Math.max(1_000, leaseMs / 3));
+  const renewal = setInterval(
+    () => {
+      db.$executeRaw`UPDATE documents SET lease_expires_at = now() + ${leaseMs} * interval '1 millisecond' WHERE id = ${job.id} AND lease_token = ${job.leaseToken}`.then(
+        (kept) => {
+          if (kept === 0) abort.abort(new LeaseLost());
+        },
+        () => undefined,
+      );
+    },
+    Math.max(1_000, leaseMs / 3),
+  );
   renewal.unref();
   try {
     let markdown = job.content;
@@ -217,13 +220,20 @@ async function embedMissing(db: PrismaClient, job: ClaimedDocument, spec: IndexS
     if (batch.length === 0) return;
     let vectors: Float32Array[];
     try {
-      vectors = await embedder.embed(batch.map((c) => embeddingText({ headingPath: c.heading_path, content: c.content })), { signal, purpose: 'document' });
+      vectors = await embedder.embed(
+        batch.map((c) => embeddingText({ headingPath: c.heading_path, content: c.content })),
+        { signal, purpose: 'document' },
+      );
     } catch (error) {
       throw readable(error, 'embed');
     }
-    if (vectors.length !== batch.length) throw new StageFailed('embed', `The embedding model answered ${vectors.length} vectors for ${batch.length} chunks.`, true);
+    if (vectors.length !== batch.length)
+      throw new StageFailed('embed', `The embedding model answered ${vectors.length} vectors for ${batch.length} chunks.`, true);
     await fenced(db, job, deps.leaseMs, async (tx) => {
-      await tx.chunkEmbedding.createMany({ data: batch.map((c, i) => ({ chunkId: c.id, model: spec.embeddingModel, embedding: toBytes(vectors[i]!) })), skipDuplicates: true });
+      await tx.chunkEmbedding.createMany({
+        data: batch.map((c, i) => ({ chunkId: c.id, model: spec.embeddingModel, embedding: toBytes(vectors[i]!) })),
+        skipDuplicates: true,
+      });
     });
     // After the commit: a mirror that fails is caught up at the next start (PgVectors.catchUp), never lost.
     await deps.mirrorVectors?.(batch.map((c, i) => ({ chunkId: c.id, model: spec.embeddingModel, vector: vectors[i]! }))).catch(() => undefined);
@@ -249,7 +259,12 @@ async function finish(db: PrismaClient, job: ClaimedDocument, leaseMs: number, s
       SELECT chunking, count(*)::int AS chunks, coalesce(sum(token_count), 0)::int AS tokens
       FROM document_chunks WHERE document_id = ${job.id} GROUP BY chunking`;
     const byKey = new Map(counts.map((c) => [c.chunking, c]));
-    indexes = specs.map((s) => ({ chunking: s.key, embedding_model: s.embeddingModel, chunk_count: byKey.get(s.key)?.chunks ?? 0, token_count: byKey.get(s.key)?.tokens ?? 0 }));
+    indexes = specs.map((s) => ({
+      chunking: s.key,
+      embedding_model: s.embeddingModel,
+      chunk_count: byKey.get(s.key)?.chunks ?? 0,
+      token_count: byKey.get(s.key)?.tokens ?? 0,
+    }));
     const first = indexes[0]!;
     await tx.$executeRaw`
       UPDATE documents

@@ -34,13 +34,19 @@ export async function queueProcessing(db: Db): Promise<void> {
  * chunk set and vectors, and drops the ones no assistant uses any more, only when it ends.
  */
 export async function queueAssistantDocuments(db: Db, assistantId: number): Promise<number> {
-  const assistant = await db.assistant.findUnique({ where: { id: assistantId }, select: { ragSettings: true, documents: { select: { document: { select: { id: true, status: true, indexes: true } } } } } });
+  const assistant = await db.assistant.findUnique({
+    where: { id: assistantId },
+    select: { ragSettings: true, documents: { select: { document: { select: { id: true, status: true, indexes: true } } } } },
+  });
   if (!assistant) return 0;
   const rag = ragSettingsOf(assistant.ragSettings);
   if (!rag.auto_process) return 0;
   const spec = specOf(rag);
   const due = assistant.documents.map((d) => d.document).filter((d) => (d.status === 'ready' || d.status === 'failed') && !hasIndex(d.indexes, spec));
-  return queueDocuments(db, due.map((d) => d.id));
+  return queueDocuments(
+    db,
+    due.map((d) => d.id),
+  );
 }
 
 /** Queues documents to be (re)indexed; those already queued or being processed pick up the change when they end. */
@@ -180,7 +186,8 @@ export function processingDeps(options: DocumentProcessingOptions = {}, leaseMs 
       if (!embedder) embedders.set(model, (embedder = make(model)));
       return embedder;
     },
-    fetchUrl: (source, signal) => fetchUrlSource({ url: source.url, crawl: crawlOf(source.crawl), allowPrivateTargets: options.allowPrivateTargets ?? false, signal }),
+    fetchUrl: (source, signal) =>
+      fetchUrlSource({ url: source.url, crawl: crawlOf(source.crawl), allowPrivateTargets: options.allowPrivateTargets ?? false, signal }),
   };
 }
 
@@ -228,7 +235,8 @@ export function startDocumentProcessing(prisma: PrismaClient, options: DocumentP
     wake: () => loop.wake(),
     stop: () =>
       (stopped ??= (async () => {
-        if (!(await loop.stop(STOP_TIMEOUT_MS))) log.warn({ inFlight: loop.inFlight }, 'documents abandoned at shutdown; their leases will lapse and another process takes them');
+        if (!(await loop.stop(STOP_TIMEOUT_MS)))
+          log.warn({ inFlight: loop.inFlight }, 'documents abandoned at shutdown; their leases will lapse and another process takes them');
         await listener?.close();
       })()),
   };

@@ -22,7 +22,7 @@ const name = z.string().trim().min(1).max(MAX_NAME_LENGTH);
 export const DocumentMetadata = z
   .record(z.string().min(1).max(40), z.string().max(500))
   .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys')
-  .describe('Your own key-value pairs (up to 50 keys of 40 characters, values of 500), shown with the source in a call\'s context when `include_metadata` is on')
+  .describe("Your own key-value pairs (up to 50 keys of 40 characters, values of 500), shown with the source in a call's context when `include_metadata` is on")
   .meta({ id: 'DocumentMetadata' });
 
 export const DocumentCreate = z
@@ -31,7 +31,11 @@ export const DocumentCreate = z
     text: z.string().min(1).optional().describe('A text source: Markdown (plain text is Markdown too). At most 10 MiB as UTF-8'),
     filename: z.string().trim().min(1).max(255).optional().describe('An upload: the file name; its extension tells the type when `media_type` does not'),
     content_base64: z.string().min(1).optional().describe('An upload: the file, base64. At most 10 MiB decoded'),
-    media_type: z.string().max(100).optional().describe('An upload: the type (application/pdf, the .docx type, text/html, text/csv, text/markdown, text/plain)'),
+    media_type: z
+      .string()
+      .max(100)
+      .optional()
+      .describe('An upload: the type (application/pdf, the .docx type, text/html, text/csv, text/markdown, text/plain)'),
     source_url: sourceUrl.optional(),
     crawl: CrawlSettings.nullable().optional().describe('A URL source: follow same-site links; absent or null fetches the page alone'),
     refresh_interval_hours: refreshIntervalHours.optional(),
@@ -39,7 +43,8 @@ export const DocumentCreate = z
   })
   .meta({
     id: 'DocumentCreate',
-    description: 'One source: `text` (with `name`), an upload (`content_base64` with `filename` and/or `media_type`), or a `source_url` (with `crawl` and `refresh_interval_hours` if wanted).',
+    description:
+      'One source: `text` (with `name`), an upload (`content_base64` with `filename` and/or `media_type`), or a `source_url` (with `crawl` and `refresh_interval_hours` if wanted).',
   });
 export type DocumentCreateIn = z.output<typeof DocumentCreate>;
 
@@ -50,7 +55,7 @@ export const DocumentUpdate = z
     refresh_interval_hours: refreshIntervalHours.optional().describe('A URL source only: how often it is fetched again (hours); null never'),
     crawl: CrawlSettings.nullable().optional().describe('A URL source only: takes effect at the next fetch'),
   })
-  .meta({ id: 'DocumentUpdate', description: 'Name, metadata and a URL source\'s refresh; the content has its own route.' });
+  .meta({ id: 'DocumentUpdate', description: "Name, metadata and a URL source's refresh; the content has its own route." });
 export type DocumentUpdateIn = z.output<typeof DocumentUpdate>;
 
 export const DocumentContentUpdate = z
@@ -73,7 +78,14 @@ export const DocumentOut = z
     token_count: z.int().describe('Estimated: characters / 4, rounded up per chunk'),
     embedding_model: z.string().nullable().describe('The embedding model of its first index (`indexes`); null until processed'),
     indexes: z
-      .array(z.object({ chunking: z.string().describe('`strategy:chunk_size:chunk_overlap`'), embedding_model: z.string(), chunk_count: z.int(), token_count: z.int() }))
+      .array(
+        z.object({
+          chunking: z.string().describe('`strategy:chunk_size:chunk_overlap`'),
+          embedding_model: z.string(),
+          chunk_count: z.int(),
+          token_count: z.int(),
+        }),
+      )
       .describe('What search can use: one per chunking and embedding model its assistants ask for (the defaults when attached to none)'),
     source_url: z.string().nullable(),
     crawl: CrawlSettings.nullable(),

@@ -25,7 +25,10 @@ export async function isSetUp(db: Db): Promise<boolean> {
  * exists (more are made by the command-line bootstrap, and people join by invitation), under the bootstrap's lock so
  * that two browsers racing through setup make one organisation.
  */
-export async function setUpOrganization(prisma: PrismaClient, input: { organization_name: string; name: string; email: string; password: string }): Promise<Person> {
+export async function setUpOrganization(
+  prisma: PrismaClient,
+  input: { organization_name: string; name: string; email: string; password: string },
+): Promise<Person> {
   const passwordHash = await hashPassword(input.password);
   return prisma.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_KEY})`;
@@ -47,11 +50,22 @@ export async function signIn(db: Db, email: string, password: string): Promise<P
 
 export async function getProfile(db: Db, userId: number) {
   const user = await db.user.findUniqueOrThrow({ where: { id: userId }, include: { organization: { select: { name: true } } } });
-  return { user_id: user.id, organization_id: user.organizationId, organization_name: user.organization.name, email: user.email, name: user.name, role: user.role as 'owner' | 'admin' | 'member' };
+  return {
+    user_id: user.id,
+    organization_id: user.organizationId,
+    organization_name: user.organization.name,
+    email: user.email,
+    name: user.name,
+    role: user.role as 'owner' | 'admin' | 'member',
+  };
 }
 
 /** A new name or email. A new email is what a password reset is sent to, so it takes the current password. */
-export async function updateProfile(db: Db, userId: number, patch: { name?: string | undefined; email?: string | undefined; current_password?: string | undefined }) {
+export async function updateProfile(
+  db: Db,
+  userId: number,
+  patch: { name?: string | undefined; email?: string | undefined; current_password?: string | undefined },
+) {
   const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
   const data: { name?: string; email?: string } = {};
   if (patch.name !== undefined) data.name = patch.name;
@@ -65,7 +79,8 @@ export async function updateProfile(db: Db, userId: number, patch: { name?: stri
     try {
       await db.user.update({ where: { id: userId }, data });
     } catch (error) {
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') throw new AppError('conflict', 'Another account uses this email', { field: 'email' });
+      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')
+        throw new AppError('conflict', 'Another account uses this email', { field: 'email' });
       throw error;
     }
   }
@@ -75,7 +90,8 @@ export async function updateProfile(db: Db, userId: number, patch: { name?: stri
 /** A new password, given the current one; every other session of the person ends (whoever had the old one is out). */
 export async function changePassword(db: Db, userId: number, sessionId: number, currentPassword: string, newPassword: string): Promise<void> {
   const user = await db.user.findUniqueOrThrow({ where: { id: userId } });
-  if (!(await checkPassword(user.passwordHash, currentPassword))) throw new AppError('invalid_credentials', 'Your current password is not this', { field: 'current_password' });
+  if (!(await checkPassword(user.passwordHash, currentPassword)))
+    throw new AppError('invalid_credentials', 'Your current password is not this', { field: 'current_password' });
   await db.user.update({ where: { id: userId }, data: { passwordHash: await hashPassword(newPassword) } });
   await endSessionsOf(db, userId, sessionId);
 }

@@ -78,7 +78,15 @@ export async function listKeysWithCreators(db: Db, organizationId: number) {
   return rows.map(keyItem);
 }
 
-function keyItem(row: { id: number; name: string | null; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; user: { id: number; email: string; name: string | null } }) {
+function keyItem(row: {
+  id: number;
+  name: string | null;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  user: { id: number; email: string; name: string | null };
+}) {
   return {
     id: row.id,
     name: row.name,

@@ -21,7 +21,12 @@ export const BillingQuery = z
   .superRefine((q, ctx) => {
     // One bound alone is no period: the missing one is named.
     if ((q.from === undefined) !== (q.to === undefined)) {
-      ctx.addIssue({ code: 'custom', path: [q.from === undefined ? 'from' : 'to'], message: 'Give both `from` and `to`, or neither', params: { type: 'missing' } });
+      ctx.addIssue({
+        code: 'custom',
+        path: [q.from === undefined ? 'from' : 'to'],
+        message: 'Give both `from` and `to`, or neither',
+        params: { type: 'missing' },
+      });
     }
   });
 
@@ -41,7 +46,11 @@ export const BillingSummary = z
   })
   .meta({ id: 'BillingSummary' });
 
-export async function billingSummary(db: Db, actor: { organizationId: number; role: string }, query: z.output<typeof BillingQuery>): Promise<z.output<typeof BillingSummary>> {
+export async function billingSummary(
+  db: Db,
+  actor: { organizationId: number; role: string },
+  query: z.output<typeof BillingQuery>,
+): Promise<z.output<typeof BillingSummary>> {
   requireRole(actor.role, 'billing');
   const period = query.from !== undefined && query.to !== undefined ? { from: query.from, to: query.to } : { preset: query.period };
   const base = { period, timezone: query.timezone, limit: 50 };

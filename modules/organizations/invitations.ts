@@ -13,7 +13,14 @@ export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
 type Actor = Pick<SessionIdentity, 'userId' | 'organizationId' | 'role'>;
 
 function invitationOf(row: { id: number; email: string; role: string; invitedByUserId: number; createdAt: Date; expiresAt: Date }) {
-  return { id: row.id, email: row.email, role: row.role as 'owner' | 'admin' | 'member', invited_by: row.invitedByUserId, created_at: row.createdAt.toISOString(), expires_at: row.expiresAt.toISOString() };
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role as 'owner' | 'admin' | 'member',
+    invited_by: row.invitedByUserId,
+    created_at: row.createdAt.toISOString(),
+    expires_at: row.expiresAt.toISOString(),
+  };
 }
 
 /** A new invitation and its link token (shown once); an earlier pending invitation of the same email is replaced. */
@@ -24,9 +31,20 @@ export async function createInvitation(prisma: PrismaClient, actor: Actor, input
   if (member) throw new AppError('conflict', 'This person is a member already', { field: 'email' });
   const token = newToken();
   const row = await prisma.$transaction(async (tx) => {
-    await tx.invitation.updateMany({ where: { organizationId: actor.organizationId, email: input.email, acceptedAt: null, revokedAt: null }, data: { revokedAt: now } });
+    await tx.invitation.updateMany({
+      where: { organizationId: actor.organizationId, email: input.email, acceptedAt: null, revokedAt: null },
+      data: { revokedAt: now },
+    });
     return tx.invitation.create({
-      data: { organizationId: actor.organizationId, email: input.email, role: input.role, tokenHash: hashToken(token), invitedByUserId: actor.userId, createdAt: now, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS) },
+      data: {
+        organizationId: actor.organizationId,
+        email: input.email,
+        role: input.role,
+        tokenHash: hashToken(token),
+        invitedByUserId: actor.userId,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+      },
     });
   });
   return { token, invitation: invitationOf(row) };
@@ -39,7 +57,10 @@ export async function listInvitations(db: Db, organizationId: number, now = new 
 
 export async function revokeInvitation(db: Db, actor: Actor, id: number): Promise<void> {
   requireRole(actor.role, 'manage_members');
-  const result = await db.invitation.updateMany({ where: { id, organizationId: actor.organizationId, acceptedAt: null, revokedAt: null }, data: { revokedAt: new Date() } });
+  const result = await db.invitation.updateMany({
+    where: { id, organizationId: actor.organizationId, acceptedAt: null, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
   if (result.count === 0) throw notFound('Invitation');
 }
 
@@ -58,7 +79,10 @@ export async function acceptInvitation(prisma: PrismaClient, token: string, inpu
   const passwordHash = await hashPassword(input.password);
   return prisma.$transaction(async (tx) => {
     // The conditional update is the single use: of two requests with one link, one updates the row and one finds none.
-    const claimed = await tx.invitation.updateMany({ where: { tokenHash: hashToken(token), acceptedAt: null, revokedAt: null, expiresAt: { gt: now } }, data: { acceptedAt: now } });
+    const claimed = await tx.invitation.updateMany({
+      where: { tokenHash: hashToken(token), acceptedAt: null, revokedAt: null, expiresAt: { gt: now } },
+      data: { acceptedAt: now },
+    });
     if (claimed.count === 0) throw new AppError('link_invalid', 'This invitation link was used, revoked or has expired: ask for a new one');
     const invitation = await tx.invitation.findUniqueOrThrow({ where: { tokenHash: hashToken(token) } });
     const existing = await tx.user.findUnique({ where: { email: invitation.email } });

@@ -11,7 +11,14 @@ type Actor = Pick<SessionIdentity, 'userId' | 'organizationId' | 'role'>;
 
 export async function listMembers(prisma: PrismaClient, organizationId: number) {
   const users = await prisma.user.findMany({ where: { organizationId, removedAt: null }, orderBy: { id: 'asc' } });
-  return users.map((u) => ({ user_id: u.id, email: u.email, name: u.name, role: u.role as 'owner' | 'admin' | 'member', created_at: u.createdAt.toISOString(), has_password: u.passwordHash !== null }));
+  return users.map((u) => ({
+    user_id: u.id,
+    email: u.email,
+    name: u.name,
+    role: u.role as 'owner' | 'admin' | 'member',
+    created_at: u.createdAt.toISOString(),
+    has_password: u.passwordHash !== null,
+  }));
 }
 
 export async function changeRole(prisma: PrismaClient, actor: Actor, userId: number, role: string): Promise<void> {

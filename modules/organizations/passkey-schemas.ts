@@ -4,7 +4,10 @@ import { z } from 'zod';
 // are; their shape is checked here only as far as the library needs (strings where it decodes base64url), and any
 // answer it cannot verify is the same 401.
 
-const Base64Url = z.string().max(16_384).regex(/^[A-Za-z0-9_-]*={0,2}$/, 'Expected base64url');
+const Base64Url = z
+  .string()
+  .max(16_384)
+  .regex(/^[A-Za-z0-9_-]*={0,2}$/, 'Expected base64url');
 const Extensions = z.record(z.string(), z.unknown());
 
 /** What every answer of a ceremony has besides its `response`. */
@@ -46,9 +49,7 @@ export const AuthenticationAnswer = z
   })
   .meta({ id: 'PasskeyAuthenticationAnswer' });
 
-export const PasskeyItem = z
-  .object({ id: z.int(), name: z.string(), created_at: z.string(), last_used_at: z.string().nullable() })
-  .meta({ id: 'Passkey' });
+export const PasskeyItem = z.object({ id: z.int(), name: z.string(), created_at: z.string(), last_used_at: z.string().nullable() }).meta({ id: 'Passkey' });
 
 /** The options a browser passes to `navigator.credentials`, as the WebAuthn JSON encoding has them. */
 export const CeremonyOptions = z.looseObject({ challenge: z.string() }).meta({ id: 'PasskeyCeremonyOptions' });

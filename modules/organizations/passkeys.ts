@@ -80,7 +80,13 @@ export async function passkeyRegistrationOptions(db: Db, userId: number, rp: Rel
   return options;
 }
 
-export async function registerPasskey(db: Db, userId: number, rp: RelyingParty, input: { name: string; response: RegistrationResponseJSON }, now = new Date()): Promise<PasskeyItem> {
+export async function registerPasskey(
+  db: Db,
+  userId: number,
+  rp: RelyingParty,
+  input: { name: string; response: RegistrationResponseJSON },
+  now = new Date(),
+): Promise<PasskeyItem> {
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
     verified = await verifyRegistrationResponse({
@@ -99,7 +105,15 @@ export async function registerPasskey(db: Db, userId: number, rp: RelyingParty, 
     throw new AppError('conflict', 'This passkey is registered already');
   }
   const row = await db.passkey.create({
-    data: { userId, credentialId: credential.id, publicKey: Buffer.from(credential.publicKey), counter: BigInt(credential.counter), transports: credential.transports ?? [], name: input.name, createdAt: now },
+    data: {
+      userId,
+      credentialId: credential.id,
+      publicKey: Buffer.from(credential.publicKey),
+      counter: BigInt(credential.counter),
+      transports: credential.transports ?? [],
+      name: input.name,
+      createdAt: now,
+    },
   });
   return itemOf(row);
 }
@@ -137,7 +151,12 @@ export async function signInWithPasskey(db: Db, rp: RelyingParty, response: Auth
       expectedChallenge: consume,
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
-      credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: Number(passkey.counter), transports: passkey.transports as AuthenticatorTransport[] },
+      credential: {
+        id: passkey.credentialId,
+        publicKey: new Uint8Array(passkey.publicKey),
+        counter: Number(passkey.counter),
+        transports: passkey.transports as AuthenticatorTransport[],
+      },
       requireUserVerification: false,
     });
   } catch {

@@ -20,11 +20,23 @@ export interface SessionIdentity {
   name: string | null;
 }
 
-export async function createSession(db: Db, input: { userId: number; organizationId: number; userAgent?: string | undefined }, now = new Date()): Promise<{ token: string; expiresAt: Date }> {
+export async function createSession(
+  db: Db,
+  input: { userId: number; organizationId: number; userAgent?: string | undefined },
+  now = new Date(),
+): Promise<{ token: string; expiresAt: Date }> {
   const token = newToken();
   const expiresAt = new Date(now.getTime() + SESSION_IDLE_MS);
   await db.session.create({
-    data: { tokenHash: hashToken(token), userId: input.userId, organizationId: input.organizationId, userAgent: input.userAgent?.slice(0, 300) ?? null, createdAt: now, lastSeenAt: now, expiresAt },
+    data: {
+      tokenHash: hashToken(token),
+      userId: input.userId,
+      organizationId: input.organizationId,
+      userAgent: input.userAgent?.slice(0, 300) ?? null,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt,
+    },
   });
   return { token, expiresAt };
 }
@@ -33,7 +45,14 @@ export async function createSession(db: Db, input: { userId: number; organizatio
 export async function findSession(db: Db, token: string, now = new Date()): Promise<SessionIdentity | null> {
   const row = await db.session.findUnique({
     where: { tokenHash: hashToken(token) },
-    select: { id: true, organizationId: true, createdAt: true, lastSeenAt: true, expiresAt: true, user: { select: { id: true, organizationId: true, role: true, email: true, name: true, removedAt: true } } },
+    select: {
+      id: true,
+      organizationId: true,
+      createdAt: true,
+      lastSeenAt: true,
+      expiresAt: true,
+      user: { select: { id: true, organizationId: true, role: true, email: true, name: true, removedAt: true } },
+    },
   });
   if (!row || row.expiresAt <= now || row.user.removedAt || row.user.organizationId !== row.organizationId) return null;
   if (now.getTime() - row.lastSeenAt.getTime() > TOUCH_EVERY_MS) {

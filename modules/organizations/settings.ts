@@ -11,7 +11,13 @@ export interface OrganizationSettings {
 
 export async function getOrganizationSettings(db: Db, organizationId: number): Promise<OrganizationSettings> {
   const org = await db.organization.findUniqueOrThrow({ where: { id: organizationId } });
-  return { organization_id: org.id, name: org.name, default_phone_region: org.defaultRegion, max_concurrent_calls: org.maxConcurrentCalls, active_calls: await activeCalls(db, organizationId) };
+  return {
+    organization_id: org.id,
+    name: org.name,
+    default_phone_region: org.defaultRegion,
+    max_concurrent_calls: org.maxConcurrentCalls,
+    active_calls: await activeCalls(db, organizationId),
+  };
 }
 
 /**

@@ -50,7 +50,12 @@ export function coerceValue(field: CollectFieldIn, raw: unknown): Coerced {
     }
     case 'number':
     case 'integer': {
-      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(raw.replace(/,/g, '')) ? Number(raw.replace(/,/g, '')) : NaN;
+      const n =
+        typeof raw === 'number'
+          ? raw
+          : typeof raw === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(raw.replace(/,/g, ''))
+            ? Number(raw.replace(/,/g, ''))
+            : NaN;
       if (!Number.isFinite(n)) return fail(`must be a ${field.type === 'integer' ? 'whole number' : 'number'}`);
       if (field.type === 'integer' && !Number.isSafeInteger(n)) return fail('must be a whole number');
       return { ok: true, value: n };

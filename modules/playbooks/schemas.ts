@@ -37,8 +37,13 @@ export const ExampleMessage = z
 
 export const CollectField = z
   .strictObject({
-    name: z.string().regex(COLLECT_NAME, 'must start with a letter and hold only letters, digits and _, at most 64').describe('The key the value is stored under'),
-    type: z.enum(COLLECT_TYPES).describe('string, number, integer, boolean, date (ISO 8601: YYYY-MM-DD, or a date-time with its offset), or enum (one of `values`)'),
+    name: z
+      .string()
+      .regex(COLLECT_NAME, 'must start with a letter and hold only letters, digits and _, at most 64')
+      .describe('The key the value is stored under'),
+    type: z
+      .enum(COLLECT_TYPES)
+      .describe('string, number, integer, boolean, date (ISO 8601: YYYY-MM-DD, or a date-time with its offset), or enum (one of `values`)'),
     description: text('What the value is, for the model').default(''),
     required: z.boolean().default(false).describe('The playbook is not finished without it'),
     values: z
@@ -56,16 +61,15 @@ const name = z.string().trim().min(1).max(MAX_NAME_LENGTH).describe('Unique in t
 const description = text('When to use it: the model reads this to decide to take the playbook');
 const goal = text('What the playbook achieves');
 const instructions = z.array(z.string().min(1).max(MAX_TEXT_LENGTH)).max(MAX_INSTRUCTIONS).describe('The steps, in order');
-const examples = z
-  .array(z.array(ExampleMessage).min(1).max(MAX_EXAMPLE_MESSAGES))
-  .max(MAX_EXAMPLES)
-  .describe('Example exchanges: each a list of messages');
+const examples = z.array(z.array(ExampleMessage).min(1).max(MAX_EXAMPLE_MESSAGES)).max(MAX_EXAMPLES).describe('Example exchanges: each a list of messages');
 const content = text('Free-form notes, given to the model after the steps', MAX_CONTENT_LENGTH);
 const toolIds = z.array(int().min(1).max(MAX_ID)).max(MAX_TOOLS).describe("The organisation's enabled tools the playbook may use, in order");
 const collect = z.array(CollectField).max(MAX_COLLECT).describe('Values to collect, saved through a tool the model calls');
 const mode = z
   .enum(PLAYBOOK_MODES)
-  .describe('auto: inline when small, without tools and without values to collect, else handoff; inline: a section of the prompt; handoff: an agent of its own');
+  .describe(
+    'auto: inline when small, without tools and without values to collect, else handoff; inline: a section of the prompt; handoff: an agent of its own',
+  );
 
 export const PlaybookCreate = z
   .strictObject({

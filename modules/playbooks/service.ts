@@ -72,11 +72,12 @@ async function problemsOf(db: Db, organizationId: number, playbook: PlaybookCrea
   // An update that leaves the tools alone is not refused for one disabled since: the call skips it (call-playbooks.ts).
   const ids = checkTools ? [...new Set(playbook.tool_ids)] : [];
   const rows = ids.length ? await db.tool.findMany({ where: { organizationId, id: { in: ids } }, select: { id: true, enabled: true } }) : [];
-  if (checkTools) playbook.tool_ids.forEach((id, i) => {
-    const row = rows.find((r) => r.id === id);
-    if (!row) fail(['tool_ids', i], `Tool ${id} does not exist`);
-    else if (!row.enabled) fail(['tool_ids', i], `Tool ${id} is disabled`);
-  });
+  if (checkTools)
+    playbook.tool_ids.forEach((id, i) => {
+      const row = rows.find((r) => r.id === id);
+      if (!row) fail(['tool_ids', i], `Tool ${id} does not exist`);
+      else if (!row.enabled) fail(['tool_ids', i], `Tool ${id} is disabled`);
+    });
   return problems;
 }
 
@@ -132,7 +133,13 @@ export async function updatePlaybook(db: PrismaClient, organizationId: number, i
   const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
   const merged = PlaybookCreate.safeParse({ ...fields, ...defined });
   if (!merged.success) {
-    throw new ValidationFailed(merged.error.issues.map((issue) => ({ loc: ['body', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], msg: issue.message, type: 'value_error' })));
+    throw new ValidationFailed(
+      merged.error.issues.map((issue) => ({
+        loc: ['body', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+        msg: issue.message,
+        type: 'value_error',
+      })),
+    );
   }
   const problems = await problemsOf(db, organizationId, merged.data, patch.tool_ids !== undefined);
   if (problems.length > 0) throw new ValidationFailed(problems);

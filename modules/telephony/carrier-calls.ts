@@ -22,7 +22,10 @@ export interface CarrierSettings {
 }
 
 /** The carrier and account of a number's connection; null for a SIP trunk, or credentials that do not open. */
-export function carrierOfConnection(settings: CarrierSettings, connection: { kind: string; organizationId: number; accountSid: string | null; password: string | null; authToken: string | null }): CarrierOfCall | null {
+export function carrierOfConnection(
+  settings: CarrierSettings,
+  connection: { kind: string; organizationId: number; accountSid: string | null; password: string | null; authToken: string | null },
+): CarrierOfCall | null {
   const adapter = carrierOfKind(connection.kind);
   const authToken = openedConnectionSecret(settings.secrets, connection, 'auth_token');
   if (!adapter || !connection.accountSid || !authToken) return null;
@@ -44,7 +47,8 @@ export async function carrierOfCall(prisma: PrismaClient, settings: CarrierSetti
 export async function applyCarrierReport(prisma: PrismaClient, call: CallRow, report: CarrierCallReport): Promise<void> {
   // Only the call the carrier created for this row fills it: a stray report for another call id changes nothing.
   if (call.providerCallSid !== null && call.providerCallSid !== report.providerCallSid) return;
-  if (call.providerCallSid === null) await prisma.call.updateMany({ where: { id: call.id, providerCallSid: null }, data: { providerCallSid: report.providerCallSid } });
+  if (call.providerCallSid === null)
+    await prisma.call.updateMany({ where: { id: call.id, providerCallSid: null }, data: { providerCallSid: report.providerCallSid } });
   // The verdict reaches the running call (agent/call/voicemail.ts) in whichever process runs it.
   if (report.answeredBy && call.answeredBy !== report.answeredBy) await recordAnsweredBy(prisma, call.id, report.answeredBy);
   if (!(NOT_STARTED as readonly string[]).includes(call.status)) return;

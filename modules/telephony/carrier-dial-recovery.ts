@@ -56,7 +56,12 @@ export async function recoverCarrierDials(prisma: PrismaClient, options: Carrier
     // A carrier call another of our calls already holds is that call's (the same number called twice in a minute):
     // of the others, the newest since the request is this one's.
     const taken = new Set(
-      (await prisma.call.findMany({ where: { providerCallSid: { in: found.map((c) => c.providerCallSid) }, id: { not: call.id } }, select: { providerCallSid: true } })).map((c) => c.providerCallSid),
+      (
+        await prisma.call.findMany({
+          where: { providerCallSid: { in: found.map((c) => c.providerCallSid) }, id: { not: call.id } },
+          select: { providerCallSid: true },
+        })
+      ).map((c) => c.providerCallSid),
     );
     const ours = found.find((c) => !taken.has(c.providerCallSid));
     if (ours) {
@@ -68,7 +73,12 @@ export async function recoverCarrierDials(prisma: PrismaClient, options: Carrier
   }
 
   const stalled = await prisma.call.findMany({
-    where: { ...outbound, status: { in: [...DIALLING] }, providerCallSid: { not: null }, updatedAt: { lt: new Date(now - options.ringingTimeoutS * 1000 - STALLED_AFTER_RINGING_MS) } },
+    where: {
+      ...outbound,
+      status: { in: [...DIALLING] },
+      providerCallSid: { not: null },
+      updatedAt: { lt: new Date(now - options.ringingTimeoutS * 1000 - STALLED_AFTER_RINGING_MS) },
+    },
     include,
     orderBy: { id: 'asc' },
     take: CALLS_PER_PASS,

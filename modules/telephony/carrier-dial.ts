@@ -59,7 +59,10 @@ export async function dialThroughCarrier(prisma: PrismaClient, options: CarrierD
     log.info({ callSid: call.callSid, providerCallSid, carrier: kind }, 'outbound call sent to the carrier');
   } catch (error) {
     if (!(error instanceof CarrierRequestError)) throw error;
-    log.warn({ callSid: call.callSid, carrier: kind, outcome: error.outcome, reason: error.reason, ...error.details, err: error.message }, 'carrier did not take the call');
+    log.warn(
+      { callSid: call.callSid, carrier: kind, outcome: error.outcome, reason: error.reason, ...error.details, err: error.message },
+      'carrier did not take the call',
+    );
     if (error.outcome === 'refused') {
       await endUnstartedCall(prisma, call.id, 'failed', error.reason);
     } else if (error.outcome === 'retry') {

@@ -75,7 +75,10 @@ export function startDialler(prisma: PrismaClient, paths: DiallerPaths, options:
 
   async function endLostLiveKitDials(telephony: LiveKitTelephony): Promise<void> {
     const cutoff = new Date(Date.now() - (options.lostDialAfterMs ?? LOST_DIAL_AFTER_MS));
-    const lost = await prisma.call.findMany({ where: { status: { in: [...DIALLING] }, transport: 'sip', updatedAt: { lt: cutoff } }, select: { id: true, livekitRoom: true } });
+    const lost = await prisma.call.findMany({
+      where: { status: { in: [...DIALLING] }, transport: 'sip', updatedAt: { lt: cutoff } },
+      select: { id: true, livekitRoom: true },
+    });
     for (const call of lost) {
       if (await endUnstartedCall(prisma, call.id, 'failed', 'dial_lost')) {
         if (call.livekitRoom) await telephony.closeRoom(call.livekitRoom).catch(() => {});

@@ -19,7 +19,15 @@ export interface LiveKitDialOptions {
   maxCallDurationS: number;
 }
 
-type Connection = { organizationId: number; sipAddress: string | null; sipTransport: string; username: string | null; password: string | null; authToken: string | null; livekitTrunkId: string | null };
+type Connection = {
+  organizationId: number;
+  sipAddress: string | null;
+  sipTransport: string;
+  username: string | null;
+  password: string | null;
+  authToken: string | null;
+  livekitTrunkId: string | null;
+};
 type DialledCall = CallRow & { phoneNumber: { connection: Connection } | null };
 
 export async function dialThroughLiveKit(prisma: PrismaClient, options: LiveKitDialOptions, call: DialledCall, log: Logger): Promise<void> {

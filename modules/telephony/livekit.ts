@@ -54,7 +54,14 @@ export class LiveKitTelephony {
    * Dials `to` into the room and resolves once the callee answers; rejects with the SDK's SipCallError (carrying the
    * SIP status) when the call is refused, unanswered or fails.
    */
-  async dial(options: { room: string; to: string; from: string; trunk: OutboundTrunk; ringingTimeoutS: number; maxCallDurationS: number }): Promise<SIPParticipantInfo> {
+  async dial(options: {
+    room: string;
+    to: string;
+    from: string;
+    trunk: OutboundTrunk;
+    ringingTimeoutS: number;
+    maxCallDurationS: number;
+  }): Promise<SIPParticipantInfo> {
     const { trunk } = options;
     const inline = trunk.livekitTrunkId
       ? undefined

@@ -42,7 +42,11 @@ async function replay(prisma: PrismaClient, organizationId: number, key: string,
   if (!first) return null;
   if (first.idempotencyHash !== hash) {
     throw new ValidationFailed([
-      { loc: ['header', 'idempotency-key'], msg: 'This key was already used with a different request; use a new key for a new call', type: 'idempotency_key_reused' },
+      {
+        loc: ['header', 'idempotency-key'],
+        msg: 'This key was already used with a different request; use a new key for a new call',
+        type: 'idempotency_key_reused',
+      },
     ]);
   }
   return { call_sid: first.callSid, provider_call_sid: first.providerCallSid, created: false };
@@ -76,14 +80,22 @@ export async function initiateCall(
   if (!from) {
     if (input.from_phone_number) {
       // Another organisation's number reads exactly like a number nobody has.
-      throw new ValidationFailed([{ loc: ['body', 'from_phone_number'], msg: "Value is not one of the organisation's managed numbers", type: 'not_managed_number' }]);
+      throw new ValidationFailed([
+        { loc: ['body', 'from_phone_number'], msg: "Value is not one of the organisation's managed numbers", type: 'not_managed_number' },
+      ]);
     }
-    throw new AppError('phone_number_required', 'Outbound calls need a phone connection with a number: create them with POST /api/phone-connections and POST /api/phone-numbers');
+    throw new AppError(
+      'phone_number_required',
+      'Outbound calls need a phone connection with a number: create them with POST /api/phone-connections and POST /api/phone-numbers',
+    );
   }
 
   const assistantId = input.assistant_id ?? from.assistantId;
   if (assistantId === null) {
-    throw new AppError('assistant_required', `No assistant to talk: give assistant_id, or assign one to ${from.number} with PATCH /api/phone-numbers/${from.id}`);
+    throw new AppError(
+      'assistant_required',
+      `No assistant to talk: give assistant_id, or assign one to ${from.number} with PATCH /api/phone-numbers/${from.id}`,
+    );
   }
   const assistant = await prisma.assistant.findFirst({ where: { id: assistantId, organizationId }, select: { id: true, isActive: true } });
   if (!assistant) {
@@ -94,7 +106,11 @@ export async function initiateCall(
   const carrier = from.connection.kind !== 'sip';
   if (input.detect_voicemail && !carrier) {
     throw new ValidationFailed([
-      { loc: ['body', 'detect_voicemail'], msg: `The carrier detects answering machines: ${from.number} is on a SIP trunk, not a carrier connection`, type: 'value_error' },
+      {
+        loc: ['body', 'detect_voicemail'],
+        msg: `The carrier detects answering machines: ${from.number} is on a SIP trunk, not a carrier connection`,
+        type: 'value_error',
+      },
     ]);
   }
   const unavailable = carrier ? options.unavailable?.carrier : options.unavailable?.sip;

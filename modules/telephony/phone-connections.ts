@@ -30,7 +30,8 @@ function readRow(db: Db, organizationId: number, id: number) {
 }
 
 function toJson(secrets: SecretBox, row: Row) {
-  const masked = (stored: string | null, field: SecretField) => (stored === null ? null : maskSecret(openedForm(secrets, stored, sealContext(row.organizationId, field)) ?? ''));
+  const masked = (stored: string | null, field: SecretField) =>
+    stored === null ? null : maskSecret(openedForm(secrets, stored, sealContext(row.organizationId, field)) ?? '');
   return {
     id: row.id,
     name: row.name,
@@ -113,7 +114,11 @@ export async function deletePhoneConnection(db: Db, organizationId: number, id: 
 }
 
 /** A stored connection's secret in the clear, for the request that uses it; undefined when it does not open. */
-export function openedConnectionSecret(secrets: SecretBox | undefined, connection: { organizationId: number; password: string | null; authToken: string | null }, field: SecretField): string | undefined {
+export function openedConnectionSecret(
+  secrets: SecretBox | undefined,
+  connection: { organizationId: number; password: string | null; authToken: string | null },
+  field: SecretField,
+): string | undefined {
   const stored = field === 'password' ? connection.password : connection.authToken;
   return stored === null ? undefined : openedForm(secrets, stored, sealContext(connection.organizationId, field));
 }

@@ -33,7 +33,11 @@ async function checkReferences(db: Db, organizationId: number, input: { phone_co
   if (problems.length > 0) throw new ValidationFailed(problems);
 }
 
-export async function createPhoneNumber(db: Db, organizationId: number, input: { number: string; phone_connection_id: number; label: string | null; assistant_id: number | null }) {
+export async function createPhoneNumber(
+  db: Db,
+  organizationId: number,
+  input: { number: string; phone_connection_id: number; label: string | null; assistant_id: number | null },
+) {
   await checkReferences(db, organizationId, input);
   try {
     const row = await db.phoneNumber.create({

@@ -11,11 +11,14 @@ const sipAddress = z
   .min(1)
   .max(253)
   .regex(/^(?!-)[A-Za-z0-9.-]+(:\d{1,5})?$/, 'Value must be a SIP host name or address, optionally with :port (e.g. sip.carrier.example:5060)')
-  .describe('The carrier\'s SIP server: host or host:port, without the `sip:` scheme');
+  .describe("The carrier's SIP server: host or host:port, without the `sip:` scheme");
 
 const livekitTrunkId = z.string().regex(/^ST_[A-Za-z0-9]+$/, 'Value must be a LiveKit SIP trunk id (ST_...)');
 
-const twilioAccountSid = z.string().trim().regex(/^AC[0-9a-fA-F]{32}$/, 'Value must be a Twilio account SID: AC followed by 32 hex digits');
+const twilioAccountSid = z
+  .string()
+  .trim()
+  .regex(/^AC[0-9a-fA-F]{32}$/, 'Value must be a Twilio account SID: AC followed by 32 hex digits');
 const carrierToken = z.string().min(1).max(200).describe('Write-only: responses show a mask');
 
 /** The carriers a connection can be: a SIP trunk dialled through LiveKit, or a carrier's REST API and Media Streams. */
@@ -30,8 +33,10 @@ const connectionFields = {
   kind: z
     .enum(CONNECTION_KINDS)
     .default('sip')
-    .describe('`sip`: a SIP trunk at the carrier, dialled through LiveKit. `twilio`: the carrier\'s REST API dials and its Media Streams carry the audio, with no LiveKit'),
-  sip_address: sipAddress.optional().describe('`sip` only, required there: the carrier\'s SIP server, host or host:port, without the `sip:` scheme'),
+    .describe(
+      "`sip`: a SIP trunk at the carrier, dialled through LiveKit. `twilio`: the carrier's REST API dials and its Media Streams carry the audio, with no LiveKit",
+    ),
+  sip_address: sipAddress.optional().describe("`sip` only, required there: the carrier's SIP server, host or host:port, without the `sip:` scheme"),
   sip_transport: z.enum(['udp', 'tcp', 'tls']).optional().describe('`sip` only; default udp'),
   username: z.string().min(1).max(200).nullable().optional().describe('`sip` only'),
   password: z.string().min(1).max(200).nullable().optional().describe('`sip` only. Write-only: responses show a mask'),
@@ -40,7 +45,9 @@ const connectionFields = {
     .optional()
     .describe('`sip` only: an outbound trunk already provisioned in LiveKit; calls then use it instead of the address and credentials here'),
   account_sid: twilioAccountSid.optional().describe('`twilio` only, required there: the account SID (AC…)'),
-  auth_token: carrierToken.optional().describe('`twilio` only, required there: the account\'s auth token, which also signs its webhooks. Write-only: responses show a mask'),
+  auth_token: carrierToken
+    .optional()
+    .describe("`twilio` only, required there: the account's auth token, which also signs its webhooks. Write-only: responses show a mask"),
 };
 
 /** Fields of the other kind are refused rather than ignored: a connection never holds what it does not use. */
@@ -60,7 +67,8 @@ export function kindIssues(kind: ConnectionKind, body: Record<string, unknown>, 
 export const PhoneConnectionCreate = z
   .strictObject(connectionFields)
   .superRefine((body, ctx) => {
-    for (const issue of kindIssues(body.kind, body, true)) ctx.addIssue({ code: 'custom', path: issue.loc.slice(1), message: issue.msg, params: { type: issue.type } });
+    for (const issue of kindIssues(body.kind, body, true))
+      ctx.addIssue({ code: 'custom', path: issue.loc.slice(1), message: issue.msg, params: { type: issue.type } });
   })
   .meta({ id: 'PhoneConnectionCreate' });
 
@@ -91,7 +99,11 @@ export const PhoneConnection = z
     account_sid: z.string().nullable().describe('Null on sip connections'),
     auth_token: z.string().nullable().describe('`****` and the last characters; null on sip connections'),
     numbers: z.array(z.string()).describe('The managed numbers on this connection, E.164'),
-    warnings: z.array(z.string()).describe('What will make calls on this connection fail, such as a PUBLIC_URL that is not https on a carrier connection; empty when nothing is known to be wrong'),
+    warnings: z
+      .array(z.string())
+      .describe(
+        'What will make calls on this connection fail, such as a PUBLIC_URL that is not https on a carrier connection; empty when nothing is known to be wrong',
+      ),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -133,7 +145,14 @@ export const PhoneNumber = z
 export const PhoneNumberParams = z.object({ number_id: idParam });
 
 const variables = z
-  .record(z.string().min(1).max(64).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'Variable names are letters, digits and _'), z.string().max(4000))
+  .record(
+    z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'Variable names are letters, digits and _'),
+    z.string().max(4000),
+  )
   .refine((v) => Object.keys(v).length <= 50, { message: 'At most 50 variables', params: { type: 'too_big' } });
 
 export const InitiateCall = z

@@ -11,11 +11,25 @@ const conversation: Conversation = {
     { role: 'user', text: 'Thanks', turn: 2 },
     { role: 'assistant', text: 'You are welcome.', turn: 2 },
   ],
-  tool_calls: [{ turn: 1, name: 'lookup_order', arguments: { order: { id: 'A-17', region: 'eu' }, verbose: true }, output: { status: 'shipped' }, mocked: true, is_error: false }],
+  tool_calls: [
+    {
+      turn: 1,
+      name: 'lookup_order',
+      arguments: { order: { id: 'A-17', region: 'eu' }, verbose: true },
+      output: { status: 'shipped' },
+      mocked: true,
+      is_error: false,
+    },
+  ],
   collected: { Returns: { values: { order_number: 'A-17', quantity: 2 }, missing: [] } },
 };
 
-const judged = (raw: unknown[]) => judgeAll(raw.map((a) => Assertion.parse(a)), conversation, async (q) => ({ passed: q.includes('yes'), reason: 'asked' }));
+const judged = (raw: unknown[]) =>
+  judgeAll(
+    raw.map((a) => Assertion.parse(a)),
+    conversation,
+    async (q) => ({ passed: q.includes('yes'), reason: 'asked' }),
+  );
 
 describe('assertions', () => {
   it('matches tool arguments as a subset, key by key', () => {

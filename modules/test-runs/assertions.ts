@@ -57,22 +57,36 @@ export function judgeOne(assertion: Exclude<AssertionIn, { type: 'judge' }>, con
       const scope = assertion.turn === null ? '' : ` on user turn ${assertion.turn}`;
       if (assertion.type === 'tool_called') {
         if (matching.length > 0) return { passed: true, reason: `${what} was called ${matching.length} time(s)${scope}` };
-        return { passed: false, reason: calls.length > 0 ? `${assertion.name} was called${scope}, never with ${JSON.stringify(assertion.arguments)}` : `${assertion.name} was not called${scope}` };
+        return {
+          passed: false,
+          reason:
+            calls.length > 0
+              ? `${assertion.name} was called${scope}, never with ${JSON.stringify(assertion.arguments)}`
+              : `${assertion.name} was not called${scope}`,
+        };
       }
-      return matching.length === 0 ? { passed: true, reason: `${what} was not called${scope}` } : { passed: false, reason: `${what} was called ${matching.length} time(s)${scope}` };
+      return matching.length === 0
+        ? { passed: true, reason: `${what} was not called${scope}` }
+        : { passed: false, reason: `${what} was called ${matching.length} time(s)${scope}` };
     }
     case 'reply_contains': {
       const texts = replies(conversation, assertion.turn);
       const needle = assertion.case_sensitive ? assertion.text : assertion.text.toLowerCase();
       const found = texts.find((t) => (assertion.case_sensitive ? t : t.toLowerCase()).includes(needle));
       if (found !== undefined) return { passed: true, reason: `${where(assertion.turn)} contains it: ${quote(found)}` };
-      return { passed: false, reason: texts.length === 0 ? `no reply in ${where(assertion.turn)}` : `${where(assertion.turn)} does not contain ${quote(assertion.text)}` };
+      return {
+        passed: false,
+        reason: texts.length === 0 ? `no reply in ${where(assertion.turn)}` : `${where(assertion.turn)} does not contain ${quote(assertion.text)}`,
+      };
     }
     case 'reply_matches': {
       const texts = replies(conversation, assertion.turn);
       const found = texts.find((t) => matchesPattern(assertion.pattern, t, assertion.case_sensitive));
       if (found !== undefined) return { passed: true, reason: `${where(assertion.turn)} matches: ${quote(found)}` };
-      return { passed: false, reason: texts.length === 0 ? `no reply in ${where(assertion.turn)}` : `no reply in ${where(assertion.turn)} matches /${assertion.pattern}/` };
+      return {
+        passed: false,
+        reason: texts.length === 0 ? `no reply in ${where(assertion.turn)}` : `no reply in ${where(assertion.turn)} matches /${assertion.pattern}/`,
+      };
     }
     case 'value_collected': {
       const found = collectedValue(conversation.collected, assertion.name);
@@ -87,19 +101,28 @@ export function judgeOne(assertion: Exclude<AssertionIn, { type: 'judge' }>, con
       const n = conversation.userTurns;
       const low = assertion.min === null || n >= assertion.min;
       const high = assertion.max === null || n <= assertion.max;
-      const bounds = [assertion.min !== null ? `at least ${assertion.min}` : null, assertion.max !== null ? `at most ${assertion.max}` : null].filter(Boolean).join(' and ');
+      const bounds = [assertion.min !== null ? `at least ${assertion.min}` : null, assertion.max !== null ? `at most ${assertion.max}` : null]
+        .filter(Boolean)
+        .join(' and ');
       return { passed: low && high, reason: `${n} user turn(s); expected ${bounds}` };
     }
   }
 }
 
 /** Every assertion judged over the conversation, in the order given; judge questions are asked one at a time. */
-export async function judgeAll(assertions: AssertionIn[], conversation: Conversation, ask: (question: string) => Promise<JudgeAnswer>): Promise<AssertionResult[]> {
+export async function judgeAll(
+  assertions: AssertionIn[],
+  conversation: Conversation,
+  ask: (question: string) => Promise<JudgeAnswer>,
+): Promise<AssertionResult[]> {
   const results: AssertionResult[] = [];
   for (const [index, assertion] of assertions.entries()) {
     let answer: JudgeAnswer;
     if (assertion.type === 'judge') {
-      answer = await ask(assertion.question).catch((error: unknown) => ({ passed: false, reason: `the judge could not answer: ${error instanceof Error ? error.message : String(error)}` }));
+      answer = await ask(assertion.question).catch((error: unknown) => ({
+        passed: false,
+        reason: `the judge could not answer: ${error instanceof Error ? error.message : String(error)}`,
+      }));
     } else {
       answer = judgeOne(assertion, conversation);
     }

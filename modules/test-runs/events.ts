@@ -5,7 +5,10 @@ import type { TotalsOut } from './schemas.js';
 // It says how the run ended and its figures; the transcripts and assertion results are read from the run itself
 // (GET /api/test-runs/{test_run_id}), so a webhook stays small whatever the run's size. docs/test-runs.md.
 
-type EndedRun = Pick<TestRun, 'id' | 'assistantId' | 'playbookId' | 'status' | 'passRate' | 'usage' | 'error' | 'attempts' | 'createdAt' | 'startedAt' | 'completedAt'>;
+type EndedRun = Pick<
+  TestRun,
+  'id' | 'assistantId' | 'playbookId' | 'status' | 'passRate' | 'usage' | 'error' | 'attempts' | 'createdAt' | 'startedAt' | 'completedAt'
+>;
 
 export function testRunEventPayload(run: EndedRun): Record<string, unknown> {
   const totals = run.usage as TotalsOut | null;

@@ -107,7 +107,11 @@ export type RunOutcome =
  * Writes the run's end and its `test_run.completed` event in one transaction, only while this holder has the run:
  * false when it was cancelled or taken over meanwhile (nothing is written then).
  */
-export async function finishTestRun(prisma: PrismaClient, run: Pick<ClaimedRun, 'id' | 'leaseToken' | 'organizationId'>, outcome: RunOutcome): Promise<boolean> {
+export async function finishTestRun(
+  prisma: PrismaClient,
+  run: Pick<ClaimedRun, 'id' | 'leaseToken' | 'organizationId'>,
+  outcome: RunOutcome,
+): Promise<boolean> {
   return prisma.$transaction(async (tx) => {
     const { count } = await tx.testRun.updateMany({
       where: { id: run.id, leaseToken: run.leaseToken, status: 'running' },

@@ -41,7 +41,10 @@ export const ModelRef = z
     provider: z.enum(LLM_PROVIDERS),
     model: z.string().min(1).max(200),
   })
-  .meta({ id: 'TestRunModel', description: "A model by vendor and name; the vendor's key is the deployment's (or the assistant's own when it is the assistant's vendor)" });
+  .meta({
+    id: 'TestRunModel',
+    description: "A model by vendor and name; the vendor's key is the deployment's (or the assistant's own when it is the assistant's vendor)",
+  });
 
 const toolName = z.string().regex(TOOL_NAME, 'must be a tool name');
 const replyTurn = int()
@@ -107,11 +110,19 @@ export const SimulatedUser = z
     goal: z.string().min(1).max(MAX_GOAL).describe('What they want; they say they are done when it is reached or cannot be'),
     max_turns: int().min(1).max(MAX_SIMULATED_TURNS).default(DEFAULT_SIMULATED_TURNS),
     model: ModelRef.nullable().default(null).describe("The simulated user's model; default: the assistant's"),
-    first_message: z.string().min(1).max(MAX_TURN_LENGTH).nullable().default(null).describe("The user's first line, verbatim; default: written by the simulated user's model"),
+    first_message: z
+      .string()
+      .min(1)
+      .max(MAX_TURN_LENGTH)
+      .nullable()
+      .default(null)
+      .describe("The user's first line, verbatim; default: written by the simulated user's model"),
     assistant_speaks_first: z
       .boolean()
       .default(false)
-      .describe('Open with the assistant even when it has no welcome message (its model writes the opening); an assistant with a welcome message always opens with it'),
+      .describe(
+        'Open with the assistant even when it has no welcome message (its model writes the opening); an assistant with a welcome message always opens with it',
+      ),
   })
   .meta({ id: 'TestRunSimulatedUser' });
 
@@ -132,11 +143,18 @@ const fields = {
   script: z.array(z.string().min(1).max(MAX_TURN_LENGTH)).min(1).max(MAX_SCRIPT_TURNS).optional().describe('The user turns, in order'),
   simulated_user: SimulatedUser.optional(),
   variables: z
-    .record(z.string().min(1).max(64).regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'Variable names are letters, digits, _ and -'), z.string().max(MAX_VARIABLE_LENGTH))
+    .record(
+      z
+        .string()
+        .min(1)
+        .max(64)
+        .regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'Variable names are letters, digits, _ and -'),
+      z.string().max(MAX_VARIABLE_LENGTH),
+    )
     .refine((v) => Object.keys(v).length <= MAX_VARIABLES, { message: `At most ${MAX_VARIABLES} variables`, params: { type: 'too_big' } })
     .default({})
     .describe('Read as {{var.*}} in the prompt, the welcome and tools; values are untrusted data, as in a call'),
-  contact_id: int().min(1).nullable().default(null).describe("A contact of the organisation: fills {{contact.*}}"),
+  contact_id: int().min(1).nullable().default(null).describe('A contact of the organisation: fills {{contact.*}}'),
   tool_mocks: toolMocks,
   use_real_tools: z
     .union([z.boolean(), z.array(toolName).max(MAX_TOOL_MOCKS)])
@@ -169,17 +187,21 @@ export const PlaybookTestRunCreate = z
   .meta({ id: 'PlaybookTestRunCreate' });
 export type PlaybookTestRunCreateIn = z.output<typeof PlaybookTestRunCreate>;
 
-const Usage = z
-  .object({ prompt_tokens: z.int(), completion_tokens: z.int(), total_tokens: z.int(), requests: z.int() })
-  .meta({ id: 'TestRunTokenUsage' });
+const Usage = z.object({ prompt_tokens: z.int(), completion_tokens: z.int(), total_tokens: z.int(), requests: z.int() }).meta({ id: 'TestRunTokenUsage' });
 export type UsageOut = z.infer<typeof Usage>;
 
 export const TestRunRepetition = z
   .object({
     repetition: z.int().describe('1-based'),
     passed: z.boolean().describe('It ran to its end and every assertion passed'),
-    ended_by: z.enum(['script', 'user_done', 'max_turns', 'assistant_ended', 'error']).describe('script: every turn was said; user_done: the simulated user said it was done; max_turns; assistant_ended: the assistant called end_call; error: see error'),
-    transcript: z.array(z.object({ role: z.enum(['user', 'assistant']), text: z.string(), turn: z.int().describe('The user turn it belongs to; 0: before the first') })),
+    ended_by: z
+      .enum(['script', 'user_done', 'max_turns', 'assistant_ended', 'error'])
+      .describe(
+        'script: every turn was said; user_done: the simulated user said it was done; max_turns; assistant_ended: the assistant called end_call; error: see error',
+      ),
+    transcript: z.array(
+      z.object({ role: z.enum(['user', 'assistant']), text: z.string(), turn: z.int().describe('The user turn it belongs to; 0: before the first') }),
+    ),
     tool_calls: z.array(
       z.object({
         turn: z.int(),
@@ -192,7 +214,9 @@ export const TestRunRepetition = z
     ),
     collected: z.record(z.string(), z.unknown()).describe("Values the assistant's playbooks collected"),
     assertions: z.array(z.object({ index: z.int(), type: z.string(), passed: z.boolean(), reason: z.string() })),
-    turns: z.array(z.object({ turn: z.int(), latency_ms: z.int().describe('From the user turn to the end of the reply, tools included'), llm_ttft_ms: z.int().nullable() })),
+    turns: z.array(
+      z.object({ turn: z.int(), latency_ms: z.int().describe('From the user turn to the end of the reply, tools included'), llm_ttft_ms: z.int().nullable() }),
+    ),
     usage: z.object({ assistant: Usage, simulated_user: Usage, judge: Usage }),
     error: z.string().nullable(),
   })

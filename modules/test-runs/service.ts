@@ -60,23 +60,41 @@ async function checkReferences(db: Db, organizationId: number, assistantId: numb
   if (input.contact_id !== null && (await db.contact.count({ where: { id: input.contact_id, organizationId } })) === 0) {
     problems.push({ loc: ['body', 'contact_id'], msg: 'No such contact', type: 'not_found' });
   }
-  const named = [...Object.keys(input.tool_mocks).map((name) => ({ name, loc: ['body', 'tool_mocks', name] })), ...(Array.isArray(input.use_real_tools) ? input.use_real_tools.map((name, i) => ({ name, loc: ['body', 'use_real_tools', i] })) : [])];
+  const named = [
+    ...Object.keys(input.tool_mocks).map((name) => ({ name, loc: ['body', 'tool_mocks', name] })),
+    ...(Array.isArray(input.use_real_tools) ? input.use_real_tools.map((name, i) => ({ name, loc: ['body', 'use_real_tools', i] })) : []),
+  ];
   if (named.length > 0) {
     const offered = await offeredToolNames(db, organizationId, assistantId, playbookId);
     for (const { name, loc } of named) {
-      if (!offered.has(name)) problems.push({ loc, msg: `No enabled tool named ${name} is offered to this assistant${playbookId === null ? '' : ' or playbook'}`, type: 'not_found' });
+      if (!offered.has(name))
+        problems.push({
+          loc,
+          msg: `No enabled tool named ${name} is offered to this assistant${playbookId === null ? '' : ' or playbook'}`,
+          type: 'not_found',
+        });
     }
   }
   if (problems.length > 0) throw new ValidationFailed(problems);
 }
 
-async function queue(prisma: PrismaClient, organizationId: number, assistantId: number, playbookId: number | null, request: TestRunCreateIn): Promise<TestRunOut> {
+async function queue(
+  prisma: PrismaClient,
+  organizationId: number,
+  assistantId: number,
+  playbookId: number | null,
+  request: TestRunCreateIn,
+): Promise<TestRunOut> {
   const row = await prisma.$transaction(async (tx) => {
     // Counted under a lock of the organisation's row, so two requests at once cannot both take the last place.
     await tx.$executeRaw`SELECT 1 FROM organizations WHERE id = ${organizationId} FOR UPDATE`;
     const active = await tx.testRun.count({ where: { organizationId, status: { in: ['queued', 'running'] } } });
     if (active >= MAX_ACTIVE_RUNS) {
-      throw new AppError('limit_reached', `An organisation has at most ${MAX_ACTIVE_RUNS} test runs queued or running: wait for some to finish, or cancel them`, { limit: MAX_ACTIVE_RUNS });
+      throw new AppError(
+        'limit_reached',
+        `An organisation has at most ${MAX_ACTIVE_RUNS} test runs queued or running: wait for some to finish, or cancel them`,
+        { limit: MAX_ACTIVE_RUNS },
+      );
     }
     const created = await tx.testRun.create({ data: { organizationId, assistantId, playbookId, request: request as unknown as Prisma.InputJsonValue } });
     // Delivered at commit: a worker woken by it finds the row.
@@ -96,13 +114,23 @@ export async function createAssistantTestRun(prisma: PrismaClient, organizationI
  * A playbook runs inside an assistant: the one named, or by default the first assistant (lowest id) it is assigned to.
  * The assistant need not have the playbook assigned: the run adds it, and starts the conversation inside it.
  */
-export async function createPlaybookTestRun(prisma: PrismaClient, organizationId: number, playbookId: number, input: PlaybookTestRunCreateIn): Promise<TestRunOut> {
+export async function createPlaybookTestRun(
+  prisma: PrismaClient,
+  organizationId: number,
+  playbookId: number,
+  input: PlaybookTestRunCreateIn,
+): Promise<TestRunOut> {
   if ((await prisma.playbook.count({ where: { id: playbookId, organizationId } })) === 0) throw notFound('Playbook');
   const { assistant_id: named, ...request } = input;
   let assistantId = named;
   if (assistantId === null) {
-    const first = await prisma.assistantPlaybook.findFirst({ where: { playbookId, assistant: { organizationId } }, orderBy: { assistantId: 'asc' }, select: { assistantId: true } });
-    if (!first) throw new ValidationFailed([{ loc: ['body', 'assistant_id'], msg: 'No assistant uses this playbook: name the assistant to run it in', type: 'missing' }]);
+    const first = await prisma.assistantPlaybook.findFirst({
+      where: { playbookId, assistant: { organizationId } },
+      orderBy: { assistantId: 'asc' },
+      select: { assistantId: true },
+    });
+    if (!first)
+      throw new ValidationFailed([{ loc: ['body', 'assistant_id'], msg: 'No assistant uses this playbook: name the assistant to run it in', type: 'missing' }]);
     assistantId = first.assistantId;
   } else if ((await prisma.assistant.count({ where: { id: assistantId, organizationId } })) === 0) {
     throw new ValidationFailed([{ loc: ['body', 'assistant_id'], msg: 'No such assistant', type: 'not_found' }]);
@@ -156,4 +184,3 @@ export async function cancelTestRun(prisma: PrismaClient, organizationId: number
     return toApi(row);
   });
 }
-

@@ -32,7 +32,11 @@ export async function loadCallTools(db: Db, secrets: SecretBox, organizationId: 
  * A stored tool as a session runs it. Without `secrets` (a caller that must not open credentials), an HTTP tool's
  * credential headers are left out.
  */
-export function callToolOf(tool: Pick<ToolRow, 'name' | 'description' | 'type'> & { config: unknown }, organizationId: number, secrets: SecretBox | undefined): CallTool {
+export function callToolOf(
+  tool: Pick<ToolRow, 'name' | 'description' | 'type'> & { config: unknown },
+  organizationId: number,
+  secrets: SecretBox | undefined,
+): CallTool {
   const config = tool.config as unknown as StoredConfig;
   const http = config.http;
   return {

@@ -24,7 +24,16 @@ afterAll(() => {
   return new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const config = (more: Partial<HttpToolConfig> = {}): HttpToolConfig => ({ method: 'GET', url: `${base}/ok`, headers: {}, query: {}, body: null, secretHeaders: {}, timeoutMs: 5_000, ...more });
+const config = (more: Partial<HttpToolConfig> = {}): HttpToolConfig => ({
+  method: 'GET',
+  url: `${base}/ok`,
+  headers: {},
+  query: {},
+  body: null,
+  secretHeaders: {},
+  timeoutMs: 5_000,
+  ...more,
+});
 const noValues = { variables: {}, contact: null, args: {} };
 
 describe('an HTTP tool call', () => {
@@ -37,7 +46,11 @@ describe('an HTTP tool call', () => {
 
   it('keeps a value with line breaks from adding a header of its own', async () => {
     headersSeen.length = 0;
-    await executeHttpTool(config({ headers: { 'X-Name': '{{var.name}}' } }), { ...noValues, variables: { name: 'Ada\r\nX-Injected: yes' } }, { allowPrivateTargets: true });
+    await executeHttpTool(
+      config({ headers: { 'X-Name': '{{var.name}}' } }),
+      { ...noValues, variables: { name: 'Ada\r\nX-Injected: yes' } },
+      { allowPrivateTargets: true },
+    );
     expect(headersSeen[0]!['x-injected']).toBeUndefined();
     expect(headersSeen[0]!['x-name']).toBe('Ada  X-Injected: yes');
   });

@@ -54,7 +54,11 @@ function reportedError(body: string): string | null {
 
 const cut = (text: string, limit: number) => (text.length > limit ? `${text.slice(0, limit)} [cut at ${limit} characters]` : text);
 
-export async function executeHttpTool(config: HttpToolConfig, values: ToolValues, options: { allowPrivateTargets: boolean; signal?: AbortSignal | undefined }): Promise<HttpToolResult> {
+export async function executeHttpTool(
+  config: HttpToolConfig,
+  values: ToolValues,
+  options: { allowPrivateTargets: boolean; signal?: AbortSignal | undefined },
+): Promise<HttpToolResult> {
   const rendered = renderRequest(config, values);
   const secrets = Object.values(config.secretHeaders).filter((value) => value.length > 0);
   const redact = (text: string) => secrets.reduce((out, secret) => out.split(secret).join(REDACTED), text);
@@ -80,7 +84,10 @@ export async function executeHttpTool(config: HttpToolConfig, values: ToolValues
     request: {
       method: rendered.method,
       url: redact(rendered.url),
-      headers: { ...Object.fromEntries(Object.entries(rendered.headers).map(([k, v]) => [k, redact(v)])), ...Object.fromEntries(Object.keys(config.secretHeaders).map((k) => [k, REDACTED])) },
+      headers: {
+        ...Object.fromEntries(Object.entries(rendered.headers).map(([k, v]) => [k, redact(v)])),
+        ...Object.fromEntries(Object.keys(config.secretHeaders).map((k) => [k, REDACTED])),
+      },
       body: rendered.body === null ? null : redact(rendered.body),
     },
     missing: rendered.missing,

@@ -74,7 +74,11 @@ export function renderRequest(template: HttpTemplate, values: ToolValues): Rende
   const missing = new Set<string>();
   // The scheme and host are literal (checked when the tool was saved); placeholders fill path segments and the query.
   const url = new URL(fill(template.url, values, missing, encodeURIComponent));
-  for (const [key, value] of Object.entries(template.query)) url.searchParams.append(key, fill(value, values, missing, (text) => text));
+  for (const [key, value] of Object.entries(template.query))
+    url.searchParams.append(
+      key,
+      fill(value, values, missing, (text) => text),
+    );
   const headers: Record<string, string> = {};
   for (const [key, value] of Object.entries(template.headers)) headers[key] = headerSafe(fill(value, values, missing, headerSafe));
   let body: string | null = null;

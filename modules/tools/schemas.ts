@@ -82,11 +82,12 @@ export const ToolMessages = z
   })
   .meta({ id: 'ToolMessages' });
 
-const name = z.string().regex(TOOL_NAME, 'must start with a letter and hold only letters, digits, _ and -, at most 64').describe('The name the model calls; unique in the organisation');
+const name = z
+  .string()
+  .regex(TOOL_NAME, 'must start with a letter and hold only letters, digits, _ and -, at most 64')
+  .describe('The name the model calls; unique in the organisation');
 const description = z.string().max(1_000).describe('What the tool does and when to use it: the model reads it');
-const parameters = z
-  .record(z.string(), z.unknown())
-  .describe('JSON Schema of the arguments: an object schema (type "object"), at most 16 KiB');
+const parameters = z.record(z.string(), z.unknown()).describe('JSON Schema of the arguments: an object schema (type "object"), at most 16 KiB');
 
 /** The fields of a tool as a client writes them; which config applies follows `type`. */
 export const ToolCreate = z
@@ -150,13 +151,15 @@ export const ToolTestRequest = z
   .strictObject({
     arguments: z.record(z.string(), z.unknown()).default({}).describe('What the model would pass, as {{args.*}}'),
     variables: z.record(z.string(), z.string().max(500)).default({}).describe('The call variables, as {{var.*}}'),
-    contact_id: int().min(1).nullable().default(null).describe("A contact of the organisation whose fields fill {{contact.*}}"),
+    contact_id: int().min(1).nullable().default(null).describe('A contact of the organisation whose fields fill {{contact.*}}'),
   })
   .meta({ id: 'ToolTestRequest' });
 
 export const ToolTestResult = z
   .object({
-    request: z.object({ method: z.string(), url: z.string(), headers: z.record(z.string(), z.string()), body: z.string().nullable() }).describe('As sent, credentials redacted'),
+    request: z
+      .object({ method: z.string(), url: z.string(), headers: z.record(z.string(), z.string()), body: z.string().nullable() })
+      .describe('As sent, credentials redacted'),
     missing: z.array(z.string()).describe('Placeholders that had no value and were sent empty'),
     status: z.int().nullable().describe('HTTP status; null when no answer came'),
     duration_ms: z.int(),

@@ -28,7 +28,17 @@ export interface StoredConfig {
   messages: ToolCreateIn['messages'];
 }
 
-type ToolRow = { id: number; organizationId: number; name: string; description: string | null; type: string; enabled: boolean; config: unknown; createdAt: Date; updatedAt: Date };
+type ToolRow = {
+  id: number;
+  organizationId: number;
+  name: string;
+  description: string | null;
+  type: string;
+  enabled: boolean;
+  config: unknown;
+  createdAt: Date;
+  updatedAt: Date;
+};
 
 /** Binds a sealed header to its organisation and header name: copied to another row or tenant, it does not open. */
 const sealContext = (organizationId: number, header: string) => `tool-header:${organizationId}:${header.toLowerCase()}`;
@@ -67,7 +77,12 @@ function toApi(row: ToolRow, secrets: SecretBox): ToolOut {
 }
 
 /** The tool as stored: checked whole, its secret headers sealed, a masked value replaced by the stored one it masks. */
-function storable(organizationId: number, tool: ToolCreateIn, previous: StoredConfig | null, deps: ToolDeps): { columns: Omit<ToolCreateIn, 'parameters' | 'http' | 'transfer' | 'messages'>; config: StoredConfig } {
+function storable(
+  organizationId: number,
+  tool: ToolCreateIn,
+  previous: StoredConfig | null,
+  deps: ToolDeps,
+): { columns: Omit<ToolCreateIn, 'parameters' | 'http' | 'transfer' | 'messages'>; config: StoredConfig } {
   const problems = toolProblems(tool, deps.policy);
   if (problems.length > 0) throw new ValidationFailed(problems);
   const stored = previous?.http?.secret_headers ?? {};
@@ -81,7 +96,12 @@ function storable(organizationId: number, tool: ToolCreateIn, previous: StoredCo
     const keptSealed = stored[name] ?? Object.entries(stored).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
     const current = keptSealed === undefined ? undefined : opened(deps.secrets, keptSealed, context);
     const keeps = keptSealed !== undefined && current !== undefined && isMaskOf(value, current);
-    if (keeps && moved) kept.push({ loc: ['body', 'http', 'secret_headers', name], msg: "The tool's URL moves to another host: send this credential again", type: 'value_error' });
+    if (keeps && moved)
+      kept.push({
+        loc: ['body', 'http', 'secret_headers', name],
+        msg: "The tool's URL moves to another host: send this credential again",
+        type: 'value_error',
+      });
     sealed[name] = keeps ? keptSealed : deps.secrets.seal(value, context);
   }
   if (kept.length > 0) throw new ValidationFailed(kept);
@@ -140,12 +160,21 @@ export async function updateTool(deps: ToolDeps, organizationId: number, id: num
   const { id: _id, created_at: _c, updated_at: _u, ...fields } = current;
   const merged = ToolCreate.safeParse({ ...fields, ...patch });
   if (!merged.success) {
-    throw new ValidationFailed(merged.error.issues.map((issue) => ({ loc: ['body', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], msg: issue.message, type: 'value_error' })));
+    throw new ValidationFailed(
+      merged.error.issues.map((issue) => ({
+        loc: ['body', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+        msg: issue.message,
+        type: 'value_error',
+      })),
+    );
   }
   const { columns, config } = storable(organizationId, merged.data, row.config as StoredConfig, deps);
   try {
     // The row's organisation is in the filter: an id of another organisation's tool updates nothing.
-    const updated = await deps.db.tool.update({ where: { id: row.id, organizationId }, data: { ...columns, config: config as unknown as Prisma.InputJsonValue } });
+    const updated = await deps.db.tool.update({
+      where: { id: row.id, organizationId },
+      data: { ...columns, config: config as unknown as Prisma.InputJsonValue },
+    });
     return toApi(updated, deps.secrets);
   } catch (error) {
     if (nameTaken(error)) throw taken(merged.data.name);

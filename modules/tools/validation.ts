@@ -64,7 +64,8 @@ function parameterNames(schema: Record<string, unknown>, fail: (loc: Loc, msg: s
   }
   if (schema.type !== 'object') fail(['parameters', 'type'], 'The arguments are an object: type must be "object"');
   if (!ajv.validateSchema(schema)) {
-    for (const error of ajv.errors ?? []) fail(['parameters', ...error.instancePath.split('/').filter(Boolean)], `Not a valid JSON Schema: ${error.message ?? 'invalid'}`);
+    for (const error of ajv.errors ?? [])
+      fail(['parameters', ...error.instancePath.split('/').filter(Boolean)], `Not a valid JSON Schema: ${error.message ?? 'invalid'}`);
     return new Set();
   }
   const properties = schema.properties;

@@ -72,7 +72,14 @@ export function createAttempt(settings: AttemptSettings): (job: ClaimedDelivery)
         : await sender.send(job.url, { ...signedHeaders(signing, job.eventId, Math.floor(nowMs / 1000), body) }, body);
     if (result.error === ABANDONED_ERROR) return; // the lease expires and another process retries it
     const outcome = outcomeOf(job, result.status, result.error, result.durationMs);
-    const fields = { deliveryId: job.id, endpointId: job.endpointId, eventId: job.eventId, attempt: job.attempt, status: result.status, durationMs: result.durationMs };
+    const fields = {
+      deliveryId: job.id,
+      endpointId: job.endpointId,
+      eventId: job.eventId,
+      attempt: job.attempt,
+      status: result.status,
+      durationMs: result.durationMs,
+    };
     try {
       const kept = await writer.record(job, outcome);
       if (!kept) log.warn(fields, 'webhook attempt outcome discarded: the lease passed to another worker or the endpoint was deleted');

@@ -136,7 +136,13 @@ function claimingSlots(prisma: PrismaClient, settings: { concurrency: number; le
  * running then are abandoned through the sender (their leases expire and another process retries them). Then the
  * sender's connections and the LISTEN connection are released.
  */
-async function stopDelivery(parts: { loop: JobLoop; sender: Sender; listener: ChangeListener | undefined; log: WebhookLogger; stopTimeoutMs: number }): Promise<void> {
+async function stopDelivery(parts: {
+  loop: JobLoop;
+  sender: Sender;
+  listener: ChangeListener | undefined;
+  log: WebhookLogger;
+  stopTimeoutMs: number;
+}): Promise<void> {
   const { loop, sender, listener, log } = parts;
   if (!(await loop.stop(parts.stopTimeoutMs))) {
     log.warn({ inFlight: loop.inFlight }, 'webhook attempts abandoned at shutdown; their leases will expire and they will be retried');

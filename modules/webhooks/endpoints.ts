@@ -2,13 +2,7 @@ import type { Db, PrismaClient } from '../../prisma/client.js';
 import type { WebhookEndpoint as EndpointRow } from '../../prisma/generated/client.js';
 import { WEBHOOK_NOTIFY_CHANNEL } from './events.js';
 import { AppError, notFound, ValidationFailed } from '../../lib/errors.js';
-import type {
-  WebhookDeliveryAttemptOut,
-  WebhookDeliveryOut,
-  WebhookEndpointCreateIn,
-  WebhookEndpointOut,
-  WebhookEndpointUpdateIn,
-} from './schemas.js';
+import type { WebhookDeliveryAttemptOut, WebhookDeliveryOut, WebhookEndpointCreateIn, WebhookEndpointOut, WebhookEndpointUpdateIn } from './schemas.js';
 import { paginationOf } from '../../lib/pagination.js';
 import { pauseDeliveries } from './delivery-queue.js';
 import { generateSecret, SECRET_PREFIX, secretContext, secretHint } from './signing.js';
@@ -194,12 +188,7 @@ interface AttemptRow {
 }
 
 /** The endpoint's delivery attempts, newest first. */
-export async function listWebhookDeliveryAttempts(
-  db: Db,
-  organizationId: number,
-  endpointId: number,
-  limit: number,
-): Promise<WebhookDeliveryAttemptOut[]> {
+export async function listWebhookDeliveryAttempts(db: Db, organizationId: number, endpointId: number, limit: number): Promise<WebhookDeliveryAttemptOut[]> {
   await findEndpoint(db, organizationId, endpointId);
   const rows = await db.$queryRaw<AttemptRow[]>`
     SELECT a.id, a.delivery_id, d.event_id, e.type AS event_type, a.attempt, a.started_at, a.succeeded,
@@ -229,12 +218,7 @@ export async function listWebhookDeliveryAttempts(
  * Queues a delivery again for an immediate attempt, with a fresh retry schedule, whatever its state: delivered,
  * given up, or waiting for a retry. The receiver gets the same event id (webhook-id) again.
  */
-export async function redeliverWebhook(
-  prisma: PrismaClient,
-  organizationId: number,
-  endpointId: number,
-  deliveryId: number,
-): Promise<WebhookDeliveryOut> {
+export async function redeliverWebhook(prisma: PrismaClient, organizationId: number, endpointId: number, deliveryId: number): Promise<WebhookDeliveryOut> {
   return prisma.$transaction(async (tx) => {
     const found = await tx.$queryRaw<{ id: number; enabled: boolean; in_flight: boolean }[]>`
       SELECT d.id, w.enabled, coalesce(d.lease_expires_at > now(), false) AS in_flight

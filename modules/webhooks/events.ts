@@ -2,7 +2,15 @@ import crypto from 'node:crypto';
 import type { Db } from '../../prisma/client.js';
 
 /** Event kinds delivered to webhooks; each payload is documented in docs/events.md (call payloads: modules/calls/events.ts). */
-export const EVENT_TYPES = ['call.started', 'call.completed', 'call.failed', 'test_run.completed', 'campaign.started', 'campaign.paused', 'campaign.completed'] as const;
+export const EVENT_TYPES = [
+  'call.started',
+  'call.completed',
+  'call.failed',
+  'test_run.completed',
+  'campaign.started',
+  'campaign.paused',
+  'campaign.completed',
+] as const;
 export type KnownEventType = (typeof EVENT_TYPES)[number];
 
 /** Event kinds; each payload is documented in docs/events.md. */

@@ -56,25 +56,48 @@ describe('percentiles from the histograms', () => {
     await insertCalls(api, org, '2026-04-01T00:00:00Z', 26_000, 2);
     await insertCalls(api, org, '2026-04-20T00:00:00Z', 1_000, 0, 'no_answer');
     const running = await api.db.prisma.call.create({
-      data: { callSid: `CAhrun${org.organizationId}`, organizationId: org.organizationId, direction: 'inbound', status: 'in_progress', createdAt: new Date('2026-04-10T10:00:00Z'), startedAt: new Date('2026-04-10T10:00:00Z') },
+      data: {
+        callSid: `CAhrun${org.organizationId}`,
+        organizationId: org.organizationId,
+        direction: 'inbound',
+        status: 'in_progress',
+        createdAt: new Date('2026-04-10T10:00:00Z'),
+        startedAt: new Date('2026-04-10T10:00:00Z'),
+      },
     });
     await insertTurns(api, `c.id = ${running.id}`, 3);
     const period = { from: '2026-04-01', to: '2026-05-01' };
 
     const e2e = await rawValues(api, org, `SELECT t.e2e_latency_ms AS v FROM call_turns t JOIN calls c ON c.id = t.call_id WHERE c.organization_id = $org`);
     expect(e2e.length).toBe(52_003);
-    const latency = await runChartQuery(api.db.prisma, org.organizationId, ChartQuery.parse({ metric: 'latency_e2e_ms', aggregation: 'percentiles', group_by: ['week'], period }));
+    const latency = await runChartQuery(
+      api.db.prisma,
+      org.organizationId,
+      ChartQuery.parse({ metric: 'latency_e2e_ms', aggregation: 'percentiles', group_by: ['week'], period }),
+    );
     expect(latency).toMatchObject({ approximate: true, relative_error: 0.02 });
     expect(latency.totals.calls).toBe(26_001);
     for (const p of ['p50', 'p90', 'p99'] as const) within(latency.totals.measures[p]!, atRank(e2e, Number(p.slice(1)) / 100));
     // Per week: the first week holds the calls of 2026-04-01 (ISO week from Monday 2026-03-30) and the running call's.
-    const firstWeek = await rawValues(api, org, `SELECT t.e2e_latency_ms AS v FROM call_turns t JOIN calls c ON c.id = t.call_id WHERE c.organization_id = $org AND c.created_at < '2026-04-06'`);
+    const firstWeek = await rawValues(
+      api,
+      org,
+      `SELECT t.e2e_latency_ms AS v FROM call_turns t JOIN calls c ON c.id = t.call_id WHERE c.organization_id = $org AND c.created_at < '2026-04-06'`,
+    );
     const p90 = latency.series.find((s) => s.key.measure === 'p90')!;
     within(p90.points.find((point) => point.t === '2026-03-30T00:00:00.000Z')!.value!, atRank(firstWeek, 0.9));
 
     // The end-of-utterance delay is missing from the first turn of each call: only the values there are counted.
-    const delays = await rawValues(api, org, `SELECT t.end_of_utterance_delay_ms AS v FROM call_turns t JOIN calls c ON c.id = t.call_id WHERE c.organization_id = $org AND t.end_of_utterance_delay_ms IS NOT NULL`);
-    const delay = await runChartQuery(api.db.prisma, org.organizationId, ChartQuery.parse({ metric: 'latency_end_of_utterance_ms', aggregation: 'p95', period }));
+    const delays = await rawValues(
+      api,
+      org,
+      `SELECT t.end_of_utterance_delay_ms AS v FROM call_turns t JOIN calls c ON c.id = t.call_id WHERE c.organization_id = $org AND t.end_of_utterance_delay_ms IS NOT NULL`,
+    );
+    const delay = await runChartQuery(
+      api.db.prisma,
+      org.organizationId,
+      ChartQuery.parse({ metric: 'latency_end_of_utterance_ms', aggregation: 'p95', period }),
+    );
     // 26,002 values: under the threshold, so exact, as percentile_cont.
     expect(delays.length).toBe(26_002);
     expect(delay).toMatchObject({ approximate: false, relative_error: null });
@@ -86,17 +109,37 @@ describe('percentiles from the histograms', () => {
     const ttfbP10 = ttfb.filter((v) => v === 0).length / ttfb.length;
     expect(ttfbP10).toBeGreaterThan(0.3);
 
-    const durations = await rawValues(api, org, `SELECT duration_ms / 1000.0 AS v FROM calls WHERE organization_id = $org AND started_at IS NOT NULL AND duration_ms IS NOT NULL`);
+    const durations = await rawValues(
+      api,
+      org,
+      `SELECT duration_ms / 1000.0 AS v FROM calls WHERE organization_id = $org AND started_at IS NOT NULL AND duration_ms IS NOT NULL`,
+    );
     expect(durations.length).toBe(26_000);
     await insertCalls(api, org, '2026-04-05T00:00:00Z', 26_000, 0);
-    const allDurations = await rawValues(api, org, `SELECT duration_ms / 1000.0 AS v FROM calls WHERE organization_id = $org AND started_at IS NOT NULL AND duration_ms IS NOT NULL`);
-    const duration = await runChartQuery(api.db.prisma, org.organizationId, ChartQuery.parse({ metric: 'duration_seconds', aggregation: 'p95', group_by: ['direction'], period }));
+    const allDurations = await rawValues(
+      api,
+      org,
+      `SELECT duration_ms / 1000.0 AS v FROM calls WHERE organization_id = $org AND started_at IS NOT NULL AND duration_ms IS NOT NULL`,
+    );
+    const duration = await runChartQuery(
+      api.db.prisma,
+      org.organizationId,
+      ChartQuery.parse({ metric: 'duration_seconds', aggregation: 'p95', group_by: ['direction'], period }),
+    );
     expect(duration).toMatchObject({ approximate: true, totals: { calls: 53_001 } });
     within(duration.totals.value!, atRank(allDurations, 0.95));
-    const outbound = await rawValues(api, org, `SELECT duration_ms / 1000.0 AS v FROM calls WHERE organization_id = $org AND started_at IS NOT NULL AND direction = 'outbound' AND duration_ms IS NOT NULL`);
+    const outbound = await rawValues(
+      api,
+      org,
+      `SELECT duration_ms / 1000.0 AS v FROM calls WHERE organization_id = $org AND started_at IS NOT NULL AND direction = 'outbound' AND duration_ms IS NOT NULL`,
+    );
     within(duration.series.find((s) => s.key.direction === 'outbound')!.total!, atRank(outbound, 0.95));
     // A filter narrows the values below the threshold: the same query is exact again.
-    const narrowed = await runChartQuery(api.db.prisma, org.organizationId, ChartQuery.parse({ metric: 'duration_seconds', aggregation: 'p95', filters: { direction: ['outbound'] }, period }));
+    const narrowed = await runChartQuery(
+      api.db.prisma,
+      org.organizationId,
+      ChartQuery.parse({ metric: 'duration_seconds', aggregation: 'p95', filters: { direction: ['outbound'] }, period }),
+    );
     expect(narrowed.approximate).toBe(false);
     const exact = await api.db.prisma.$queryRawUnsafe<Array<{ v: number }>>(
       `SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms / 1000.0) AS v FROM calls WHERE organization_id = ${org.organizationId} AND started_at IS NOT NULL AND direction = 'outbound'`,
@@ -148,7 +191,10 @@ async function countedHistograms(api: ApiContext, tenant: Tenant, whole: boolean
 }
 
 describe('the histograms', () => {
-  it('hold what the calls and turns count through bulk inserts and deletes, late turns, a changed turn, a moved call and a deleted one', async ({ api, org }) => {
+  it('hold what the calls and turns count through bulk inserts and deletes, late turns, a changed turn, a moved call and a deleted one', async ({
+    api,
+    org,
+  }) => {
     const same = async () => {
       expect(await storedHistograms(api, org, false)).toEqual(await countedHistograms(api, org, false));
       expect(await storedHistograms(api, org, true)).toEqual(await countedHistograms(api, org, true));
@@ -161,11 +207,22 @@ describe('the histograms', () => {
 
     // A call that runs, with its turns written as they are spoken, ends, then gets a turn its end wrote late.
     const call = await api.db.prisma.call.create({
-      data: { callSid: `CAhlive${org.organizationId}`, organizationId: org.organizationId, assistantId: assistant.id, direction: 'inbound', status: 'in_progress', createdAt: new Date('2026-05-01T03:10:00Z'), startedAt: new Date('2026-05-01T03:10:00Z') },
+      data: {
+        callSid: `CAhlive${org.organizationId}`,
+        organizationId: org.organizationId,
+        assistantId: assistant.id,
+        direction: 'inbound',
+        status: 'in_progress',
+        createdAt: new Date('2026-05-01T03:10:00Z'),
+        startedAt: new Date('2026-05-01T03:10:00Z'),
+      },
     });
     await insertTurns(api, `c.id = ${call.id}`, 2);
     await same();
-    await api.db.prisma.call.update({ where: { id: call.id }, data: { status: 'completed', endReason: 'customer_hangup', durationMs: 42_000, endedAt: new Date('2026-05-01T03:10:42Z') } });
+    await api.db.prisma.call.update({
+      where: { id: call.id },
+      data: { status: 'completed', endReason: 'customer_hangup', durationMs: 42_000, endedAt: new Date('2026-05-01T03:10:42Z') },
+    });
     await insertTurns(api, `c.id = ${call.id}`, 1, 2);
     await same();
     // An ended call with no turns gets its first ones: it is now counted for latency.
@@ -175,7 +232,9 @@ describe('the histograms', () => {
 
     // A turn replaced by its whole changes its latency; text scrubbed changes nothing.
     await api.db.prisma.callTurn.update({ where: { callId_position: { callId: call.id, position: 1 } }, data: { e2eLatencyMs: 4_321, llmTtftMs: null } });
-    await api.db.prisma.$executeRawUnsafe(`UPDATE call_turns SET text = 'scrubbed' WHERE call_id IN (SELECT id FROM calls WHERE organization_id = ${org.organizationId})`);
+    await api.db.prisma.$executeRawUnsafe(
+      `UPDATE call_turns SET text = 'scrubbed' WHERE call_id IN (SELECT id FROM calls WHERE organization_id = ${org.organizationId})`,
+    );
     await same();
 
     // Its assistant deleted: the ended calls move to the rows without one.

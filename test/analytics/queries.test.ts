@@ -47,13 +47,28 @@ async function seed(api: ApiContext, tenant: Tenant, calls: Seed[]): Promise<voi
         assistantId: c.assistantId ?? null,
         fromNumber: c.fromNumber ?? null,
         ...(costs
-          ? { costLlmMicroUsd: costs[0], costSttMicroUsd: costs[1], costTtsMicroUsd: costs[2], costTelephonyMicroUsd: costs[3], costMicroUsd: costs.reduce((a, b) => a + b, 0n) }
+          ? {
+              costLlmMicroUsd: costs[0],
+              costSttMicroUsd: costs[1],
+              costTtsMicroUsd: costs[2],
+              costTelephonyMicroUsd: costs[3],
+              costMicroUsd: costs.reduce((a, b) => a + b, 0n),
+            }
           : {}),
       },
     });
     if (c.latenciesMs) {
       await api.db.prisma.callTurn.createMany({
-        data: c.latenciesMs.map((ms, i) => ({ callId: call.id, position: i, role: 'assistant', text: 'reply', startMs: i * 1000, endMs: i * 1000 + 500, e2eLatencyMs: ms, llmTtftMs: Math.round(ms / 3) })),
+        data: c.latenciesMs.map((ms, i) => ({
+          callId: call.id,
+          position: i,
+          role: 'assistant',
+          text: 'reply',
+          startMs: i * 1000,
+          endMs: i * 1000 + 500,
+          e2eLatencyMs: ms,
+          llmTtftMs: Math.round(ms / 3),
+        })),
       });
     }
   }
@@ -112,13 +127,23 @@ describe('time buckets in a time zone', () => {
       { t: '2026-11-01T00:00:00.000-04:00', value: 4 },
       { t: '2026-11-02T00:00:00.000-05:00', value: 1 },
     ]);
-    const weeks = await query(api, org, { metric: 'calls', group_by: ['week'], period: { from: '2026-10-26', to: '2026-11-09' }, timezone: 'America/New_York' });
+    const weeks = await query(api, org, {
+      metric: 'calls',
+      group_by: ['week'],
+      period: { from: '2026-10-26', to: '2026-11-09' },
+      timezone: 'America/New_York',
+    });
     // ISO weeks start on Monday: Oct 26 holds Sunday Nov 1, Nov 2 starts the next.
     expect(weeks.series[0].points).toEqual([
       { t: '2026-10-26T00:00:00.000-04:00', value: 4 },
       { t: '2026-11-02T00:00:00.000-05:00', value: 1 },
     ]);
-    const hours = await query(api, org, { metric: 'calls', group_by: ['hour'], period: { from: '2026-11-01T00:00:00-04:00', to: '2026-11-01T03:00:00-05:00' }, timezone: 'America/New_York' });
+    const hours = await query(api, org, {
+      metric: 'calls',
+      group_by: ['hour'],
+      period: { from: '2026-11-01T00:00:00-04:00', to: '2026-11-01T03:00:00-05:00' },
+      timezone: 'America/New_York',
+    });
     const counted = hours.series[0].points.filter((p: { value: number }) => p.value > 0);
     expect(counted.reduce((a: number, p: { value: number }) => a + p.value, 0)).toBe(3);
     expect(counted[0]).toEqual({ t: '2026-11-01T00:00:00.000-04:00', value: 1 });
@@ -135,15 +160,28 @@ describe('percentiles', () => {
       { at: '2026-05-05T15:00:00Z', status: 'no_answer', durationMs: 0 },
     ]);
     const all = [...day1.flat(), ...day2.flat()];
-    const data = await query(api, org, { metric: 'latency_e2e_ms', aggregation: 'percentiles', group_by: ['day'], period: { from: '2026-05-04', to: '2026-05-06' } });
+    const data = await query(api, org, {
+      metric: 'latency_e2e_ms',
+      aggregation: 'percentiles',
+      group_by: ['day'],
+      period: { from: '2026-05-04', to: '2026-05-06' },
+    });
     expect(data.totals.measures.p50).toBeCloseTo(percentileCont(all, 0.5), 9);
     expect(data.totals.measures.p90).toBeCloseTo(percentileCont(all, 0.9), 9);
     expect(data.totals.measures.p99).toBeCloseTo(percentileCont(all, 0.99), 9);
     expect(data.totals.calls).toBe(5);
     const p90 = data.series.find((s: { key: { measure: string } }) => s.key.measure === 'p90');
-    expect(p90.points.map((p: { value: number }) => p.value)).toEqual([percentileCont(day1.flat(), 0.9), percentileCont(day2.flat(), 0.9)].map((v) => expect.closeTo(v, 9)));
+    expect(p90.points.map((p: { value: number }) => p.value)).toEqual(
+      [percentileCont(day1.flat(), 0.9), percentileCont(day2.flat(), 0.9)].map((v) => expect.closeTo(v, 9)),
+    );
     const ttft = await query(api, org, { metric: 'latency_llm_ttft_ms', aggregation: 'p95', period: { from: '2026-05-04', to: '2026-05-06' } });
-    expect(ttft.totals.value).toBeCloseTo(percentileCont(all.map((ms) => Math.round(ms / 3)), 0.95), 9);
+    expect(ttft.totals.value).toBeCloseTo(
+      percentileCont(
+        all.map((ms) => Math.round(ms / 3)),
+        0.95,
+      ),
+      9,
+    );
     // Durations of the calls that were answered: the unanswered one is not a 0-second call.
     const durations = [30, 37, 44, 95, 96];
     const p95 = await query(api, org, { metric: 'duration_seconds', aggregation: 'p95', period: { from: '2026-05-04', to: '2026-05-06' } });
@@ -189,15 +227,28 @@ describe('costs, rates and outcomes', () => {
     expect(await rate('transfer_rate')).toBeCloseTo(1 / 3, 12);
     expect(await rate('success_rate')).toBeCloseTo(1 / 2, 12);
     const reasons = await query(api, org, { metric: 'end_reasons', period });
-    expect(Object.fromEntries(reasons.series.map((s: { label: string; total: number }) => [s.label, s.total]))).toEqual({ customer_hangup: 2, transferred: 1, voicemail: 1, no_answer: 1 });
+    expect(Object.fromEntries(reasons.series.map((s: { label: string; total: number }) => [s.label, s.total]))).toEqual({
+      customer_hangup: 2,
+      transferred: 1,
+      voicemail: 1,
+      no_answer: 1,
+    });
   });
 
   it('shows the top outcomes and sums the rest into other', async ({ api, org }) => {
     const sentiments = ['positive', 'positive', 'positive', 'neutral', 'neutral', 'negative', 'angry'];
-    await seed(api, org, sentiments.map((sentiment, i) => ({ at: `2026-08-01T10:0${i}:00Z`, outcomes: { sentiment, fields: { order_total: (i + 1) * 10 } } })));
+    await seed(
+      api,
+      org,
+      sentiments.map((sentiment, i) => ({ at: `2026-08-01T10:0${i}:00Z`, outcomes: { sentiment, fields: { order_total: (i + 1) * 10 } } })),
+    );
     const period = { from: '2026-08-01', to: '2026-08-02' };
     const top = await query(api, org, { metric: 'outcomes', field: 'sentiment', limit: 2, period });
-    expect(top.series.map((s: { label: string; total: number }) => [s.label, s.total])).toEqual([['positive', 3], ['neutral', 2], ['other', 2]]);
+    expect(top.series.map((s: { label: string; total: number }) => [s.label, s.total])).toEqual([
+      ['positive', 3],
+      ['neutral', 2],
+      ['other', 2],
+    ]);
     expect(top.truncated).toBe(true);
     const value = await query(api, org, { metric: 'outcome_value', field: 'fields.order_total', period });
     expect(value.totals.value).toBeCloseTo(40, 12);
@@ -215,11 +266,18 @@ describe('costs, rates and outcomes', () => {
     ]);
     const period = { from: '2026-08-03', to: '2026-08-04' };
     const seating = await query(api, org, { metric: 'outcomes', field: 'collected.seating', period });
-    expect(seating.series.map((s: { label: string; total: number }) => [s.label, s.total])).toEqual([['terrace', 2], ['inside', 1]]);
+    expect(seating.series.map((s: { label: string; total: number }) => [s.label, s.total])).toEqual([
+      ['terrace', 2],
+      ['inside', 1],
+    ]);
     const party = await query(api, org, { metric: 'outcome_value', field: 'collected.party_size', period });
     expect(party.totals.value).toBe(4);
     const grouped = await query(api, org, { metric: 'calls', group_by: ['outcome.collected.seating'], period });
-    expect(grouped.series.map((s: { label: string; total: number }) => [s.label, s.total])).toEqual([['terrace', 2], ['inside', 1], ['none', 1]]);
+    expect(grouped.series.map((s: { label: string; total: number }) => [s.label, s.total])).toEqual([
+      ['terrace', 2],
+      ['inside', 1],
+      ['none', 1],
+    ]);
     const refused = await api.call(org, 'POST', '/api/analytics/query', { metric: 'outcomes', field: 'collected.a.b', period });
     expect(refused.status).toBe(422);
     expect(refused.body.detail).toContainEqual({ loc: ['body', 'field'], msg: expect.any(String), type: 'value_error' });
@@ -234,7 +292,10 @@ describe('costs, rates and outcomes', () => {
     ]);
     const period = { from: '2026-09-01', to: '2026-09-02' };
     const minutes = await query(api, org, { metric: 'minutes', group_by: ['assistant'], period });
-    expect(minutes.series.map((s: { label: string; total: number }) => [s.label, s.total])).toEqual([['Front desk', 2.5], ['none', 1.5]]);
+    expect(minutes.series.map((s: { label: string; total: number }) => [s.label, s.total])).toEqual([
+      ['Front desk', 2.5],
+      ['none', 1.5],
+    ]);
     const inbound = await query(api, org, { metric: 'minutes', filters: { direction: ['inbound'], assistant_id: [assistant.id] }, period });
     expect(inbound.totals.value).toBe(2);
     const byNumber = await query(api, org, { metric: 'calls', filters: { phone_number: ['+14155550100'] }, period });
@@ -288,29 +349,50 @@ describe('the hourly rollups', () => {
     for (const raw of queries) {
       const q = ChartQuery.parse({ ...raw, period });
       // Each of these is one the rollups answer: the comparison is between the two ways, not one way twice.
-      expect(rolledMeasures(q, q.aggregation ?? METRICS[q.metric].aggregations[0]!, resolvePeriod(q.period, q.timezone, new Date(), [])), JSON.stringify(raw)).toBeDefined();
+      expect(
+        rolledMeasures(q, q.aggregation ?? METRICS[q.metric].aggregations[0]!, resolvePeriod(q.period, q.timezone, new Date(), [])),
+        JSON.stringify(raw),
+      ).toBeDefined();
       const rolled = await runChartQuery(api.db.prisma, org.organizationId, q);
       const counted = await runChartQuery(api.db.prisma, org.organizationId, q, { source: 'calls' });
       const { generated_at: _a, ...fromRollups } = rolled;
       const { generated_at: _b, ...fromCalls } = counted;
-      expect(JSON.parse(JSON.stringify(fromRollups), (_k, v) => (typeof v === 'number' ? Number(v.toPrecision(12)) : v)), JSON.stringify(raw)).toEqual(
-        JSON.parse(JSON.stringify(fromCalls), (_k, v) => (typeof v === 'number' ? Number(v.toPrecision(12)) : v)),
-      );
+      expect(
+        JSON.parse(JSON.stringify(fromRollups), (_k, v) => (typeof v === 'number' ? Number(v.toPrecision(12)) : v)),
+        JSON.stringify(raw),
+      ).toEqual(JSON.parse(JSON.stringify(fromCalls), (_k, v) => (typeof v === 'number' ? Number(v.toPrecision(12)) : v)));
     }
   });
 
   it('follow a call from queued to ended, and its assistant deleted', async ({ api, org }) => {
     const assistant = (await api.call(org, 'POST', '/api/assistants', { name: 'Followed' })).body;
     const call = await api.db.prisma.call.create({
-      data: { callSid: `CAfollow${org.organizationId}`, organizationId: org.organizationId, assistantId: assistant.id, direction: 'outbound', status: 'queued', createdAt: new Date('2026-10-10T10:15:00Z') },
+      data: {
+        callSid: `CAfollow${org.organizationId}`,
+        organizationId: org.organizationId,
+        assistantId: assistant.id,
+        direction: 'outbound',
+        status: 'queued',
+        createdAt: new Date('2026-10-10T10:15:00Z'),
+      },
     });
-    const q = (raw: Record<string, unknown>) => runChartQuery(api.db.prisma, org.organizationId, ChartQuery.parse({ period: { from: '2026-10-10', to: '2026-10-11' }, ...raw }));
+    const q = (raw: Record<string, unknown>) =>
+      runChartQuery(api.db.prisma, org.organizationId, ChartQuery.parse({ period: { from: '2026-10-10', to: '2026-10-11' }, ...raw }));
     expect((await q({ metric: 'calls', group_by: ['status'] })).series.map((s) => [s.key, s.total])).toEqual([[{ status: 'queued' }, 1]]);
     await api.db.prisma.call.update({ where: { id: call.id }, data: { status: 'in_progress', startedAt: new Date('2026-10-10T10:15:20Z') } });
     await api.db.prisma.call.update({ where: { id: call.id }, data: { heartbeatAt: new Date() } });
     await api.db.prisma.call.update({
       where: { id: call.id },
-      data: { status: 'completed', endReason: 'customer_hangup', durationMs: 90_000, costMicroUsd: 12_345n, costLlmMicroUsd: 12_345n, costSttMicroUsd: 0n, costTtsMicroUsd: 0n, costTelephonyMicroUsd: 0n },
+      data: {
+        status: 'completed',
+        endReason: 'customer_hangup',
+        durationMs: 90_000,
+        costMicroUsd: 12_345n,
+        costLlmMicroUsd: 12_345n,
+        costSttMicroUsd: 0n,
+        costTtsMicroUsd: 0n,
+        costTelephonyMicroUsd: 0n,
+      },
     });
     expect((await q({ metric: 'calls', group_by: ['status'] })).series.map((s) => [s.key, s.total])).toEqual([[{ status: 'completed' }, 1]]);
     expect((await q({ metric: 'minutes', group_by: ['assistant'] })).series.map((s) => [s.label, s.total])).toEqual([['Followed', 1.5]]);

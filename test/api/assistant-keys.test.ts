@@ -31,8 +31,20 @@ function expectNoKey(body: unknown): void {
 
 const it = apiTest
   .extend('apiOptions', { scope: 'file' }, { secrets })
-  .extend('create', { scope: 'file' }, async ({ api, tenant }) => (body: Record<string, unknown>) => api.call(tenant, 'POST', '/api/assistants', body))
-  .extend('row', { scope: 'file' }, async ({ api }) => (id: number) => api.db.prisma.assistant.findUniqueOrThrow({ where: { id } }));
+  .extend(
+    'create',
+    { scope: 'file' },
+    async ({ api, tenant }) =>
+      (body: Record<string, unknown>) =>
+        api.call(tenant, 'POST', '/api/assistants', body),
+  )
+  .extend(
+    'row',
+    { scope: 'file' },
+    async ({ api }) =>
+      (id: number) =>
+        api.db.prisma.assistant.findUniqueOrThrow({ where: { id } }),
+  );
 
 interface KeyColumns {
   llmProviderConfig: unknown;
@@ -108,7 +120,11 @@ describe('assistant vendor keys', () => {
     const redirected = await patch({ llm_provider_config: { base_url: 'https://collector.example.com/v1' } });
     expect(redirected.status).toBe(422);
     expect(redirected.body.detail).toEqual([
-      { loc: ['body', 'llm_provider_config', 'custom_config', 'api_key'], msg: 'The stored key is not sent to another provider or base_url: send the key again', type: 'value_error' },
+      {
+        loc: ['body', 'llm_provider_config', 'custom_config', 'api_key'],
+        msg: 'The stored key is not sent to another provider or base_url: send the key again',
+        type: 'value_error',
+      },
     ]);
     expect((await patch({ llm_provider: 'groq' })).status).toBe(422);
     const masked = await patch({ tts_settings: { provider: 'cartesia', provider_config: created.body.tts_settings.provider_config } });
@@ -150,7 +166,14 @@ describe('assistant vendor keys', () => {
     // The same rows read by an API with another key.
     const other = await api.db.prisma.assistant.update({
       where: { id: created.body.id },
-      data: { ttsSettings: { provider: 'elevenlabs', voice_id: 'v1', model_id: null, provider_config: { api_key: stranger.seal(TTS_KEY, keyContext(tenant.organizationId)) } } },
+      data: {
+        ttsSettings: {
+          provider: 'elevenlabs',
+          voice_id: 'v1',
+          model_id: null,
+          provider_config: { api_key: stranger.seal(TTS_KEY, keyContext(tenant.organizationId)) },
+        },
+      },
     });
     const read = await api.call(tenant, 'GET', `/api/assistants/${other.id}`);
     expect(read.body.tts_settings.provider_config.api_key).toBe('****');

@@ -87,8 +87,20 @@ const SPEC_DEFAULTS = {
 
 const it = apiTest
   .extend('apiOptions', { scope: 'file' }, { secrets })
-  .extend('create', { scope: 'file' }, async ({ api, tenant }) => (body: Record<string, unknown>) => api.call(tenant, 'POST', '/api/assistants', body))
-  .extend('patch', { scope: 'file' }, async ({ api, tenant }) => (id: number, body: unknown) => api.call(tenant, 'PATCH', `/api/assistants/${id}`, body));
+  .extend(
+    'create',
+    { scope: 'file' },
+    async ({ api, tenant }) =>
+      (body: Record<string, unknown>) =>
+        api.call(tenant, 'POST', '/api/assistants', body),
+  )
+  .extend(
+    'patch',
+    { scope: 'file' },
+    async ({ api, tenant }) =>
+      (id: number, body: unknown) =>
+        api.call(tenant, 'PATCH', `/api/assistants/${id}`, body),
+  );
 
 describe('assistants', () => {
   describe('create', () => {
@@ -352,7 +364,10 @@ describe('assistants', () => {
   describe('fallback provider keys', () => {
     it('are never returned, and a mask sent back keeps the stored key', async ({ api, create, patch }) => {
       const secret = 'sk-live-abcdefghijklmnop1234';
-      const created = await create({ name: 'F', llm_fallback_providers: { enabled: true, fallbacks: [{ provider: 'anthropic', api_key: secret, model: 'claude' }] } });
+      const created = await create({
+        name: 'F',
+        llm_fallback_providers: { enabled: true, fallbacks: [{ provider: 'anthropic', api_key: secret, model: 'claude' }] },
+      });
       expect(created.status).toBe(201);
       expect(JSON.stringify(created.body)).not.toContain('abcdefghijklmnop');
       const masked = created.body.llm_fallback_providers.fallbacks[0].api_key;
@@ -485,7 +500,7 @@ describe("another organisation's assistant", () => {
     expect(mine.body.name).toBe('Private');
   });
 
-  it('never appears in the other organisation\'s list', async ({ api }) => {
+  it("never appears in the other organisation's list", async ({ api }) => {
     const res = await api.call(stranger, 'GET', '/api/assistants?per_page=100');
     expect(res.body.data).toEqual([]);
     expect(res.body.pagination.total).toBe(0);
@@ -579,16 +594,22 @@ describe('warnings about vendor keys', () => {
     const created = await api.call(tenant, 'POST', '/api/assistants', { name: 'Front desk' });
     expect(created.status).toBe(201);
     expect(created.body.warnings).toEqual([
-      { code: 'missing_credentials', field: 'stt_settings.provider', message: 'STT provider deepgram needs DEEPGRAM_API_KEY, which is not set on this service' },
+      {
+        code: 'missing_credentials',
+        field: 'stt_settings.provider',
+        message: 'STT provider deepgram needs DEEPGRAM_API_KEY, which is not set on this service',
+      },
       {
         code: 'missing_credentials',
         field: 'tts_settings.provider',
-        message: 'TTS provider elevenlabs needs ELEVENLABS_API_KEY, which is not set on this service (or set tts_settings.provider_config.api_key on the assistant)',
+        message:
+          'TTS provider elevenlabs needs ELEVENLABS_API_KEY, which is not set on this service (or set tts_settings.provider_config.api_key on the assistant)',
       },
       {
         code: 'missing_credentials',
         field: 'llm_provider',
-        message: 'LLM provider openai needs OPENAI_API_KEY, which is not set on this service (or set llm_provider_config.custom_config.api_key on the assistant)',
+        message:
+          'LLM provider openai needs OPENAI_API_KEY, which is not set on this service (or set llm_provider_config.custom_config.api_key on the assistant)',
       },
     ]);
     const read = await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`);

@@ -11,7 +11,7 @@ import { until } from '../helpers/until.js';
 const deafTest = apiTest.extend('apiOptions', { scope: 'file' }, { keyCacheTtlMs: 60_000, databaseUrl: undefined });
 const listeningTest = apiTest.extend('apiOptions', { scope: 'file' }, { keyCacheTtlMs: 60_000 });
 
-describe("a key whose organisation was deleted while the key was cached", () => {
+describe('a key whose organisation was deleted while the key was cached', () => {
   const it = deafTest;
 
   const unauthorized = {
@@ -19,7 +19,11 @@ describe("a key whose organisation was deleted while the key was cached", () => 
     body: { success: false, code: 'unauthorized', message: 'Invalid or revoked API key' },
     challenge: 'Bearer realm="api", error="invalid_token"',
   };
-  const outcome = (res: { status: number; body: unknown; headers: Record<string, unknown> }) => ({ status: res.status, body: res.body, challenge: res.headers['www-authenticate'] });
+  const outcome = (res: { status: number; body: unknown; headers: Record<string, unknown> }) => ({
+    status: res.status,
+    body: res.body,
+    challenge: res.headers['www-authenticate'],
+  });
 
   it.for([
     ['POST', '/api/assistants', { name: 'After the end' }],

@@ -135,13 +135,29 @@ describe('hostile requests generated from the OpenAPI document', () => {
     fixtures.property_id = (await created('/api/contact-properties', { key: 'plan', label: 'Plan', type: 'select', options: ['gold'] })).id;
     fixtures.contact_id = (await created('/api/contacts', { email: 'fixture@example.com', custom_fields: { plan: 'gold' } })).id;
     fixtures.endpoint_id = (await created('/api/organization/webhooks', { url: 'http://127.0.0.1:9/hook', event_types: ['*'] })).id;
-    fixtures.tool_id = (await created('/api/tools', { name: 'fuzz_tool', type: 'http', parameters: { type: 'object', properties: { q: { type: 'string' } } }, http: { url: 'https://api.example.com/search?q={{args.q}}', secret_headers: { Authorization: 'Bearer fuzz-secret-123456' } } })).id;
+    fixtures.tool_id = (
+      await created('/api/tools', {
+        name: 'fuzz_tool',
+        type: 'http',
+        parameters: { type: 'object', properties: { q: { type: 'string' } } },
+        http: { url: 'https://api.example.com/search?q={{args.q}}', secret_headers: { Authorization: 'Bearer fuzz-secret-123456' } },
+      })
+    ).id;
     fixtures.document_id = (await created('/api/documents', { name: 'Fuzz document', text: '# Fuzz\n\nSome text.' })).id;
-    fixtures.playbook_id = (await created('/api/playbooks', { name: 'Fuzz playbook', instructions: ['Ask for the order number'], tool_ids: [fixtures.tool_id], collect: [{ name: 'order_number', type: 'string', required: true }] })).id;
+    fixtures.playbook_id = (
+      await created('/api/playbooks', {
+        name: 'Fuzz playbook',
+        instructions: ['Ask for the order number'],
+        tool_ids: [fixtures.tool_id],
+        collect: [{ name: 'order_number', type: 'string', required: true }],
+      })
+    ).id;
     const connectionId: number = (await created('/api/phone-connections', { name: 'Carrier', sip_address: 'sip.example.com' })).id;
     fixtures.connection_id = connectionId;
     fixtures.phone_connection_id = connectionId;
-    fixtures.number_id = (await created('/api/phone-numbers', { number: '+14155550100', phone_connection_id: fixtures.connection_id, assistant_id: fixtures.assistant_id })).id;
+    fixtures.number_id = (
+      await created('/api/phone-numbers', { number: '+14155550100', phone_connection_id: fixtures.connection_id, assistant_id: fixtures.assistant_id })
+    ).id;
     fixtures.call_sid = (await created('/api/web-calls', { assistant_id: fixtures.assistant_id })).call_sid;
     fixtures.campaign_id = (await created('/api/campaigns', { name: 'Fuzz campaign', assistant_id: fixtures.assistant_id, from_numbers: ['+14155550100'] })).id;
     fixtures.chart_id = (await created('/api/analytics/charts', { name: 'Fuzz chart', metric: 'calls', group_by: ['day'] })).id;
@@ -163,7 +179,11 @@ describe('hostile requests generated from the OpenAPI document', () => {
     fixtures.invitation_id = JSON.parse(invited.body).data.id;
     await new BrowserSession(ctx.app).signIn(owner.email, owner.password);
     // A stored credential row is all the passkey routes name; its key is never checked by them.
-    fixtures.passkey_id = (await ctx.db.prisma.passkey.create({ data: { userId: owner.userId, credentialId: 'fuzz-credential', publicKey: Buffer.from('fuzz'), transports: [], name: 'Fuzz key' } })).id;
+    fixtures.passkey_id = (
+      await ctx.db.prisma.passkey.create({
+        data: { userId: owner.userId, credentialId: 'fuzz-credential', publicKey: Buffer.from('fuzz'), transports: [], name: 'Fuzz key' },
+      })
+    ).id;
     fixtures.session_id = (await ctx.db.prisma.session.findFirstOrThrow({ where: { userId: owner.userId }, orderBy: { id: 'desc' } })).id;
   });
 
@@ -273,7 +293,8 @@ describe('hostile requests generated from the OpenAPI document', () => {
     walk(root, [], [], 0);
     // The free-form root (e.g. an import row) is itself a place for hostile keys.
     const top = resolve(root);
-    if (top.additionalProperties !== undefined && top.additionalProperties !== false) found.set('[]', { path: [], kinds: kindsOf(root), containers: [], freeForm: true });
+    if (top.additionalProperties !== undefined && top.additionalProperties !== false)
+      found.set('[]', { path: [], kinds: kindsOf(root), containers: [], freeForm: true });
     return [...found.values()];
   };
 
@@ -305,8 +326,7 @@ describe('hostile requests generated from the OpenAPI document', () => {
     return list.sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
   };
 
-  const params = (operation: Operation, where: string): Schema[] =>
-    ((operation.op.parameters ?? []) as Schema[]).filter((p) => p.in === where);
+  const params = (operation: Operation, where: string): Schema[] => ((operation.op.parameters ?? []) as Schema[]).filter((p) => p.in === where);
 
   const urlOf = (operation: Operation, pathValues: Record<string, string> = {}, query = ''): string => {
     const filled = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
@@ -348,7 +368,8 @@ describe('hostile requests generated from the OpenAPI document', () => {
     if (bodySchema) {
       for (const slot of slots(bodySchema)) {
         const where = slot.path.length ? slot.path.join('.') : '(body)';
-        for (const [label, value] of hostileValuesFor(slot)) add(`body ${where} = ${label}`, jsonRequest(operation, withValueAt(baseBody(operation), slot, value)));
+        for (const [label, value] of hostileValuesFor(slot))
+          add(`body ${where} = ${label}`, jsonRequest(operation, withValueAt(baseBody(operation), slot, value)));
         if (slot.freeForm) {
           for (const [label, value] of HOSTILE_KEYS) add(`body ${where} = ${label}`, jsonRequest(operation, withValueAt(baseBody(operation), slot, value)));
         }
@@ -358,7 +379,8 @@ describe('hostile requests generated from the OpenAPI document', () => {
     // Each query parameter alone, with the rest of the request valid.
     for (const param of params(operation, 'query')) {
       const name = encodeURIComponent(param.name as string);
-      for (const [label, text] of HOSTILE_TEXTS) add(`query ${param.name} = ${label}`, jsonRequest(operation, undefined, urlOf(operation, {}, `${name}=${text}`)));
+      for (const [label, text] of HOSTILE_TEXTS)
+        add(`query ${param.name} = ${label}`, jsonRequest(operation, undefined, urlOf(operation, {}, `${name}=${text}`)));
       add(`query ${param.name} = very long`, jsonRequest(operation, undefined, urlOf(operation, {}, `${name}=${LONG_QUERY_VALUE}`)));
       add(`query ${param.name} repeated`, jsonRequest(operation, undefined, urlOf(operation, {}, `${name}=1&${name}=a%00&${name}=-5`)));
       add(`query ${param.name}[] bracketed`, jsonRequest(operation, undefined, urlOf(operation, {}, `${name}[]=1&${name}[x]=2`)));
@@ -377,7 +399,11 @@ describe('hostile requests generated from the OpenAPI document', () => {
     // Each header parameter. An unpaired surrogate cannot travel in a header (header bytes are Latin-1 on the wire), so
     // only NUL, length and emptiness are tried.
     for (const param of params(operation, 'header')) {
-      for (const [label, text] of [['NUL', 'a\u0000b'], ['very long', 'z'.repeat(10_000)], ['empty', '']] as [string, string][]) {
+      for (const [label, text] of [
+        ['NUL', 'a\u0000b'],
+        ['very long', 'z'.repeat(10_000)],
+        ['empty', ''],
+      ] as [string, string][]) {
         add(`header ${param.name} = ${label}`, jsonRequest(operation, validBody ?? {}, urlOf(operation), { [param.name]: text }));
       }
     }
@@ -385,7 +411,12 @@ describe('hostile requests generated from the OpenAPI document', () => {
     // Whole-body shapes, for every operation that can carry a body.
     if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(operation.method)) {
       for (const [label, contentType, payload] of BODY_SHAPES) {
-        add(label, { method: operation.method as InjectOptions['method'], url: urlOf(operation), headers: headersFor(operation, { 'content-type': contentType }), payload });
+        add(label, {
+          method: operation.method as InjectOptions['method'],
+          url: urlOf(operation),
+          headers: headersFor(operation, { 'content-type': contentType }),
+          payload,
+        });
       }
     }
     return out;
@@ -414,7 +445,8 @@ describe('hostile requests generated from the OpenAPI document', () => {
       );
       return wellFormed ? null : '422 detail item without loc, msg and type';
     }
-    if (body?.success !== false || typeof body.code !== 'string' || typeof body.message !== 'string') return 'error body is not {success: false, code, message}';
+    if (body?.success !== false || typeof body.code !== 'string' || typeof body.message !== 'string')
+      return 'error body is not {success: false, code, message}';
     return null;
   };
 

@@ -16,8 +16,12 @@ function statuses(answers: Answer[]): number[] {
 
 const limitedTest = apiTest
   .extend('apiOptions', { scope: 'file' }, { keyCacheTtlMs: 60_000, rateLimit: { keyPerSecond: 3, orgPerSecond: 4, orgInFlight: 0 } })
-  .extend('burst', { scope: 'file' }, async ({ api }) => async (tenant: Tenant, count: number, url = '/api/assistants'): Promise<Answer[]> =>
-    Promise.all(Array.from({ length: count }, () => api.call(tenant, 'GET', url))),
+  .extend(
+    'burst',
+    { scope: 'file' },
+    async ({ api }) =>
+      async (tenant: Tenant, count: number, url = '/api/assistants'): Promise<Answer[]> =>
+        Promise.all(Array.from({ length: count }, () => api.call(tenant, 'GET', url))),
   )
   .extend('secondKey', { scope: 'file' }, async ({ api }) => async (tenant: Tenant): Promise<Tenant> => {
     const created = await createApiKey(api.db.prisma, { organizationId: tenant.organizationId, userId: tenant.userId });

@@ -13,13 +13,17 @@ const malformedTest = apiTest.extend(
 const unstorableTest = apiTest
   .extend('apiOptions', { scope: 'file' }, {})
   // JSON.stringify writes an unpaired surrogate as its escape (`"\ud800"`), exactly as a hostile client would.
-  .extend('post', { scope: 'file' }, async ({ api, tenant }) => (url: string, body: unknown, contentType = 'application/json', headers: Record<string, string> = {}) =>
-    api.app.inject({
-      method: 'POST',
-      url,
-      payload: typeof body === 'string' ? body : JSON.stringify(body),
-      headers: { authorization: `Bearer ${tenant.key}`, 'content-type': contentType, ...headers },
-    }),
+  .extend(
+    'post',
+    { scope: 'file' },
+    async ({ api, tenant }) =>
+      (url: string, body: unknown, contentType = 'application/json', headers: Record<string, string> = {}) =>
+        api.app.inject({
+          method: 'POST',
+          url,
+          payload: typeof body === 'string' ? body : JSON.stringify(body),
+          headers: { authorization: `Bearer ${tenant.key}`, 'content-type': contentType, ...headers },
+        }),
   );
 
 describe('malformed requests get a clear 4xx, never a 500', () => {
@@ -97,14 +101,16 @@ describe('malformed requests get a clear 4xx, never a 500', () => {
     ]);
   });
 
-  it.for([['0', 'greater_than_equal'], ['-5', 'greater_than_equal'], ['2147483648', 'less_than_equal'], ['1.5', 'int_parsing']])(
-    'answers the path id %s with 422 %s',
-    async ([id, type], { api, tenant }) => {
-      const res = await api.call(tenant, 'GET', `/api/assistants/${id}`);
-      expect(res.status).toBe(422);
-      expect(res.body.detail[0]).toMatchObject({ loc: ['path', 'assistant_id'], type });
-    },
-  );
+  it.for([
+    ['0', 'greater_than_equal'],
+    ['-5', 'greater_than_equal'],
+    ['2147483648', 'less_than_equal'],
+    ['1.5', 'int_parsing'],
+  ])('answers the path id %s with 422 %s', async ([id, type], { api, tenant }) => {
+    const res = await api.call(tenant, 'GET', `/api/assistants/${id}`);
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['path', 'assistant_id'], type });
+  });
 
   it('answers a path id with 400 digits with 422, not 500', async ({ api, tenant }) => {
     const res = await api.call(tenant, 'GET', `/api/assistants/${'9'.repeat(150)}`);

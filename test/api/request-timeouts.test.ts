@@ -204,7 +204,11 @@ describe('a multipart upload sent at once', () => {
       const text = `${'Refunds are made within thirty days of purchase. '.repeat(40_000)}`;
       const form = new FormData();
       form.append('file', new Blob([text], { type: 'text/plain' }), 'policy.txt');
-      const res = await fetch(`http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/documents/upload`, { method: 'POST', headers: { authorization: `Bearer ${tenant.key}` }, body: form });
+      const res = await fetch(`http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/documents/upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.key}` },
+        body: form,
+      });
       expect(res.status).toBe(201);
       expect(((await res.json()) as { data: { size_bytes: number } }).data.size_bytes).toBe(Buffer.byteLength(text));
     } finally {

@@ -8,18 +8,37 @@ import { apiTest } from '../helpers/fixtures.js';
 const it = apiTest
   .extend('acme', { scope: 'file' }, async ({ api }) => api.tenant('Acme'))
   .extend('other', { scope: 'file' }, async ({ api }) => api.tenant('Other'))
-  .extend('exportOf', { scope: 'file' }, async ({ api, acme }) => (query: string, tenant = acme) =>
-    api.app.inject({ method: 'GET', url: `/api/calls/export?${query}`, headers: { authorization: `Bearer ${tenant.key}` } }),
+  .extend(
+    'exportOf',
+    { scope: 'file' },
+    async ({ api, acme }) =>
+      (query: string, tenant = acme) =>
+        api.app.inject({ method: 'GET', url: `/api/calls/export?${query}`, headers: { authorization: `Bearer ${tenant.key}` } }),
   );
 
 it.beforeAll(async ({ api, acme, other }) => {
   const rows = [
-    { callSid: 'CAexport0000000000000000000000001', status: 'completed', summary: '=HYPERLINK("http://evil.example","x")', toNumber: '+14155550111', createdAt: new Date('2026-11-01T00:00:00Z') },
-    { callSid: 'CAexport0000000000000000000000002', status: 'failed', summary: 'Plain, with "quotes"\nand a newline', toNumber: '+14155550112', createdAt: new Date('2026-11-02T00:00:00Z') },
+    {
+      callSid: 'CAexport0000000000000000000000001',
+      status: 'completed',
+      summary: '=HYPERLINK("http://evil.example","x")',
+      toNumber: '+14155550111',
+      createdAt: new Date('2026-11-01T00:00:00Z'),
+    },
+    {
+      callSid: 'CAexport0000000000000000000000002',
+      status: 'failed',
+      summary: 'Plain, with "quotes"\nand a newline',
+      toNumber: '+14155550112',
+      createdAt: new Date('2026-11-02T00:00:00Z'),
+    },
     { callSid: 'CAexport0000000000000000000000003', status: 'busy', summary: null, toNumber: '+14155550113', createdAt: new Date('2026-11-03T00:00:00Z') },
   ];
-  for (const r of rows) await api.db.prisma.call.create({ data: { ...r, organizationId: acme.organizationId, direction: 'outbound', outcomes: { goal_achieved: true } } });
-  await api.db.prisma.call.create({ data: { callSid: 'CAexportother00000000000000000001', organizationId: other.organizationId, direction: 'outbound', status: 'completed' } });
+  for (const r of rows)
+    await api.db.prisma.call.create({ data: { ...r, organizationId: acme.organizationId, direction: 'outbound', outcomes: { goal_achieved: true } } });
+  await api.db.prisma.call.create({
+    data: { callSid: 'CAexportother00000000000000000001', organizationId: other.organizationId, direction: 'outbound', status: 'completed' },
+  });
 });
 
 describe('GET /api/calls/export', () => {
@@ -30,7 +49,12 @@ describe('GET /api/calls/export', () => {
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="calls-\d{4}-\d{2}-\d{2}\.csv"$/);
     const records = parse(res.body, { columns: true }) as Record<string, string>[];
     expect(records.map((r) => r.call_sid)).toEqual(['CAexport0000000000000000000000002', 'CAexport0000000000000000000000001']);
-    expect(records[0]).toMatchObject({ status: 'failed', summary: 'Plain, with "quotes"\nand a newline', to_number: '+14155550112', outcomes: '{"goal_achieved":true}' });
+    expect(records[0]).toMatchObject({
+      status: 'failed',
+      summary: 'Plain, with "quotes"\nand a newline',
+      to_number: '+14155550112',
+      outcomes: '{"goal_achieved":true}',
+    });
     expect(records[1]!.summary).toBe(`'=HYPERLINK("http://evil.example","x")`);
     expect(res.body).not.toContain('CAexportother');
   });
@@ -38,9 +62,16 @@ describe('GET /api/calls/export', () => {
   it('writes JSON Lines of call records', async ({ exportOf }) => {
     const res = await exportOf('format=jsonl');
     expect(res.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
-    const lines = res.body.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = res.body
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l.status)).toEqual(['busy', 'failed', 'completed']);
-    expect(lines[0]).toMatchObject({ call_sid: 'CAexport0000000000000000000000003', direction: 'outbound', transcript_url: '/api/calls/CAexport0000000000000000000000003/transcript' });
+    expect(lines[0]).toMatchObject({
+      call_sid: 'CAexport0000000000000000000000003',
+      direction: 'outbound',
+      transcript_url: '/api/calls/CAexport0000000000000000000000003/transcript',
+    });
   });
 
   it('refuses an unknown format with the 422 of the parameter', async ({ exportOf }) => {
@@ -78,7 +109,9 @@ describe('exporting 100,000 calls', () => {
     try {
       const { port } = api.app.server.address() as AddressInfo;
       response = await new Promise<http.IncomingMessage>((resolve, reject) =>
-        http.get({ host: '127.0.0.1', port, path: '/api/calls/export?format=csv', headers: { authorization: `Bearer ${big.key}` } }, resolve).on('error', reject),
+        http
+          .get({ host: '127.0.0.1', port, path: '/api/calls/export?format=csv', headers: { authorization: `Bearer ${big.key}` } }, resolve)
+          .on('error', reject),
       );
       expect(response.statusCode).toBe(200);
       // The client reads one chunk, then stops for a while: the export must stop with it (TCP backpressure).

@@ -13,15 +13,40 @@ const it = apiTest.extend('acme', { scope: 'file' }, async ({ api }) => api.tena
 
 describe('deleting a contact', () => {
   it('keeps its calls and their transcripts, with the number masked, the variables and the contact link gone, also in the events', async ({ api, acme }) => {
-    const contact = (await api.call(acme, 'POST', '/api/contacts', { phone_number: '+14155550123', first_name: 'Ada', email: 'ada@example.com' })).body.data as { id: number };
+    const contact = (await api.call(acme, 'POST', '/api/contacts', { phone_number: '+14155550123', first_name: 'Ada', email: 'ada@example.com' })).body
+      .data as { id: number };
     const inbound = await api.db.prisma.call.create({
-      data: { callSid: 'CAdel00000000000000000000000000001', organizationId: acme.organizationId, contactId: contact.id, direction: 'inbound', status: 'completed', fromNumber: '+14155550123', toNumber: '+14155550100', variables: { first_name: 'Ada' } },
+      data: {
+        callSid: 'CAdel00000000000000000000000000001',
+        organizationId: acme.organizationId,
+        contactId: contact.id,
+        direction: 'inbound',
+        status: 'completed',
+        fromNumber: '+14155550123',
+        toNumber: '+14155550100',
+        variables: { first_name: 'Ada' },
+      },
     });
     const outbound = await api.db.prisma.call.create({
-      data: { callSid: 'CAdel00000000000000000000000000002', organizationId: acme.organizationId, contactId: contact.id, direction: 'outbound', status: 'completed', fromNumber: '+14155550100', toNumber: '+14155550123' },
+      data: {
+        callSid: 'CAdel00000000000000000000000000002',
+        organizationId: acme.organizationId,
+        contactId: contact.id,
+        direction: 'outbound',
+        status: 'completed',
+        fromNumber: '+14155550100',
+        toNumber: '+14155550123',
+      },
     });
     const unrelated = await api.db.prisma.call.create({
-      data: { callSid: 'CAdel00000000000000000000000000003', organizationId: acme.organizationId, direction: 'inbound', status: 'completed', fromNumber: '+14155550177', toNumber: '+14155550100' },
+      data: {
+        callSid: 'CAdel00000000000000000000000000003',
+        organizationId: acme.organizationId,
+        direction: 'inbound',
+        status: 'completed',
+        fromNumber: '+14155550177',
+        toNumber: '+14155550100',
+      },
     });
     await api.db.prisma.callTurn.create({ data: { callId: inbound.id, position: 0, role: 'user', text: 'My name is Ada', startMs: 0, endMs: 900 } });
     await recordEvent(api.db.prisma, acme.organizationId, 'call.completed', { ...callEndedPayload(inbound, [], []) });
@@ -30,7 +55,11 @@ describe('deleting a contact', () => {
 
     const after = await api.call(acme, 'GET', `/api/calls/${inbound.callSid}`);
     expect(after.body.data).toMatchObject({ from_number: '+*********23', to_number: '+14155550100', contact_id: null, variables: {} });
-    expect((await api.call(acme, 'GET', `/api/calls/${outbound.callSid}`)).body.data).toMatchObject({ from_number: '+14155550100', to_number: '+*********23', contact_id: null });
+    expect((await api.call(acme, 'GET', `/api/calls/${outbound.callSid}`)).body.data).toMatchObject({
+      from_number: '+14155550100',
+      to_number: '+*********23',
+      contact_id: null,
+    });
     expect((await api.call(acme, 'GET', `/api/calls/${unrelated.callSid}`)).body.data.from_number).toBe('+14155550177');
     const transcript = await api.call(acme, 'GET', `/api/calls/${inbound.callSid}/transcript`);
     expect(transcript.body.data[0].text).toBe('My name is [removed]');
@@ -40,10 +69,22 @@ describe('deleting a contact', () => {
     expect((await api.call(acme, 'GET', `/api/contacts/${contact.id}`)).status).toBe(404);
   });
 
-  it('removes its name, number, email, custom fields and the call variables from transcripts, tool calls, opening line, summary, outcomes and events, keeping the rest of the text', async ({ api, acme }) => {
-    const contact = (await api.call(acme, 'POST', '/api/contacts', { phone_number: '+14155550166', first_name: 'Carol', last_name: 'Jensen', email: 'carol.jensen@example.com' })).body.data as { id: number };
+  it('removes its name, number, email, custom fields and the call variables from transcripts, tool calls, opening line, summary, outcomes and events, keeping the rest of the text', async ({
+    api,
+    acme,
+  }) => {
+    const contact = (
+      await api.call(acme, 'POST', '/api/contacts', {
+        phone_number: '+14155550166',
+        first_name: 'Carol',
+        last_name: 'Jensen',
+        email: 'carol.jensen@example.com',
+      })
+    ).body.data as { id: number };
     await api.db.prisma.contact.update({ where: { id: contact.id }, data: { customFields: { street: '12 Baker Street', vip: true, tier: 'B' } } });
-    const endpoint = await api.db.prisma.webhookEndpoint.create({ data: { organizationId: acme.organizationId, url: 'https://hooks.example.com/calls', eventTypes: ['*'], secret: 'whsec_test' } });
+    const endpoint = await api.db.prisma.webhookEndpoint.create({
+      data: { organizationId: acme.organizationId, url: 'https://hooks.example.com/calls', eventTypes: ['*'], secret: 'whsec_test' },
+    });
     const call = await api.db.prisma.call.create({
       data: {
         callSid: 'CAdel00000000000000000000000000005',
@@ -77,13 +118,30 @@ describe('deleting a contact', () => {
           startMs: position * 1000,
           endMs: position * 1000 + 900,
           ...(position === 0
-            ? { toolCalls: [{ name: 'lookup_customer', arguments: { phone: '+14155550166', email: 'carol.jensen@example.com' }, output: { name: 'Carol Jensen', plan: 'gold' }, is_error: false, at_ms: 10 }] }
+            ? {
+                toolCalls: [
+                  {
+                    name: 'lookup_customer',
+                    arguments: { phone: '+14155550166', email: 'carol.jensen@example.com' },
+                    output: { name: 'Carol Jensen', plan: 'gold' },
+                    is_error: false,
+                    at_ms: 10,
+                  },
+                ],
+              }
             : {}),
         },
       });
     }
     const stored = await api.db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
-    const transcript = stored.turns.map((t) => ({ role: t.role as 'user', text: t.text, start_ms: t.startMs, end_ms: t.endMs, interrupted: false, ...(t.toolCalls ? { tool_calls: t.toolCalls as never } : {}) }));
+    const transcript = stored.turns.map((t) => ({
+      role: t.role as 'user',
+      text: t.text,
+      start_ms: t.startMs,
+      end_ms: t.endMs,
+      interrupted: false,
+      ...(t.toolCalls ? { tool_calls: t.toolCalls as never } : {}),
+    }));
     await recordEvent(api.db.prisma, acme.organizationId, 'call.completed', { ...callEndedPayload(stored, transcript, []) });
     expect(await api.db.prisma.webhookDelivery.count({ where: { endpointId: endpoint.id } })).toBe(1);
 
@@ -108,15 +166,25 @@ describe('deleting a contact', () => {
       // Other words that contain a value stay; so does a one-letter custom field ("B").
       'Is Caroline from your team there? I live in Jensenville, not Canada. Plan B suits me.',
     ]);
-    expect(after.turns[0]!.toolCalls).toEqual([{ name: 'lookup_customer', arguments: { phone: '[removed]', email: '[removed]' }, output: { name: '[removed]', plan: 'gold' }, is_error: false, at_ms: 10 }]);
+    expect(after.turns[0]!.toolCalls).toEqual([
+      {
+        name: 'lookup_customer',
+        arguments: { phone: '[removed]', email: '[removed]' },
+        output: { name: '[removed]', plan: 'gold' },
+        is_error: false,
+        at_ms: 10,
+      },
+    ]);
     expect(after).toMatchObject({ fromNumber: '+14155550100', toNumber: '+*********66', contactId: null, variables: {}, durationMs: 60_000 });
     const payload = events[0]!.payload as { transcript: Array<{ text: string }>; to_number: string; from_number: string; summary: string; contact_id: null };
     expect(payload).toMatchObject({ to_number: '+*********66', from_number: '+14155550100', contact_id: null, summary: after.summary });
     expect(payload.transcript.map((t) => t.text)).toEqual(after.turns.map((t) => t.text));
   });
 
-  it('keeps the test runs that named it, without its id, the run\'s variables or its details in the request and results', async ({ api, acme }) => {
-    const contact = (await api.call(acme, 'POST', '/api/contacts', { phone_number: '+14155550188', first_name: 'Grace', last_name: 'Hopper' })).body.data as { id: number };
+  it("keeps the test runs that named it, without its id, the run's variables or its details in the request and results", async ({ api, acme }) => {
+    const contact = (await api.call(acme, 'POST', '/api/contacts', { phone_number: '+14155550188', first_name: 'Grace', last_name: 'Hopper' })).body.data as {
+      id: number;
+    };
     const assistant = (await api.call(acme, 'POST', '/api/assistants', { name: 'Runs desk' })).body as { id: number };
     const run = await api.db.prisma.testRun.create({
       data: {
@@ -124,11 +192,26 @@ describe('deleting a contact', () => {
         assistantId: assistant.id,
         status: 'completed',
         request: { script: ['Hi, this is Grace'], variables: { ticket: 'TK-4411' }, contact_id: contact.id, assertions: [], repeat: 1 },
-        results: [{ repetition: 1, passed: true, transcript: [{ role: 'assistant', text: 'Hello Grace Hopper, about ticket TK-4411.' }, { role: 'user', text: 'Hi, this is Grace' }] }],
+        results: [
+          {
+            repetition: 1,
+            passed: true,
+            transcript: [
+              { role: 'assistant', text: 'Hello Grace Hopper, about ticket TK-4411.' },
+              { role: 'user', text: 'Hi, this is Grace' },
+            ],
+          },
+        ],
       },
     });
     const other = await api.db.prisma.testRun.create({
-      data: { organizationId: acme.organizationId, assistantId: assistant.id, status: 'completed', request: { script: ['Grace'], variables: {}, contact_id: null }, results: [] },
+      data: {
+        organizationId: acme.organizationId,
+        assistantId: assistant.id,
+        status: 'completed',
+        request: { script: ['Grace'], variables: {}, contact_id: null },
+        results: [],
+      },
     });
 
     expect((await api.call(acme, 'DELETE', `/api/contacts/${contact.id}`)).status).toBe(204);
@@ -145,7 +228,14 @@ describe('deleting a contact', () => {
     const other = await api.tenant('Other');
     const theirs = (await api.call(other, 'POST', '/api/contacts', { phone_number: '+14155550124' })).body.data as { id: number };
     await api.db.prisma.call.create({
-      data: { callSid: 'CAdel00000000000000000000000000004', organizationId: other.organizationId, contactId: theirs.id, direction: 'inbound', status: 'completed', fromNumber: '+14155550124' },
+      data: {
+        callSid: 'CAdel00000000000000000000000000004',
+        organizationId: other.organizationId,
+        contactId: theirs.id,
+        direction: 'inbound',
+        status: 'completed',
+        fromNumber: '+14155550124',
+      },
     });
     expect((await api.call(acme, 'DELETE', `/api/contacts/${theirs.id}`)).status).toBe(404);
     expect((await api.db.prisma.call.findUniqueOrThrow({ where: { callSid: 'CAdel00000000000000000000000000004' } })).fromNumber).toBe('+14155550124');
@@ -160,7 +250,17 @@ describe('deleting a contact with its recordings', () => {
       const acme = await api.tenant('Acme');
       const storage = new LocalFileStorage(dataDir);
       const recorded = async (callSid: string, contactId: number | null) => {
-        const call = await api.db.prisma.call.create({ data: { callSid, organizationId: acme.organizationId, contactId, direction: 'inbound', status: 'completed', fromNumber: '+14155550199', toNumber: '+14155550100' } });
+        const call = await api.db.prisma.call.create({
+          data: {
+            callSid,
+            organizationId: acme.organizationId,
+            contactId,
+            direction: 'inbound',
+            status: 'completed',
+            fromNumber: '+14155550199',
+            toNumber: '+14155550100',
+          },
+        });
         for (const track of ['user', 'mixed']) {
           const storageKey = `recordings/${callSid}/${track}.wav`;
           await storage.put(storageKey, Buffer.from(`voice of ${callSid}`));

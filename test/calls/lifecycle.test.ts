@@ -63,14 +63,37 @@ const it = dbTest
         idempotencyHash: null,
       });
   })
-  .extend('web', { scope: 'file' }, async ({ db, line }) => (transport: 'web' | 'browser') =>
-    openWebCall(db.prisma, { organizationId: line.organizationId, assistantId: line.assistantId, transport, welcomeMessage: null, variables: {} }),
+  .extend(
+    'web',
+    { scope: 'file' },
+    async ({ db, line }) =>
+      (transport: 'web' | 'browser') =>
+        openWebCall(db.prisma, { organizationId: line.organizationId, assistantId: line.assistantId, transport, welcomeMessage: null, variables: {} }),
   )
   /** A call in `status`, written as such: the state a transition is tried from. */
-  .extend('callIn', { scope: 'file' }, async ({ db, line }) => (status: string) =>
-    db.prisma.call.create({ data: { callSid: newCallSid(), organizationId: line.organizationId, assistantId: line.assistantId, direction: 'inbound', transport: 'browser', status } }),
+  .extend(
+    'callIn',
+    { scope: 'file' },
+    async ({ db, line }) =>
+      (status: string) =>
+        db.prisma.call.create({
+          data: {
+            callSid: newCallSid(),
+            organizationId: line.organizationId,
+            assistantId: line.assistantId,
+            direction: 'inbound',
+            transport: 'browser',
+            status,
+          },
+        }),
   )
-  .extend('rowOf', { scope: 'file' }, async ({ db }) => (call: CallRow) => db.prisma.call.findUniqueOrThrow({ where: { id: call.id } }))
+  .extend(
+    'rowOf',
+    { scope: 'file' },
+    async ({ db }) =>
+      (call: CallRow) =>
+        db.prisma.call.findUniqueOrThrow({ where: { id: call.id } }),
+  )
   .extend('eventsOf', { scope: 'file' }, async ({ db }) => async (call: CallRow): Promise<string[]> => {
     // Events written in one transaction share its timestamp: among those, by type, so that the order is the same each run.
     const events = await db.prisma.event.findMany({ orderBy: [{ createdAt: 'asc' }, { type: 'asc' }] });
@@ -106,8 +129,21 @@ describe('creating a call', () => {
   });
 
   it('opens a LiveKit web call queued in the room named after it, and a built-in browser call queued without a room', async ({ db, line, web }) => {
-    const livekit = await openWebCall(db.prisma, { organizationId: line.organizationId, assistantId: line.assistantId, transport: 'web', welcomeMessage: 'Hi', variables: { a: '1' } });
-    expect(livekit).toMatchObject({ status: 'queued', direction: 'inbound', transport: 'web', livekitRoom: roomOfCall(livekit.callSid), welcomeMessage: 'Hi', variables: { a: '1' } });
+    const livekit = await openWebCall(db.prisma, {
+      organizationId: line.organizationId,
+      assistantId: line.assistantId,
+      transport: 'web',
+      welcomeMessage: 'Hi',
+      variables: { a: '1' },
+    });
+    expect(livekit).toMatchObject({
+      status: 'queued',
+      direction: 'inbound',
+      transport: 'web',
+      livekitRoom: roomOfCall(livekit.callSid),
+      welcomeMessage: 'Hi',
+      variables: { a: '1' },
+    });
     expect(roomOfCall(livekit.callSid)).toBe(`call-${livekit.callSid}`);
     expect(await web('browser')).toMatchObject({ status: 'queued', direction: 'inbound', transport: 'browser', livekitRoom: null });
   });
@@ -119,7 +155,13 @@ describe('creating a call', () => {
 });
 
 describe('dialling', () => {
-  it('claims each queued outbound call once, oldest first, however many diallers claim at once, and names its room', async ({ db, outbound, web, rowOf, drainQueue }) => {
+  it('claims each queued outbound call once, oldest first, however many diallers claim at once, and names its room', async ({
+    db,
+    outbound,
+    web,
+    rowOf,
+    drainQueue,
+  }) => {
     await drainQueue();
     const queued = [await outbound(), await outbound(), await outbound()];
     const livekit = await web('web');
@@ -163,7 +205,10 @@ describe('starting a call', () => {
   it('either starts a call or ends it unstarted when both race, never both', async ({ db, callIn, rowOf, eventsOf }) => {
     for (let i = 0; i < 10; i++) {
       const call = await callIn('ringing');
-      const [started, ended] = await Promise.allSettled([markCallStarted(db.prisma, call, new Date()), endUnstartedCall(db.prisma, call.id, 'failed', 'ringing_timeout')]);
+      const [started, ended] = await Promise.allSettled([
+        markCallStarted(db.prisma, call, new Date()),
+        endUnstartedCall(db.prisma, call.id, 'failed', 'ringing_timeout'),
+      ]);
       const won = started.status === 'fulfilled' ? 'started' : 'ended';
       expect(ended.status === 'fulfilled' && ended.value).toBe(won === 'ended');
       expect((await rowOf(call)).status).toBe(won === 'started' ? 'in_progress' : 'failed');
@@ -173,7 +218,12 @@ describe('starting a call', () => {
 });
 
 describe('ending a call that never started', () => {
-  it('ends it from each status before the start, with no duration and call.completed, and call.failed only for a failure', async ({ db, callIn, rowOf, eventsOf }) => {
+  it('ends it from each status before the start, with no duration and call.completed, and call.failed only for a failure', async ({
+    db,
+    callIn,
+    rowOf,
+    eventsOf,
+  }) => {
     for (const status of NOT_STARTED) {
       const busy = await callIn(status);
       const at = new Date();
@@ -198,7 +248,10 @@ describe('ending a call that never started', () => {
 
   it('ends it once when two sweeps race', async ({ db, callIn, eventsOf }) => {
     const call = await callIn('queued');
-    const results = await Promise.all([endUnstartedCall(db.prisma, call.id, 'failed', 'not_joined'), endUnstartedCall(db.prisma, call.id, 'failed', 'not_joined')]);
+    const results = await Promise.all([
+      endUnstartedCall(db.prisma, call.id, 'failed', 'not_joined'),
+      endUnstartedCall(db.prisma, call.id, 'failed', 'not_joined'),
+    ]);
     expect(results.sort()).toEqual([false, true]);
     expect(await eventsOf(call)).toEqual(['call.completed', 'call.failed']);
   });
@@ -210,8 +263,26 @@ describe('storing turns as the call goes', () => {
     const part = { role: 'user' as const, text: "it's john", start_ms: 1_000, end_ms: 1_600, interrupted: false, metrics: null };
     await appendCallTurn(db.prisma, call.id, 0, part);
     await appendCallTurn(db.prisma, call.id, 0, { ...part, text: "it's john dot smith at gmail dot com", end_ms: 4_000 });
-    const decision = { verdict: 'finished', decided_by: 'transcript', transcript: 'complete', transcript_rule: 'terminal_punctuation', value_kind: 'email', audio_model_probability: null, audio_model_threshold: null, recogniser_endpoint: false, delay_ms: 300 } as const;
-    await appendCallTurn(db.prisma, call.id, 1, { role: 'assistant', text: 'Thanks, John.', start_ms: 4_400, end_ms: 5_000, interrupted: false, metrics: { end_of_utterance_delay_ms: 305 }, turn_decision: decision });
+    const decision = {
+      verdict: 'finished',
+      decided_by: 'transcript',
+      transcript: 'complete',
+      transcript_rule: 'terminal_punctuation',
+      value_kind: 'email',
+      audio_model_probability: null,
+      audio_model_threshold: null,
+      recogniser_endpoint: false,
+      delay_ms: 300,
+    } as const;
+    await appendCallTurn(db.prisma, call.id, 1, {
+      role: 'assistant',
+      text: 'Thanks, John.',
+      start_ms: 4_400,
+      end_ms: 5_000,
+      interrupted: false,
+      metrics: { end_of_utterance_delay_ms: 305 },
+      turn_decision: decision,
+    });
     const rows = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
     expect(rows.map((r) => [r.position, r.text, r.startMs, r.endMs])).toEqual([
       [0, "it's john dot smith at gmail dot com", 1_000, 4_000],
@@ -222,7 +293,12 @@ describe('storing turns as the call goes', () => {
 });
 
 describe('finishing a call', () => {
-  it('finishes a started call with its duration, turns, recordings and call.completed, and call.failed for a failure', async ({ db, callIn, rowOf, eventsOf }) => {
+  it('finishes a started call with its duration, turns, recordings and call.completed, and call.failed for a failure', async ({
+    db,
+    callIn,
+    rowOf,
+    eventsOf,
+  }) => {
     const call = await markCallStarted(db.prisma, await callIn('ringing'), new Date(Date.now() - 5_000));
     expect(await finishCall(db.prisma, call, finish({ endedAt: new Date(call.startedAt!.getTime() + 4_250) }))).toBe(true);
     expect(await rowOf(call)).toMatchObject({ status: 'completed', endReason: 'customer_hangup', durationMs: 4_250 });
@@ -237,7 +313,10 @@ describe('finishing a call', () => {
 
   it('ends a call once when two finishers race: one call.completed, one set of recordings', async ({ db, callIn, eventsOf }) => {
     const call = await markCallStarted(db.prisma, await callIn('queued'), new Date());
-    const results = await Promise.all([finishCall(db.prisma, call, finish()), finishCall(db.prisma, call, finish({ status: 'failed', endReason: 'worker_lost' }))]);
+    const results = await Promise.all([
+      finishCall(db.prisma, call, finish()),
+      finishCall(db.prisma, call, finish({ status: 'failed', endReason: 'worker_lost' })),
+    ]);
     expect(results.sort()).toEqual([false, true]);
     expect((await eventsOf(call)).filter((type) => type === 'call.completed')).toHaveLength(1);
     expect(await db.prisma.callRecording.count({ where: { callId: call.id } })).toBe(1);

@@ -10,8 +10,12 @@ const it = apiTest
   .extend('apiOptions', { scope: 'file' }, async ({ dataDir }) => ({ dataDir }))
   .extend('acme', { scope: 'file' }, async ({ api }) => api.tenant('Acme'))
   .extend('other', { scope: 'file' }, async ({ api }) => api.tenant('Other'))
-  .extend('download', { scope: 'file' }, async ({ api, acme }) => (headers: Record<string, string> = {}) =>
-    api.app.inject({ method: 'GET', url: `/api/calls/${sids.a1}/recordings/mixed`, headers: { authorization: `Bearer ${acme.key}`, ...headers } }),
+  .extend(
+    'download',
+    { scope: 'file' },
+    async ({ api, acme }) =>
+      (headers: Record<string, string> = {}) =>
+        api.app.inject({ method: 'GET', url: `/api/calls/${sids.a1}/recordings/mixed`, headers: { authorization: `Bearer ${acme.key}`, ...headers } }),
   );
 
 let assistantId: number;
@@ -40,9 +44,27 @@ it.beforeAll(async ({ api, acme, other, dataDir }) => {
     metrics: { e2e_latency_ms: { p50: 700, p95: 900 } },
     variables: { first_name: 'Ada' },
   });
-  await addCall(acme, 'a2', { status: 'failed', direction: 'inbound', fromNumber: '+14155550122', toNumber: '+14155550100', createdAt: new Date('2026-11-02T10:00:00Z') });
-  await addCall(acme, 'a3', { status: 'busy', direction: 'outbound', fromNumber: '+14155550100', toNumber: '+14155550133', createdAt: new Date('2026-11-03T10:00:00Z') });
-  await addCall(other, 'b1', { status: 'completed', direction: 'outbound', fromNumber: '+14155550900', toNumber: '+14155550111', createdAt: new Date('2026-11-02T12:00:00Z') });
+  await addCall(acme, 'a2', {
+    status: 'failed',
+    direction: 'inbound',
+    fromNumber: '+14155550122',
+    toNumber: '+14155550100',
+    createdAt: new Date('2026-11-02T10:00:00Z'),
+  });
+  await addCall(acme, 'a3', {
+    status: 'busy',
+    direction: 'outbound',
+    fromNumber: '+14155550100',
+    toNumber: '+14155550133',
+    createdAt: new Date('2026-11-03T10:00:00Z'),
+  });
+  await addCall(other, 'b1', {
+    status: 'completed',
+    direction: 'outbound',
+    fromNumber: '+14155550900',
+    toNumber: '+14155550111',
+    createdAt: new Date('2026-11-02T12:00:00Z'),
+  });
   await api.db.prisma.callTurn.createMany({
     data: [
       { callId: done.id, position: 1, role: 'user', text: 'I want a table', startMs: 3000, endMs: 4000 },
@@ -53,7 +75,9 @@ it.beforeAll(async ({ api, acme, other, dataDir }) => {
   const audio = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
   await mkdir(path.join(dataDir, 'recordings', done.callSid), { recursive: true });
   await writeFile(path.join(dataDir, 'recordings', done.callSid, 'mixed.mp3'), audio);
-  await api.db.prisma.callRecording.create({ data: { callId: done.id, track: 'mixed', format: 'mp3', storageKey: `recordings/${done.callSid}/mixed.mp3`, durationMs: 60_000, sizeBytes: 1000 } });
+  await api.db.prisma.callRecording.create({
+    data: { callId: done.id, track: 'mixed', format: 'mp3', storageKey: `recordings/${done.callSid}/mixed.mp3`, durationMs: 60_000, sizeBytes: 1000 },
+  });
 });
 
 const sidsOf = (body: { data: { call_sid: string }[] }) => body.data.map((c) => c.call_sid);
@@ -140,7 +164,17 @@ describe('GET /api/calls/{call_sid}', () => {
   it('returns the transcript in spoken order with interruptions and latency', async ({ api, acme }) => {
     const res = await api.call(acme, 'GET', `/api/calls/${sids.a1}/transcript`);
     expect(res.body.data.map((t: { text: string }) => t.text)).toEqual(['Hello!', 'I want a table', 'Booked.']);
-    expect(res.body.data[2]).toEqual({ role: 'assistant', text: 'Booked.', start_ms: 4500, end_ms: 5500, interrupted: true, metrics: { e2e_latency_ms: 700 }, tool_calls: null, turn_decision: null, retrieval: null });
+    expect(res.body.data[2]).toEqual({
+      role: 'assistant',
+      text: 'Booked.',
+      start_ms: 4500,
+      end_ms: 5500,
+      interrupted: true,
+      metrics: { e2e_latency_ms: 700 },
+      tool_calls: null,
+      turn_decision: null,
+      retrieval: null,
+    });
   });
 });
 

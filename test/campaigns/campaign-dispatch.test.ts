@@ -13,14 +13,18 @@ const log = pino({ level: 'silent' });
 const at = (iso: string) => new Date(iso);
 const minutes = (from: Date, n: number) => new Date(from.getTime() + n * 60_000);
 
-describe('calling hours in each contact\'s own zone', () => {
+describe("calling hours in each contact's own zone", () => {
   it('dials only the contacts inside their window now, and each of the others when theirs opens', async ({ db }) => {
-    const world = await campaignWorld(db.prisma, [
-      { phone: '+12125550101' }, // New York, from the number: 09:30 on Tuesday
-      { phone: '+14155550102' }, // Los Angeles, from the number: 06:30
-      { phone: '+442079460103' }, // London, from the number: 14:30
-      { phone: '+14155550104', timezone: 'Asia/Tokyo' }, // its own zone wins over the number's: 23:30
-    ], { schedule: { windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '17:00' }] } });
+    const world = await campaignWorld(
+      db.prisma,
+      [
+        { phone: '+12125550101' }, // New York, from the number: 09:30 on Tuesday
+        { phone: '+14155550102' }, // Los Angeles, from the number: 06:30
+        { phone: '+442079460103' }, // London, from the number: 14:30
+        { phone: '+14155550104', timezone: 'Asia/Tokyo' }, // its own zone wins over the number's: 23:30
+      ],
+      { schedule: { windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '17:00' }] } },
+    );
     const tuesday = at('2026-11-24T14:30:00Z');
     expect(await campaignTick(db.prisma, log, tuesday)).toMatchObject({ queued: 2 });
     expect((await campaignCalls(db.prisma, world.campaignId)).map((c) => c.toNumber).sort()).toEqual(['+12125550101', '+442079460103']);
@@ -34,14 +38,24 @@ describe('calling hours in each contact\'s own zone', () => {
     expect(await campaignTick(db.prisma, log, at('2026-11-24T16:59:00Z'))).toMatchObject({ queued: 0 });
     expect(await campaignTick(db.prisma, log, at('2026-11-24T17:00:00Z'))).toMatchObject({ queued: 1 });
     expect(await campaignTick(db.prisma, log, at('2026-11-25T00:00:30Z'))).toMatchObject({ queued: 1 });
-    expect((await campaignCalls(db.prisma, world.campaignId)).map((c) => c.toNumber)).toEqual(['+12125550101', '+442079460103', '+14155550102', '+14155550104']);
+    expect((await campaignCalls(db.prisma, world.campaignId)).map((c) => c.toNumber)).toEqual([
+      '+12125550101',
+      '+442079460103',
+      '+14155550102',
+      '+14155550104',
+    ]);
   });
 });
 
 describe('pacing', () => {
   it('never has more calls under way than max_concurrent_calls, nor starts more per minute than calls_per_minute, with two dispatchers', async ({ db }) => {
     const people = Array.from({ length: 30 }, (_, i) => ({ phone: `+1202555${String(1000 + i)}` }));
-    const world = await campaignWorld(db.prisma, people, { schedule: ALWAYS, pacing: { max_concurrent_calls: 5, calls_per_minute: 8, org_share: 1 } }, { maxConcurrentCalls: 100 });
+    const world = await campaignWorld(
+      db.prisma,
+      people,
+      { schedule: ALWAYS, pacing: { max_concurrent_calls: 5, calls_per_minute: 8, org_share: 1 } },
+      { maxConcurrentCalls: 100 },
+    );
     let now = at('2026-11-24T12:00:00Z');
     const inFlight = async () => db.prisma.campaignContact.count({ where: { campaignId: world.campaignId, state: 'dialling' } });
     for (let round = 0; round < 12; round++) {
@@ -76,7 +90,8 @@ describe('retries', () => {
     await endLatest(busy, 'busy');
     await endLatest(silent, 'no_answer');
     await campaignTick(db.prisma, log, now); // settles both: scheduled
-    const contact = (id: number) => db.prisma.campaignContact.findUniqueOrThrow({ where: { campaignId_contactId: { campaignId: world.campaignId, contactId: id } } });
+    const contact = (id: number) =>
+      db.prisma.campaignContact.findUniqueOrThrow({ where: { campaignId_contactId: { campaignId: world.campaignId, contactId: id } } });
     expect(await contact(busy)).toMatchObject({ state: 'scheduled', attempts: 1, lastOutcome: 'busy', nextAttemptAt: minutes(now, 15) });
     expect(await contact(silent)).toMatchObject({ state: 'scheduled', attempts: 1, lastOutcome: 'no_answer', nextAttemptAt: minutes(now, 60) });
 
@@ -108,7 +123,10 @@ describe('retries', () => {
     await campaignTick(db.prisma, log, now);
     const campaign = await getCampaign(db.prisma, world.organizationId, world.campaignId);
     expect(campaign).toMatchObject({ state: 'completed', progress: { contacts: { exhausted: 2 }, outcomes: { busy: 3, no_answer: 2 }, attempts: 5 } });
-    const events = await db.prisma.event.findMany({ where: { organizationId: world.organizationId, type: { startsWith: 'campaign.' } }, orderBy: { createdAt: 'asc' } });
+    const events = await db.prisma.event.findMany({
+      where: { organizationId: world.organizationId, type: { startsWith: 'campaign.' } },
+      orderBy: { createdAt: 'asc' },
+    });
     expect(events.map((e) => [e.type, (e.payload as { reason?: string }).reason])).toEqual([
       ['campaign.started', undefined],
       ['campaign.completed', 'all_contacts_called'],
@@ -136,14 +154,23 @@ describe('pausing', () => {
 describe('the circuit breaker', () => {
   it('pauses the campaign with its reason when most recent attempts fail', async ({ db }) => {
     const people = Array.from({ length: 8 }, (_, i) => ({ phone: `+1202555${4000 + i}` }));
-    const world = await campaignWorld(db.prisma, people, { schedule: ALWAYS, pacing: { max_concurrent_calls: 4 }, circuit_breaker: { min_attempts: 4, failure_ratio: 0.75 }, retry: { failed: { attempts: 0 } } });
+    const world = await campaignWorld(db.prisma, people, {
+      schedule: ALWAYS,
+      pacing: { max_concurrent_calls: 4 },
+      circuit_breaker: { min_attempts: 4, failure_ratio: 0.75 },
+      retry: { failed: { attempts: 0 } },
+    });
     const now = at('2026-11-24T12:00:00Z');
     await campaignTick(db.prisma, log, now);
     const calls = await campaignCalls(db.prisma, world.campaignId);
     for (const [i, call] of calls.entries()) await endCall(db.prisma, call.id, i === 0 ? 'answered' : 'failed', now);
     await campaignTick(db.prisma, log, now);
     const campaign = await getCampaign(db.prisma, world.organizationId, world.campaignId);
-    expect(campaign).toMatchObject({ state: 'paused', state_reason: 'circuit_breaker', progress: { circuit_breaker: { state: 'open', recent_attempts: 4, recent_failures: 3 }, contacts: { pending: 4 } } });
+    expect(campaign).toMatchObject({
+      state: 'paused',
+      state_reason: 'circuit_breaker',
+      progress: { circuit_breaker: { state: 'open', recent_attempts: 4, recent_failures: 3 }, contacts: { pending: 4 } },
+    });
     const paused = await db.prisma.event.findFirstOrThrow({ where: { organizationId: world.organizationId, type: 'campaign.paused' } });
     expect(paused.payload).toMatchObject({ campaign_id: world.campaignId, reason: 'circuit_breaker', recent_attempts: 4, recent_failures: 3 });
     expect(await campaignTick(db.prisma, log, now)).toMatchObject({ queued: 0 });
@@ -157,11 +184,21 @@ describe('a running campaign changed with PUT', () => {
     const now = at('2026-11-24T12:00:00Z'); // a Tuesday
     expect(await campaignTick(db.prisma, log, now)).toMatchObject({ queued: 2 });
     const row = await db.prisma.campaign.findUniqueOrThrow({ where: { id: world.campaignId } });
-    const input = CampaignWrite.parse({ name: row.name, assistant_id: row.assistantId, from_numbers: row.fromNumbers, schedule: ALWAYS, pacing: { max_concurrent_calls: 5 } });
+    const input = CampaignWrite.parse({
+      name: row.name,
+      assistant_id: row.assistantId,
+      from_numbers: row.fromNumbers,
+      schedule: ALWAYS,
+      pacing: { max_concurrent_calls: 5 },
+    });
     await replaceCampaign(db.prisma, world.organizationId, world.campaignId, input);
     expect(await campaignTick(db.prisma, log, now)).toMatchObject({ queued: 3 });
     // Calling hours narrowed to weekends: nobody else is called on this Tuesday, even with room to dial.
-    await replaceCampaign(db.prisma, world.organizationId, world.campaignId, { ...input, pacing: { ...input.pacing, max_concurrent_calls: 10 }, schedule: { ...input.schedule, windows: [{ days: ['sat', 'sun'], start: '09:00', end: '17:00' }] } });
+    await replaceCampaign(db.prisma, world.organizationId, world.campaignId, {
+      ...input,
+      pacing: { ...input.pacing, max_concurrent_calls: 10 },
+      schedule: { ...input.schedule, windows: [{ days: ['sat', 'sun'], start: '09:00', end: '17:00' }] },
+    });
     expect(await campaignTick(db.prisma, log, now)).toMatchObject({ queued: 0 });
     expect((await getCampaign(db.prisma, world.organizationId, world.campaignId)).progress.next_window_opens_at).toBe('2026-11-28T14:00:00.000Z'); // 09:00 in Washington (202)
   });
@@ -174,8 +211,15 @@ describe('a running campaign that can no longer place calls', () => {
     const assistantGone = await campaignWorld(db.prisma, [{ phone: '+12025558002' }], { schedule: ALWAYS });
     await db.prisma.assistant.deleteMany({ where: { organizationId: assistantGone.organizationId } });
     expect(await campaignTick(db.prisma, log, at('2026-11-24T12:00:00Z'))).toMatchObject({ queued: 0 });
-    for (const [world, reason] of [[numbersGone, 'no_calling_number'], [assistantGone, 'assistant_deleted']] as const) {
-      expect(await getCampaign(db.prisma, world.organizationId, world.campaignId)).toMatchObject({ state: 'paused', state_reason: reason, progress: { contacts: { pending: 1 } } });
+    for (const [world, reason] of [
+      [numbersGone, 'no_calling_number'],
+      [assistantGone, 'assistant_deleted'],
+    ] as const) {
+      expect(await getCampaign(db.prisma, world.organizationId, world.campaignId)).toMatchObject({
+        state: 'paused',
+        state_reason: reason,
+        progress: { contacts: { pending: 1 } },
+      });
       const paused = await db.prisma.event.findFirstOrThrow({ where: { organizationId: world.organizationId, type: 'campaign.paused' } });
       expect(paused.payload).toMatchObject({ campaign_id: world.campaignId, reason });
     }

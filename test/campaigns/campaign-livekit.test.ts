@@ -33,9 +33,15 @@ describe('a campaign through LiveKit SIP', () => {
       expect(await campaignTick(db.prisma, log, now)).toMatchObject({ queued: 3 });
       dialler.wake();
       // The answered callee talks with the agent until the call ends; the others end on their SIP answer.
-      const answered = await until(async () => (await campaignCalls(db.prisma, world.campaignId)).find((c) => c.toNumber === '+12025556001' && c.providerCallSid) ?? null, 10_000);
+      const answered = await until(
+        async () => (await campaignCalls(db.prisma, world.campaignId)).find((c) => c.toNumber === '+12025556001' && c.providerCallSid) ?? null,
+        10_000,
+      );
       await endCall(db.prisma, answered.id, 'answered', now);
-      await until(async () => ((await campaignCalls(db.prisma, world.campaignId)).every((c) => ['completed', 'busy', 'no_answer'].includes(c.status)) ? true : null), 10_000);
+      await until(
+        async () => ((await campaignCalls(db.prisma, world.campaignId)).every((c) => ['completed', 'busy', 'no_answer'].includes(c.status)) ? true : null),
+        10_000,
+      );
       await campaignTick(db.prisma, log, now);
       expect((await getCampaign(db.prisma, world.organizationId, world.campaignId)).progress.contacts).toMatchObject({ done: 1, scheduled: 1, exhausted: 1 });
 
@@ -48,7 +54,12 @@ describe('a campaign through LiveKit SIP', () => {
       await campaignTick(db.prisma, log, later);
       const campaign = await getCampaign(db.prisma, world.organizationId, world.campaignId);
       expect(campaign).toMatchObject({ state: 'completed', progress: { outcomes: { answered: 1, busy: 2, no_answer: 1 }, attempts: 4 } });
-      expect(livekit.of('CreateSIPParticipant').map((c) => (c.body as { sipCallTo: string }).sipCallTo).sort()).toEqual(['+12025556001', '+12025556002', '+12025556002', '+12025556003']);
+      expect(
+        livekit
+          .of('CreateSIPParticipant')
+          .map((c) => (c.body as { sipCallTo: string }).sipCallTo)
+          .sort(),
+      ).toEqual(['+12025556001', '+12025556002', '+12025556002', '+12025556003']);
     } finally {
       await dialler.stop();
     }

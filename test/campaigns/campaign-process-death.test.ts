@@ -21,7 +21,11 @@ describe('a campaign whose dispatcher process is killed', () => {
     const world = await campaignWorld(
       db.prisma,
       people,
-      { schedule: ALWAYS, pacing: { max_concurrent_calls: 25, calls_per_minute: 6000, org_share: 1 }, retry: { busy: { attempts: 0 }, no_answer: { attempts: 0 }, failed: { attempts: 0 }, voicemail: { attempts: 0 } } },
+      {
+        schedule: ALWAYS,
+        pacing: { max_concurrent_calls: 25, calls_per_minute: 6000, org_share: 1 },
+        retry: { busy: { attempts: 0 }, no_answer: { attempts: 0 }, failed: { attempts: 0 }, voicemail: { attempts: 0 } },
+      },
       { maxConcurrentCalls: 10_000 },
     );
     const index = new Map(world.contactIds.map((id, i) => [id, i]));
@@ -32,7 +36,10 @@ describe('a campaign whose dispatcher process is killed', () => {
       }
     };
 
-    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], { env: { ...process.env, DATABASE_URL: db.url, CLOCK }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
+      env: { ...process.env, DATABASE_URL: db.url, CLOCK },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());

@@ -10,18 +10,36 @@ const LATER = '2099-01-01T09:00:00Z';
 
 const it = apiTest
   // A carrier path is configured (a public URL and an agent), so campaigns can start; its REST API is a closed port.
-  .override('apiOptions', { publicUrl: 'https://voice.example.com', carrierApiBaseUrl: 'http://127.0.0.1:9', callAudioRunner: { open: () => { throw new Error('no calls here'); } } })
+  .override('apiOptions', {
+    publicUrl: 'https://voice.example.com',
+    carrierApiBaseUrl: 'http://127.0.0.1:9',
+    callAudioRunner: {
+      open: () => {
+        throw new Error('no calls here');
+      },
+    },
+  })
   .extend('acme', { scope: 'file' }, async ({ api }) => {
     const tenant = await api.tenant('Acme');
     const assistant = await api.call(tenant, 'POST', '/api/assistants', { name: 'Caller' });
-    const connection = await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Twilio', kind: 'twilio', account_sid: ACCOUNT_SID, auth_token: 'token-1234567890' });
+    const connection = await api.call(tenant, 'POST', '/api/phone-connections', {
+      name: 'Twilio',
+      kind: 'twilio',
+      account_sid: ACCOUNT_SID,
+      auth_token: 'token-1234567890',
+    });
     await api.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550600', phone_connection_id: connection.body.data.id });
     await api.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550601', phone_connection_id: connection.body.data.id });
     return { tenant, assistantId: assistant.body.id as number };
   })
   .extend('other', { scope: 'file' }, async ({ api }) => api.tenant('Other'))
   .extend('campaign', { scope: 'file' }, async ({ api, acme }) => async (body: Record<string, unknown> = {}) => {
-    const res = await api.call(acme.tenant, 'POST', '/api/campaigns', { name: 'Renewals', assistant_id: acme.assistantId, from_numbers: ['+14155550600'], ...body });
+    const res = await api.call(acme.tenant, 'POST', '/api/campaigns', {
+      name: 'Renewals',
+      assistant_id: acme.assistantId,
+      from_numbers: ['+14155550600'],
+      ...body,
+    });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.data as { id: number; state: string };
   })
@@ -42,9 +60,20 @@ describe('a campaign', () => {
       state: 'draft',
       state_reason: null,
       number_rotation: 'round_robin',
-      schedule: { timezone: 'UTC', use_contact_timezone: true, windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '20:00' }], start_at: null, end_at: null },
+      schedule: {
+        timezone: 'UTC',
+        use_contact_timezone: true,
+        windows: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '20:00' }],
+        start_at: null,
+        end_at: null,
+      },
       pacing: { max_concurrent_calls: 5, calls_per_minute: 30, org_share: 0.8 },
-      retry: { busy: { attempts: 2, delay_minutes: 15 }, no_answer: { attempts: 2, delay_minutes: 60 }, voicemail: { attempts: 1, delay_minutes: 240 }, failed: { attempts: 1, delay_minutes: 30 } },
+      retry: {
+        busy: { attempts: 2, delay_minutes: 15 },
+        no_answer: { attempts: 2, delay_minutes: 60 },
+        voicemail: { attempts: 1, delay_minutes: 240 },
+        failed: { attempts: 1, delay_minutes: 30 },
+      },
       voicemail: { detect: true, action: 'hang_up', message: null },
       circuit_breaker: { enabled: true, failure_ratio: 0.5, min_attempts: 10 },
       progress: { contacts: { total: 0, pending: 0 }, attempts: 0, calls_in_flight: 0, circuit_breaker: { state: 'closed' } },
@@ -91,8 +120,12 @@ describe('a campaign', () => {
     const cancelled = await post('cancel');
     expect(cancelled.body.data).toMatchObject({ state: 'cancelled', progress: { contacts: { skipped: 2, pending: 0 } } });
     expect((await post('resume')).body).toMatchObject({ code: 'invalid_state', state: 'cancelled' });
-    expect((await api.call(acme.tenant, 'PUT', `/api/campaigns/${id}`, { name: 'Again', assistant_id: acme.assistantId, from_numbers: ['+14155550600'] })).status).toBe(409);
-    const events = (await api.db.prisma.event.findMany({ where: { organizationId: acme.tenant.organizationId }, orderBy: { createdAt: 'asc' } })).filter((e) => (e.payload as { campaign_id?: number }).campaign_id === id);
+    expect(
+      (await api.call(acme.tenant, 'PUT', `/api/campaigns/${id}`, { name: 'Again', assistant_id: acme.assistantId, from_numbers: ['+14155550600'] })).status,
+    ).toBe(409);
+    const events = (await api.db.prisma.event.findMany({ where: { organizationId: acme.tenant.organizationId }, orderBy: { createdAt: 'asc' } })).filter(
+      (e) => (e.payload as { campaign_id?: number }).campaign_id === id,
+    );
     expect(events.map((e) => [e.type, (e.payload as { reason?: string }).reason])).toEqual([
       ['campaign.paused', 'requested'],
       ['campaign.completed', 'cancelled'],
@@ -105,7 +138,11 @@ describe('a campaign', () => {
     // Running now, with nobody inside the one-minute window: nothing is dialled.
     const moved = await api.db.prisma.campaign.update({ where: { id }, data: { state: 'running' } });
     const base = { name: moved.name, assistant_id: acme.assistantId, from_numbers: ['+14155550600'] };
-    const paced = await api.call(acme.tenant, 'PUT', `/api/campaigns/${id}`, { ...base, pacing: { max_concurrent_calls: 2 }, schedule: { windows: [{ days: ['sat'], start: '00:00', end: '00:01' }] } });
+    const paced = await api.call(acme.tenant, 'PUT', `/api/campaigns/${id}`, {
+      ...base,
+      pacing: { max_concurrent_calls: 2 },
+      schedule: { windows: [{ days: ['sat'], start: '00:00', end: '00:01' }] },
+    });
     expect(paced.status, JSON.stringify(paced.body)).toBe(200);
     expect(paced.body.data.pacing.max_concurrent_calls).toBe(2);
     const renamed = await api.call(acme.tenant, 'PUT', `/api/campaigns/${id}`, { ...base, name: 'Other name', from_numbers: ['+14155550601'] });
@@ -113,13 +150,18 @@ describe('a campaign', () => {
     expect(renamed.body).toMatchObject({ code: 'invalid_state', state: 'running', fields: ['name', 'from_numbers'] });
   });
 
-  it('deletes a draft, and answers 404 for another organisation\'s campaign exactly as for none', async ({ api, acme, other, campaign }) => {
+  it("deletes a draft, and answers 404 for another organisation's campaign exactly as for none", async ({ api, acme, other, campaign }) => {
     const { id } = await campaign();
     const theirs = await api.call(other, 'GET', `/api/campaigns/${id}`);
     const none = await api.call(other, 'GET', '/api/campaigns/999999');
     expect(theirs.status).toBe(404);
     expect(theirs.body).toEqual(none.body);
-    for (const [method, path] of [['POST', `/api/campaigns/${id}/start`], ['GET', `/api/campaigns/${id}/progress`], ['DELETE', `/api/campaigns/${id}`], ['GET', `/api/campaigns/${id}/contacts`]] as const) {
+    for (const [method, path] of [
+      ['POST', `/api/campaigns/${id}/start`],
+      ['GET', `/api/campaigns/${id}/progress`],
+      ['DELETE', `/api/campaigns/${id}`],
+      ['GET', `/api/campaigns/${id}/contacts`],
+    ] as const) {
       expect((await api.call(other, method, path)).status).toBe(404);
     }
     expect((await api.call(acme.tenant, 'DELETE', `/api/campaigns/${id}`)).status).toBe(204);
@@ -128,7 +170,13 @@ describe('a campaign', () => {
 });
 
 describe("a campaign's contacts", () => {
-  it('are added by id and by filter once each, leaving out those without a phone and reporting ids nobody has', async ({ api, acme, other, campaign, people }) => {
+  it('are added by id and by filter once each, leaving out those without a phone and reporting ids nobody has', async ({
+    api,
+    acme,
+    other,
+    campaign,
+    people,
+  }) => {
     const { id } = await campaign();
     const foreign = await api.call(other, 'POST', '/api/contacts', { phone_number: '+14155550699' });
     const byId = await api.call(acme.tenant, 'POST', `/api/campaigns/${id}/contacts`, { contact_ids: [people[0], people[2], foreign.body.data.id] });
@@ -147,13 +195,22 @@ describe("a campaign's contacts", () => {
 
   it('are imported from CSV through the contacts import, with its per-row report and the var columns as variables', async ({ api, acme, campaign }) => {
     const { id } = await campaign();
-    const csv = 'first_name,phone_number,email,var.plan\nAda,+14155550620,ada@example.com,gold\nBad,not-a-number,,silver\nBob,+14155550621,,\nNo phone,,nophone2@example.com,bronze\n';
-    const res = await api.app.inject({ method: 'POST', url: `/api/campaigns/${id}/contacts/import`, headers: { authorization: `Bearer ${acme.tenant.key}`, 'content-type': 'text/csv' }, payload: csv });
+    const csv =
+      'first_name,phone_number,email,var.plan\nAda,+14155550620,ada@example.com,gold\nBad,not-a-number,,silver\nBob,+14155550621,,\nNo phone,,nophone2@example.com,bronze\n';
+    const res = await api.app.inject({
+      method: 'POST',
+      url: `/api/campaigns/${id}/contacts/import`,
+      headers: { authorization: `Bearer ${acme.tenant.key}`, 'content-type': 'text/csv' },
+      payload: csv,
+    });
     expect(res.statusCode, res.body).toBe(200);
     const report = JSON.parse(res.body).data;
     expect(report).toMatchObject({ total: 4, created: 3, invalid: 1, added: 2, already_in: 0, without_phone: 1 });
     expect(report.rows[1]).toMatchObject({ index: 1, status: 'invalid' });
-    const contacts = (await api.call(acme.tenant, 'GET', `/api/campaigns/${id}/contacts`)).body.data as Array<{ phone_number: string; variables: Record<string, string> }>;
+    const contacts = (await api.call(acme.tenant, 'GET', `/api/campaigns/${id}/contacts`)).body.data as Array<{
+      phone_number: string;
+      variables: Record<string, string>;
+    }>;
     expect(contacts.map((c) => [c.phone_number, c.variables])).toEqual([
       ['+14155550620', { plan: 'gold' }],
       ['+14155550621', {}],

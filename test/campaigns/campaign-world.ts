@@ -37,7 +37,9 @@ export async function campaignWorld(
   await createPhoneNumber(prisma, organizationId, { number: from, phone_connection_id: connection.id, label: null, assistant_id: assistant.id });
   const contactIds: number[] = [];
   for (const person of people) {
-    const contact = await prisma.contact.create({ data: { organizationId, phoneNumber: person.phone, timezone: person.timezone ?? null, source: 'api', customFields: {} } });
+    const contact = await prisma.contact.create({
+      data: { organizationId, phoneNumber: person.phone, timezone: person.timezone ?? null, source: 'api', customFields: {} },
+    });
     contactIds.push(contact.id);
   }
   const input = CampaignWrite.parse({ name: 'Campaign', assistant_id: assistant.id, from_numbers: [from], ...settings });

@@ -9,7 +9,12 @@ import { ALWAYS, campaignWorld } from './campaign-world.js';
 // queued over several minutes (a backlog behind busy dial slots) do not go out together, and a second process joining
 // does not double the rate.
 
-async function queued(prisma: PrismaClient, world: { organizationId: number; campaignId: number }, count: number, campaignId: number | null = world.campaignId) {
+async function queued(
+  prisma: PrismaClient,
+  world: { organizationId: number; campaignId: number },
+  count: number,
+  campaignId: number | null = world.campaignId,
+) {
   const assistant = await prisma.assistant.findFirstOrThrow({ where: { organizationId: world.organizationId } });
   const number = await prisma.phoneNumber.findFirstOrThrow({ where: { organizationId: world.organizationId } });
   for (let i = 0; i < count; i++) {
@@ -34,7 +39,12 @@ async function claimAll(clients: PrismaClient[]): Promise<number[]> {
   const claimed: number[] = [];
   await Promise.all(
     clients.map(async (client) => {
-      for (let id = await claimNextOutboundCall(client, ['sip'], campaignDialPacing); id !== null; id = await claimNextOutboundCall(client, ['sip'], campaignDialPacing)) claimed.push(id);
+      for (
+        let id = await claimNextOutboundCall(client, ['sip'], campaignDialPacing);
+        id !== null;
+        id = await claimNextOutboundCall(client, ['sip'], campaignDialPacing)
+      )
+        claimed.push(id);
     }),
   );
   return claimed;

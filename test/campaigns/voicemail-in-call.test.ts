@@ -45,13 +45,21 @@ async function campaignCall(prisma: Parameters<typeof runtimeOrganization>[0], l
     },
   });
   const settings = localSettings(llmUrl, { llm_settings: { welcome_message: 'Hello, this is Acme.' } });
-  const call = await createCall(prisma, { ...settings, stt_settings: { ...(settings.stt_settings as object), keyterms: KEYTERMS } }, { variables: { first: 'Vera' } });
+  const call = await createCall(
+    prisma,
+    { ...settings, stt_settings: { ...(settings.stt_settings as object), keyterms: KEYTERMS } },
+    { variables: { first: 'Vera' } },
+  );
   return prisma.call.update({ where: { id: call.id }, data: { campaignId: campaign.id, campaignAttempt: 1, direction: 'outbound', detectVoicemail: false } });
 }
 
 /** The detector's verdict once it is stored on the call: the callee hangs up then, having been heard. */
 function verdictOf(prisma: Parameters<typeof runtimeOrganization>[0], callId: number) {
-  return until(async () => (await prisma.call.findUniqueOrThrow({ where: { id: callId } })).answeredBy, { timeoutMs: 60_000, intervalMs: 100, message: 'a verdict stored' });
+  return until(async () => (await prisma.call.findUniqueOrThrow({ where: { id: callId } })).answeredBy, {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+    message: 'a verdict stored',
+  });
 }
 
 describe('voicemail detection in a call without a carrier detector', () => {
@@ -99,7 +107,9 @@ describe('voicemail detection in a call without a carrier detector', () => {
 
   it('hears a short hello as a person and lets the conversation go on', async ({ db, llm }) => {
     const call = await campaignCall(db.prisma, llm.url);
-    const run = await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 600, text: 'good morning' }], { hangupAfter: () => verdictOf(db.prisma, call.id) });
+    const run = await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 600, text: 'good morning' }], {
+      hangupAfter: () => verdictOf(db.prisma, call.id),
+    });
     expect(run.result.endReason).toBe('customer_hangup');
     expect((await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } })).answeredBy).toBe('human');
   }, 120_000);

@@ -29,7 +29,13 @@ export interface SttTarget<Server extends FakeWsServer, Script> {
   /** The settings a connection asked for (its query string, or its start request): a reconnect asks for the same. */
   settingsOf(server: Server, connection: number): unknown;
   /** A whole utterance: the speech events it makes, its interim transcripts and the alternative of its final one. */
-  utterance: { text: string; events: stt.SpeechEventType[]; interims: string[]; alternative: Record<string, unknown>; check?(server: Server, out: Collected): void };
+  utterance: {
+    text: string;
+    events: stt.SpeechEventType[];
+    interims: string[];
+    alternative: Record<string, unknown>;
+    check?(server: Server, out: Collected): void;
+  };
   /** The status of the error a refused key becomes. */
   refusedKey: { status: number; check?(out: Collected): void };
   /** A connection dropped mid-utterance, then one that transcribes: the first interim, and every final, heard. */

@@ -71,7 +71,11 @@ export interface TtsTarget<Server extends Fake> {
   /** The request the vendor documents: path, key, voice, model, audio format and the text. */
   checkRequest(server: Server): void;
   /** A fake that answers with an error, the status the error must carry, and what else is true of it. */
-  error?: { failing(): Promise<Server>; status: number; check?(server: Server, errors: Array<{ error: Error; recoverable: boolean }>, frames: AudioFrame[]): void };
+  error?: {
+    failing(): Promise<Server>;
+    status: number;
+    check?(server: Server, errors: Array<{ error: Error; recoverable: boolean }>, frames: AudioFrame[]): void;
+  };
 }
 
 /** Registers the shared scenarios, in the calling describe, for the vendor `target` describes. */

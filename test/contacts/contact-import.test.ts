@@ -9,7 +9,13 @@ import { until } from '../helpers/until.js';
 const phoneOf = (i: number) => `+1212${2_000_000 + i}`;
 
 const it = apiTest
-  .extend('importJson', { scope: 'file' }, async ({ api, tenant }) => (contacts: unknown[], who: Tenant = tenant) => api.call(who, 'POST', '/api/contacts/import', { contacts }))
+  .extend(
+    'importJson',
+    { scope: 'file' },
+    async ({ api, tenant }) =>
+      (contacts: unknown[], who: Tenant = tenant) =>
+        api.call(who, 'POST', '/api/contacts/import', { contacts }),
+  )
   .extend('importCsv', { scope: 'file' }, async ({ api, tenant }) => async (csv: string, who: Tenant = tenant) => {
     const res = await api.app.inject({
       method: 'POST',
@@ -68,7 +74,9 @@ describe('importing contacts', () => {
           index: 5,
           status: 'invalid',
           contact_id: null,
-          errors: [{ loc: ['body', 'contacts', 5, 'custom_fields', 'birthday'], msg: 'Input should be a valid date in the format YYYY-MM-DD', type: 'date_parsing' }],
+          errors: [
+            { loc: ['body', 'contacts', 5, 'custom_fields', 'birthday'], msg: 'Input should be a valid date in the format YYYY-MM-DD', type: 'date_parsing' },
+          ],
         },
       ]);
       const updated = (await api.call(tenant, 'GET', `/api/contacts/${knownId}`)).body.data;
@@ -89,7 +97,15 @@ describe('importing contacts', () => {
       const b = (await api.call(tenant, 'POST', '/api/contacts', { email: 'b@example.com' })).body.data.id;
       const res = await importJson([{ phone_number: '+16502530302', email: 'b@example.com', first_name: 'Merged?' }]);
       expect(res.body.data.rows).toEqual([
-        { index: 0, status: 'conflict', contact_id: null, conflicts: [{ field: 'phone_number', contact_id: a }, { field: 'email', contact_id: b }] },
+        {
+          index: 0,
+          status: 'conflict',
+          contact_id: null,
+          conflicts: [
+            { field: 'phone_number', contact_id: a },
+            { field: 'email', contact_id: b },
+          ],
+        },
       ]);
       expect((await api.call(tenant, 'GET', `/api/contacts/${a}`)).body.data.first_name).toBeNull();
       expect((await api.call(tenant, 'GET', `/api/contacts/${b}`)).body.data.first_name).toBeNull();
@@ -205,7 +221,9 @@ describe('importing contacts', () => {
     it('refuses unknown and repeated columns and malformed files with 422 before importing anything', async ({ api, importCsv }) => {
       const unknown = await importCsv('email,shoe_size\nz@example.com,9\n');
       expect(unknown.status).toBe(422);
-      expect(unknown.body.detail).toEqual([{ loc: ['body', 'header', 'shoe_size'], msg: 'Column is neither a contact field nor a custom property key', type: 'extra_forbidden' }]);
+      expect(unknown.body.detail).toEqual([
+        { loc: ['body', 'header', 'shoe_size'], msg: 'Column is neither a contact field nor a custom property key', type: 'extra_forbidden' },
+      ]);
       expect(await api.db.prisma.contact.count({ where: { email: 'z@example.com' } })).toBe(0);
       const repeated = await importCsv('email,email\na@example.com,b@example.com\n');
       expect(repeated.body.detail[0]).toMatchObject({ loc: ['body', 1], type: 'csv_invalid' });
@@ -251,11 +269,20 @@ describe('importing contacts', () => {
       expect(rows.slice(0, 5_000).every((r) => r.status === 'updated')).toBe(true);
       expect(rows.slice(5_000).every((r) => r.status === 'created')).toBe(true);
 
-      const stored = await api.db.prisma.contact.findMany({ where: { organizationId: org.organizationId }, select: { id: true, externalId: true, phoneNumber: true, email: true, firstName: true } });
+      const stored = await api.db.prisma.contact.findMany({
+        where: { organizationId: org.organizationId },
+        select: { id: true, externalId: true, phoneNumber: true, email: true, firstName: true },
+      });
       expect(stored).toHaveLength(10_000);
       const byId = new Map(stored.map((c) => [c.id, c]));
       rows.forEach((r, i) => {
-        expect(byId.get(r.contact_id)).toEqual({ id: r.contact_id, externalId: `crm-${i}`, phoneNumber: phoneOf(i), email: `person${i}@example.com`, firstName: `Person ${i}` });
+        expect(byId.get(r.contact_id)).toEqual({
+          id: r.contact_id,
+          externalId: `crm-${i}`,
+          phoneNumber: phoneOf(i),
+          email: `person${i}@example.com`,
+          firstName: `Person ${i}`,
+        });
       });
     });
   });

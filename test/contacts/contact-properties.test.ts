@@ -3,8 +3,20 @@ import { ContactProperty } from '../../modules/contacts/property-schemas.js';
 import { apiTest } from '../helpers/fixtures.js';
 
 const it = apiTest
-  .extend('define', { scope: 'file' }, async ({ api, tenant }) => (body: unknown) => api.call(tenant, 'POST', '/api/contact-properties', body))
-  .extend('createContact', { scope: 'file' }, async ({ api, tenant }) => (body: unknown) => api.call(tenant, 'POST', '/api/contacts', body));
+  .extend(
+    'define',
+    { scope: 'file' },
+    async ({ api, tenant }) =>
+      (body: unknown) =>
+        api.call(tenant, 'POST', '/api/contact-properties', body),
+  )
+  .extend(
+    'createContact',
+    { scope: 'file' },
+    async ({ api, tenant }) =>
+      (body: unknown) =>
+        api.call(tenant, 'POST', '/api/contacts', body),
+  );
 
 describe('custom contact properties', () => {
   const ids: Record<string, number> = {};
@@ -57,7 +69,10 @@ describe('custom contact properties', () => {
     });
 
     it('change label and options but never key or type', async ({ api, tenant }) => {
-      const res = await api.call(tenant, 'PATCH', `/api/contact-properties/${ids.plan}`, { label: 'Plan tier', options: ['free', 'pro', 'enterprise', 'team'] });
+      const res = await api.call(tenant, 'PATCH', `/api/contact-properties/${ids.plan}`, {
+        label: 'Plan tier',
+        options: ['free', 'pro', 'enterprise', 'team'],
+      });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ key: 'plan', label: 'Plan tier', options: ['free', 'pro', 'enterprise', 'team'] });
       const typed = await api.call(tenant, 'PATCH', `/api/contact-properties/${ids.plan}`, { type: 'text' });
@@ -98,7 +113,11 @@ describe('custom contact properties', () => {
         { loc: ['body', 'custom_fields', 'plan'], msg: "Input should be 'free', 'pro', 'enterprise' or 'team'", type: 'enum' },
         { loc: ['body', 'custom_fields', 'age'], msg: 'Input should be a valid number', type: 'float_parsing' },
         { loc: ['body', 'custom_fields', 'vip'], msg: 'Input should be a valid boolean', type: 'bool_parsing' },
-        { loc: ['body', 'custom_fields', 'signed_up_at'], msg: 'Input should be a valid datetime in ISO 8601 with a time-zone offset', type: 'datetime_parsing' },
+        {
+          loc: ['body', 'custom_fields', 'signed_up_at'],
+          msg: 'Input should be a valid datetime in ISO 8601 with a time-zone offset',
+          type: 'datetime_parsing',
+        },
       ]);
       expect(await api.db.prisma.contact.count({ where: { email: 'wrong@example.com' } })).toBe(0);
     });
@@ -156,7 +175,7 @@ describe('custom contact properties', () => {
   });
 
   describe('deletion', () => {
-    it("removes the property and its values from every contact", async ({ api, tenant, createContact }) => {
+    it('removes the property and its values from every contact', async ({ api, tenant, createContact }) => {
       const created = await createContact({ email: 'notes@example.com', custom_fields: { notes: 'hello', age: 1 } });
       const res = await api.call(tenant, 'DELETE', `/api/contact-properties/${ids.notes}`);
       expect(res.status).toBe(204);

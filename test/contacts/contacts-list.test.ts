@@ -8,7 +8,13 @@ const it = apiTest
     expect(res.status, `${query}: ${JSON.stringify(res.body)}`).toBe(200);
     return ContactList.parse(res.body);
   })
-  .extend('names', { scope: 'file' }, async ({ list }) => async (query: string) => (await list(query)).data.map((x) => x.first_name).sort());
+  .extend(
+    'names',
+    { scope: 'file' },
+    async ({ list }) =>
+      async (query: string) =>
+        (await list(query)).data.map((x) => x.first_name).sort(),
+  );
 
 describe('listing contacts', () => {
   const c: Record<string, number> = {};
@@ -119,7 +125,10 @@ describe('listing contacts', () => {
     expect(await names('?q=zzz')).toEqual([]);
     expect(await names('?q=%25')).toEqual([]);
     expect(await names('?q=')).toHaveLength(5);
-    expect((await api.call(tenant, 'GET', `/api/contacts?q=${'a'.repeat(201)}`)).body.detail[0]).toMatchObject({ loc: ['query', 'q'], type: 'string_too_long' });
+    expect((await api.call(tenant, 'GET', `/api/contacts?q=${'a'.repeat(201)}`)).body.detail[0]).toMatchObject({
+      loc: ['query', 'q'],
+      type: 'string_too_long',
+    });
   });
 
   it('widens a repeated search and narrows across different filters', async ({ names }) => {

@@ -5,7 +5,13 @@ import { recordCaller } from '../../modules/calls/lifecycle.js';
 import type { Tenant } from '../helpers/api.js';
 import { apiTest } from '../helpers/fixtures.js';
 
-const it = apiTest.extend('create', { scope: 'file' }, async ({ api, tenant }) => (body: unknown, who: Tenant = tenant) => api.call(who, 'POST', '/api/contacts', body));
+const it = apiTest.extend(
+  'create',
+  { scope: 'file' },
+  async ({ api, tenant }) =>
+    (body: unknown, who: Tenant = tenant) =>
+      api.call(who, 'POST', '/api/contacts', body),
+);
 
 describe('contacts', () => {
   describe('create', () => {
@@ -63,7 +69,14 @@ describe('contacts', () => {
     });
 
     it('refuses wrong JSON types without a 500', async ({ create }) => {
-      for (const body of [{ phone_number: 12 }, { email: ['a@b.co'] }, { custom_fields: 'x', email: 'c@d.co' }, { custom_fields: [1], email: 'e@f.co' }, [], null]) {
+      for (const body of [
+        { phone_number: 12 },
+        { email: ['a@b.co'] },
+        { custom_fields: 'x', email: 'c@d.co' },
+        { custom_fields: [1], email: 'e@f.co' },
+        [],
+        null,
+      ]) {
         const res = await create(body);
         expect(res.status, JSON.stringify(body)).toBe(422);
       }
@@ -190,7 +203,10 @@ describe('contacts', () => {
     });
 
     it('answers 422 for a bad id and 404 for a missing one', async ({ api, tenant }) => {
-      expect((await api.call(tenant, 'PATCH', '/api/contacts/abc', { first_name: 'x' })).body.detail[0]).toMatchObject({ loc: ['path', 'contact_id'], type: 'int_parsing' });
+      expect((await api.call(tenant, 'PATCH', '/api/contacts/abc', { first_name: 'x' })).body.detail[0]).toMatchObject({
+        loc: ['path', 'contact_id'],
+        type: 'int_parsing',
+      });
       expect((await api.call(tenant, 'PATCH', '/api/contacts/999999', { first_name: 'x' })).status).toBe(404);
       expect((await api.call(tenant, 'GET', '/api/contacts/99999999999')).status).toBe(422);
     });

@@ -20,7 +20,13 @@ describe('an import row with text Postgres cannot store', () => {
       index: 1,
       status: 'invalid',
       contact_id: null,
-      errors: [{ loc: ['body', 'contacts', 1, 'custom_fields', 'note'], msg: 'String should not contain unpaired surrogate characters', type: 'string_pattern_mismatch' }],
+      errors: [
+        {
+          loc: ['body', 'contacts', 1, 'custom_fields', 'note'],
+          msg: 'String should not contain unpaired surrogate characters',
+          type: 'string_pattern_mismatch',
+        },
+      ],
     });
   });
 

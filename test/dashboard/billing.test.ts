@@ -14,7 +14,10 @@ async function signedIn(api: ApiContext, organizationId: number, role: 'owner' |
 }
 
 describe('billing', () => {
-  it('sums the period’s call costs by component and by assistant, with minutes and the concurrency limit, for owners and admins only', async ({ api, tenant }) => {
+  it('sums the period’s call costs by component and by assistant, with minutes and the concurrency limit, for owners and admins only', async ({
+    api,
+    tenant,
+  }) => {
     const assistant = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Billed desk' })).body.id;
     const now = new Date();
     const call = (sid: string, micro: { llm: number; stt: number; tts: number; telephony: number }, durationMs: number, createdAt = now) =>
@@ -65,7 +68,17 @@ describe('billing', () => {
     const assistant = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Tokyo desk' })).body.id;
     const call = (sid: string, createdAt: string) =>
       api.db.prisma.call.create({
-        data: { callSid: sid, organizationId: tenant.organizationId, assistantId: assistant, direction: 'inbound', status: 'completed', durationMs: 60_000, createdAt: new Date(createdAt), costLlmMicroUsd: 50_000n, costMicroUsd: 50_000n },
+        data: {
+          callSid: sid,
+          organizationId: tenant.organizationId,
+          assistantId: assistant,
+          direction: 'inbound',
+          status: 'completed',
+          durationMs: 60_000,
+          createdAt: new Date(createdAt),
+          costLlmMicroUsd: 50_000n,
+          costMicroUsd: 50_000n,
+        },
       });
     // 1 March in Tokyo runs from 28 February 15:00 UTC to 1 March 15:00 UTC.
     await call('CAtokyo1', '2026-02-28T16:00:00Z');

@@ -14,11 +14,23 @@ async function draftOf(api: ApiContext, tenant: Tenant) {
   const assistant = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Caller' })).body.id;
   const connection = (await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Trunk', sip_address: 'sip.example.com' })).body.data.id;
   await api.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550121', phone_connection_id: connection, assistant_id: assistant });
-  const campaign = (await api.call(tenant, 'POST', '/api/campaigns', { name: 'Renewals', assistant_id: assistant, from_numbers: ['+14155550121'], pacing: { calls_per_minute: 12 } })).body.data;
+  const campaign = (
+    await api.call(tenant, 'POST', '/api/campaigns', {
+      name: 'Renewals',
+      assistant_id: assistant,
+      from_numbers: ['+14155550121'],
+      pacing: { calls_per_minute: 12 },
+    })
+  ).body.data;
   return { browser, assistant, campaign };
 }
 
-const putOf = (assistant: number, changes: Record<string, string>) => ({ name: 'Renewals', assistant_id: String(assistant), from_numbers: '["+14155550121"]', ...changes });
+const putOf = (assistant: number, changes: Record<string, string>) => ({
+  name: 'Renewals',
+  assistant_id: String(assistant),
+  from_numbers: '["+14155550121"]',
+  ...changes,
+});
 
 describe('campaign settings in the dashboard', () => {
   it('prefills a draft’s form from the campaign, shows the API’s 422 at its field, and saves the whole object as PUT does', async ({ api, tenant }) => {
@@ -49,7 +61,10 @@ describe('campaign settings in the dashboard', () => {
     const form = await browser.get(`/campaigns/${campaign.id}/edit`);
     expect(form.body).toContain('only its schedule and pacing can change now');
 
-    const frozen = await browser.post(`/campaigns/${campaign.id}`, putOf(assistant, { name: 'Other name', 'pacing.calls_per_minute': '12', 'retry.busy.attempts': '5' }));
+    const frozen = await browser.post(
+      `/campaigns/${campaign.id}`,
+      putOf(assistant, { name: 'Other name', 'pacing.calls_per_minute': '12', 'retry.busy.attempts': '5' }),
+    );
     expect(frozen.status).toBe(409);
     expect(frozen.body).toMatch(/id="f-name-error">Cannot change while the campaign runs/);
     expect(frozen.body).toMatch(/id="f-retry-busy-attempts-error">Cannot change while the campaign runs/);
@@ -65,7 +80,10 @@ describe('campaign settings in the dashboard', () => {
     expect((await api.call(tenant, 'GET', `/api/campaigns/${campaign.id}`)).body.data.name).toBe('Paused renewals');
   });
 
-  it('adds contacts by id, refuses an id that is not one at its place in the list, and reports ids the organisation has no contact with', async ({ api, tenant }) => {
+  it('adds contacts by id, refuses an id that is not one at its place in the list, and reports ids the organisation has no contact with', async ({
+    api,
+    tenant,
+  }) => {
     const { browser, campaign } = await draftOf(api, tenant);
     const ada = (await api.call(tenant, 'POST', '/api/contacts', { first_name: 'Ada', phone_number: '+14155550177' })).body.data.id;
     const noPhone = (await api.call(tenant, 'POST', '/api/contacts', { first_name: 'Mail only', email: 'mail@example.com' })).body.data.id;

@@ -39,14 +39,16 @@ describe('first-run setup', () => {
     expect(await api.db.prisma.organization.count()).toBe(1);
   });
 
-  it('shows refused setup fields next to their inputs with the API\'s 422 messages, keeping what was typed', async () => {
+  it("shows refused setup fields next to their inputs with the API's 422 messages, keeping what was typed", async () => {
     const fresh = await createApiContext();
     try {
       const browser = new BrowserSession(fresh.app);
       await browser.get('/setup');
       const res = await browser.post('/setup', { organization_name: 'Acme', name: 'Ada', email: 'not-an-email', password: 'short' });
       expect(res.status).toBe(422);
-      expect(res.body).toMatch(/<input id="f-email"[^>]*value="not-an-email"[^>]*aria-invalid="true">\s*<div class="error" id="f-email-error">value is not a valid email address/);
+      expect(res.body).toMatch(
+        /<input id="f-email"[^>]*value="not-an-email"[^>]*aria-invalid="true">\s*<div class="error" id="f-email-error">value is not a valid email address/,
+      );
       expect(res.body).toMatch(/id="f-password-error">String should have at least 10 characters/);
       expect(await fresh.db.prisma.organization.count()).toBe(0);
     } finally {

@@ -46,7 +46,12 @@ beforeAll(async () => {
   ids.assistant = assistant.body.id;
   for (const [i, name] of ['Ada Lovelace', 'Grace Hopper', 'Alan Turing'].entries()) {
     const [first, last] = name.split(' ');
-    await api.call(tenant, 'POST', '/api/contacts', { first_name: first, last_name: last, phone_number: `+1415555010${i}`, email: `${first!.toLowerCase()}@example.com` });
+    await api.call(tenant, 'POST', '/api/contacts', {
+      first_name: first,
+      last_name: last,
+      phone_number: `+1415555010${i}`,
+      email: `${first!.toLowerCase()}@example.com`,
+    });
   }
   ids.contact = (await api.db.prisma.contact.findFirstOrThrow({ where: { organizationId: tenant.organizationId } })).id;
   const started = new Date(Date.now() - 3600_000);
@@ -70,29 +75,74 @@ beforeAll(async () => {
   ids.call = call.callSid;
   const turns = [
     ['user', 'Hi, can I book a table for Friday?', null],
-    ['assistant', 'Of course. For how many people, and at what time?', { end_of_utterance_delay_ms: 310, llm_ttft_ms: 420, tts_ttfb_ms: 180, e2e_latency_ms: 910 }],
+    [
+      'assistant',
+      'Of course. For how many people, and at what time?',
+      { end_of_utterance_delay_ms: 310, llm_ttft_ms: 420, tts_ttfb_ms: 180, e2e_latency_ms: 910 },
+    ],
     ['user', 'Two people at seven.', null],
     ['assistant', 'Booked: a table for two on Friday at 7 pm.', { end_of_utterance_delay_ms: 280, llm_ttft_ms: 390, tts_ttfb_ms: 170, e2e_latency_ms: 840 }],
   ] as const;
   for (const [position, [role, text, metrics]] of turns.entries()) {
-    await api.db.prisma.callTurn.create({ data: { callId: call.id, position, role, text, startMs: position * 4000, endMs: position * 4000 + 2500, interrupted: false, ...(metrics ? { metrics } : {}) } });
+    await api.db.prisma.callTurn.create({
+      data: {
+        callId: call.id,
+        position,
+        role,
+        text,
+        startMs: position * 4000,
+        endMs: position * 4000 + 2500,
+        interrupted: false,
+        ...(metrics ? { metrics } : {}),
+      },
+    });
   }
   const samples = new Int16Array(16_000 * 2).map((_, i) => Math.round(Math.sin(i / 8) * 8000));
   const wav = encodeWav({ samples, sampleRate: 16_000, channels: 1 });
   await mkdir(dataDir, { recursive: true });
   await new LocalFileStorage(dataDir).put('recordings/CAdemo0001/mixed.wav', wav);
-  await api.db.prisma.callRecording.create({ data: { callId: call.id, track: 'mixed', format: 'wav', storageKey: 'recordings/CAdemo0001/mixed.wav', durationMs: 2000, sizeBytes: wav.length } });
+  await api.db.prisma.callRecording.create({
+    data: { callId: call.id, track: 'mixed', format: 'wav', storageKey: 'recordings/CAdemo0001/mixed.wav', durationMs: 2000, sizeBytes: wav.length },
+  });
 
   const connection = (await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Trunk', sip_address: 'sip.example.com' })).body.data.id;
   await api.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550199', phone_connection_id: connection, assistant_id: ids.assistant });
-  ids.campaign = (await api.call(tenant, 'POST', '/api/campaigns', { name: 'Spring reminders', assistant_id: ids.assistant, from_numbers: ['+14155550199'] })).body.data.id;
-  ids.tool = (await api.call(tenant, 'POST', '/api/tools', { name: 'lookup_order', description: 'Finds an order by its number', type: 'http', parameters: { type: 'object', properties: { number: { type: 'string' } } }, http: { url: 'https://api.example.com/orders/{{args.number}}' } })).body.data.id;
-  ids.playbook = (await api.call(tenant, 'POST', '/api/playbooks', { name: 'Order status', goal: 'Tell the caller where their order is', instructions: ['Ask for the order number', 'Look it up'], tool_ids: [ids.tool] })).body.data.id;
-  ids.endpoint = (await api.call(tenant, 'POST', '/api/organization/webhooks', { url: 'https://hooks.example.com/voice', event_types: ['call.completed'], description: 'CRM' })).body.data.id;
+  ids.campaign = (
+    await api.call(tenant, 'POST', '/api/campaigns', { name: 'Spring reminders', assistant_id: ids.assistant, from_numbers: ['+14155550199'] })
+  ).body.data.id;
+  ids.tool = (
+    await api.call(tenant, 'POST', '/api/tools', {
+      name: 'lookup_order',
+      description: 'Finds an order by its number',
+      type: 'http',
+      parameters: { type: 'object', properties: { number: { type: 'string' } } },
+      http: { url: 'https://api.example.com/orders/{{args.number}}' },
+    })
+  ).body.data.id;
+  ids.playbook = (
+    await api.call(tenant, 'POST', '/api/playbooks', {
+      name: 'Order status',
+      goal: 'Tell the caller where their order is',
+      instructions: ['Ask for the order number', 'Look it up'],
+      tool_ids: [ids.tool],
+    })
+  ).body.data.id;
+  ids.endpoint = (
+    await api.call(tenant, 'POST', '/api/organization/webhooks', {
+      url: 'https://hooks.example.com/voice',
+      event_types: ['call.completed'],
+      description: 'CRM',
+    })
+  ).body.data.id;
 
-  ids.document = (await api.call(tenant, 'POST', '/api/documents', { name: 'Opening hours', text: '# Hours\n\nWe open at nine, Monday to Saturday.' })).body.data.id;
+  ids.document = (
+    await api.call(tenant, 'POST', '/api/documents', { name: 'Opening hours', text: '# Hours\n\nWe open at nine, Monday to Saturday.' })
+  ).body.data.id;
   const processing = startDocumentProcessing(api.db.prisma, { databaseUrl: api.db.url, pollIntervalMs: 100 });
-  await until(async () => (await api.db.prisma.document.findUniqueOrThrow({ where: { id: Number(ids.document) } })).status === 'ready', { timeoutMs: 20_000, message: 'the document is processed' });
+  await until(async () => (await api.db.prisma.document.findUniqueOrThrow({ where: { id: Number(ids.document) } })).status === 'ready', {
+    timeoutMs: 20_000,
+    message: 'the document is processed',
+  });
   await processing.stop();
 
   await api.call(tenant, 'POST', '/api/contact-properties', { key: 'plan', label: 'Plan', type: 'select', options: ['gold', 'silver'] });
@@ -108,7 +158,11 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function signIn(person: { email: string; password: string }, viewport: { width: number; height: number }, where: { timezoneId?: string; locale?: string } = {}): Promise<BrowserContext> {
+async function signIn(
+  person: { email: string; password: string },
+  viewport: { width: number; height: number },
+  where: { timezoneId?: string; locale?: string } = {},
+): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport, ...where });
   const page = await context.newPage();
   await page.goto(`${base}/login`);
@@ -195,13 +249,28 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
       const full = await signIn(owner, WIDTHS[width]);
       for (const [url, name] of PAGES()) await (await check(full, url, name, width)).close();
       const empty = await signIn(emptyOwner, WIDTHS[width]);
-      for (const [url, name] of [['/assistants', 'assistants-empty'], ['/calls', 'calls-empty'], ['/contacts', 'contacts-empty'], ['/api-keys', 'api-keys-empty'], ['/webhooks', 'webhooks-empty'], ['/documents', 'documents-empty'], ['/campaigns', 'campaigns-empty'], ['/tools', 'tools-empty'], ['/playbooks', 'playbooks-empty'], ['/contacts/properties', 'contact-properties-empty']] as const) {
+      for (const [url, name] of [
+        ['/assistants', 'assistants-empty'],
+        ['/calls', 'calls-empty'],
+        ['/contacts', 'contacts-empty'],
+        ['/api-keys', 'api-keys-empty'],
+        ['/webhooks', 'webhooks-empty'],
+        ['/documents', 'documents-empty'],
+        ['/campaigns', 'campaigns-empty'],
+        ['/tools', 'tools-empty'],
+        ['/playbooks', 'playbooks-empty'],
+        ['/contacts/properties', 'contact-properties-empty'],
+      ] as const) {
         const page = await check(empty, url, name, width);
         expect(await page.locator('.empty').count(), `${url} has a readable empty state`).toBe(1);
         await page.close();
       }
       const visitor = await browser.newContext({ viewport: WIDTHS[width] });
-      for (const [url, name] of [['/login', 'login'], ['/forgot', 'forgot']] as const) await (await check(visitor, url, name, width)).close();
+      for (const [url, name] of [
+        ['/login', 'login'],
+        ['/forgot', 'forgot'],
+      ] as const)
+        await (await check(visitor, url, name, width)).close();
       await Promise.all([full.close(), empty.close(), visitor.close()]);
     }, 120_000);
   }

@@ -38,7 +38,14 @@ async function withAuthenticator(): Promise<{ context: BrowserContext; page: Pag
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return { context, page, cdp, authenticatorId };
 }
@@ -74,7 +81,9 @@ describe.skipIf(!hasChromium)('passkeys in Chromium', () => {
     expect(credentials).toHaveLength(1);
     expect(credentials[0]!.isResidentCredential).toBe(true);
     const stored = await api.db.prisma.passkey.findMany({ where: { userId: person.userId } });
-    expect(stored.map((p) => [p.name, p.credentialId])).toEqual([['Work laptop', credentials[0]!.credentialId.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')]]);
+    expect(stored.map((p) => [p.name, p.credentialId])).toEqual([
+      ['Work laptop', credentials[0]!.credentialId.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')],
+    ]);
   });
 
   it('signs in with the passkey alone, into a new session, and records its use', async () => {
@@ -141,7 +150,9 @@ describe('passkeys over the API', () => {
 
   it("answers 404 for another person's passkey, and removes nothing", async () => {
     const other = await addPerson(api, organizationId, 'member');
-    const theirs = await api.db.prisma.passkey.create({ data: { userId: other.userId, credentialId: `cred-${Date.now()}`, publicKey: Buffer.alloc(8), transports: [], name: 'Theirs' } });
+    const theirs = await api.db.prisma.passkey.create({
+      data: { userId: other.userId, credentialId: `cred-${Date.now()}`, publicKey: Buffer.alloc(8), transports: [], name: 'Theirs' },
+    });
     const me = new BrowserSession(api.app);
     await me.signIn(person.email, person.password);
     expect((await me.api('DELETE', `/api/users/me/passkeys/${theirs.id}`)).status).toBe(404);

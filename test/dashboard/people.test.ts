@@ -21,7 +21,10 @@ async function signedIn(api: ApiContext, person: { email: string; password: stri
 }
 
 describe('API keys', () => {
-  it('are created once in the clear, listed by prefix with creator and last use, work against the API, and stop at once when revoked', async ({ api, tenant }) => {
+  it('are created once in the clear, listed by prefix with creator and last use, work against the API, and stop at once when revoked', async ({
+    api,
+    tenant,
+  }) => {
     const owner = await addPerson(api, tenant.organizationId, 'owner');
     const browser = await signedIn(api, owner);
     const created = await browser.api('POST', '/api/organization/api-keys', { name: 'CRM sync' });
@@ -155,7 +158,9 @@ describe('password reset', () => {
     expect(asked.status).toBe(200);
     expect(unknown.body.replace(/name="_csrf" value="[^"]+"/, '')).toBe(asked.body.replace(/name="_csrf" value="[^"]+"/, ''));
     expect(mailLog()).not.toContain('nobody-here@example.com');
-    const link = [...mailLog().matchAll(new RegExp(`To: ${person.email.replace(/[.+]/g, '\\$&')}[\\s\\S]*?(http://\\S+/reset\\?token=[\\w-]+)`, 'g'))].pop()![1]!;
+    const link = [
+      ...mailLog().matchAll(new RegExp(`To: ${person.email.replace(/[.+]/g, '\\$&')}[\\s\\S]*?(http://\\S+/reset\\?token=[\\w-]+)`, 'g')),
+    ].pop()![1]!;
     const token = new URL(link).searchParams.get('token')!;
 
     expect((await browser.get(`/reset?token=${token}`)).status).toBe(200);
@@ -171,7 +176,10 @@ describe('password reset', () => {
 });
 
 describe('the profile', () => {
-  it('changes name, email (with the current password) and password; a new password ends the other sessions; sessions are listed and ended', async ({ api, tenant }) => {
+  it('changes name, email (with the current password) and password; a new password ends the other sessions; sessions are listed and ended', async ({
+    api,
+    tenant,
+  }) => {
     const person = await addPerson(api, tenant.organizationId, 'member');
     const browser = await signedIn(api, person);
     const other = await signedIn(api, person);

@@ -18,7 +18,10 @@ async function ownerOf(api: ApiContext, tenant: Tenant): Promise<BrowserSession>
 }
 
 describe('webhooks in the dashboard', () => {
-  it('adds an endpoint showing its secret once, refuses a bad URL at its field, disables and deletes it; another organisation’s is not found', async ({ api, tenant }) => {
+  it('adds an endpoint showing its secret once, refuses a bad URL at its field, disables and deletes it; another organisation’s is not found', async ({
+    api,
+    tenant,
+  }) => {
     const browser = await ownerOf(api, tenant);
     await browser.get('/webhooks');
     const bad = await browser.post('/webhooks', { url: 'ftp://example.com', event_types: 'call.completed' });
@@ -29,7 +32,9 @@ describe('webhooks in the dashboard', () => {
     expect(created.status).toBe(201);
     const secret = /<code id="new-secret">(whsec_[^<]+)<\/code>/.exec(created.body)?.[1];
     expect(secret).toBeDefined();
-    const endpoint = await api.db.prisma.webhookEndpoint.findFirstOrThrow({ where: { organizationId: tenant.organizationId, url: 'https://hooks.example.com/in' } });
+    const endpoint = await api.db.prisma.webhookEndpoint.findFirstOrThrow({
+      where: { organizationId: tenant.organizationId, url: 'https://hooks.example.com/in' },
+    });
     expect((await browser.get('/webhooks')).body).not.toContain(secret!);
 
     const page = await browser.get(`/webhooks/${endpoint.id}`);
@@ -38,7 +43,8 @@ describe('webhooks in the dashboard', () => {
     expect((await api.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })).enabled).toBe(false);
 
     const elsewhere = await api.tenant('Elsewhere hooks');
-    const theirs = (await api.call(elsewhere, 'POST', '/api/organization/webhooks', { url: 'https://hooks.example.com/theirs', event_types: ['*'] })).body.data.id;
+    const theirs = (await api.call(elsewhere, 'POST', '/api/organization/webhooks', { url: 'https://hooks.example.com/theirs', event_types: ['*'] })).body.data
+      .id;
     expect((await browser.get(`/webhooks/${theirs}`)).status).toBe(404);
     expect((await browser.post(`/webhooks/${theirs}/delete`)).status).toBe(404);
 
@@ -81,13 +87,21 @@ describe('knowledge documents in the dashboard', () => {
 });
 
 describe('campaigns in the dashboard', () => {
-  it('creates a draft from the form after showing the API’s refusals at their fields, and refuses to start it where its numbers cannot be dialled, saying why', async ({ api, tenant }) => {
+  it('creates a draft from the form after showing the API’s refusals at their fields, and refuses to start it where its numbers cannot be dialled, saying why', async ({
+    api,
+    tenant,
+  }) => {
     const browser = await ownerOf(api, tenant);
     const assistant = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Caller' })).body.id;
     const connection = (await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Trunk', sip_address: 'sip.example.com' })).body.data.id;
     await api.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550111', phone_connection_id: connection, assistant_id: assistant });
     await browser.get('/campaigns/new');
-    const refused = await browser.post('/campaigns', { name: 'Renewals', assistant_id: String(assistant), from_numbers: '["not a number"]', 'pacing.max_concurrent_calls': '0' });
+    const refused = await browser.post('/campaigns', {
+      name: 'Renewals',
+      assistant_id: String(assistant),
+      from_numbers: '["not a number"]',
+      'pacing.max_concurrent_calls': '0',
+    });
     expect(refused.status).toBe(422);
     expect(refused.body).toMatch(/id="f-from_numbers-error">0: /);
     expect(refused.body).toMatch(/id="f-pacing-max_concurrent_calls-error">/);
@@ -96,7 +110,9 @@ describe('campaigns in the dashboard', () => {
     expect(created.status).toBe(302);
     const page = await browser.get(created.location!);
     expect(page.body).toContain('draft');
-    const added = await browser.post(`${created.location}/contacts`, { csv: 'first_name,phone_number,email,var.plan\nAda,+14155550177,,gold\nNo phone,,nophone@example.com,silver\n' });
+    const added = await browser.post(`${created.location}/contacts`, {
+      csv: 'first_name,phone_number,email,var.plan\nAda,+14155550177,,gold\nNo phone,,nophone@example.com,silver\n',
+    });
     expect(added.body).toContain('Added 1 contacts (0 already in, 1 without a phone number)');
     expect(added.body).toMatch(/<dt>total<\/dt><dd>1<\/dd>/);
     await api.call(tenant, 'POST', '/api/contacts', { first_name: 'Grace', phone_number: '+14155550178' });
@@ -111,22 +127,42 @@ describe('campaigns in the dashboard', () => {
 });
 
 describe('tools and playbooks in the dashboard', () => {
-  it('creates a tool after showing the API’s refusal at its field, edits it, and a playbook that uses it, whose test run is queued', async ({ api, tenant }) => {
+  it('creates a tool after showing the API’s refusal at its field, edits it, and a playbook that uses it, whose test run is queued', async ({
+    api,
+    tenant,
+  }) => {
     const browser = await ownerOf(api, tenant);
     await browser.get('/tools/new');
     const refused = await browser.post('/tools', { name: 'lookup order', type: 'http', http: '{"url": "https://api.example.com/orders"}' });
     expect(refused.status).toBe(422);
     expect(refused.body).toMatch(/id="f-name-error">/);
 
-    const created = await browser.post('/tools', { name: 'lookup_order', type: 'http', description: 'Finds an order', http: '{"url": "https://api.example.com/orders/{{args.number}}"}', parameters: '{"type": "object", "properties": {"number": {"type": "string"}}}' });
+    const created = await browser.post('/tools', {
+      name: 'lookup_order',
+      type: 'http',
+      description: 'Finds an order',
+      http: '{"url": "https://api.example.com/orders/{{args.number}}"}',
+      parameters: '{"type": "object", "properties": {"number": {"type": "string"}}}',
+    });
     expect(created.status).toBe(302);
     const toolPath = created.location!;
     const toolId = Number(toolPath.split('/').pop());
-    const edited = await browser.post(toolPath, { name: 'lookup_order', type: 'http', description: 'Finds an order by number', http: '{"url": "https://api.example.com/orders/{{args.number}}"}', parameters: '{"type": "object", "properties": {"number": {"type": "string"}}}' });
+    const edited = await browser.post(toolPath, {
+      name: 'lookup_order',
+      type: 'http',
+      description: 'Finds an order by number',
+      http: '{"url": "https://api.example.com/orders/{{args.number}}"}',
+      parameters: '{"type": "object", "properties": {"number": {"type": "string"}}}',
+    });
     expect(edited.body).toContain('Saved.');
     expect((await api.call(tenant, 'GET', `/api/tools/${toolId}`)).body.data.description).toBe('Finds an order by number');
 
-    const playbook = await browser.post('/playbooks', { name: 'Order status', goal: 'Say where the order is', instructions: '["Ask for the number"]', tool_ids: `[${toolId}]` });
+    const playbook = await browser.post('/playbooks', {
+      name: 'Order status',
+      goal: 'Say where the order is',
+      instructions: '["Ask for the number"]',
+      tool_ids: `[${toolId}]`,
+    });
     expect(playbook.status).toBe(302);
     const playbookId = Number(playbook.location!.split('/').pop());
     const assistant = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Orders', playbook_ids: [playbookId] })).body.id;
@@ -156,7 +192,12 @@ describe('contacts in the dashboard', () => {
     const ada = await api.db.prisma.contact.findFirstOrThrow({ where: { organizationId: tenant.organizationId, email: 'ada@example.com' } });
     const page = await browser.get(`/contacts/${ada.id}`);
     expect(page.body).toMatch(/<input id="f-first_name" name="first_name" type="text" value="Ada"/);
-    const refused = await browser.post(`/contacts/${ada.id}`, { first_name: 'Ada', last_name: 'Lovelace', phone_number: '+14155550123', email: 'not an email' });
+    const refused = await browser.post(`/contacts/${ada.id}`, {
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      phone_number: '+14155550123',
+      email: 'not an email',
+    });
     expect(refused.status).toBe(422);
     expect(refused.body).toMatch(/id="f-email-error">/);
     const saved = await browser.post(`/contacts/${ada.id}`, { first_name: 'Ada', last_name: 'King', phone_number: '+14155550123', email: 'ada@example.com' });
@@ -193,8 +234,13 @@ describe('custom properties in the dashboard', () => {
 describe('calls in the dashboard', () => {
   it('filters as the API does, a filter that does not parse is the API’s 422, and exports what the filters select', async ({ api, tenant }) => {
     const browser = await ownerOf(api, tenant);
-    for (const [sid, direction, transport, status] of [['CAin1', 'inbound', 'browser', 'completed'], ['CAout1', 'outbound', 'sip', 'failed']] as const) {
-      await api.db.prisma.call.create({ data: { callSid: sid, organizationId: tenant.organizationId, direction, transport, status, fromNumber: '+14155550100' } });
+    for (const [sid, direction, transport, status] of [
+      ['CAin1', 'inbound', 'browser', 'completed'],
+      ['CAout1', 'outbound', 'sip', 'failed'],
+    ] as const) {
+      await api.db.prisma.call.create({
+        data: { callSid: sid, organizationId: tenant.organizationId, direction, transport, status, fromNumber: '+14155550100' },
+      });
     }
     const inbound = await browser.get('/calls?direction=inbound');
     expect(inbound.body).toContain('/calls/CAin1');

@@ -69,7 +69,10 @@ describe('session fixation', () => {
 });
 
 describe('anti-forgery tokens', () => {
-  it('are required by every state-changing dashboard and session-only route: missing, wrong, another session’s, or sent cross-site', async ({ api, tenant }) => {
+  it('are required by every state-changing dashboard and session-only route: missing, wrong, another session’s, or sent cross-site', async ({
+    api,
+    tenant,
+  }) => {
     const owner = await addPerson(api, tenant.organizationId, 'owner');
     const other = await addPerson(api, tenant.organizationId, 'owner');
     const browser = new BrowserSession(api.app);
@@ -91,7 +94,12 @@ describe('anti-forgery tokens', () => {
         const res =
           route.method === 'POST' && !url.startsWith('/api/')
             ? await browser.post(url, { _csrf: attempt._csrf }, attempt.headers)
-            : await browser.request({ method: route.method as 'POST', url, headers: { ...(attempt._csrf ? { 'x-csrf-token': attempt._csrf } : {}), ...attempt.headers, 'content-type': 'application/json' }, payload: '{}' });
+            : await browser.request({
+                method: route.method as 'POST',
+                url,
+                headers: { ...(attempt._csrf ? { 'x-csrf-token': attempt._csrf } : {}), ...attempt.headers, 'content-type': 'application/json' },
+                payload: '{}',
+              });
         expect(res.status, `${route.method} ${url} with ${JSON.stringify(attempt)}`).toBe(403);
         expect(res.body, `${route.method} ${url}`).toMatch(/csrf_failed|reload the page|another site/);
       }

@@ -50,13 +50,20 @@ describe('the sign-in limit across API processes', () => {
 
 describe('the sign-in limit per client address behind a proxy', () => {
   it("counts each client by the address the proxy forwards, so one client's failures lock out no one else", async () => {
-    const behindProxy = await buildApp({ prisma: api.db.prisma, databaseUrl: api.db.url, logLevel: 'silent', trustProxyHops: 1, signInLimit: { perEmail: 100, perAddress: 3, windowS: 900 } });
+    const behindProxy = await buildApp({
+      prisma: api.db.prisma,
+      databaseUrl: api.db.url,
+      logLevel: 'silent',
+      trustProxyHops: 1,
+      signInLimit: { perEmail: 100, perAddress: 3, windowS: 900 },
+    });
     await behindProxy.ready();
     try {
       const guesser = { 'x-forwarded-for': '203.0.113.7' };
       const browser = new BrowserSession(behindProxy);
       await browser.get('/login', guesser);
-      for (let i = 0; i < 3; i++) expect((await browser.post('/login', { email: `nobody${i}@example.com`, password: 'a wrong password' }, guesser)).status).toBe(401);
+      for (let i = 0; i < 3; i++)
+        expect((await browser.post('/login', { email: `nobody${i}@example.com`, password: 'a wrong password' }, guesser)).status).toBe(401);
       expect((await browser.post('/login', { email: 'nobody9@example.com', password: 'a wrong password' }, guesser)).status).toBe(429);
       // Another client through the same proxy is not held up by it.
       const owner = await addPerson(api, (await api.tenant()).organizationId, 'owner');

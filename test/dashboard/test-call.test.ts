@@ -38,7 +38,8 @@ beforeAll(async () => {
   if (!hasChromium) return;
   llm = await startFakeOpenAI((body) => {
     const first = String(((body.messages ?? []) as Array<{ content: unknown }>)[0]?.content ?? '');
-    if (first.startsWith('You analyse a finished phone call')) return { text: JSON.stringify({ summary: 'Asked the time.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
+    if (first.startsWith('You analyse a finished phone call'))
+      return { text: JSON.stringify({ summary: 'Asked the time.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
     return { text: 'It is noon.' };
   });
   dir = await mkdtemp(path.join(os.tmpdir(), 'dashboard-call-'));
@@ -48,7 +49,14 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
   tenant = await api.tenant('Acme');
   owner = await addPerson(api, tenant.organizationId, 'owner');
-  assistantId = (await api.call(tenant, 'POST', '/api/assistants', localSettings(llm.url, { name: 'Clock', recording_settings: { recording_enabled: true, recording_format: 'wav' } }))).body.id;
+  assistantId = (
+    await api.call(
+      tenant,
+      'POST',
+      '/api/assistants',
+      localSettings(llm.url, { name: 'Clock', recording_settings: { recording_enabled: true, recording_format: 'wav' } }),
+    )
+  ).body.id;
 
   // As in the browser call's own test: the question after 2 s, then quiet, looped so a late start still hears it.
   const question = await speechSamples('what time is it');
@@ -56,7 +64,12 @@ beforeAll(async () => {
   samples.set(question, 16_000 * 2);
   const wavPath = path.join(dir, 'caller.wav');
   await writeFile(wavPath, encodeWav({ samples, sampleRate: 16_000, channels: 1 }));
-  browser = await launchChromium(['--autoplay-policy=no-user-gesture-required', '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${wavPath}`]);
+  browser = await launchChromium([
+    '--autoplay-policy=no-user-gesture-required',
+    '--use-fake-ui-for-media-stream',
+    '--use-fake-device-for-media-stream',
+    `--use-file-for-fake-audio-capture=${wavPath}`,
+  ]);
 }, 180_000);
 afterAll(async () => {
   await browser?.close();
@@ -80,16 +93,29 @@ describe.skipIf(!hasChromium)('a test call from the dashboard', () => {
 
     await page.click('#start');
     await page.waitForFunction(
-      () => (globalThis as unknown as { callState: { transcript: Array<{ role: string; text: string }> } }).callState.transcript.some((t) => t.role === 'assistant' && t.text === 'It is noon.'),
+      () =>
+        (globalThis as unknown as { callState: { transcript: Array<{ role: string; text: string }> } }).callState.transcript.some(
+          (t) => t.role === 'assistant' && t.text === 'It is noon.',
+        ),
       undefined,
       { timeout: 30_000 },
     );
     await page.click('#hangup');
-    await until(async () => (await api.db.prisma.call.findUnique({ where: { callSid } }))?.status === 'completed', { timeoutMs: 30_000, message: 'the call completes' });
-    await until(async () => (await api.db.prisma.callRecording.count({ where: { call: { callSid } } })) > 0, { timeoutMs: 10_000, message: 'the recording is stored' });
+    await until(async () => (await api.db.prisma.call.findUnique({ where: { callSid } }))?.status === 'completed', {
+      timeoutMs: 30_000,
+      message: 'the call completes',
+    });
+    await until(async () => (await api.db.prisma.callRecording.count({ where: { call: { callSid } } })) > 0, {
+      timeoutMs: 10_000,
+      message: 'the recording is stored',
+    });
 
     await page.goto(`${base}/calls`);
-    await page.getByRole('link').filter({ has: page.locator('time') }).first().click();
+    await page
+      .getByRole('link')
+      .filter({ has: page.locator('time') })
+      .first()
+      .click();
     await page.waitForURL(`${base}/calls/${callSid}`);
     const transcript = (await page.locator('table').textContent())!;
     expect(transcript).toContain('what time is it');

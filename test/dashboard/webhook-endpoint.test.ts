@@ -11,7 +11,9 @@ async function endpointOf(api: ApiContext, tenant: Tenant) {
   const person = await addPerson(api, tenant.organizationId, 'member');
   const browser = new BrowserSession(api.app);
   await browser.signIn(person.email, person.password);
-  const created = (await api.call(tenant, 'POST', '/api/organization/webhooks', { url: 'https://hooks.example.com/in', event_types: ['call.completed'], description: 'CRM' })).body.data;
+  const created = (
+    await api.call(tenant, 'POST', '/api/organization/webhooks', { url: 'https://hooks.example.com/in', event_types: ['call.completed'], description: 'CRM' })
+  ).body.data;
   await browser.get(`/webhooks/${created.id}`);
   return { browser, id: created.id as number, secret: created.secret as string };
 }

@@ -78,7 +78,13 @@ export async function startFakeLiveKit(): Promise<FakeLiveKit> {
         if (key === 'RoomService/CreateRoom') {
           if (!claims.video?.roomCreate) return twirpError(res, 403, 'permission_denied', 'roomCreate required');
           rooms.add(body.name);
-          return reply({ sid: `RM_${++sequence}`, name: body.name, emptyTimeout: body.emptyTimeout, metadata: body.metadata ?? '', creationTime: String(Math.floor(Date.now() / 1000)) });
+          return reply({
+            sid: `RM_${++sequence}`,
+            name: body.name,
+            emptyTimeout: body.emptyTimeout,
+            metadata: body.metadata ?? '',
+            creationTime: String(Math.floor(Date.now() / 1000)),
+          });
         }
         if (key === 'RoomService/DeleteRoom') {
           if (!claims.video?.roomCreate) return twirpError(res, 403, 'permission_denied', 'roomCreate required');
@@ -96,23 +102,39 @@ export async function startFakeLiveKit(): Promise<FakeLiveKit> {
           const outcome = outcomes.get(body.sipCallTo) ?? { answer: true };
           if (outcome.afterMs) await new Promise((r) => setTimeout(r, outcome.afterMs));
           if ('sipStatus' in outcome) {
-            return twirpError(res, outcome.sipStatus === 486 ? 409 : 408, outcome.sipStatus === 486 ? 'resource_exhausted' : 'deadline_exceeded', `sip status: ${outcome.sipStatus}: ${outcome.reason}`, {
-              sip_status_code: String(outcome.sipStatus),
-              sip_status: outcome.reason,
-            });
+            return twirpError(
+              res,
+              outcome.sipStatus === 486 ? 409 : 408,
+              outcome.sipStatus === 486 ? 'resource_exhausted' : 'deadline_exceeded',
+              `sip status: ${outcome.sipStatus}: ${outcome.reason}`,
+              {
+                sip_status_code: String(outcome.sipStatus),
+                sip_status: outcome.reason,
+              },
+            );
           }
-          return reply({ participantId: `PA_${++sequence}`, participantIdentity: body.participantIdentity, roomName: body.roomName, sipCallId: `SCL_${sequence}` });
+          return reply({
+            participantId: `PA_${++sequence}`,
+            participantIdentity: body.participantIdentity,
+            roomName: body.roomName,
+            sipCallId: `SCL_${sequence}`,
+          });
         }
         if (key === 'SIP/TransferSIPParticipant') {
           // The server asks for both grants: SIP calls, and admin of the room the participant is in.
           if (!claims.sip?.call) return twirpError(res, 403, 'permission_denied', 'sip call grant required');
-          if (!claims.video?.roomAdmin || claims.video.room !== body.roomName) return twirpError(res, 403, 'permission_denied', 'roomAdmin on the room required');
-          if (!body.participantIdentity || !body.transferTo) return twirpError(res, 400, 'invalid_argument', 'participant identity and transfer destination required');
+          if (!claims.video?.roomAdmin || claims.video.room !== body.roomName)
+            return twirpError(res, 403, 'permission_denied', 'roomAdmin on the room required');
+          if (!body.participantIdentity || !body.transferTo)
+            return twirpError(res, 400, 'invalid_argument', 'participant identity and transfer destination required');
           if (!rooms.has(body.roomName)) return twirpError(res, 404, 'not_found', 'room does not exist');
           const outcome = transfers.get(body.transferTo) ?? { accept: true };
           if (outcome.afterMs) await new Promise((r) => setTimeout(r, outcome.afterMs));
           if ('sipStatus' in outcome) {
-            return twirpError(res, 412, 'failed_precondition', `sip status: ${outcome.sipStatus}: ${outcome.reason}`, { sip_status_code: String(outcome.sipStatus), sip_status: outcome.reason });
+            return twirpError(res, 412, 'failed_precondition', `sip status: ${outcome.sipStatus}: ${outcome.reason}`, {
+              sip_status_code: String(outcome.sipStatus),
+              sip_status: outcome.reason,
+            });
           }
           return reply({});
         }

@@ -63,7 +63,8 @@ export class ScriptedCaller {
   }
 
   async schedule(utterances: ScheduledUtterance[]): Promise<void> {
-    for (const u of utterances) this.#pending.push({ atMs: u.atMs, samples: u.tone ? toneSamples(u.tone) : await speechSamples(u.text), text: u.text, after: u.after });
+    for (const u of utterances)
+      this.#pending.push({ atMs: u.atMs, samples: u.tone ? toneSamples(u.tone) : await speechSamples(u.text), text: u.text, after: u.after });
     // Timed from the start alone, the schedule is a timeline; a cued utterance keeps its place in the order given.
     if (utterances.every((u) => !u.after)) this.#pending.sort((a, b) => a.atMs - b.atMs);
   }

@@ -42,10 +42,10 @@ export async function startFakeSmtp(): Promise<FakeSmtp> {
         }
         const verb = line.slice(0, 4).toUpperCase();
         if (verb === 'EHLO' || verb === 'HELO') reply('250 fake.smtp');
-        else if (verb === 'MAIL') (current.from = /<([^>]*)>/.exec(line)?.[1] ?? ''), reply('250 ok');
-        else if (verb === 'RCPT') current.to.push(/<([^>]*)>/.exec(line)?.[1] ?? ''), reply('250 ok');
-        else if (verb === 'DATA') (inData = true), reply('354 go ahead');
-        else if (verb === 'QUIT') reply('221 bye'), socket.end();
+        else if (verb === 'MAIL') ((current.from = /<([^>]*)>/.exec(line)?.[1] ?? ''), reply('250 ok'));
+        else if (verb === 'RCPT') (current.to.push(/<([^>]*)>/.exec(line)?.[1] ?? ''), reply('250 ok'));
+        else if (verb === 'DATA') ((inData = true), reply('354 go ahead'));
+        else if (verb === 'QUIT') (reply('221 bye'), socket.end());
         else if (verb === 'RSET' || verb === 'NOOP') reply('250 ok');
         else reply('500 command unrecognized');
       }

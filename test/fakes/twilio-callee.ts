@@ -90,7 +90,14 @@ export async function connectCallee(streamUrl: string, token: string, callSid: s
       event: 'start',
       sequenceNumber: '1',
       streamSid,
-      start: { streamSid, accountSid: 'AC', callSid, tracks: ['inbound'], customParameters: { token }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
+      start: {
+        streamSid,
+        accountSid: 'AC',
+        callSid,
+        tracks: ['inbound'],
+        customParameters: { token },
+        mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+      },
     }),
   );
 
@@ -121,7 +128,14 @@ export async function connectCallee(streamUrl: string, token: string, callSid: s
         if (offset >= speaking.length) speaking = undefined;
       }
       if (!open) return;
-      ws.send(JSON.stringify({ event: 'media', sequenceNumber: String(chunk + 2), streamSid, media: { track: 'inbound', chunk: String(chunk + 1), timestamp: String(chunk * 20), payload: Buffer.from(payload).toString('base64') } }));
+      ws.send(
+        JSON.stringify({
+          event: 'media',
+          sequenceNumber: String(chunk + 2),
+          streamSid,
+          media: { track: 'inbound', chunk: String(chunk + 1), timestamp: String(chunk * 20), payload: Buffer.from(payload).toString('base64') },
+        }),
+      );
     }
   })();
 

@@ -74,7 +74,13 @@ export const INVALID_TO: CarrierError = { status: 400, code: 21211, message: "Th
 const moreInfo = (code: number) => `https://www.twilio.com/docs/errors/${code}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The XML character references our TwiML may use, decoded. */
-const unescapeXml = (s: string) => s.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n))).replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+const unescapeXml = (s: string) =>
+  s
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)))
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
 
 function sign(authToken: string, url: string, params: Record<string, string>): string {
   let data = url;
@@ -129,7 +135,16 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
       call.status = callStatus;
       // `completed` is always reported to a call with a StatusCallback; the others only when asked for.
       if (event !== 'completed' && !events.includes(event)) return;
-      const params = { CallStatus: callStatus, To: call.form.To!, From: call.form.From!, Direction: 'outbound-api', CallbackSource: 'call-progress-events', SequenceNumber: String(sequence++), Timestamp: new Date().toUTCString(), ...extra };
+      const params = {
+        CallStatus: callStatus,
+        To: call.form.To!,
+        From: call.form.From!,
+        Direction: 'outbound-api',
+        CallbackSource: 'call-progress-events',
+        SequenceNumber: String(sequence++),
+        Timestamp: new Date().toUTCString(),
+        ...extra,
+      };
       await callback(call, 'status', call.form.StatusCallback, params);
     };
     await sleep(20);
@@ -154,7 +169,9 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
     call.leg = await connectCallee(unescapeXml(url), unescapeXml(token), call.sid, script);
     await answered;
     if (call.form.MachineDetection && call.form.AsyncAmd === 'true') {
-      void sleep(400).then(() => callback(call, 'amd', call.form.AsyncAmdStatusCallback, { AnsweredBy: script.answeredBy ?? 'human', MachineDetectionDuration: '400' }));
+      void sleep(400).then(() =>
+        callback(call, 'amd', call.form.AsyncAmdStatusCallback, { AnsweredBy: script.answeredBy ?? 'human', MachineDetectionDuration: '400' }),
+      );
     }
     await call.leg.ended;
     await status('completed', 'completed', { CallDuration: String(Math.round((Date.now() - startedAt) / 1000)) });
@@ -173,7 +190,9 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
     const match = /^\/2010-04-01\/Accounts\/([^/]+)\/Calls(?:\/([^/]+))?\.json$/.exec(path);
     if (!match) return fail({ status: 404, code: 20404, message: `The requested resource ${path} was not found` });
     const [, account, callSid] = match as unknown as [string, string, string | undefined];
-    const [user, password] = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString().split(':');
+    const [user, password] = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
+      .toString()
+      .split(':');
     if (!req.headers.authorization?.startsWith('Basic ') || user !== accountSid || password !== authToken) {
       return fail({ status: 401, code: 20003, message: 'Authenticate' }, { 'www-authenticate': 'Basic realm="Twilio API"' });
     }
@@ -186,7 +205,9 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
         return call ? json(200, resource(call)) : fail({ status: 404, code: 20404, message: `The requested resource ${path} was not found` });
       }
       const filter = new URLSearchParams(query);
-      const matching = created.filter((c) => (!filter.get('To') || c.form.To === filter.get('To')) && (!filter.get('From') || c.form.From === filter.get('From')));
+      const matching = created.filter(
+        (c) => (!filter.get('To') || c.form.To === filter.get('To')) && (!filter.get('From') || c.form.From === filter.get('From')),
+      );
       return json(200, { calls: matching.reverse().map(resource), page: 0, page_size: Number(filter.get('PageSize') ?? 50) });
     }
     if (req.method !== 'POST') return fail({ status: 405, code: 20004, message: 'Method not allowed' });
@@ -200,10 +221,14 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
       if (!form.To) return fail({ status: 400, code: 21201, message: "No 'To' number is specified" });
       if (!form.From) return fail({ status: 400, code: 21603, message: "A 'From' phone number is required." });
       if (!form.Twiml && !form.Url) return fail({ status: 400, code: 21205, message: 'Url or Twiml is required' });
-      if (form.Twiml !== undefined && !/^(<\?xml[^>]*\?>)?<Response>[\s\S]*<\/Response>\s*$/.test(form.Twiml)) return fail({ status: 400, code: 12100, message: 'Document parse failure' });
+      if (form.Twiml !== undefined && !/^(<\?xml[^>]*\?>)?<Response>[\s\S]*<\/Response>\s*$/.test(form.Twiml))
+        return fail({ status: 400, code: 12100, message: 'Document parse failure' });
       if (!/^\+[1-9]\d{7,14}$/.test(form.To)) return fail(INVALID_TO);
       if (createFailure) return fail(createFailure);
-      const events = params.getAll('StatusCallbackEvent').flatMap((e) => e.split(' ')).filter(Boolean);
+      const events = params
+        .getAll('StatusCallbackEvent')
+        .flatMap((e) => e.split(' '))
+        .filter(Boolean);
       const call: CreatedCall = {
         sid: `CA${crypto.randomBytes(16).toString('hex')}`,
         form: { ...form, ...(events.length ? { StatusCallbackEvent: events.join(' ') } : {}) },
@@ -225,7 +250,8 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
     }
 
     if (!calls.has(callSid)) return fail({ status: 404, code: 20404, message: `The requested resource ${path} was not found` });
-    if (form.Twiml !== undefined && !/<Response>[\s\S]*<\/Response>\s*$/.test(form.Twiml)) return fail({ status: 400, code: 12100, message: 'Document parse failure' });
+    if (form.Twiml !== undefined && !/<Response>[\s\S]*<\/Response>\s*$/.test(form.Twiml))
+      return fail({ status: 400, code: 12100, message: 'Document parse failure' });
     const failure = failures.get(callSid);
     if (failure) return fail(failure);
     const placed = created.find((c) => c.sid === callSid);

@@ -16,7 +16,12 @@ export interface ApiContext {
   /** A new organisation with a user and an API key. */
   tenant(name?: string): Promise<Tenant>;
   /** Sends a request as `tenant` (JSON body when `body` is given). */
-  call(tenant: Tenant | null, method: InjectOptions['method'], url: string, body?: unknown): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  call(
+    tenant: Tenant | null,
+    method: InjectOptions['method'],
+    url: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 

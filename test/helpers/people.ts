@@ -14,6 +14,8 @@ export async function addPerson(api: ApiContext, organizationId: number, role: '
   people += 1;
   const email = `${role}${people}-${Date.now()}@example.com`;
   const password = `password of ${email}`;
-  const user = await api.db.prisma.user.create({ data: { organizationId, email, name: `${role} ${people}`, role, passwordHash: await hashPassword(password) } });
+  const user = await api.db.prisma.user.create({
+    data: { organizationId, email, name: `${role} ${people}`, role, passwordHash: await hashPassword(password) },
+  });
   return { userId: user.id, email, password };
 }

@@ -37,7 +37,12 @@ describe('uploading a document file', () => {
       { name: 'name', value: 'Opening hours' },
       { name: 'file', value: 'day,open,close\nMonday,9:00,17:00\nSaturday,10:00,14:00\n', filename: 'hours.csv', type: 'text/csv' },
     ]);
-    const res = await api.app.inject({ method: 'POST', url: UPLOAD, headers: { authorization: `Bearer ${tenant.key}`, 'content-type': body.contentType }, payload: body.payload });
+    const res = await api.app.inject({
+      method: 'POST',
+      url: UPLOAD,
+      headers: { authorization: `Bearer ${tenant.key}`, 'content-type': body.contentType },
+      payload: body.payload,
+    });
     expect(res.statusCode).toBe(201);
     const doc = DocumentOut.parse(res.json().data);
     expect(doc).toMatchObject({ name: 'Opening hours', source_kind: 'upload', filename: 'hours.csv', media_type: 'text/csv', status: 'pending' });
@@ -50,7 +55,12 @@ describe('uploading a document file', () => {
     expect(content.body.data.content).toContain('| Saturday | 10:00 | 14:00 |');
 
     // The same file again is the same source.
-    const again = await api.app.inject({ method: 'POST', url: UPLOAD, headers: { authorization: `Bearer ${tenant.key}`, 'content-type': body.contentType }, payload: body.payload });
+    const again = await api.app.inject({
+      method: 'POST',
+      url: UPLOAD,
+      headers: { authorization: `Bearer ${tenant.key}`, 'content-type': body.contentType },
+      payload: body.payload,
+    });
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ code: 'conflict', document_id: doc.id });
   });

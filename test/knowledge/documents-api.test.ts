@@ -8,7 +8,13 @@ import { until } from '../helpers/until.js';
 const BASE = '/api/documents';
 
 const it = apiTest
-  .extend('create', { scope: 'file' }, async ({ api, tenant }) => (body: unknown, who: Tenant = tenant) => api.call(who, 'POST', BASE, body))
+  .extend(
+    'create',
+    { scope: 'file' },
+    async ({ api, tenant }) =>
+      (body: unknown, who: Tenant = tenant) =>
+        api.call(who, 'POST', BASE, body),
+  )
   // The API process's loop, as api/server.ts starts it: woken by NOTIFY, polling as a backup.
   .extend('processing', { scope: 'file' }, async ({ api }, { onCleanup }): Promise<DocumentProcessing> => {
     const loop = startDocumentProcessing(api.db.prisma, { databaseUrl: api.db.url, pollIntervalMs: 200 });
@@ -20,12 +26,25 @@ const policy = '# Policy\n\n## Returns\n\nReturn within 30 days.\n\n## Shipping\
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
 describe('documents API', () => {
-  it('creates a document from text, processes it to ready with its chunks, and answers its Markdown in the envelope', async ({ api, tenant, create, processing }) => {
+  it('creates a document from text, processes it to ready with its chunks, and answers its Markdown in the envelope', async ({
+    api,
+    tenant,
+    create,
+    processing,
+  }) => {
     void processing;
     const res = await create({ name: 'Store policy', text: policy });
     expect(res.status).toBe(201);
     const doc = DocumentOut.parse(res.body.data);
-    expect(doc).toMatchObject({ name: 'Store policy', source_kind: 'text', filename: null, media_type: 'text/markdown', status: 'pending', embedding_model: null, size_bytes: Buffer.byteLength(policy) });
+    expect(doc).toMatchObject({
+      name: 'Store policy',
+      source_kind: 'text',
+      filename: null,
+      media_type: 'text/markdown',
+      status: 'pending',
+      embedding_model: null,
+      size_bytes: Buffer.byteLength(policy),
+    });
     expect(doc.sha256).toMatch(/^[0-9a-f]{64}$/);
     const ready = await until(async () => {
       const got = await api.call(tenant, 'GET', `${BASE}/${doc.id}`);
@@ -35,13 +54,21 @@ describe('documents API', () => {
     expect(ready.token_count).toBeGreaterThan(0);
     expect(ready.processed_at).not.toBeNull();
     const chunks = await api.db.prisma.documentChunk.findMany({ where: { documentId: doc.id }, orderBy: { position: 'asc' } });
-    expect(chunks.map((c) => c.headingPath)).toEqual([['Policy', 'Returns'], ['Policy', 'Shipping']]);
+    expect(chunks.map((c) => c.headingPath)).toEqual([
+      ['Policy', 'Returns'],
+      ['Policy', 'Shipping'],
+    ]);
     const content = await api.call(tenant, 'GET', `${BASE}/${doc.id}/content`);
     expect(content.status).toBe(200);
     expect(content.body).toEqual({ success: true, message: expect.any(String), data: { document_id: doc.id, content: policy } });
   });
 
-  it('creates a document from an uploaded file, converts it to Markdown, and names the existing document when the same file comes again', async ({ api, tenant, create, processing }) => {
+  it('creates a document from an uploaded file, converts it to Markdown, and names the existing document when the same file comes again', async ({
+    api,
+    tenant,
+    create,
+    processing,
+  }) => {
     void processing;
     const file = { filename: 'faq.md', content_base64: b64('\uFEFF# FAQ\n\nOpen 9 to 5.\n') };
     const res = await create(file);
@@ -86,7 +113,12 @@ describe('documents API', () => {
     }
   });
 
-  it("lists with a status filter and pagination, renames, deletes with chunks and assignments; another organisation's document is 404", async ({ api, tenant, create, processing }) => {
+  it("lists with a status filter and pagination, renames, deletes with chunks and assignments; another organisation's document is 404", async ({
+    api,
+    tenant,
+    create,
+    processing,
+  }) => {
     void processing;
     const a = (await create({ name: 'List A', text: 'Alpha text.' })).body.data;
     const b = (await create({ name: 'List B', text: 'Beta text.' })).body.data;
@@ -173,7 +205,14 @@ describe('documents API, bodies it does not take', () => {
 describe('documents API, URL sources inside the network', () => {
   it('refuses a URL source written as a private, loopback or metadata address at create, and stores nothing', async ({ api, tenant, create }) => {
     const before = (await api.call(tenant, 'GET', BASE)).body.pagination.total;
-    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://127.0.0.1:8080/help', 'http://[::1]/', 'http://2130706433/', 'http://[::ffff:7f00:1]/']) {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/',
+      'http://127.0.0.1:8080/help',
+      'http://[::1]/',
+      'http://2130706433/',
+      'http://[::ffff:7f00:1]/',
+    ]) {
       const refused = await create({ source_url: url });
       expect(refused.status, url).toBe(422);
       expect(refused.body.detail).toEqual([{ loc: ['body', 'source_url'], msg: expect.stringMatching(/non-public address/), type: 'value_error' }]);

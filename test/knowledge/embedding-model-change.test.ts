@@ -36,11 +36,25 @@ const it = dbTest.extend('world', { scope: 'file' }, async ({ db }) => {
 describe('changing the embedding model', () => {
   it('embeds again in the background while search keeps serving by words, then by the new vectors', async ({ db, world }) => {
     const search = new KnowledgeSearch(db.prisma, { credentials, vectors: 'memory' });
-    const doc = await createDocument(db.prisma, world.organizationId, { name: 'Returns', text: '# Returns\n\nRefunds reach your card within five working days.' });
-    const assistant = await createAssistant(db.prisma, world, { name: 'Desk', rag_settings: { enabled: true }, assigned_documents: [doc.id] } as never, secrets);
+    const doc = await createDocument(db.prisma, world.organizationId, {
+      name: 'Returns',
+      text: '# Returns\n\nRefunds reach your card within five working days.',
+    });
+    const assistant = await createAssistant(
+      db.prisma,
+      world,
+      { name: 'Desk', rag_settings: { enabled: true }, assigned_documents: [doc.id] } as never,
+      secrets,
+    );
     expect(await processAll(db.prisma)).toEqual([{ kind: 'ready', chunks: 1 }]);
 
-    await updateAssistant(db.prisma, world.organizationId, assistant.id, { rag_settings: { enabled: true, embedding_model: 'text-embedding-3-small', similarity_threshold: 0 } }, secrets);
+    await updateAssistant(
+      db.prisma,
+      world.organizationId,
+      assistant.id,
+      { rag_settings: { enabled: true, embedding_model: 'text-embedding-3-small', similarity_threshold: 0 } },
+      secrets,
+    );
     expect(await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({ status: 'pending' });
     const meanwhile = await search.forAssistant(world.organizationId, assistant.id, 'refunds card');
     expect(meanwhile.result.hits[0]).toMatchObject({ document_id: doc.id, lexical_rank: 1, vector_rank: null });
@@ -48,8 +62,12 @@ describe('changing the embedding model', () => {
 
     expect(await processAll(db.prisma)).toEqual([{ kind: 'ready', chunks: 1 }]);
     const row = await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
-    expect(row.indexes).toEqual([{ chunking: 'recursive:1000:200', embedding_model: 'text-embedding-3-small', chunk_count: 1, token_count: expect.any(Number) }]);
-    expect(await db.prisma.chunkEmbedding.findMany({ where: { chunk: { documentId: doc.id } }, select: { model: true } })).toEqual([{ model: 'text-embedding-3-small' }]);
+    expect(row.indexes).toEqual([
+      { chunking: 'recursive:1000:200', embedding_model: 'text-embedding-3-small', chunk_count: 1, token_count: expect.any(Number) },
+    ]);
+    expect(await db.prisma.chunkEmbedding.findMany({ where: { chunk: { documentId: doc.id } }, select: { model: true } })).toEqual([
+      { model: 'text-embedding-3-small' },
+    ]);
     const after = await search.forAssistant(world.organizationId, assistant.id, 'refunds card');
     expect(after.result.hits[0]).toMatchObject({ document_id: doc.id, vector_rank: 1 });
     await search.close();
@@ -62,7 +80,13 @@ describe('changing the embedding model', () => {
     const assistant = await db.prisma.assistant.findFirstOrThrow({ where: { name: 'Vendor' } });
     await updateAssistant(db.prisma, world.organizationId, assistant.id, { assigned_documents: [refused.id] }, secrets);
     // Processed once for both its indexes: the default model's and this assistant's.
-    expect(await processAll(db.prisma)).toEqual([{ kind: 'failed', stage: 'embed', error: 'The embedding server (OpenAI) refused the request (400): This model does not support the dimensions parameter.' }]);
+    expect(await processAll(db.prisma)).toEqual([
+      {
+        kind: 'failed',
+        stage: 'embed',
+        error: 'The embedding server (OpenAI) refused the request (400): This model does not support the dimensions parameter.',
+      },
+    ]);
 
     const overloaded = await createDocument(db.prisma, world.organizationId, { name: 'Busy', text: '# Busy\n\nMore text to embed.' });
     await updateAssistant(db.prisma, world.organizationId, assistant.id, { assigned_documents: [overloaded.id] }, secrets);

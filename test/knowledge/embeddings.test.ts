@@ -22,7 +22,10 @@ async function server(fault?: (index: number) => EmbeddingFault | undefined, dim
   return fake;
 }
 
-const credentials = (url: string, key: string | undefined = KEY) => ({ apiKey: (v: string) => (v === 'openai' ? key : undefined), baseUrl: (v: string) => (v === 'openai' ? url : undefined) });
+const credentials = (url: string, key: string | undefined = KEY) => ({
+  apiKey: (v: string) => (v === 'openai' ? key : undefined),
+  baseUrl: (v: string) => (v === 'openai' ? url : undefined),
+});
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, v, i) => s + v * b[i]!, 0);
 
 describe("OpenAI's embeddings API", () => {
@@ -62,7 +65,9 @@ describe("OpenAI's embeddings API", () => {
 
   it('fails at once on a wrong key, with the vendor’s reason and no key in the message', async () => {
     const fake = await server();
-    const error = await embedderFor('text-embedding-3-small', credentials(fake.url, 'sk-wrong-key-9999')).embed(['hello']).catch((e: unknown) => e);
+    const error = await embedderFor('text-embedding-3-small', credentials(fake.url, 'sk-wrong-key-9999'))
+      .embed(['hello'])
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbeddingError);
     expect((error as EmbeddingError).retryable).toBe(false);
     expect((error as Error).message).toMatch(/^The embedding server \(OpenAI\) refused the request \(401\): Incorrect API key provided/);
@@ -72,7 +77,9 @@ describe("OpenAI's embeddings API", () => {
 
   it('gives up on a server that keeps failing, as a failure that may pass', async () => {
     const fake = await server(() => ({ status: 503, retryAfter: '0' }));
-    const error = (await embedderFor('text-embedding-3-small', credentials(fake.url)).embed(['hello']).catch((e: unknown) => e)) as EmbeddingError;
+    const error = (await embedderFor('text-embedding-3-small', credentials(fake.url))
+      .embed(['hello'])
+      .catch((e: unknown) => e)) as EmbeddingError;
     expect(error.retryable).toBe(true);
     expect(error.message).toContain('(503)');
     expect(fake.embeddings()).toHaveLength(4);
@@ -80,8 +87,12 @@ describe("OpenAI's embeddings API", () => {
 
   it('refuses vectors of another size than the model gives, in a sentence saying why', async () => {
     const fake = await server(() => ({ dimensions: 768 }));
-    const error = (await embedderFor('text-embedding-3-small', credentials(fake.url)).embed(['hello']).catch((e: unknown) => e)) as Error;
-    expect(error.message).toBe('The embedding model text-embedding-3-small answered vectors of 768 dimensions where 1536 were expected: it is not the model the documents were embedded with.');
+    const error = (await embedderFor('text-embedding-3-small', credentials(fake.url))
+      .embed(['hello'])
+      .catch((e: unknown) => e)) as Error;
+    expect(error.message).toBe(
+      'The embedding model text-embedding-3-small answered vectors of 768 dimensions where 1536 were expected: it is not the model the documents were embedded with.',
+    );
   });
 
   it('stops when its signal aborts', async () => {
@@ -102,8 +113,12 @@ describe('the embedding model a setting names', () => {
 
   it('reaches Ollama on its default address with no key, and another server only at its base URL', () => {
     expect(checkEmbeddingModel('ollama/nomic-embed-text', none)).toBeNull();
-    expect(checkEmbeddingModel('vllm/bge-small', none)).toBe('The embedding model vllm/bge-small needs its server: set VLLM_BASE_URL (and VLLM_API_KEY if it takes a key).');
-    expect(checkEmbeddingModel('vllm/bge-small', { apiKey: () => undefined, baseUrl: (v: string) => (v === 'vllm' ? 'http://127.0.0.1:9/v1' : undefined) })).toBeNull();
+    expect(checkEmbeddingModel('vllm/bge-small', none)).toBe(
+      'The embedding model vllm/bge-small needs its server: set VLLM_BASE_URL (and VLLM_API_KEY if it takes a key).',
+    );
+    expect(
+      checkEmbeddingModel('vllm/bge-small', { apiKey: () => undefined, baseUrl: (v: string) => (v === 'vllm' ? 'http://127.0.0.1:9/v1' : undefined) }),
+    ).toBeNull();
   });
 
   it('knows one offline model', () => {
@@ -138,7 +153,11 @@ describe('the offline model', () => {
   const model = new LocalEmbedder();
 
   it('gives 512-dimension unit vectors that put a question nearer its answer than an unrelated passage', async () => {
-    const [question, answer, other] = await model.embed(['when does the library open', 'The library opens at nine in the morning on weekdays.', 'Parking is free after six in the evening.']);
+    const [question, answer, other] = await model.embed([
+      'when does the library open',
+      'The library opens at nine in the morning on weekdays.',
+      'Parking is free after six in the evening.',
+    ]);
     expect(question).toHaveLength(512);
     expect(Math.hypot(...question!)).toBeCloseTo(1, 4);
     expect(dot(question!, answer!)).toBeGreaterThan(dot(question!, other!));
@@ -162,7 +181,12 @@ describe('the offline model', () => {
     await Promise.all([model.embed(['warm up'], { purpose: 'query' }), model.embed(['warm up'], { purpose: 'document' })]);
     let documentsDone = false;
     // Six messages of 8 long chunks: seconds of work for the document thread, ~20 ms for one query on its own thread.
-    const documents = model.embed(Array.from({ length: 48 }, () => chunk), { purpose: 'document' }).then(() => (documentsDone = true));
+    const documents = model
+      .embed(
+        Array.from({ length: 48 }, () => chunk),
+        { purpose: 'document' },
+      )
+      .then(() => (documentsDone = true));
     await model.embed(['when do you open'], { purpose: 'query' });
     // Answered while the batch is still being embedded: not queued behind it.
     expect(documentsDone).toBe(false);

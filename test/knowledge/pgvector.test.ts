@@ -35,7 +35,12 @@ beforeAll(async () => {
   search = new KnowledgeSearch(db.prisma, { credentials: { apiKey: () => undefined, baseUrl: () => undefined } });
   const boot = await bootstrap(db.prisma, { organizationName: 'Vectors', email: 'owner@vectors.example' });
   const policy = await createDocument(db.prisma, boot.organization_id, { name: 'Store policy', text: POLICY });
-  const assistant = await createAssistant(db.prisma, { organizationId: boot.organization_id, userId: boot.user_id }, { name: 'Desk', rag_settings: { enabled: true, chunk_size: 200, chunk_overlap: 0 }, assigned_documents: [policy.id] } as never, new SecretBox(Buffer.alloc(32, 9)));
+  const assistant = await createAssistant(
+    db.prisma,
+    { organizationId: boot.organization_id, userId: boot.user_id },
+    { name: 'Desk', rag_settings: { enabled: true, chunk_size: 200, chunk_overlap: 0 }, assigned_documents: [policy.id] } as never,
+    new SecretBox(Buffer.alloc(32, 9)),
+  );
   const deps = processingDeps({ pgvector }, 60_000);
   for (const job of await claimDocuments(db.prisma, 10, 60_000)) expect((await processDocument(db.prisma, job, deps)).kind).toBe('ready');
   world = { organizationId: boot.organization_id, assistantId: assistant.id, policyId: policy.id };

@@ -11,22 +11,48 @@ const it = dbTest.extend('organizationId', { scope: 'file' }, async ({ db }) => 
 
 let files = 0;
 /** A pending upload of `text` as `filename`, as POST /api/documents stores it. */
-async function pendingUpload(db: { prisma: import('../../prisma/client.js').PrismaClient }, organizationId: number, text: string, filename = 'guide.md', mediaType = 'text/markdown') {
+async function pendingUpload(
+  db: { prisma: import('../../prisma/client.js').PrismaClient },
+  organizationId: number,
+  text: string,
+  filename = 'guide.md',
+  mediaType = 'text/markdown',
+) {
   const bytes = Buffer.from(text, 'utf8');
   files += 1;
   return db.prisma.document.create({
-    data: { organizationId, name: filename, sourceKind: 'upload', filename, mediaType, sizeBytes: bytes.length, sha256: `test-${files}-${Date.now()}`, sourceBytes: new Uint8Array(bytes), status: 'pending' },
+    data: {
+      organizationId,
+      name: filename,
+      sourceKind: 'upload',
+      filename,
+      mediaType,
+      sizeBytes: bytes.length,
+      sha256: `test-${files}-${Date.now()}`,
+      sourceBytes: new Uint8Array(bytes),
+      status: 'pending',
+    },
   });
 }
 
 describe('document processing', () => {
-  it('takes a pending upload to ready: its Markdown stored, its source dropped, chunks with heading paths, embedded with the default model', async ({ db, organizationId }) => {
+  it('takes a pending upload to ready: its Markdown stored, its source dropped, chunks with heading paths, embedded with the default model', async ({
+    db,
+    organizationId,
+  }) => {
     const doc = await pendingUpload(db, organizationId, '# Guide\n\n## Returns\n\n### Refunds\n\nRefunds take 5 days.\n');
     const [job] = await claimDocuments(db.prisma, 10, 60_000);
     expect(job).toMatchObject({ id: doc.id, attempt: 1 });
     expect(await processDocument(db.prisma, job!, deps)).toEqual({ kind: 'ready', chunks: 1 });
     const row = await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
-    expect(row).toMatchObject({ status: 'ready', content: '# Guide\n\n## Returns\n\n### Refunds\n\nRefunds take 5 days.\n', sourceBytes: null, chunkCount: 1, leaseToken: null, embeddingModel: 'local/use-lite' });
+    expect(row).toMatchObject({
+      status: 'ready',
+      content: '# Guide\n\n## Returns\n\n### Refunds\n\nRefunds take 5 days.\n',
+      sourceBytes: null,
+      chunkCount: 1,
+      leaseToken: null,
+      embeddingModel: 'local/use-lite',
+    });
     expect(row.indexes).toEqual([{ chunking: 'recursive:1000:200', embedding_model: 'local/use-lite', chunk_count: 1, token_count: row.tokenCount }]);
     expect(row.tokenCount).toBeGreaterThan(0);
     const chunks = await db.prisma.documentChunk.findMany({ where: { documentId: doc.id }, include: { embeddings: true } });
@@ -66,19 +92,32 @@ describe('document processing', () => {
     // The first holder wakes up and writes what it had: fenced out, nothing changes.
     expect(await processDocument(db.prisma, { ...first!, sourceBytes: null, content: '# Stale\n\nOld words.\n' }, deps)).toEqual({ kind: 'lease_lost' });
     expect(await processDocument(db.prisma, first!, deps)).toEqual({ kind: 'lease_lost' });
-    expect(await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({ status: 'ready', content: done.content, chunkCount: done.chunkCount });
+    expect(await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({
+      status: 'ready',
+      content: done.content,
+      chunkCount: done.chunkCount,
+    });
     expect(await db.prisma.documentChunk.findMany({ where: { documentId: doc.id } })).toEqual(chunksBefore);
   });
 
-  it('content replaced while a process works on the document: that process’s result is discarded and the new content is processed', async ({ db, organizationId }) => {
+  it('content replaced while a process works on the document: that process’s result is discarded and the new content is processed', async ({
+    db,
+    organizationId,
+  }) => {
     const doc = await pendingUpload(db, organizationId, '# Old\n\nOld words.\n');
     const [stale] = await claimDocuments(db.prisma, 10, 60_000);
     await replaceDocumentContent(db.prisma, organizationId, doc.id, '# New\n\nNew words.\n');
     expect(await processDocument(db.prisma, stale!, deps)).toEqual({ kind: 'lease_lost' });
-    expect(await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({ status: 'pending', content: '# New\n\nNew words.\n', sourceBytes: null });
+    expect(await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({
+      status: 'pending',
+      content: '# New\n\nNew words.\n',
+      sourceBytes: null,
+    });
     const [fresh] = await claimDocuments(db.prisma, 10, 60_000);
     expect(await processDocument(db.prisma, fresh!, deps)).toEqual({ kind: 'ready', chunks: 1 });
-    expect((await db.prisma.documentChunk.findMany({ where: { documentId: doc.id } })).map((c) => [c.headingPath, c.content])).toEqual([[['New'], '# New\n\nNew words.']]);
+    expect((await db.prisma.documentChunk.findMany({ where: { documentId: doc.id } })).map((c) => [c.headingPath, c.content])).toEqual([
+      [['New'], '# New\n\nNew words.'],
+    ]);
   });
 
   it('a document whose processing is cut short again and again fails once its attempts are spent', async ({ db, organizationId }) => {

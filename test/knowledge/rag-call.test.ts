@@ -56,10 +56,19 @@ it('answers from an uploaded document, records the retrieval, and stops answerin
       const doc = await api.call(tenant, 'GET', `/api/documents/${documentId}`);
       return doc.body.data.status === 'ready' ? doc.body.data : undefined;
     }, 60_000);
-    expect(ready).toMatchObject({ embedding_model: 'local/use-lite', indexes: [{ chunking: 'recursive:1000:200', embedding_model: 'local/use-lite', chunk_count: 2 }] });
+    expect(ready).toMatchObject({
+      embedding_model: 'local/use-lite',
+      indexes: [{ chunking: 'recursive:1000:200', embedding_model: 'local/use-lite', chunk_count: 2 }],
+    });
 
     const call = await prisma.call.create({
-      data: { callSid: `CA${Math.random().toString(16).slice(2, 14)}`, organizationId: tenant.organizationId, assistantId: assistant.body.id, direction: 'inbound', variables: {} },
+      data: {
+        callSid: `CA${Math.random().toString(16).slice(2, 14)}`,
+        organizationId: tenant.organizationId,
+        assistantId: assistant.body.id,
+        direction: 'inbound',
+        variables: {},
+      },
     });
     // The caller asks a second after the line connects, as a caller does, not straight out of the audio the line held
     // while a loaded machine started the session: the call readies its search as it connects (agent/call/knowledge.ts).
@@ -90,7 +99,9 @@ it('answers from an uploaded document, records the retrieval, and stops answerin
     const turns = await prisma.callTurn.findMany({ where: { callId: call.id, role: 'assistant' }, orderBy: { position: 'asc' } });
     const answers = turns.filter((t) => t.retrieval !== null);
     expect(answers.map((t) => t.text)).toEqual(['We open at nine in the morning.', 'I am not sure of that.']);
-    const [first, second] = answers.map((t) => t.retrieval as { query: string; timed_out: boolean; hits: Array<{ document_id: number; in_prompt: boolean; heading_path: string[] }> });
+    const [first, second] = answers.map(
+      (t) => t.retrieval as { query: string; timed_out: boolean; hits: Array<{ document_id: number; in_prompt: boolean; heading_path: string[] }> },
+    );
     expect(first).toMatchObject({ query: 'what time is it', timed_out: false });
     expect(first!.hits[0]).toMatchObject({ document_id: documentId, in_prompt: true, heading_path: ['Opening hours'] });
     expect(second!.hits).toEqual([]);
@@ -98,7 +109,9 @@ it('answers from an uploaded document, records the retrieval, and stops answerin
     const passages = llm
       .chats()
       .filter((c) => !JSON.stringify(c).includes('You analyse a finished phone call'))
-      .map((c) => (c.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'system' && m.content.startsWith('Passages from the knowledge base')));
+      .map((c) =>
+        (c.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'system' && m.content.startsWith('Passages from the knowledge base')),
+      );
     expect(passages).toHaveLength(2);
     expect(passages[0]![0]!.content).toContain('[1] Source: hours.md › Opening hours\n# Opening hours\n\nOur opening time is nine in the morning');
     expect(passages[1]).toEqual([]);
@@ -112,7 +125,11 @@ it('lets the model search the documents itself with a knowledge_search tool', as
   const processing = startDocumentProcessing(prisma, { pollIntervalMs: 50 });
   try {
     const doc = await api.call(tenant, 'POST', '/api/documents', { name: 'Handbook', text: HOURS.replace('Opening hours', 'Hours of the shop') });
-    const refused = await api.call(tenant, 'POST', '/api/tools', { name: 'search_handbook', type: 'knowledge_search', parameters: { type: 'object', properties: { topic: { type: 'string' } } } });
+    const refused = await api.call(tenant, 'POST', '/api/tools', {
+      name: 'search_handbook',
+      type: 'knowledge_search',
+      parameters: { type: 'object', properties: { topic: { type: 'string' } } },
+    });
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].loc).toEqual(['body', 'parameters', 'properties', 'topic']);
     const tool = await api.call(tenant, 'POST', '/api/tools', { name: 'search_handbook', type: 'knowledge_search' });
@@ -120,10 +137,21 @@ it('lets the model search the documents itself with a knowledge_search tool', as
     const toolId = (tool.body.data ?? tool.body).id as number;
     expect((tool.body.data ?? tool.body).parameters).toMatchObject({ required: ['query'] });
     // Passages are not given with each reply here: the model asks for them.
-    const assistant = await api.call(tenant, 'POST', '/api/assistants', { name: 'Searcher', ...localSettings(llm.url), assigned_documents: [doc.body.data.id], assigned_tools: [toolId] });
+    const assistant = await api.call(tenant, 'POST', '/api/assistants', {
+      name: 'Searcher',
+      ...localSettings(llm.url),
+      assigned_documents: [doc.body.data.id],
+      assigned_tools: [toolId],
+    });
     await until(async () => (await api.call(tenant, 'GET', `/api/documents/${doc.body.data.id}`)).body.data.status === 'ready', 60_000);
     const call = await prisma.call.create({
-      data: { callSid: `CA${Math.random().toString(16).slice(2, 14)}`, organizationId: tenant.organizationId, assistantId: assistant.body.id, direction: 'inbound', variables: {} },
+      data: {
+        callSid: `CA${Math.random().toString(16).slice(2, 14)}`,
+        organizationId: tenant.organizationId,
+        assistantId: assistant.body.id,
+        direction: 'inbound',
+        variables: {},
+      },
     });
     // Once the answer, after the search, has been spoken, the caller hangs up.
     const run = await runTimeline(prisma, call.id, [{ atMs: 1_000, text: 'what time is it' }], { hangupWhen: afterReply(1) });
@@ -131,7 +159,14 @@ it('lets the model search the documents itself with a knowledge_search tool', as
     const turns = await prisma.callTurn.findMany({ where: { callId: call.id, role: 'assistant' }, orderBy: { position: 'asc' } });
     const reply = turns.find((t) => t.toolCalls !== null)!;
     expect(reply.text).toBe('The gate code is 4471.');
-    expect(reply.toolCalls).toMatchObject([{ name: 'search_handbook', arguments: { query: 'gate code for parking' }, is_error: false, output: { passages: expect.arrayContaining([{ source: 'Handbook › Parking', text: expect.stringContaining('4471') }]) } }]);
+    expect(reply.toolCalls).toMatchObject([
+      {
+        name: 'search_handbook',
+        arguments: { query: 'gate code for parking' },
+        is_error: false,
+        output: { passages: expect.arrayContaining([{ source: 'Handbook › Parking', text: expect.stringContaining('4471') }]) },
+      },
+    ]);
     expect(reply.retrieval).toBeNull();
   } finally {
     await processing.stop();

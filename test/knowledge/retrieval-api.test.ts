@@ -9,7 +9,8 @@ import { until } from '../helpers/until.js';
 // The knowledge API beyond files and text: documents from a URL served on loopback (fetched, refreshed only when the
 // page changed), metadata, reprocessing, and the retrieval debugger with every score and timing.
 
-let page = '<html><head><title>Help</title></head><body><main><h1>Help centre</h1><p>Our support line opens at eight in the morning on weekdays.</p></main></body></html>';
+let page =
+  '<html><head><title>Help</title></head><body><main><h1>Help centre</h1><p>Our support line opens at eight in the morning on weekdays.</p></main></body></html>';
 let site: http.Server;
 let base: string;
 beforeAll(async () => {
@@ -23,11 +24,13 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => site.close(() => resolve())));
 
 // Loopback is a private address: URL sources on it are allowed here as WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows them.
-const it = apiTest.override('apiOptions', { scope: 'file' }, { allowPrivateWebhookTargets: true }).extend('processing', { scope: 'file' }, async ({ api }, { onCleanup }) => {
-  const processing: DocumentProcessing = startDocumentProcessing(api.db.prisma, { pollIntervalMs: 50, allowPrivateTargets: true });
-  onCleanup(() => processing.stop());
-  return processing;
-});
+const it = apiTest
+  .override('apiOptions', { scope: 'file' }, { allowPrivateWebhookTargets: true })
+  .extend('processing', { scope: 'file' }, async ({ api }, { onCleanup }) => {
+    const processing: DocumentProcessing = startDocumentProcessing(api.db.prisma, { pollIntervalMs: 50, allowPrivateTargets: true });
+    onCleanup(() => processing.stop());
+    return processing;
+  });
 
 /** The document once processing settles it, ready or failed. */
 async function settled(api: ApiContext, tenant: Tenant, id: number): Promise<Record<string, unknown>> {
@@ -38,11 +41,26 @@ async function settled(api: ApiContext, tenant: Tenant, id: number): Promise<Rec
 }
 
 describe('a document from a URL', () => {
-  it('is fetched in the background, converted from HTML, and fetched again at its refresh only to change when the page did', async ({ api, tenant, processing }) => {
+  it('is fetched in the background, converted from HTML, and fetched again at its refresh only to change when the page did', async ({
+    api,
+    tenant,
+    processing,
+  }) => {
     void processing;
-    const created = await api.call(tenant, 'POST', '/api/documents', { source_url: `${base}/help#top`, refresh_interval_hours: 24, metadata: { team: 'support' } });
+    const created = await api.call(tenant, 'POST', '/api/documents', {
+      source_url: `${base}/help#top`,
+      refresh_interval_hours: 24,
+      metadata: { team: 'support' },
+    });
     expect(created.status).toBe(201);
-    expect(created.body.data).toMatchObject({ source_kind: 'url', source_url: `${base}/help`, status: 'pending', refresh_interval_hours: 24, metadata: { team: 'support' }, sha256: null });
+    expect(created.body.data).toMatchObject({
+      source_kind: 'url',
+      source_url: `${base}/help`,
+      status: 'pending',
+      refresh_interval_hours: 24,
+      metadata: { team: 'support' },
+      sha256: null,
+    });
     const id = created.body.data.id as number;
     const ready = await settled(api, tenant, id);
     expect(ready).toMatchObject({ status: 'ready', fetched_at: expect.any(String), next_refresh_at: expect.any(String) });
@@ -53,7 +71,10 @@ describe('a document from a URL', () => {
     // Due again, unchanged: the same chunks stay.
     const chunksBefore = await api.db.prisma.documentChunk.findMany({ where: { documentId: id }, select: { id: true } });
     await api.db.prisma.document.update({ where: { id }, data: { nextRefreshAt: new Date(Date.now() - 1000) } });
-    await until(async () => ((await api.db.prisma.document.findUniqueOrThrow({ where: { id } })).nextRefreshAt?.getTime() ?? 0) > Date.now() && (await settled(api, tenant, id)));
+    await until(
+      async () =>
+        ((await api.db.prisma.document.findUniqueOrThrow({ where: { id } })).nextRefreshAt?.getTime() ?? 0) > Date.now() && (await settled(api, tenant, id)),
+    );
     expect(await api.db.prisma.documentChunk.findMany({ where: { documentId: id }, select: { id: true } })).toEqual(chunksBefore);
 
     // Due again, changed: the new text replaces the old.
@@ -98,16 +119,29 @@ describe('a document from a URL', () => {
 });
 
 describe('attaching a document', () => {
-  it('builds the assistant’s own index at once with auto_process, and only on request without it, answering from the old one meanwhile', async ({ api, tenant, processing }) => {
+  it('builds the assistant’s own index at once with auto_process, and only on request without it, answering from the old one meanwhile', async ({
+    api,
+    tenant,
+    processing,
+  }) => {
     void processing;
-    const doc = await api.call(tenant, 'POST', '/api/documents', { name: 'Kettle care', text: '# Descaling\n\nDescale the kettle every month with white vinegar.' });
+    const doc = await api.call(tenant, 'POST', '/api/documents', {
+      name: 'Kettle care',
+      text: '# Descaling\n\nDescale the kettle every month with white vinegar.',
+    });
     await settled(api, tenant, doc.body.data.id);
-    const manual = await api.call(tenant, 'POST', '/api/assistants', { name: 'Manual', rag_settings: { enabled: true, auto_process: false, chunk_size: 300, chunk_overlap: 0 }, assigned_documents: [doc.body.data.id] });
+    const manual = await api.call(tenant, 'POST', '/api/assistants', {
+      name: 'Manual',
+      rag_settings: { enabled: true, auto_process: false, chunk_size: 300, chunk_overlap: 0 },
+      assigned_documents: [doc.body.data.id],
+    });
     expect(manual.status).toBe(201);
     expect((await api.call(tenant, 'GET', `/api/documents/${doc.body.data.id}`)).body.data.status).toBe('ready');
     const before = await api.call(tenant, 'POST', '/api/documents/search', { query: 'descale vinegar', assistant_id: manual.body.id });
     expect(before.body.data.hits[0]).toMatchObject({ document_id: doc.body.data.id });
-    expect((await api.call(tenant, 'GET', `/api/documents/${doc.body.data.id}`)).body.data.indexes.map((i: { chunking: string }) => i.chunking)).toEqual(['recursive:1000:200']);
+    expect((await api.call(tenant, 'GET', `/api/documents/${doc.body.data.id}`)).body.data.indexes.map((i: { chunking: string }) => i.chunking)).toEqual([
+      'recursive:1000:200',
+    ]);
     const queued = await api.call(tenant, 'POST', `/api/documents/${doc.body.data.id}/process`);
     expect(queued.status).toBe(202);
     await until(async () => {
@@ -115,7 +149,11 @@ describe('attaching a document', () => {
       return d.body.data.status === 'ready' && d.body.data.indexes.some((i: { chunking: string }) => i.chunking === 'recursive:300:0');
     }, 30_000);
 
-    const auto = await api.call(tenant, 'POST', '/api/assistants', { name: 'Auto', rag_settings: { enabled: true, chunk_size: 500, chunk_overlap: 50 }, assigned_documents: [doc.body.data.id] });
+    const auto = await api.call(tenant, 'POST', '/api/assistants', {
+      name: 'Auto',
+      rag_settings: { enabled: true, chunk_size: 500, chunk_overlap: 50 },
+      assigned_documents: [doc.body.data.id],
+    });
     expect(auto.status).toBe(201);
     await until(async () => {
       const d = await api.call(tenant, 'GET', `/api/documents/${doc.body.data.id}`);
@@ -127,13 +165,36 @@ describe('attaching a document', () => {
 describe('the retrieval debugger', () => {
   it("shows each hit's full-text, vector and fused scores and each stage's time, for an assistant or for documents", async ({ api, tenant, processing }) => {
     void processing;
-    const doc = await api.call(tenant, 'POST', '/api/documents', { name: 'Warranty', text: '# Warranty\n\nEvery kettle carries a warranty of 24 months from the day of purchase.' });
-    const assistant = await api.call(tenant, 'POST', '/api/assistants', { name: 'Kettles', rag_settings: { enabled: true }, assigned_documents: [doc.body.data.id] });
+    const doc = await api.call(tenant, 'POST', '/api/documents', {
+      name: 'Warranty',
+      text: '# Warranty\n\nEvery kettle carries a warranty of 24 months from the day of purchase.',
+    });
+    const assistant = await api.call(tenant, 'POST', '/api/assistants', {
+      name: 'Kettles',
+      rag_settings: { enabled: true },
+      assigned_documents: [doc.body.data.id],
+    });
     await settled(api, tenant, doc.body.data.id);
-    const found = await api.call(tenant, 'POST', '/api/documents/search', { query: 'how long is the kettle warranty', assistant_id: assistant.body.id, similarity_threshold: 0 });
+    const found = await api.call(tenant, 'POST', '/api/documents/search', {
+      query: 'how long is the kettle warranty',
+      assistant_id: assistant.body.id,
+      similarity_threshold: 0,
+    });
     expect(found.status).toBe(200);
-    expect(found.body.data).toMatchObject({ embedding_model: 'local/use-lite', chunking: 'recursive:1000:200', search_limit: 3, documents_searched: 1, vector_error: null });
-    expect(found.body.data.hits[0]).toMatchObject({ document_id: doc.body.data.id, document_name: 'Warranty', heading_path: ['Warranty'], lexical_rank: 1, vector_rank: 1 });
+    expect(found.body.data).toMatchObject({
+      embedding_model: 'local/use-lite',
+      chunking: 'recursive:1000:200',
+      search_limit: 3,
+      documents_searched: 1,
+      vector_error: null,
+    });
+    expect(found.body.data.hits[0]).toMatchObject({
+      document_id: doc.body.data.id,
+      document_name: 'Warranty',
+      heading_path: ['Warranty'],
+      lexical_rank: 1,
+      vector_rank: 1,
+    });
     expect(found.body.data.hits[0].fused_score).toBeCloseTo(2 / 61, 4);
     expect(Object.keys(found.body.data.timings_ms).sort()).toEqual(['embed_ms', 'fetch_ms', 'lexical_ms', 'total_ms', 'vector_ms']);
     const byIds = await api.call(tenant, 'POST', '/api/documents/search', { query: '24 months', document_ids: [doc.body.data.id] });

@@ -78,7 +78,10 @@ function searchTest(backend: Backend) {
       return processingDeps({ pgvector: new PgVectors(db.prisma) }, 60_000);
     })
     .extend('search', { scope: 'file' }, async ({ db }, { onCleanup }) => {
-      const search = new KnowledgeSearch(db.prisma, { credentials: { apiKey: () => undefined, baseUrl: () => undefined }, vectors: backend === 'memory' ? 'memory' : 'auto' });
+      const search = new KnowledgeSearch(db.prisma, {
+        credentials: { apiKey: () => undefined, baseUrl: () => undefined },
+        vectors: backend === 'memory' ? 'memory' : 'auto',
+      });
       onCleanup(() => search.close());
       return search;
     })
@@ -119,7 +122,10 @@ for (const backend of ['memory', 'pgvector'] as const) {
       });
 
       it('ranks a chunk found both ways above chunks found one way, by reciprocal rank fusion', async ({ search, world }) => {
-        const { result } = await search.forAssistant(world.organizationId, world.assistantId, 'when does the shop open in the morning', { similarityThreshold: 0, limit: 5 });
+        const { result } = await search.forAssistant(world.organizationId, world.assistantId, 'when does the shop open in the morning', {
+          similarityThreshold: 0,
+          limit: 5,
+        });
         const top = result.hits[0]!;
         expect(top).toMatchObject({ heading_path: ['Opening hours'], lexical_rank: 1, vector_rank: expect.any(Number) });
         expect(top.fused_score).toBeCloseTo(1 / (60 + top.lexical_rank!) + 1 / (60 + top.vector_rank!), 4);
@@ -145,14 +151,25 @@ for (const backend of ['memory', 'pgvector'] as const) {
 
       it("searches another organisation's documents as if they did not exist", async ({ db, search, world, deps }) => {
         const other = await bootstrap(db.prisma, { organizationName: 'Other', email: 'owner@other.example' });
-        await expect(search.forDocuments(other.organization_id, [world.policyId], { chunking: { strategy: 'recursive', chunkSize: 1000, chunkOverlap: 200 }, key: 'recursive:1000:200', embeddingModel: 'local/use-lite' }, 'code', { limit: 3, similarityThreshold: 0.7 })).rejects.toThrow('Document not found');
+        await expect(
+          search.forDocuments(
+            other.organization_id,
+            [world.policyId],
+            { chunking: { strategy: 'recursive', chunkSize: 1000, chunkOverlap: 200 }, key: 'recursive:1000:200', embeddingModel: 'local/use-lite' },
+            'code',
+            { limit: 3, similarityThreshold: 0.7 },
+          ),
+        ).rejects.toThrow('Document not found');
         await expect(search.forAssistant(other.organization_id, world.assistantId, 'code')).rejects.toThrow('Assistant not found');
       });
     });
 
     describe('full-text search', () => {
       it('leaves out a word most chunks hold, so the chunks with the rarer word are the matches', async ({ db, world, deps }) => {
-        const sections = Array.from({ length: 30 }, (_, i) => `# Part ${i}\n\nEvery warranty part ${i} is listed here${i === 7 ? ', with the flux capacitor' : ''}.`);
+        const sections = Array.from(
+          { length: 30 },
+          (_, i) => `# Part ${i}\n\nEvery warranty part ${i} is listed here${i === 7 ? ', with the flux capacitor' : ''}.`,
+        );
         const doc = await createDocument(db.prisma, world.organizationId, { name: 'Parts', text: sections.join('\n\n') });
         await processAll(db.prisma, deps);
         await db.prisma.$executeRawUnsafe('ANALYZE document_chunks');
@@ -185,7 +202,10 @@ for (const backend of ['memory', 'pgvector'] as const) {
       });
 
       it('stops answering the moment it is detached or deleted', async ({ db, search, world, deps }) => {
-        const doc = await createDocument(db.prisma, world.organizationId, { name: 'Allergens', text: '# Allergens\n\nThe croissants contain butter and hazelnuts.' });
+        const doc = await createDocument(db.prisma, world.organizationId, {
+          name: 'Allergens',
+          text: '# Allergens\n\nThe croissants contain butter and hazelnuts.',
+        });
         await updateAssistant(db.prisma, world.organizationId, world.assistantId, { assigned_documents: [world.policyId, world.menuId, doc.id] }, secrets);
         await processAll(db.prisma, deps);
         const query = 'hazelnuts butter allergens';

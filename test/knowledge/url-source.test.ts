@@ -171,9 +171,7 @@ describe('private and local addresses', () => {
     const agent = new http.Agent();
     const connect = agent.createConnection.bind(agent);
     agent.createConnection = ((options: net.NetConnectOpts & { host?: string }, callback?: () => void) =>
-      options.host === 'www.example.com'
-        ? net.connect({ host: '127.0.0.1', port }, callback)
-        : connect(options, callback)) as typeof agent.createConnection;
+      options.host === 'www.example.com' ? net.connect({ host: '127.0.0.1', port }, callback) : connect(options, callback)) as typeof agent.createConnection;
     return agent;
   }
 
@@ -206,7 +204,11 @@ describe('a same-site crawl', () => {
       '/a/deeper': { body: page('A deeper', 'Deepest.') },
     });
     const result = await fetchUrlSource({ url: `${s.origin}/`, crawl: { max_pages: 50, max_depth: 1 }, ...local });
-    expect(result.pages.map((p) => [p.url.slice(s.origin.length), p.depth])).toEqual([['/', 0], ['/a', 1], ['/b', 1]]);
+    expect(result.pages.map((p) => [p.url.slice(s.origin.length), p.depth])).toEqual([
+      ['/', 0],
+      ['/a', 1],
+      ['/b', 1],
+    ]);
     expect(s.paths().filter((p) => p !== '/robots.txt')).toEqual(['/', '/a', '/b']);
 
     const deeper = await fetchUrlSource({ url: `${s.origin}/`, crawl: { max_pages: 50, max_depth: 2 }, ...local });

@@ -67,7 +67,8 @@ describe('a playbook in a call', () => {
       if (last?.role === 'tool' && String(last.content).includes('Not saved')) {
         return { toolCalls: [{ name: 'save_values', arguments: '{"day":"2026-12-04","slot":"morning"}' }] };
       }
-      if (last?.role === 'tool' && String(last.content).includes('still_missing')) return { toolCalls: [{ name: 'finish_playbook', arguments: '{"reason":"done"}' }] };
+      if (last?.role === 'tool' && String(last.content).includes('still_missing'))
+        return { toolCalls: [{ name: 'finish_playbook', arguments: '{"reason":"done"}' }] };
       return { text: 'One moment.' };
     };
 
@@ -117,7 +118,12 @@ describe('a playbook in a call', () => {
     const playbook = await createPlaybook(
       db.prisma,
       organizationId,
-      PlaybookCreate.parse({ name: 'Callback', description: 'The caller wants a call back', instructions: ['Ask for their number'], collect: [{ name: 'phone', type: 'string', required: true }] }),
+      PlaybookCreate.parse({
+        name: 'Callback',
+        description: 'The caller wants a call back',
+        instructions: ['Ask for their number'],
+        collect: [{ name: 'phone', type: 'string', required: true }],
+      }),
     );
     let handedOff = false;
     const mainChats: Chat[] = [];
@@ -131,7 +137,8 @@ describe('a playbook in a call', () => {
         }
         return { text: 'It is nine o clock.' };
       }
-      if (last?.role === 'user' && String(last.content).includes('time')) return { toolCalls: [{ name: 'finish_playbook', arguments: '{"reason":"changed_subject"}' }] };
+      if (last?.role === 'user' && String(last.content).includes('time'))
+        return { toolCalls: [{ name: 'finish_playbook', arguments: '{"reason":"changed_subject"}' }] };
       return { text: 'What number should we call?' };
     };
 
@@ -151,7 +158,12 @@ describe('a playbook in a call', () => {
     const back = mainChats.at(-1)!;
     expect(toolNames(back)).toEqual(['use_playbook_callback']);
     expect(String(back.messages?.[0]?.content)).not.toContain('## Playbook');
-    expect(back.messages?.filter((m) => m.role === 'user').map((m) => String(m.content)).at(-1)).toContain('what time is it');
+    expect(
+      back.messages
+        ?.filter((m) => m.role === 'user')
+        .map((m) => String(m.content))
+        .at(-1),
+    ).toContain('what time is it');
 
     const turns = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
     expect(turns.map((t) => t.text)).toContain('It is nine o clock.');

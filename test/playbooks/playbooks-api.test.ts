@@ -5,7 +5,13 @@ import { apiTest } from '../helpers/fixtures.js';
 
 const BASE = '/api/playbooks';
 
-const it = apiTest.extend('create', { scope: 'file' }, async ({ api, tenant }) => (body: unknown, who: Tenant = tenant) => api.call(who, 'POST', BASE, body));
+const it = apiTest.extend(
+  'create',
+  { scope: 'file' },
+  async ({ api, tenant }) =>
+    (body: unknown, who: Tenant = tenant) =>
+      api.call(who, 'POST', BASE, body),
+);
 
 let named = 0;
 /** A playbook with a fresh name, its fields overridden by `more`. */
@@ -14,7 +20,12 @@ const booking = (more: Record<string, unknown> = {}) => ({
   description: 'The caller wants to book, move or cancel an appointment',
   goal: 'A confirmed appointment slot',
   instructions: ['Ask which day suits them', 'Offer the free slots of that day', 'Confirm the slot back to them'],
-  examples: [[{ role: 'user', content: 'Can I come in on Friday?' }, { role: 'assistant', content: 'Friday works. Morning or afternoon?' }]],
+  examples: [
+    [
+      { role: 'user', content: 'Can I come in on Friday?' },
+      { role: 'assistant', content: 'Friday works. Morning or afternoon?' },
+    ],
+  ],
   collect: [
     { name: 'day', type: 'date', description: 'The day of the appointment', required: true },
     { name: 'party_size', type: 'integer' },
@@ -46,9 +57,20 @@ describe('playbooks API', () => {
     expect(list.body.data.map((p: { id: number }) => p.id)).toEqual([playbook.id]);
     expect(list.body.pagination).toMatchObject({ page: 1, per_page: 1 });
 
-    const patched = await api.call(tenant, 'PATCH', `${BASE}/${playbook.id}`, { goal: 'A booked slot', instructions: ['Ask the day'], mode: 'handoff', content: 'We are closed on Sundays.' });
+    const patched = await api.call(tenant, 'PATCH', `${BASE}/${playbook.id}`, {
+      goal: 'A booked slot',
+      instructions: ['Ask the day'],
+      mode: 'handoff',
+      content: 'We are closed on Sundays.',
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body.data).toMatchObject({ name: 'Booking', goal: 'A booked slot', instructions: ['Ask the day'], mode: 'handoff', content: 'We are closed on Sundays.' });
+    expect(patched.body.data).toMatchObject({
+      name: 'Booking',
+      goal: 'A booked slot',
+      instructions: ['Ask the day'],
+      mode: 'handoff',
+      content: 'We are closed on Sundays.',
+    });
     expect(patched.body.data.collect).toHaveLength(3);
 
     expect((await api.call(tenant, 'DELETE', `${BASE}/${playbook.id}`)).status).toBe(200);
@@ -82,7 +104,15 @@ describe('playbooks API', () => {
     [['body', 'collect', 0, 'values'], { collect: [{ name: 'size', type: 'enum' }] }],
     [['body', 'collect', 0, 'values'], { collect: [{ name: 'size', type: 'string', values: ['a'] }] }],
     [['body', 'collect', 0, 'values'], { collect: [{ name: 'size', type: 'enum', values: ['a', 'a'] }] }],
-    [['body', 'collect', 1, 'name'], { collect: [{ name: 'day', type: 'date' }, { name: 'Day', type: 'string' }] }],
+    [
+      ['body', 'collect', 1, 'name'],
+      {
+        collect: [
+          { name: 'day', type: 'date' },
+          { name: 'Day', type: 'string' },
+        ],
+      },
+    ],
     [['body', 'tool_ids', 1], { tool_ids: [1, 'two'] }],
     [['body', 'tool_ids', 0], { tool_ids: [2_000_000_000] }],
     [['body', 'surprise'], { surprise: true }],
@@ -95,7 +125,8 @@ describe('playbooks API', () => {
   });
 
   it("keeps the tools in the order given, refuses another organisation's or a disabled tool at its position", async ({ api, tenant, create }) => {
-    const tool = async (who: Tenant, name: string, enabled = true) => (await api.call(who, 'POST', '/api/tools', { name, type: 'end_call', enabled })).body.data.id as number;
+    const tool = async (who: Tenant, name: string, enabled = true) =>
+      (await api.call(who, 'POST', '/api/tools', { name, type: 'end_call', enabled })).body.data.id as number;
     const [a, b] = [await tool(tenant, 'pb_hang_up'), await tool(tenant, 'pb_hang_up_2')];
     const disabled = await tool(tenant, 'pb_disabled', false);
     const other = await api.tenant();

@@ -54,7 +54,8 @@ describe('AssemblyAI STT', () => {
     },
     backup: {
       start: () => startSonioxServer({ apiKey: 'backup-key', scripts: [{ kind: 'transcribe', text: 'heard by the backup' }] }),
-      create: (server) => sttFactories.soniox!(STTSettings.parse({ provider: 'soniox' }), vendorAccessFromEnv({ SONIOX_API_KEY: 'backup-key', SONIOX_BASE_URL: server.url })),
+      create: (server) =>
+        sttFactories.soniox!(STTSettings.parse({ provider: 'soniox' }), vendorAccessFromEnv({ SONIOX_API_KEY: 'backup-key', SONIOX_BASE_URL: server.url })),
       final: 'heard by the backup',
     },
   });

@@ -47,7 +47,10 @@ describe('Deepgram STT', () => {
     backup: {
       start: () => startAssemblyAIServer({ apiKey: 'backup-key', scripts: [{ kind: 'transcribe', text: 'heard by the backup' }] }),
       create: (server) =>
-        sttFactories.assemblyai!(AssistantSettings.shape.stt_settings.parse({ provider: 'assemblyai' }), vendorAccessFromEnv({ ASSEMBLYAI_API_KEY: 'backup-key', ASSEMBLYAI_BASE_URL: server.url })),
+        sttFactories.assemblyai!(
+          AssistantSettings.shape.stt_settings.parse({ provider: 'assemblyai' }),
+          vendorAccessFromEnv({ ASSEMBLYAI_API_KEY: 'backup-key', ASSEMBLYAI_BASE_URL: server.url }),
+        ),
       final: 'Heard by the backup.',
     },
   });
@@ -60,7 +63,14 @@ describe('Deepgram STT', () => {
 
   it('sends the settings as query parameters with the key, streams linear16, and turns Results into transcripts', async () => {
     server = await startDeepgramServer({ apiKey: API_KEY, scripts: [{ kind: 'transcribe', text: 'book a table' }] });
-    const owner = deepgram(server, { model: 'nova-3', language: 'en-US', keyterms: ['Acme'], punctuate: true, smart_format: true, endpoint_latency_adjustment_level: 2 });
+    const owner = deepgram(server, {
+      model: 'nova-3',
+      language: 'en-US',
+      keyterms: ['Acme'],
+      punctuate: true,
+      smart_format: true,
+      endpoint_latency_adjustment_level: 2,
+    });
     const stream = owner.stream({ connOptions: TEST_CONN_OPTIONS });
     const out = collect(owner, stream);
     await feedUntil(stream, () => out.texts(FINAL_TRANSCRIPT).length > 0, out.done);
@@ -70,7 +80,11 @@ describe('Deepgram STT', () => {
     const connection = server.connections[0]!;
     expect(connection.headers.authorization).toBe('Token dg-key');
     const q = connection.url.searchParams;
-    expect(Object.fromEntries(['model', 'language', 'encoding', 'sample_rate', 'punctuate', 'smart_format', 'interim_results', 'endpointing', 'keyterm'].map((k) => [k, q.get(k)]))).toEqual({
+    expect(
+      Object.fromEntries(
+        ['model', 'language', 'encoding', 'sample_rate', 'punctuate', 'smart_format', 'interim_results', 'endpointing', 'keyterm'].map((k) => [k, q.get(k)]),
+      ),
+    ).toEqual({
       model: 'nova-3',
       language: 'en-US',
       encoding: 'linear16',

@@ -48,11 +48,21 @@ describe('Soniox STT', () => {
     },
     flush: {
       // The <fin> that answers the finalize closes the utterance.
-      check: (out) => expect(out.events.filter((e) => e.type !== RECOGNITION_USAGE).map((e) => e.type)).toEqual([START_OF_SPEECH, INTERIM_TRANSCRIPT, FINAL_TRANSCRIPT, END_OF_SPEECH]),
+      check: (out) =>
+        expect(out.events.filter((e) => e.type !== RECOGNITION_USAGE).map((e) => e.type)).toEqual([
+          START_OF_SPEECH,
+          INTERIM_TRANSCRIPT,
+          FINAL_TRANSCRIPT,
+          END_OF_SPEECH,
+        ]),
     },
     backup: {
       start: () => startAssemblyAIServer({ apiKey: 'backup-key', scripts: [{ kind: 'transcribe', text: 'heard by the backup' }] }),
-      create: (server) => sttFactories.assemblyai!(STTSettings.parse({ provider: 'assemblyai' }), vendorAccessFromEnv({ ASSEMBLYAI_API_KEY: 'backup-key', ASSEMBLYAI_BASE_URL: server.url })),
+      create: (server) =>
+        sttFactories.assemblyai!(
+          STTSettings.parse({ provider: 'assemblyai' }),
+          vendorAccessFromEnv({ ASSEMBLYAI_API_KEY: 'backup-key', ASSEMBLYAI_BASE_URL: server.url }),
+        ),
       final: 'Heard by the backup.',
     },
   });

@@ -19,7 +19,10 @@ function elevenLabsError(res: ServerResponse, status: number, detail: { status: 
 }
 
 const elevenLabs = (server: FakeServer, apiKey = 'xi-key', extra: Record<string, unknown> = {}) =>
-  ttsFactories.elevenlabs!(settings({ provider: 'elevenlabs', voice_id: 'voice123', ...extra }), vendorAccessFromEnv({ ELEVENLABS_API_KEY: apiKey, ELEVENLABS_BASE_URL: server.url }));
+  ttsFactories.elevenlabs!(
+    settings({ provider: 'elevenlabs', voice_id: 'voice123', ...extra }),
+    vendorAccessFromEnv({ ELEVENLABS_API_KEY: apiKey, ELEVENLABS_BASE_URL: server.url }),
+  );
 
 describe('ElevenLabs', () => {
   ttsConformance<FakeServer>({
@@ -62,7 +65,8 @@ describe('ElevenLabs', () => {
 
   it('retries a 429 and a 500, then surfaces each as a retryable API status error, and leaks no rejection', async () => {
     http = await startHttpServer((req, res) => {
-      if ((req.json as { text: string }).text === 'Busy.') elevenLabsError(res, 429, { status: 'too_many_concurrent_requests', message: 'Too many concurrent requests' });
+      if ((req.json as { text: string }).text === 'Busy.')
+        elevenLabsError(res, 429, { status: 'too_many_concurrent_requests', message: 'Too many concurrent requests' });
       else elevenLabsError(res, 500, { status: 'internal_server_error', message: 'Something went wrong' });
     });
     const engine = elevenLabs(http);
@@ -112,7 +116,10 @@ describe('ElevenLabs', () => {
 
 describe('Cartesia', () => {
   const cartesia = (server: FakeWsServer, extra: Record<string, unknown> = {}) =>
-    ttsFactories.cartesia!(settings({ provider: 'cartesia', voice_id: 'voice-abc', ...extra }), vendorAccessFromEnv({ CARTESIA_API_KEY: 'ct-key', CARTESIA_BASE_URL: server.url.replace('ws', 'http') }));
+    ttsFactories.cartesia!(
+      settings({ provider: 'cartesia', voice_id: 'voice-abc', ...extra }),
+      vendorAccessFromEnv({ CARTESIA_API_KEY: 'ct-key', CARTESIA_BASE_URL: server.url.replace('ws', 'http') }),
+    );
 
   ttsConformance<FakeWsServer>({
     path: 'stream',
@@ -122,7 +129,16 @@ describe('Cartesia', () => {
           if (isBinary) return;
           const msg = JSON.parse(data.toString()) as { context_id: string; continue: boolean; output_format: { sample_rate: number } };
           if (msg.continue) {
-            socket.send(JSON.stringify({ type: 'chunk', data: tone(ms, msg.output_format.sample_rate).toString('base64'), done: false, status_code: 206, step_time: 10, context_id: msg.context_id }));
+            socket.send(
+              JSON.stringify({
+                type: 'chunk',
+                data: tone(ms, msg.output_format.sample_rate).toString('base64'),
+                done: false,
+                status_code: 206,
+                step_time: 10,
+                context_id: msg.context_id,
+              }),
+            );
           } else {
             socket.send(JSON.stringify({ type: 'done', done: true, status_code: 200, context_id: msg.context_id }));
           }
@@ -133,7 +149,12 @@ describe('Cartesia', () => {
       const conn = server.connections[0]!;
       expect(conn.headers['x-api-key'] ?? conn.url.searchParams.get('api_key')).toBe('ct-key');
       const first = JSON.parse(conn.text[0]!) as Record<string, unknown>;
-      expect(first).toMatchObject({ model_id: 'sonic-2', voice: { mode: 'id', id: 'voice-abc' }, output_format: { container: 'raw', encoding: 'pcm_s16le' }, continue: true });
+      expect(first).toMatchObject({
+        model_id: 'sonic-2',
+        voice: { mode: 'id', id: 'voice-abc' },
+        output_format: { container: 'raw', encoding: 'pcm_s16le' },
+        continue: true,
+      });
       expect(String(first.transcript)).toContain('noon');
     },
     // An error message of the socket.
@@ -165,7 +186,10 @@ describe('Deepgram Aura', () => {
         });
       }),
     create: (server) =>
-      ttsFactories.deepgram!(settings({ provider: 'deepgram', voice_id: 'aura-2-thalia-en' }), vendorAccessFromEnv({ DEEPGRAM_API_KEY: 'dg-key', DEEPGRAM_BASE_URL: server.url.replace('ws', 'http') })),
+      ttsFactories.deepgram!(
+        settings({ provider: 'deepgram', voice_id: 'aura-2-thalia-en' }),
+        vendorAccessFromEnv({ DEEPGRAM_API_KEY: 'dg-key', DEEPGRAM_BASE_URL: server.url.replace('ws', 'http') }),
+      ),
     checkRequest(server) {
       const conn = server.connections[0]!;
       expect(conn.headers.authorization).toBe('Token dg-key');

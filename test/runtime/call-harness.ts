@@ -38,10 +38,20 @@ export async function runtimeOrganization(prisma: PrismaClient): Promise<number>
   return org.organization_id;
 }
 
-export async function createCall(prisma: PrismaClient, settings: Record<string, unknown>, call: { welcomeMessage?: string; variables?: Record<string, string> } = {}) {
+export async function createCall(
+  prisma: PrismaClient,
+  settings: Record<string, unknown>,
+  call: { welcomeMessage?: string; variables?: Record<string, string> } = {},
+) {
   await runtimeOrganization(prisma);
   if (!org) throw new Error('the runtime organisation was not made');
-  const assistant = await createAssistant(prisma, { organizationId: org.organization_id, userId: org.user_id }, { name: 'Runtime', ...settings } as never, undefined, LOOPBACK_VENDOR_HOSTS);
+  const assistant = await createAssistant(
+    prisma,
+    { organizationId: org.organization_id, userId: org.user_id },
+    { name: 'Runtime', ...settings } as never,
+    undefined,
+    LOOPBACK_VENDOR_HOSTS,
+  );
   return prisma.call.create({
     data: {
       callSid: `CA${Math.random().toString(16).slice(2, 14)}`,
@@ -59,7 +69,11 @@ export function localSettings(llmUrl: string, overrides: Record<string, unknown>
   return {
     llm_provider: 'custom',
     llm_provider_config: { base_url: llmUrl, model: 'fake-model', custom_config: { api_key: 'test-key' } },
-    stt_settings: { provider: 'local', keyterms: PHRASES, turn_detection: { mode: 'text_turn_detector', min_endpointing_delay: 0.3, max_endpointing_delay: 1.5 } },
+    stt_settings: {
+      provider: 'local',
+      keyterms: PHRASES,
+      turn_detection: { mode: 'text_turn_detector', min_endpointing_delay: 0.3, max_endpointing_delay: 1.5 },
+    },
     tts_settings: { provider: 'local', provider_config: { words_per_minute: 230 } },
     recording_settings: { recording_enabled: false },
     ...overrides,

@@ -37,7 +37,13 @@ async function capturingLogs<T>(fn: () => Promise<T>): Promise<{ result: T; logs
   });
   try {
     const result = await fn();
-    return { result, logs: lines.flatMap((l) => l.split('\n')).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine) };
+    return {
+      result,
+      logs: lines
+        .flatMap((l) => l.split('\n'))
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as LogLine),
+    };
   } finally {
     write.mockRestore();
     initializeLogger({ pretty: false, level: 'silent' });
@@ -48,7 +54,9 @@ describe('the log of a call', () => {
   it("keeps the caller's words and the assistant's replies out of info lines, and has them at debug", async ({ db, llm }) => {
     const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello, how can I help?' } }));
     // Half a second after the welcome the caller asks; once the answer has been spoken, they hang up.
-    const { result, logs } = await capturingLogs(() => runTimeline(db.prisma, call.id, [{ after: afterReply(1), atMs: 500, text: 'book an appointment' }], { hangupWhen: afterReply(2) }));
+    const { result, logs } = await capturingLogs(() =>
+      runTimeline(db.prisma, call.id, [{ after: afterReply(1), atMs: 500, text: 'book an appointment' }], { hangupWhen: afterReply(2) }),
+    );
     expect(result.result.transcript.map((t) => t.text)).toEqual(['Hello, how can I help?', 'book an appointment', 'Your appointment is on Tuesday.']);
 
     const said = /book an appointment|appointment is on tuesday|how can i help/i;
@@ -85,7 +93,10 @@ describe('a call to an assistant whose vendors have no key', () => {
   it('runs the call when the only missing key is a fallback LLM one, and says which variable it lacks', async ({ db, llm }) => {
     const call = await createCall(
       db.prisma,
-      localSettings(llm.url, { llm_fallback_providers: { enabled: true, fallbacks: [{ provider: 'anthropic' }] }, llm_settings: { welcome_message: 'Hello.' } }),
+      localSettings(llm.url, {
+        llm_fallback_providers: { enabled: true, fallbacks: [{ provider: 'anthropic' }] },
+        llm_settings: { welcome_message: 'Hello.' },
+      }),
     );
     // The call runs: its welcome is spoken, then the caller hangs up.
     const { result, logs } = await capturingLogs(() => runTimeline(db.prisma, call.id, [], { env: {}, hangupWhen: afterReply(1) }));

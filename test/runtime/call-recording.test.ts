@@ -22,7 +22,10 @@ describe('call recording', () => {
     const consent = 'This call is recorded.';
     const call = await createCall(
       db.prisma,
-      localSettings(llm.url, { recording_settings: { recording_enabled: true, consent_required: true, consent_prompt: consent }, llm_settings: { welcome_message: 'Hi there.' } }),
+      localSettings(llm.url, {
+        recording_settings: { recording_enabled: true, consent_required: true, consent_prompt: consent },
+        llm_settings: { welcome_message: 'Hi there.' },
+      }),
     );
     // The caller speaks half a second after the consent prompt and the welcome; once answered, they hang up.
     const run = await runTimeline(db.prisma, call.id, [{ after: afterReply(2), atMs: 500, text: 'what time is it' }], { hangupWhen: afterReply(3) });
@@ -44,7 +47,10 @@ describe('call recording', () => {
   }, 120_000);
 
   it('records in wav with the caller and the assistant where each spoke', async ({ db, llm }) => {
-    const call = await createCall(db.prisma, localSettings(llm.url, { recording_settings: { recording_enabled: true, recording_format: 'wav', record_mixed_audio: false } }));
+    const call = await createCall(
+      db.prisma,
+      localSettings(llm.url, { recording_settings: { recording_enabled: true, recording_format: 'wav', record_mixed_audio: false } }),
+    );
     // Once the answer has been spoken, the caller hangs up.
     const run = await runTimeline(db.prisma, call.id, [{ atMs: 1000, text: 'what time is it' }], { hangupWhen: afterReply(1) });
     const recordings = await db.prisma.callRecording.findMany({ where: { callId: call.id } });

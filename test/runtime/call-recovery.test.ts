@@ -47,7 +47,11 @@ function level(samples: Int16Array, fromMs: number, toMs: number): number {
 }
 
 describe('calls whose process dies', () => {
-  it('keeps the turns stored while the call ran, renders its spooled recording and analyses it, then ends it as failed with worker_lost once', async ({ db, llm, eventsOf }) => {
+  it('keeps the turns stored while the call ran, renders its spooled recording and analyses it, then ends it as failed with worker_lost once', async ({
+    db,
+    llm,
+    eventsOf,
+  }) => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
     // Default recording settings: mp3, user, assistant and mixed tracks.
     const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello, how can I help?' }, recording_settings: {} }));
@@ -151,8 +155,13 @@ describe('calls whose process dies', () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
     const call = await createCall(db.prisma, localSettings(llm.url, { recording_settings: {} }));
     const lastBeat = new Date(Date.now() - 120_000);
-    await db.prisma.call.update({ where: { id: call.id }, data: { status: 'in_progress', startedAt: new Date(lastBeat.getTime() - 30_000), heartbeatAt: lastBeat } });
-    await db.prisma.callTurn.create({ data: { callId: call.id, position: 0, role: 'user', text: 'what time is it', startMs: 1000, endMs: 2000, interrupted: false } });
+    await db.prisma.call.update({
+      where: { id: call.id },
+      data: { status: 'in_progress', startedAt: new Date(lastBeat.getTime() - 30_000), heartbeatAt: lastBeat },
+    });
+    await db.prisma.callTurn.create({
+      data: { callId: call.id, position: 0, role: 'user', text: 'what time is it', startMs: 1000, endMs: 2000, interrupted: false },
+    });
 
     expect(await recoverOrphanedCalls(db.prisma, { dataDir, access })).toEqual([call.id]);
     const ended = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { recordings: true } });
@@ -163,14 +172,20 @@ describe('calls whose process dies', () => {
     expect(events[0]!.payload).toMatchObject({ recordings: [] });
   });
 
-  it('ends a call at its last evidence: the spooled audio or the last turn, when they outlast the last heartbeat, never in the future', async ({ db, llm, eventsOf }) => {
+  it('ends a call at its last evidence: the spooled audio or the last turn, when they outlast the last heartbeat, never in the future', async ({
+    db,
+    llm,
+    eventsOf,
+  }) => {
     const startedAt = new Date(Date.now() - 120_000);
     // The process beat once, at the start (beats come every 15 s), stored a turn that ended 4 s in and spooled 8 s of
     // the caller's audio before it died.
     const setUp = async (dataDir: string) => {
       const call = await createCall(db.prisma, localSettings(llm.url, { recording_settings: { recording_enabled: false } }));
       await db.prisma.call.update({ where: { id: call.id }, data: { status: 'in_progress', startedAt, heartbeatAt: startedAt } });
-      await db.prisma.callTurn.create({ data: { callId: call.id, position: 0, role: 'user', text: 'what time is it', startMs: 2500, endMs: 4000, interrupted: false } });
+      await db.prisma.callTurn.create({
+        data: { callId: call.id, position: 0, role: 'user', text: 'what time is it', startMs: 2500, endMs: 4000, interrupted: false },
+      });
       const spool = new SpoolWriter(spoolDirOf(dataDir, call.callSid), { sampleRate: 16_000, startedAt: startedAt.getTime() });
       spool.write('user', 0, new Int16Array(8 * 16_000).fill(100));
       spool.write('assistant', 16_000, new Int16Array(2 * 16_000).fill(100));
@@ -187,7 +202,10 @@ describe('calls whose process dies', () => {
     // The spool on another host: the transcript is the last evidence.
     const elsewhere = await setUp(await mkdtemp(path.join(os.tmpdir(), 'call-data-')));
     expect(await recoverOrphanedCalls(db.prisma, { dataDir, access })).toEqual([elsewhere.id]);
-    expect(await db.prisma.call.findUniqueOrThrow({ where: { id: elsewhere.id } })).toMatchObject({ durationMs: 4000, endedAt: new Date(startedAt.getTime() + 4000) });
+    expect(await db.prisma.call.findUniqueOrThrow({ where: { id: elsewhere.id } })).toMatchObject({
+      durationMs: 4000,
+      endedAt: new Date(startedAt.getTime() + 4000),
+    });
 
     // Evidence past the sweep's own clock (a machine whose clock ran ahead) is capped at that clock.
     const ahead = await setUp(dataDir);
@@ -200,8 +218,13 @@ describe('calls whose process dies', () => {
     const broken = await startFakeOpenAI(() => ({ status: 500, message: 'model overloaded' }));
     try {
       const call = await createCall(db.prisma, localSettings(broken.url));
-      await db.prisma.call.update({ where: { id: call.id }, data: { status: 'in_progress', startedAt: new Date(Date.now() - 180_000), heartbeatAt: new Date(Date.now() - 120_000) } });
-      await db.prisma.callTurn.create({ data: { callId: call.id, position: 0, role: 'user', text: 'what time is it', startMs: 1000, endMs: 2000, interrupted: false } });
+      await db.prisma.call.update({
+        where: { id: call.id },
+        data: { status: 'in_progress', startedAt: new Date(Date.now() - 180_000), heartbeatAt: new Date(Date.now() - 120_000) },
+      });
+      await db.prisma.callTurn.create({
+        data: { callId: call.id, position: 0, role: 'user', text: 'what time is it', startMs: 1000, endMs: 2000, interrupted: false },
+      });
 
       const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
       expect(await recoverOrphanedCalls(db.prisma, { dataDir, access })).toEqual([call.id]);
@@ -216,9 +239,15 @@ describe('calls whose process dies', () => {
 
   it('leaves running and finished calls alone, and the worker sweep ends a call that started but never beat', async ({ db, llm, eventsOf }) => {
     const running = await createCall(db.prisma, localSettings(llm.url));
-    await db.prisma.call.update({ where: { id: running.id }, data: { status: 'in_progress', startedAt: new Date(Date.now() - 3_600_000), heartbeatAt: new Date() } });
+    await db.prisma.call.update({
+      where: { id: running.id },
+      data: { status: 'in_progress', startedAt: new Date(Date.now() - 3_600_000), heartbeatAt: new Date() },
+    });
     const finished = await createCall(db.prisma, localSettings(llm.url));
-    await db.prisma.call.update({ where: { id: finished.id }, data: { status: 'completed', startedAt: new Date(Date.now() - 3_600_000), heartbeatAt: new Date(Date.now() - 3_600_000) } });
+    await db.prisma.call.update({
+      where: { id: finished.id },
+      data: { status: 'completed', startedAt: new Date(Date.now() - 3_600_000), heartbeatAt: new Date(Date.now() - 3_600_000) },
+    });
     // A row from before heartbeats: only its start tells how old it is.
     const silent = await createCall(db.prisma, localSettings(llm.url));
     await db.prisma.call.update({ where: { id: silent.id }, data: { status: 'in_progress', startedAt: new Date(Date.now() - 120_000), heartbeatAt: null } });

@@ -49,7 +49,15 @@ describe("an assistant's HTTP tool in a call", () => {
       type: 'http',
       enabled: true,
       parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
-      http: { method: 'GET', url: `${base}/orders/{{args.order_id}}`, headers: {}, query: { account: '{{var.account}}' }, body: null, secret_headers: { Authorization: `Bearer ${SECRET}` }, timeout_ms: 2_000 },
+      http: {
+        method: 'GET',
+        url: `${base}/orders/{{args.order_id}}`,
+        headers: {},
+        query: { account: '{{var.account}}' },
+        body: null,
+        secret_headers: { Authorization: `Bearer ${SECRET}` },
+        timeout_ms: 2_000,
+      },
       transfer: null,
       messages: { on_start: null, on_slow: null, slow_after_ms: 2_000, on_failure: null },
     });
@@ -58,11 +66,17 @@ describe("an assistant's HTTP tool in a call", () => {
       const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
       offered ??= body.tools;
       const result = messages.find((m) => m.role === 'tool');
-      return result ? { text: `Your order has ${JSON.parse(String(result.content)).status === 'shipped' ? 'shipped' : 'not shipped'}.` } : { toolCalls: [{ name: 'lookup_order', arguments: '{"order_id":"A-17"}' }] };
+      return result
+        ? { text: `Your order has ${JSON.parse(String(result.content)).status === 'shipped' ? 'shipped' : 'not shipped'}.` }
+        : { toolCalls: [{ name: 'lookup_order', arguments: '{"order_id":"A-17"}' }] };
     };
     const call = await createCall(db.prisma, localSettings(llm.url, { assigned_tools: [tool.id] }), { variables: { account: 'acme' } });
     // The caller hangs up once the one reply, after the lookup, has been spoken.
-    const run = await runTimeline(db.prisma, call.id, [{ atMs: 1_000, text: 'good morning' }], { hangupWhen: afterReply(1), secrets, allowPrivateToolTargets: true });
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 1_000, text: 'good morning' }], {
+      hangupWhen: afterReply(1),
+      secrets,
+      allowPrivateToolTargets: true,
+    });
     expect(run.result.status).toBe('completed');
 
     expect(JSON.stringify(offered)).toContain('lookup_order');
@@ -71,7 +85,15 @@ describe("an assistant's HTTP tool in a call", () => {
     const reply = turns.find((t) => t.role === 'assistant' && t.toolCalls !== null)!;
     expect(reply.text).toBe('Your order has shipped.');
     expect(reply.toolCalls).toEqual([
-      { name: 'lookup_order', arguments: { order_id: 'A-17' }, output: { status: 'shipped', eta: 'Friday' }, is_error: false, at_ms: expect.any(Number), http_status: 200, duration_ms: expect.any(Number) },
+      {
+        name: 'lookup_order',
+        arguments: { order_id: 'A-17' },
+        output: { status: 'shipped', eta: 'Friday' },
+        is_error: false,
+        at_ms: expect.any(Number),
+        http_status: 200,
+        duration_ms: expect.any(Number),
+      },
     ]);
     expect(JSON.stringify(turns)).not.toContain(SECRET);
   }, 120_000);

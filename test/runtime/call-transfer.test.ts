@@ -79,13 +79,23 @@ beforeAll(async () => {
       },
     },
   });
-  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { carrier: { accountSid: carrier.accountSid, authToken: AUTH_TOKEN, apiBaseUrl: carrier.url }, access: loopbackVendorAccess() }));
+  runner = audioRunnerOf(
+    new LocalCallRunner(api.db.prisma, dataDir, {
+      carrier: { accountSid: carrier.accountSid, authToken: AUTH_TOKEN, apiBaseUrl: carrier.url },
+      access: loopbackVendorAccess(),
+    }),
+  );
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
   acme = await api.tenant('Acme');
   const conn = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Carrier', sip_address: 'sip.carrier.example' });
   const made = [
-    { name: 'transfer_to_desk', description: 'Puts the caller through to the front desk', type: 'transfer_call', transfer: { destination: DESK, mode: 'warm', handoff_message: 'Connecting you to our front desk now.' } },
+    {
+      name: 'transfer_to_desk',
+      description: 'Puts the caller through to the front desk',
+      type: 'transfer_call',
+      transfer: { destination: DESK, mode: 'warm', handoff_message: 'Connecting you to our front desk now.' },
+    },
     { name: 'end_call', description: '', type: 'end_call' },
     { name: 'press_keys', description: '', type: 'send_dtmf' },
   ];
@@ -95,8 +105,16 @@ beforeAll(async () => {
     tools[tool.name] = res.body.data.id;
   }
   // One managed number per assistant: which tools a call offers follows the number called.
-  for (const [number, assigned] of [['+14155550301', ['transfer_to_desk']], ['+14155550302', ['press_keys']]] as const) {
-    const assistant = await api.call(acme, 'POST', '/api/assistants', localSettings(llm.url, { name: `Desk ${number}`, assigned_tools: assigned.map((t) => tools[t]) }));
+  for (const [number, assigned] of [
+    ['+14155550301', ['transfer_to_desk']],
+    ['+14155550302', ['press_keys']],
+  ] as const) {
+    const assistant = await api.call(
+      acme,
+      'POST',
+      '/api/assistants',
+      localSettings(llm.url, { name: `Desk ${number}`, assigned_tools: assigned.map((t) => tools[t]) }),
+    );
     expect(assistant.status, JSON.stringify(assistant.body)).toBe(201);
     await api.call(acme, 'POST', '/api/phone-numbers', { number, phone_connection_id: conn.body.data.id, assistant_id: assistant.body.id });
     numbers[assigned[0]] = number;
@@ -116,7 +134,10 @@ async function carrierCall(callSid: string, to: string, words: string, opts: { h
   const params = { To: to, From: '+14155550199', CallSid: callSid };
   const hook = await fetch(`${base}/telephony/twilio/voice`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(AUTH_TOKEN, `${base}/telephony/twilio/voice`, params) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-twilio-signature': twilioSignature(AUTH_TOKEN, `${base}/telephony/twilio/voice`, params),
+    },
     body: new URLSearchParams(params).toString(),
   });
   const twiml = await hook.text();
@@ -140,7 +161,13 @@ async function carrierCall(callSid: string, to: string, words: string, opts: { h
     ws.close();
   };
   ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
-  ws.send(JSON.stringify({ event: 'start', streamSid: `MZ${callSid}`, start: { streamSid: `MZ${callSid}`, callSid, customParameters: { token }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } }));
+  ws.send(
+    JSON.stringify({
+      event: 'start',
+      streamSid: `MZ${callSid}`,
+      start: { streamSid: `MZ${callSid}`, callSid, customParameters: { token }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
+    }),
+  );
   const speech = encodeMulaw(resampleLinear(await speechSamples(words), 16_000, 8000));
   const silence = encodeMulaw(new Int16Array(160));
   const started = Date.now();
@@ -154,7 +181,14 @@ async function carrierCall(callSid: string, to: string, words: string, opts: { h
       if (hangUpAt !== undefined && Date.now() >= hangUpAt) break;
       const offset = (chunk - 50) * 160;
       const payload = chunk >= 50 && offset < speech.length ? speech.subarray(offset, offset + 160) : silence;
-      if (open) ws.send(JSON.stringify({ event: 'media', streamSid: `MZ${callSid}`, media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * 20), payload: Buffer.from(payload).toString('base64') } }));
+      if (open)
+        ws.send(
+          JSON.stringify({
+            event: 'media',
+            streamSid: `MZ${callSid}`,
+            media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * 20), payload: Buffer.from(payload).toString('base64') },
+          }),
+        );
     }
     stop();
   })();
@@ -195,7 +229,9 @@ describe('transfer_call on a carrier’s Media Streams call', () => {
       ]),
     );
     const toolCalls = stored.turns.flatMap((t) => (t.toolCalls as unknown[] | null) ?? []);
-    expect(toolCalls).toEqual([{ name: 'transfer_to_desk', arguments: {}, output: { transferred_to: DESK, mode: 'warm' }, is_error: false, at_ms: expect.any(Number) }]);
+    expect(toolCalls).toEqual([
+      { name: 'transfer_to_desk', arguments: {}, output: { transferred_to: DESK, mode: 'warm' }, is_error: false, at_ms: expect.any(Number) },
+    ]);
     // Nobody was left to hear a reply after the transfer: the model was not asked for one.
     expect(llm.chats().filter((c) => JSON.stringify(c.messages).includes('transferred_to'))).toHaveLength(0);
     // The handoff played to the caller before the line went: a second and more of speech came back.
@@ -312,7 +348,9 @@ describe('end_call and the built-ins on a web call', () => {
         `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       if (analysis) {
-        res.write(chunk({ role: 'assistant', content: JSON.stringify({ summary: 'Said goodbye.', goal_achieved: true, sentiment: 'neutral', fields: {} }) }, null));
+        res.write(
+          chunk({ role: 'assistant', content: JSON.stringify({ summary: 'Said goodbye.', goal_achieved: true, sentiment: 'neutral', fields: {} }) }, null),
+        );
         res.write(chunk({}, 'stop'));
       } else {
         res.write(chunk({ role: 'assistant', content: '' }, null));
@@ -352,15 +390,39 @@ describe('end_call and the built-ins on a web call', () => {
   it('refuses transfer_call and send_dtmf on a web call with a sentence the model relays', async () => {
     const prisma = api.db.prisma;
     const organizationId = await runtimeOrganization(prisma);
-    const base = { enabled: true, parameters: { type: 'object', properties: {} }, http: null, messages: { on_start: null, on_slow: null, slow_after_ms: 2_000, on_failure: null } };
-    const transfer = await createTool({ db: prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, { ...base, name: 'web_transfer', description: '', type: 'transfer_call', transfer: { destination: DESK, mode: 'cold', handoff_message: null } });
-    const keys = await createTool({ db: prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, { ...base, name: 'web_keys', description: '', type: 'send_dtmf', transfer: null });
+    const base = {
+      enabled: true,
+      parameters: { type: 'object', properties: {} },
+      http: null,
+      messages: { on_start: null, on_slow: null, slow_after_ms: 2_000, on_failure: null },
+    };
+    const transfer = await createTool({ db: prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, {
+      ...base,
+      name: 'web_transfer',
+      description: '',
+      type: 'transfer_call',
+      transfer: { destination: DESK, mode: 'cold', handoff_message: null },
+    });
+    const keys = await createTool({ db: prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, {
+      ...base,
+      name: 'web_keys',
+      description: '',
+      type: 'send_dtmf',
+      transfer: null,
+    });
     let told = '';
     let offered = '';
     replies = (messages) => {
       const results = messages.filter((m) => m.role === 'tool');
       if (results.length > 0) told = results.map((m) => String(m.content)).join(' | ');
-      return results.length > 0 ? { text: 'I cannot transfer you from here.' } : { toolCalls: [{ name: 'web_transfer', arguments: '{}' }, { name: 'web_keys', arguments: '{"digits":"1"}' }] };
+      return results.length > 0
+        ? { text: 'I cannot transfer you from here.' }
+        : {
+            toolCalls: [
+              { name: 'web_transfer', arguments: '{}' },
+              { name: 'web_keys', arguments: '{"digits":"1"}' },
+            ],
+          };
     };
     const chatsBefore = llm.chats().length;
     const row = await createCall(prisma, localSettings(llm.url, { assigned_tools: [transfer.id, keys.id] }));
@@ -443,7 +505,11 @@ describe('the built-ins on a LiveKit SIP call', () => {
     }
   }
 
-  async function builtIn(name: string, type: 'transfer_call' | 'send_dtmf', transfer: { destination: string; mode: 'cold' | 'warm'; handoff_message: string | null } | null = null) {
+  async function builtIn(
+    name: string,
+    type: 'transfer_call' | 'send_dtmf',
+    transfer: { destination: string; mode: 'cold' | 'warm'; handoff_message: string | null } | null = null,
+  ) {
     const organizationId = await runtimeOrganization(api.db.prisma);
     const tool = await createTool({ db: api.db.prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, {
       name,
@@ -466,7 +532,9 @@ describe('the built-ins on a LiveKit SIP call', () => {
     const call = await sipCall([tool], 'book an appointment');
     expect(call.result).toMatchObject({ status: 'completed', endReason: 'transferred' });
     const asked = livekit.of('TransferSIPParticipant').slice(before);
-    expect(asked.map((c) => c.body)).toMatchObject([{ roomName: 'sip-room', participantIdentity: 'sip_caller', transferTo: 'sip:desk@pbx.example.com', playDialtone: true }]);
+    expect(asked.map((c) => c.body)).toMatchObject([
+      { roomName: 'sip-room', participantIdentity: 'sip_caller', transferTo: 'sip:desk@pbx.example.com', playDialtone: true },
+    ]);
     expect(call.toolCalls).toMatchObject([{ name: 'sip_transfer', output: { transferred_to: 'sip:desk@pbx.example.com', mode: 'cold' }, is_error: false }]);
   }, 120_000);
 
@@ -478,7 +546,14 @@ describe('the built-ins on a LiveKit SIP call', () => {
     replies = (messages) => {
       const results = messages.filter((m) => m.role === 'tool');
       if (results.length > 0) told = results.map((m) => String(m.content)).join(' | ');
-      return results.length > 0 ? { text: 'The desk is busy, sorry.' } : { toolCalls: [{ name: 'sip_busy_desk', arguments: '{}' }, { name: 'sip_keys', arguments: '{"digits":"2#"}' }] };
+      return results.length > 0
+        ? { text: 'The desk is busy, sorry.' }
+        : {
+            toolCalls: [
+              { name: 'sip_busy_desk', arguments: '{}' },
+              { name: 'sip_keys', arguments: '{"digits":"2#"}' },
+            ],
+          };
     };
     // Once the reply about the busy desk has been spoken, the caller hangs up.
     const call = await sipCall([transfer, keys], 'book an appointment', afterReply(1));

@@ -23,7 +23,10 @@ const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => 
 });
 
 describe('usage metered on a call through the runtime', () => {
-  it('stores tokens per model (the analysis included), recognised audio, synthesised characters and telephony minutes, costed with the organisation\'s prices, in the call and in call.completed', async ({ db, llm }) => {
+  it("stores tokens per model (the analysis included), recognised audio, synthesised characters and telephony minutes, costed with the organisation's prices, in the call and in call.completed", async ({
+    db,
+    llm,
+  }) => {
     const organizationId = await runtimeOrganization(db.prisma);
     await replacePriceOverrides(db.prisma, organizationId, [
       { component: 'llm', provider: 'custom', model: 'fake-model', input_usd_per_million_tokens: 1000, output_usd_per_million_tokens: 2000 },
@@ -40,14 +43,19 @@ describe('usage metered on a call through the runtime', () => {
     const chats = llm.chats().length;
     expect(chats).toBe(2);
     const usage = stored.usage as Record<string, any>;
-    expect(usage.llm).toEqual([{ provider: 'custom', model: 'fake-model', input_tokens: 10 * chats, output_tokens: words(REPLY) + words(ANALYSIS), cached_input_tokens: 0 }]);
+    expect(usage.llm).toEqual([
+      { provider: 'custom', model: 'fake-model', input_tokens: 10 * chats, output_tokens: words(REPLY) + words(ANALYSIS), cached_input_tokens: 0 },
+    ]);
     expect(usage.stt).toHaveLength(1);
     expect(usage.stt[0]).toMatchObject({ provider: 'local', model: 'pocketsphinx-en-us' });
     // The caller spoke once, for about a second: the recogniser was given that utterance, not the whole call.
     expect(usage.stt[0].audio_seconds).toBeGreaterThan(0.5);
     expect(usage.stt[0].audio_seconds).toBeLessThan(4);
     expect(usage.tts).toEqual([{ provider: 'local', model: 'espeak-ng', characters: expect.any(Number) }]);
-    const spoken = stored.turns.filter((t) => t.role === 'assistant').map((t) => t.text.length).reduce((a, b) => a + b, 0);
+    const spoken = stored.turns
+      .filter((t) => t.role === 'assistant')
+      .map((t) => t.text.length)
+      .reduce((a, b) => a + b, 0);
     expect(usage.tts[0].characters).toBeGreaterThanOrEqual(spoken - 2);
     expect(usage.tts[0].characters).toBeLessThanOrEqual(spoken + 2);
     const minutes = stored.durationMs! / 60_000;
@@ -60,7 +68,7 @@ describe('usage metered on a call through the runtime', () => {
 
     // The cost, computed here from the usage and the prices set above.
     const micro = (usd: number) => Math.round(usd * 1e6);
-    const llmUsd = micro(((10 * chats) * 1000) / 1e6) + micro(((words(REPLY) + words(ANALYSIS)) * 2000) / 1e6);
+    const llmUsd = micro((10 * chats * 1000) / 1e6) + micro(((words(REPLY) + words(ANALYSIS)) * 2000) / 1e6);
     const sttUsd = micro((usage.stt[0].audio_seconds / 60) * 0.5);
     const ttsUsd = micro((usage.tts[0].characters * 3000) / 1e6);
     const lineUsd = micro(minutes * 0.25);
@@ -70,13 +78,23 @@ describe('usage metered on a call through the runtime', () => {
     expect(stored.costTelephonyMicroUsd).toBe(BigInt(lineUsd));
     expect(stored.costMicroUsd).toBe(BigInt(llmUsd + sttUsd + ttsUsd + lineUsd));
     const cost = stored.cost as Record<string, any>;
-    expect(cost).toMatchObject({ currency: 'USD', total: (llmUsd + sttUsd + ttsUsd + lineUsd) / 1e6, components: { llm: llmUsd / 1e6, stt: sttUsd / 1e6, tts: ttsUsd / 1e6, telephony: lineUsd / 1e6 }, unpriced: [] });
+    expect(cost).toMatchObject({
+      currency: 'USD',
+      total: (llmUsd + sttUsd + ttsUsd + lineUsd) / 1e6,
+      components: { llm: llmUsd / 1e6, stt: sttUsd / 1e6, tts: ttsUsd / 1e6, telephony: lineUsd / 1e6 },
+      unpriced: [],
+    });
 
     // Each reply's latency stages as columns, the same figures as its metrics.
     const reply = stored.turns.find((t) => t.role === 'assistant' && t.text === REPLY)!;
     const m = reply.metrics as Record<string, number>;
     expect(m.end_of_utterance_delay_ms).toEqual(expect.any(Number));
-    expect([reply.endOfUtteranceDelayMs, reply.llmTtftMs, reply.ttsTtfbMs, reply.e2eLatencyMs]).toEqual([m.end_of_utterance_delay_ms, m.llm_ttft_ms, m.tts_ttfb_ms, m.e2e_latency_ms]);
+    expect([reply.endOfUtteranceDelayMs, reply.llmTtftMs, reply.ttsTtfbMs, reply.e2eLatencyMs]).toEqual([
+      m.end_of_utterance_delay_ms,
+      m.llm_ttft_ms,
+      m.tts_ttfb_ms,
+      m.e2e_latency_ms,
+    ]);
     expect(stored.turns.filter((t) => t.role === 'user').every((t) => t.e2eLatencyMs === null)).toBe(true);
     const cutOff = stored.turns.filter((t) => t.role === 'assistant' && t.interrupted).length;
     expect([stored.interruptions, stored.toolCalls, stored.toolFailures]).toEqual([cutOff, 0, 0]);
@@ -98,7 +116,8 @@ describe('calls through the runtime in charts', () => {
       calls.push(call);
     }
     const assistants = calls.map((c) => c.assistantId!);
-    const chart = (q: Record<string, unknown>) => runChartQuery(db.prisma, organizationId, ChartQuery.parse({ period: { preset: 'last_24_hours' }, filters: { assistant_id: assistants }, ...q }));
+    const chart = (q: Record<string, unknown>) =>
+      runChartQuery(db.prisma, organizationId, ChartQuery.parse({ period: { preset: 'last_24_hours' }, filters: { assistant_id: assistants }, ...q }));
 
     const stored = await db.prisma.call.findMany({ where: { id: { in: calls.map((c) => c.id) } }, include: { turns: true } });
     expect(stored.map((c) => c.status)).toEqual(['completed', 'completed']);
@@ -109,9 +128,17 @@ describe('calls through the runtime in charts', () => {
     expect(minutes.totals.value).toBeCloseTo(stored.reduce((a, c) => a + c.durationMs!, 0) / 60_000, 9);
     const cost = await chart({ metric: 'cost_by_component' });
     const sum = (of: (c: (typeof stored)[number]) => bigint | null) => Number(stored.reduce((a, c) => a + (of(c) ?? 0n), 0n)) / 1e6;
-    expect(cost.totals.measures).toEqual({ llm: sum((c) => c.costLlmMicroUsd), stt: sum((c) => c.costSttMicroUsd), tts: sum((c) => c.costTtsMicroUsd), telephony: sum((c) => c.costTelephonyMicroUsd) });
+    expect(cost.totals.measures).toEqual({
+      llm: sum((c) => c.costLlmMicroUsd),
+      stt: sum((c) => c.costSttMicroUsd),
+      tts: sum((c) => c.costTtsMicroUsd),
+      telephony: sum((c) => c.costTelephonyMicroUsd),
+    });
     expect(cost.totals.value).toBeGreaterThan(0);
-    const latencies = stored.flatMap((c) => c.turns.map((t) => t.e2eLatencyMs)).filter((ms): ms is number => ms !== null).sort((a, b) => a - b);
+    const latencies = stored
+      .flatMap((c) => c.turns.map((t) => t.e2eLatencyMs))
+      .filter((ms): ms is number => ms !== null)
+      .sort((a, b) => a - b);
     expect(latencies.length).toBeGreaterThanOrEqual(2);
     const median = (latencies[Math.floor((latencies.length - 1) / 2)]! + latencies[Math.ceil((latencies.length - 1) / 2)]!) / 2;
     expect((await chart({ metric: 'latency_e2e_ms', aggregation: 'p50' })).totals.value).toBeCloseTo(median, 9);

@@ -30,9 +30,21 @@ const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => 
 async function callWith(prisma: PrismaClient, llmUrl: string, box: SecretBox | undefined) {
   const org = await bootstrap(prisma, { organizationName: 'Keys', email: `keys-${crypto.randomUUID()}@example.com` });
   const settings = localSettings(llmUrl, { llm_provider_config: { base_url: llmUrl, model: 'fake-model', custom_config: { api_key: KEY } } });
-  const assistant = await createAssistant(prisma, { organizationId: org.organization_id, userId: org.user_id }, { name: 'Own key', ...settings } as never, box, LOOPBACK_VENDOR_HOSTS);
+  const assistant = await createAssistant(
+    prisma,
+    { organizationId: org.organization_id, userId: org.user_id },
+    { name: 'Own key', ...settings } as never,
+    box,
+    LOOPBACK_VENDOR_HOSTS,
+  );
   const call = await prisma.call.create({
-    data: { callSid: `CA${crypto.randomBytes(6).toString('hex')}`, organizationId: org.organization_id, assistantId: assistant.id, direction: 'inbound', variables: {} },
+    data: {
+      callSid: `CA${crypto.randomBytes(6).toString('hex')}`,
+      organizationId: org.organization_id,
+      assistantId: assistant.id,
+      direction: 'inbound',
+      variables: {},
+    },
   });
   return { call, assistant };
 }

@@ -19,7 +19,10 @@ const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => 
 async function byHostName(url: string): Promise<string> {
   const name = os.hostname();
   const addresses = await dns.lookup(name, { all: true });
-  expect(addresses.some((a) => !isPublicAddress(a.address)), `${name} resolves to ${JSON.stringify(addresses)}`).toBe(true);
+  expect(
+    addresses.some((a) => !isPublicAddress(a.address)),
+    `${name} resolves to ${JSON.stringify(addresses)}`,
+  ).toBe(true);
   const named = new URL(url);
   named.hostname = name;
   return named.href;
@@ -39,7 +42,10 @@ describe('a call whose LLM URL resolves to a loopback address', () => {
     const url = await byHostName(llm.url);
     const call = await createCall(db.prisma, localSettings(url));
     const allowed = `${os.hostname()}:${new URL(url).port}`;
-    const run = await runTimeline(db.prisma, call.id, [{ atMs: 1_000, text: 'good morning' }], { env: { VENDOR_PRIVATE_HOSTS: allowed }, hangupWhen: afterReply(1) });
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 1_000, text: 'good morning' }], {
+      env: { VENDOR_PRIVATE_HOSTS: allowed },
+      hangupWhen: afterReply(1),
+    });
     expect(run.result.status).toBe('completed');
   }, 120_000);
 });

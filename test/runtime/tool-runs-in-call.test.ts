@@ -81,7 +81,11 @@ describe('a tool call while the caller waits', () => {
     // An idle timeout shorter than the lookup: without the busy check the caller would be asked if they are there.
     const call = await createCall(db.prisma, localSettings(llm.url, { assigned_tools: [tool.id], idle_timeout: 2, max_idle_messages: 2 }));
     // The caller hangs up once the answer, after the start and slow messages, has been spoken.
-    const run = await runTimeline(db.prisma, call.id, [{ atMs: 800, text: 'book an appointment' }], { hangupWhen: afterReply(3), secrets, allowPrivateToolTargets: true });
+    const run = await runTimeline(db.prisma, call.id, [{ atMs: 800, text: 'book an appointment' }], {
+      hangupWhen: afterReply(3),
+      secrets,
+      allowPrivateToolTargets: true,
+    });
     expect(run.result.status).toBe('completed');
 
     const turns = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
@@ -94,14 +98,25 @@ describe('a tool call while the caller waits', () => {
     expect(said.slice(0, said.indexOf('I have nine or eleven thirty.')).some((t) => /still there/i.test(t))).toBe(false);
     const withTool = turns.find((t) => t.toolCalls !== null)!;
     expect(withTool.toolCalls).toEqual([
-      { name: 'find_slots_slow', arguments: {}, output: { slots: ['9:00', '11:30'] }, is_error: false, at_ms: expect.any(Number), http_status: 200, duration_ms: expect.any(Number) },
+      {
+        name: 'find_slots_slow',
+        arguments: {},
+        output: { slots: ['9:00', '11:30'] },
+        is_error: false,
+        at_ms: expect.any(Number),
+        http_status: 200,
+        duration_ms: expect.any(Number),
+      },
     ]);
     expect((withTool.toolCalls as Array<{ duration_ms: number }>)[0]!.duration_ms).toBeGreaterThanOrEqual(6_500);
   }, 120_000);
 
   it('is cancelled when the caller speaks during it: the request is aborted, recorded as cancelled, and the caller answered', async ({ db, llm }) => {
     const organizationId = await runtimeOrganization(db.prisma);
-    const tool = await createTool({ db: db.prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, { ...slotsTool(15_000, {}), name: 'find_slots_hanging' });
+    const tool = await createTool({ db: db.prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, {
+      ...slotsTool(15_000, {}),
+      name: 'find_slots_hanging',
+    });
     replies = (messages) => {
       const users = userTexts(messages);
       if (users.some((u) => u.includes('what time'))) return { text: 'It is ten past nine.' };
@@ -129,7 +144,12 @@ describe('a tool call while the caller waits', () => {
     const turns = await db.prisma.callTurn.findMany({ where: { callId: call.id }, orderBy: { position: 'asc' } });
     const calls = turns.flatMap((t) => (t.toolCalls as Array<Record<string, unknown>> | null) ?? []);
     expect(calls).toEqual([
-      expect.objectContaining({ name: 'find_slots_hanging', is_error: true, cancelled: true, output: 'Cancelled: the caller spoke while the tool was running.' }),
+      expect.objectContaining({
+        name: 'find_slots_hanging',
+        is_error: true,
+        cancelled: true,
+        output: 'Cancelled: the caller spoke while the tool was running.',
+      }),
     ]);
     expect(calls[0]!.duration_ms).toBeLessThan(10_000);
     const said = turns.filter((t) => t.role === 'assistant').map((t) => t.text);

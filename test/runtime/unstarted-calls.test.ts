@@ -13,9 +13,17 @@ beforeAll(() => {
 });
 
 const it = dbTest
-  .extend('organizationId', { scope: 'file' }, async ({ db }) => (await bootstrap(db.prisma, { organizationName: 'Unstarted calls', email: 'unstarted@example.com' })).organization_id)
-  .extend('callOf', { scope: 'file' }, async ({ db, organizationId }) => async (data: { transport: string; direction: string; status: string; createdAt: Date; updatedAt?: Date }) =>
-    db.prisma.call.create({ data: { callSid: `CA${crypto.randomBytes(16).toString('hex')}`, organizationId, ...data } }),
+  .extend(
+    'organizationId',
+    { scope: 'file' },
+    async ({ db }) => (await bootstrap(db.prisma, { organizationName: 'Unstarted calls', email: 'unstarted@example.com' })).organization_id,
+  )
+  .extend(
+    'callOf',
+    { scope: 'file' },
+    async ({ db, organizationId }) =>
+      async (data: { transport: string; direction: string; status: string; createdAt: Date; updatedAt?: Date }) =>
+        db.prisma.call.create({ data: { callSid: `CA${crypto.randomBytes(16).toString('hex')}`, organizationId, ...data } }),
   )
   .extend('eventsOf', { scope: 'file' }, async ({ db }) => async (callSid: string) => {
     const events = await db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } });
@@ -25,12 +33,21 @@ const it = dbTest
 const MINUTE = 60_000;
 
 describe('calls that never connect', () => {
-  it('ends a browser call whose page never opened its socket once its token expired, with not_joined and one call.completed', async ({ db, callOf, eventsOf }) => {
+  it('ends a browser call whose page never opened its socket once its token expired, with not_joined and one call.completed', async ({
+    db,
+    callOf,
+    eventsOf,
+  }) => {
     const now = new Date();
     const bound = BROWSER_JOIN_WINDOW_MS + JOIN_GRACE_MS;
     const stale = await callOf({ transport: 'browser', direction: 'inbound', status: 'queued', createdAt: new Date(now.getTime() - bound - 1000) });
     // Its token expired, but the grace after it has not run out: a socket accepted at the last second still starts it.
-    const inGrace = await callOf({ transport: 'browser', direction: 'inbound', status: 'queued', createdAt: new Date(now.getTime() - BROWSER_JOIN_WINDOW_MS - 1000) });
+    const inGrace = await callOf({
+      transport: 'browser',
+      direction: 'inbound',
+      status: 'queued',
+      createdAt: new Date(now.getTime() - BROWSER_JOIN_WINDOW_MS - 1000),
+    });
     const fresh = await callOf({ transport: 'browser', direction: 'inbound', status: 'queued', createdAt: new Date(now.getTime() - MINUTE) });
 
     // Two workers sweeping at the same moment end it once.

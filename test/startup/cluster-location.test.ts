@@ -8,7 +8,10 @@ import { currentProcess, isRunning } from '../../prisma/cluster-users.js';
 
 function postgresSystemUser(): RunAs | undefined {
   try {
-    return { uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })) };
+    return {
+      uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })),
+      gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })),
+    };
   } catch {
     return undefined;
   }

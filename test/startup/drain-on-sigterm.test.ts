@@ -29,7 +29,15 @@ interface Service {
 async function startService(databaseUrl: string, dataDir: string, drainSeconds: number): Promise<Service> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', VENDOR_PRIVATE_HOSTS: '127.0.0.1', SHUTDOWN_DRAIN_S: String(drainSeconds) },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      VENDOR_PRIVATE_HOSTS: '127.0.0.1',
+      SHUTDOWN_DRAIN_S: String(drainSeconds),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -77,21 +85,33 @@ function caller(websocketUrl: string) {
   };
 }
 
-const exitOf = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+const exitOf = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
 /**
  * `npm start` on the test's database with `SHUTDOWN_DRAIN_S`, an organisation, an assistant on the instant LLM, and a
  * browser call under way on its socket; cleaned up whatever the test did.
  */
-async function callUnderWay(db: { prisma: PrismaClient; url: string }, name: string, drainSeconds: number, test: (service: Service, browser: ReturnType<typeof caller>, callSid: string) => Promise<void>): Promise<void> {
+async function callUnderWay(
+  db: { prisma: PrismaClient; url: string },
+  name: string,
+  drainSeconds: number,
+  test: (service: Service, browser: ReturnType<typeof caller>, callSid: string) => Promise<void>,
+): Promise<void> {
   const llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'drain-'));
   const { api_key } = await bootstrap(db.prisma, { organizationName: name, email: `${name.toLowerCase().replace(/\W+/g, '-')}@example.com` });
   const service = await startService(db.url, dataDir, drainSeconds);
   try {
     const headers = { authorization: `Bearer ${api_key}`, 'content-type': 'application/json' };
-    const assistant = (await (await fetch(`${service.url}/api/assistants`, { method: 'POST', headers, body: JSON.stringify(localSettings(llm.url, { name: 'Desk' })) })).json()) as { id: number };
-    const call = ((await (await fetch(`${service.url}/api/web-calls/browser`, { method: 'POST', headers, body: JSON.stringify({ assistant_id: assistant.id }) })).json()) as { data: { call_sid: string; websocket_url: string } }).data;
+    const assistant = (await (
+      await fetch(`${service.url}/api/assistants`, { method: 'POST', headers, body: JSON.stringify(localSettings(llm.url, { name: 'Desk' })) })
+    ).json()) as { id: number };
+    const call = (
+      (await (
+        await fetch(`${service.url}/api/web-calls/browser`, { method: 'POST', headers, body: JSON.stringify({ assistant_id: assistant.id }) })
+      ).json()) as { data: { call_sid: string; websocket_url: string } }
+    ).data;
     const browser = caller(call.websocket_url);
     await browser.opened;
     await until(async () => (await db.prisma.call.findUnique({ where: { callSid: call.call_sid } }))?.status === 'in_progress', { message: 'the call starts' });
@@ -105,29 +125,40 @@ async function callUnderWay(db: { prisma: PrismaClient; url: string }, name: str
 }
 
 describe('a running call when npm start is told to stop', () => {
-  dbTest('goes on until the caller hangs up, answered meanwhile, then the process exits', async ({ db }) => {
-    await callUnderWay(db, 'Drain', 600, async (service, browser, callSid) => {
-      service.child.kill('SIGTERM');
-      await until(() => /received SIGTERM/.test(service.output()), { message: 'the service hears the signal' });
-      // After the signal: the caller asks, and the assistant still answers on the same socket.
-      await browser.speak('what time is it');
-      await until(() => browser.said.some((m) => m.type === 'transcript' && m.role === 'assistant' && m.text === 'It is noon.'), { timeoutMs: 60_000, message: 'the assistant answers after the signal' });
-      expect(service.child.exitCode).toBeNull();
+  dbTest(
+    'goes on until the caller hangs up, answered meanwhile, then the process exits',
+    async ({ db }) => {
+      await callUnderWay(db, 'Drain', 600, async (service, browser, callSid) => {
+        service.child.kill('SIGTERM');
+        await until(() => /received SIGTERM/.test(service.output()), { message: 'the service hears the signal' });
+        // After the signal: the caller asks, and the assistant still answers on the same socket.
+        await browser.speak('what time is it');
+        await until(() => browser.said.some((m) => m.type === 'transcript' && m.role === 'assistant' && m.text === 'It is noon.'), {
+          timeoutMs: 60_000,
+          message: 'the assistant answers after the signal',
+        });
+        expect(service.child.exitCode).toBeNull();
 
-      browser.hangUp();
-      expect(await exitOf(service.child)).toBe(0);
-      const row = await db.prisma.call.findUniqueOrThrow({ where: { callSid } });
-      expect({ status: row.status, endReason: row.endReason }).toEqual({ status: 'completed', endReason: 'customer_hangup' });
-    });
-  }, 180_000);
+        browser.hangUp();
+        expect(await exitOf(service.child)).toBe(0);
+        const row = await db.prisma.call.findUniqueOrThrow({ where: { callSid } });
+        expect({ status: row.status, endReason: row.endReason }).toEqual({ status: 'completed', endReason: 'customer_hangup' });
+      });
+    },
+    180_000,
+  );
 
-  dbTest('is ended as worker_shutdown once SHUTDOWN_DRAIN_S has run out, and the process exits', async ({ db }) => {
-    await callUnderWay(db, 'Drain bound', 1, async (service, browser, callSid) => {
-      service.child.kill('SIGTERM');
-      await browser.closed;
-      expect(browser.said.find((m) => m.type === 'ended')).toMatchObject({ end_reason: 'worker_shutdown' });
-      expect(await exitOf(service.child)).toBe(0);
-      expect((await db.prisma.call.findUniqueOrThrow({ where: { callSid } })).endReason).toBe('worker_shutdown');
-    });
-  }, 180_000);
+  dbTest(
+    'is ended as worker_shutdown once SHUTDOWN_DRAIN_S has run out, and the process exits',
+    async ({ db }) => {
+      await callUnderWay(db, 'Drain bound', 1, async (service, browser, callSid) => {
+        service.child.kill('SIGTERM');
+        await browser.closed;
+        expect(browser.said.find((m) => m.type === 'ended')).toMatchObject({ end_reason: 'worker_shutdown' });
+        expect(await exitOf(service.child)).toBe(0);
+        expect((await db.prisma.call.findUniqueOrThrow({ where: { callSid } })).endReason).toBe('worker_shutdown');
+      });
+    },
+    180_000,
+  );
 });

@@ -38,7 +38,11 @@ describe.skipIf(!asRoot)('npm start as root with DATA_DIR in a private folder (o
     const first = await startService(env);
     started.push(first);
     expect(first.output()).toMatch(/no organisation yet/);
-    const cli = spawnSync('npm', ['run', 'cli', '--', 'bootstrap', '--org', 'Acme', '--email', 'ops@acme.example', '--json'], { cwd: root, env, encoding: 'utf8' });
+    const cli = spawnSync('npm', ['run', 'cli', '--', 'bootstrap', '--org', 'Acme', '--email', 'ops@acme.example', '--json'], {
+      cwd: root,
+      env,
+      encoding: 'utf8',
+    });
     expect(cli.status, cli.stderr).toBe(0);
     process.kill(first.npm.pid!, 'SIGTERM');
     expect(await waitForExit(first)).toBe(0);

@@ -48,7 +48,10 @@ export async function waitForOutput(running: NpmProcess, text: string | RegExp, 
 export async function startService(env: NodeJS.ProcessEnv): Promise<NpmProcess & { pid: number }> {
   const running = runNpm(['start'], env);
   await waitForOutput(running, 'service started');
-  const line = running.output().split('\n').find((l) => l.includes('"service started"'))!;
+  const line = running
+    .output()
+    .split('\n')
+    .find((l) => l.includes('"service started"'))!;
   return { ...running, pid: (JSON.parse(line) as { pid: number }).pid };
 }
 

@@ -20,7 +20,12 @@ async function organisation(prisma: Parameters<typeof bootstrap>[0], name: strin
   const boot = await bootstrap(prisma, { organizationName: name, email: `owner@${name.toLowerCase()}.example` });
   const assistant = await createAssistant(prisma, { organizationId: boot.organization_id, userId: boot.user_id }, { name: 'Sales' } as never, secrets);
   const connection = await createPhoneConnection(prisma, secrets, boot.organization_id, { name: 'Trunk', sip_address: 'sip.carrier.example:5060' });
-  await createPhoneNumber(prisma, boot.organization_id, { number: `+1415555${String(boot.organization_id).padStart(4, '0')}`, phone_connection_id: connection.id, label: null, assistant_id: assistant.id });
+  await createPhoneNumber(prisma, boot.organization_id, {
+    number: `+1415555${String(boot.organization_id).padStart(4, '0')}`,
+    phone_connection_id: connection.id,
+    label: null,
+    assistant_id: assistant.id,
+  });
   return boot.organization_id;
 }
 

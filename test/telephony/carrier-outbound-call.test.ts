@@ -36,7 +36,6 @@ const DESK = '+14155550142';
 /** What the model answers in the test that runs; the post-call analysis is answered apart. */
 let reply: (messages: Array<{ role: string; content: unknown }>) => OpenAIReply = () => ({ text: 'It is noon.' });
 
-
 beforeAll(async () => {
   llm = await startFakeOpenAI((body) => {
     const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
@@ -51,20 +50,39 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'carrier-outbound-'));
   const secrets = new SecretBox(Buffer.alloc(32, 9));
-  api = await createApiContext({ publicUrl: base, carrierApiBaseUrl: carrier.url, secrets, diallerPollIntervalMs: 200, quietCarrierDialMs: 2_000, callAudioRunner: { open: (id) => runner!.open(id) } });
-  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { secrets, carrierApiBaseUrl: carrier.url , access: loopbackVendorAccess() }));
+  api = await createApiContext({
+    publicUrl: base,
+    carrierApiBaseUrl: carrier.url,
+    secrets,
+    diallerPollIntervalMs: 200,
+    quietCarrierDialMs: 2_000,
+    callAudioRunner: { open: (id) => runner!.open(id) },
+  });
+  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { secrets, carrierApiBaseUrl: carrier.url, access: loopbackVendorAccess() }));
   await api.app.listen({ port, host: '127.0.0.1' });
   acme = await api.tenant('Acme');
   const assistant = await api.call(
     acme,
     'POST',
     '/api/assistants',
-    localSettings(llm.url, { name: 'Caller', llm_settings: { welcome_message: 'Hello, this is Acme calling.' }, recording_settings: { recording_enabled: true, recording_format: 'wav' } }),
+    localSettings(llm.url, {
+      name: 'Caller',
+      llm_settings: { welcome_message: 'Hello, this is Acme calling.' },
+      recording_settings: { recording_enabled: true, recording_format: 'wav' },
+    }),
   );
   expect(assistant.status, JSON.stringify(assistant.body)).toBe(201);
-  const connection = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Twilio', kind: 'twilio', account_sid: carrier.accountSid, auth_token: carrier.authToken });
+  const connection = await api.call(acme, 'POST', '/api/phone-connections', {
+    name: 'Twilio',
+    kind: 'twilio',
+    account_sid: carrier.accountSid,
+    auth_token: carrier.authToken,
+  });
   expect(connection.status, JSON.stringify(connection.body)).toBe(201);
-  expect((await api.call(acme, 'POST', '/api/phone-numbers', { number: FROM, phone_connection_id: connection.body.data.id, assistant_id: assistant.body.id })).status).toBe(201);
+  expect(
+    (await api.call(acme, 'POST', '/api/phone-numbers', { number: FROM, phone_connection_id: connection.body.data.id, assistant_id: assistant.body.id }))
+      .status,
+  ).toBe(201);
   const trunk = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Trunk', sip_address: 'sip.carrier.example' });
   trunkNumber = '+14155550499';
   await api.call(acme, 'POST', '/api/phone-numbers', { number: trunkNumber, phone_connection_id: trunk.body.data.id, assistant_id: assistant.body.id });
@@ -107,7 +125,8 @@ async function lostDial(to: string) {
 }
 
 const createdFor = (to: string) => until(async () => carrier.created.filter((c) => c.form.To === to).at(-1) ?? null, 20_000);
-const eventsOf = async (callSid: string) => (await api.db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } })).filter((e) => (e.payload as { call_sid?: string }).call_sid === callSid);
+const eventsOf = async (callSid: string) =>
+  (await api.db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } })).filter((e) => (e.payload as { call_sid?: string }).call_sid === callSid);
 
 describe('an outbound call through a carrier connection', () => {
   it('dials through the carrier, greets once answered, talks, and ends with transcript, recording, answered_by and call.completed', async () => {
@@ -129,12 +148,31 @@ describe('an outbound call through a carrier connection', () => {
       AsyncAmd: 'true',
       AsyncAmdStatusCallback: `${base}/telephony/twilio/machine-detection/${callSid}`,
     });
-    expect(placed.form.Twiml).toMatch(new RegExp(`^<\\?xml[^>]*\\?><Response><Connect><Stream url="ws://127\\.0\\.0\\.1:\\d+/telephony/media-stream"><Parameter name="token" value="${callSid}\\.\\d+\\.[^"]+"/></Stream></Connect></Response>$`));
+    expect(placed.form.Twiml).toMatch(
+      new RegExp(
+        `^<\\?xml[^>]*\\?><Response><Connect><Stream url="ws://127\\.0\\.0\\.1:\\d+/telephony/media-stream"><Parameter name="token" value="${callSid}\\.\\d+\\.[^"]+"/></Stream></Connect></Response>$`,
+      ),
+    );
 
     const call = await ended(callSid);
     await placed.done;
-    expect(call).toMatchObject({ status: 'completed', direction: 'outbound', transport: 'media_stream', endReason: 'customer_hangup', providerCallSid: placed.sid, answeredBy: 'human', toNumber: to, fromNumber: FROM });
-    expect(call.turns.map((t) => [t.role, t.text])).toEqual(expect.arrayContaining([['assistant', 'Hello, this is Acme calling.'], ['user', 'what time is it'], ['assistant', 'It is noon.']]));
+    expect(call).toMatchObject({
+      status: 'completed',
+      direction: 'outbound',
+      transport: 'media_stream',
+      endReason: 'customer_hangup',
+      providerCallSid: placed.sid,
+      answeredBy: 'human',
+      toNumber: to,
+      fromNumber: FROM,
+    });
+    expect(call.turns.map((t) => [t.role, t.text])).toEqual(
+      expect.arrayContaining([
+        ['assistant', 'Hello, this is Acme calling.'],
+        ['user', 'what time is it'],
+        ['assistant', 'It is noon.'],
+      ]),
+    );
     expect(call.recordings.map((r) => r.track).sort()).toEqual(['assistant', 'mixed', 'user']);
 
     // The opening line waited for the answer: the conversation started after the callee picked up, and the first
@@ -165,15 +203,18 @@ describe('an outbound call through a carrier connection', () => {
     { outcome: 'busy', status: 'busy', reason: 'busy' },
     { outcome: 'no-answer', status: 'no_answer', reason: 'no_answer' },
     { outcome: 'failed', status: 'failed', reason: 'invalid_number' },
-  ] as const)('ends a call the callee does not take ($outcome) as $status with reason $reason, and the provider id', async ({ outcome, status, reason }, { expect }) => {
-    const to = `+1415555042${['busy', 'no-answer', 'failed'].indexOf(outcome)}`;
-    carrier.scriptCallee(to, { outcome, ringMs: 300 });
-    const { call_sid: callSid } = await initiate(to);
-    const call = await ended(callSid, 30_000);
-    const placed = await createdFor(to);
-    expect(call).toMatchObject({ status, endReason: reason, providerCallSid: placed.sid, startedAt: null });
-    expect((await eventsOf(callSid)).map((e) => e.type)).toEqual(status === 'failed' ? ['call.completed', 'call.failed'] : ['call.completed']);
-  });
+  ] as const)(
+    'ends a call the callee does not take ($outcome) as $status with reason $reason, and the provider id',
+    async ({ outcome, status, reason }, { expect }) => {
+      const to = `+1415555042${['busy', 'no-answer', 'failed'].indexOf(outcome)}`;
+      carrier.scriptCallee(to, { outcome, ringMs: 300 });
+      const { call_sid: callSid } = await initiate(to);
+      const call = await ended(callSid, 30_000);
+      const placed = await createdFor(to);
+      expect(call).toMatchObject({ status, endReason: reason, providerCallSid: placed.sid, startedAt: null });
+      expect((await eventsOf(callSid)).map((e) => e.type)).toEqual(status === 'failed' ? ['call.completed', 'call.failed'] : ['call.completed']);
+    },
+  );
 
   it("acknowledges a callback once stored while its call's row is held by another transaction, and ends the call once it can", async () => {
     const to = '+14155550425';
@@ -216,7 +257,12 @@ describe('an outbound call through a carrier connection', () => {
     const to = '+14155550440';
     // The callee says nothing and never hangs up: only our side can end this call, here after one unanswered prompt.
     carrier.scriptCallee(to, { says: [], maxMs: 60_000, stayOnLine: true });
-    const assistant = await api.call(acme, 'POST', '/api/assistants', localSettings(llm.url, { name: 'Short', llm_settings: { welcome_message: 'Hello.' }, idle_timeout: 2, max_idle_messages: 1 }));
+    const assistant = await api.call(
+      acme,
+      'POST',
+      '/api/assistants',
+      localSettings(llm.url, { name: 'Short', llm_settings: { welcome_message: 'Hello.' }, idle_timeout: 2, max_idle_messages: 1 }),
+    );
     expect(assistant.status, JSON.stringify(assistant.body)).toBe(201);
     const { call_sid: callSid } = await initiate(to, { assistant_id: assistant.body.id });
     const call = await ended(callSid);
@@ -237,8 +283,14 @@ describe('an outbound call through a carrier connection', () => {
       transfer: { destination: DESK, mode: 'warm', handoff_message: 'Connecting you to our front desk now.' },
     });
     expect(tool.status, JSON.stringify(tool.body)).toBe(201);
-    const assistant = await api.call(acme, 'POST', '/api/assistants', localSettings(llm.url, { name: 'Desk', llm_settings: { welcome_message: 'Hello.' }, assigned_tools: [tool.body.data.id] }));
-    reply = (messages) => (messages.some((m) => m.role === 'tool') ? { text: 'You are through.' } : { toolCalls: [{ name: 'transfer_to_desk', arguments: '{}' }] });
+    const assistant = await api.call(
+      acme,
+      'POST',
+      '/api/assistants',
+      localSettings(llm.url, { name: 'Desk', llm_settings: { welcome_message: 'Hello.' }, assigned_tools: [tool.body.data.id] }),
+    );
+    reply = (messages) =>
+      messages.some((m) => m.role === 'tool') ? { text: 'You are through.' } : { toolCalls: [{ name: 'transfer_to_desk', arguments: '{}' }] };
     try {
       const { call_sid: callSid } = await initiate(to, { assistant_id: assistant.body.id });
       const call = await ended(callSid);
@@ -319,7 +371,12 @@ describe('a dial still ringing long past its timeout, its callbacks lost', () =>
       const placed = await createdFor(to);
       await until(async () => (await api.db.prisma.call.findUnique({ where: { callSid } }))?.providerCallSid === placed.sid, 20_000);
       // The recovery pass as it runs once the ringing timeout (30 s) and a minute more have gone by.
-      await recoverCarrierDials(api.db.prisma, { apiBaseUrl: carrier.url, secrets: new SecretBox(Buffer.alloc(32, 9)), ringingTimeoutS: 30 }, api.app.log, Date.now() + 120_000);
+      await recoverCarrierDials(
+        api.db.prisma,
+        { apiBaseUrl: carrier.url, secrets: new SecretBox(Buffer.alloc(32, 9)), ringingTimeoutS: 30 },
+        api.app.log,
+        Date.now() + 120_000,
+      );
       const call = await api.db.prisma.call.findUniqueOrThrow({ where: { callSid } });
       expect({ status: call.status, endReason: call.endReason }).toEqual({ status: 'no_answer', endReason: 'no_answer' });
       expect(carrier.updates.some((u) => u.callSid === placed.sid)).toBe(true);
@@ -365,7 +422,11 @@ describe('carrier callbacks and the initiate request', () => {
 
   it('refuses answering-machine detection on a SIP trunk, and a SIP trunk without LiveKit, before queueing anything', async () => {
     const before = await api.db.prisma.call.count();
-    const amd = await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550491', from_phone_number: trunkNumber, detect_voicemail: true });
+    const amd = await api.call(acme, 'POST', '/api/telephony/calls/initiate', {
+      to_phone_number: '+14155550491',
+      from_phone_number: trunkNumber,
+      detect_voicemail: true,
+    });
     expect(amd.status).toBe(422);
     expect(amd.body.detail[0].loc).toEqual(['body', 'detect_voicemail']);
     const sip = await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550491', from_phone_number: trunkNumber });
@@ -382,7 +443,11 @@ describe('a deployment without a public URL', () => {
       const tenant = await other.tenant('NoUrl');
       const assistant = await other.call(tenant, 'POST', '/api/assistants', { name: 'A' });
       const conn = await other.call(tenant, 'POST', '/api/phone-connections', { name: 'T', kind: 'twilio', account_sid: carrier.accountSid, auth_token: 'x' });
-      await other.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550492', phone_connection_id: conn.body.data.id, assistant_id: assistant.body.id });
+      await other.call(tenant, 'POST', '/api/phone-numbers', {
+        number: '+14155550492',
+        phone_connection_id: conn.body.data.id,
+        assistant_id: assistant.body.id,
+      });
       const res = await other.call(tenant, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550493' });
       expect(res.status).toBe(503);
       expect(res.body.message).toContain('PUBLIC_URL');

@@ -24,7 +24,11 @@ const it = dbTest
     onCleanup(() => livekit.close());
     return livekit;
   })
-  .extend('telephony', { scope: 'file' }, async ({ livekit }) => new LiveKitTelephony({ url: livekit.url, apiKey: livekit.apiKey, apiSecret: livekit.apiSecret, agentName: 'voice-assistant' }))
+  .extend(
+    'telephony',
+    { scope: 'file' },
+    async ({ livekit }) => new LiveKitTelephony({ url: livekit.url, apiKey: livekit.apiKey, apiSecret: livekit.apiSecret, agentName: 'voice-assistant' }),
+  )
   /** Queues an outbound call to `to` from the organisation's managed number. */
   .extend('queue', { scope: 'file' }, async ({ db }) => {
     const org = await bootstrap(db.prisma, { organizationName: 'Dialler', email: 'dialler@example.com' });
@@ -46,16 +50,27 @@ const it = dbTest
         idempotencyHash: null,
       });
   })
-  .extend('callOf', { scope: 'file' }, async ({ db }) => (id: number) => db.prisma.call.findUniqueOrThrow({ where: { id } }))
+  .extend(
+    'callOf',
+    { scope: 'file' },
+    async ({ db }) =>
+      (id: number) =>
+        db.prisma.call.findUniqueOrThrow({ where: { id } }),
+  )
   /** Runs `body` with a dialler that polls once a minute, stopped after it whatever happens. */
-  .extend('withDialler', { scope: 'file' }, async ({ db, telephony }) => async (options: { maxConcurrentDials?: number }, body: (dialler: Dialler) => Promise<void>) => {
-    const dialler = startDialler(db.prisma, { livekit: telephony }, { logger, pollIntervalMs: POLL_MS, ...options });
-    try {
-      await body(dialler);
-    } finally {
-      await dialler.stop();
-    }
-  });
+  .extend(
+    'withDialler',
+    { scope: 'file' },
+    async ({ db, telephony }) =>
+      async (options: { maxConcurrentDials?: number }, body: (dialler: Dialler) => Promise<void>) => {
+        const dialler = startDialler(db.prisma, { livekit: telephony }, { logger, pollIntervalMs: POLL_MS, ...options });
+        try {
+          await body(dialler);
+        } finally {
+          await dialler.stop();
+        }
+      },
+  );
 
 describe('the dialler', () => {
   it('dials a call queued in its process as soon as it is woken', async ({ queue, callOf, withDialler }) => {

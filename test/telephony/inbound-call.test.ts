@@ -16,7 +16,15 @@ it.beforeAll(async ({ api, acme }) => {
 describe('an inbound call on a managed number', () => {
   it("runs the number's assistant and creates the caller's contact, once however many calls arrive together", async ({ api, acme }) => {
     const calls = await Promise.all(
-      [1, 2, 3].map(() => openInboundCall(api.db.prisma, { toNumber: '+14155550200', fromNumber: '+14155550123', transport: 'sip', providerCallSid: 'SCL_1', livekitRoom: 'room-1' })),
+      [1, 2, 3].map(() =>
+        openInboundCall(api.db.prisma, {
+          toNumber: '+14155550200',
+          fromNumber: '+14155550123',
+          transport: 'sip',
+          providerCallSid: 'SCL_1',
+          livekitRoom: 'room-1',
+        }),
+      ),
     );
     const contacts = await api.db.prisma.contact.findMany({ where: { organizationId: acme.organizationId, phoneNumber: '+14155550123' } });
     expect(contacts).toHaveLength(1);
@@ -52,8 +60,12 @@ describe('an inbound call on a managed number', () => {
 
   it('is refused, creating nothing, on a number nobody manages or one without an assistant', async ({ api }) => {
     const before = { calls: await api.db.prisma.call.count(), contacts: await api.db.prisma.contact.count() };
-    expect(await openInboundCall(api.db.prisma, { toNumber: '+14155550299', fromNumber: '+14155550125', transport: 'sip' })).toEqual({ rejected: 'unknown_number' });
-    expect(await openInboundCall(api.db.prisma, { toNumber: '+14155550201', fromNumber: '+14155550125', transport: 'sip' })).toEqual({ rejected: 'no_assistant' });
+    expect(await openInboundCall(api.db.prisma, { toNumber: '+14155550299', fromNumber: '+14155550125', transport: 'sip' })).toEqual({
+      rejected: 'unknown_number',
+    });
+    expect(await openInboundCall(api.db.prisma, { toNumber: '+14155550201', fromNumber: '+14155550125', transport: 'sip' })).toEqual({
+      rejected: 'no_assistant',
+    });
     expect({ calls: await api.db.prisma.call.count(), contacts: await api.db.prisma.contact.count() }).toEqual(before);
   });
 });

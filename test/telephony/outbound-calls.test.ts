@@ -15,9 +15,21 @@ const it = apiTest
     diallerPollIntervalMs: 50,
   }))
   .extend('acme', { scope: 'file' }, async ({ api }) => api.tenant('Acme'))
-  .extend('callOf', { scope: 'file' }, async ({ api }) => (sid: string) => api.db.prisma.call.findUniqueOrThrow({ where: { callSid: sid } }))
-  .extend('eventsOf', { scope: 'file' }, async ({ api }) => async (sid: string) =>
-    (await api.db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } })).filter((e) => (e.payload as { call_sid?: string }).call_sid === sid).map((e) => e.type),
+  .extend(
+    'callOf',
+    { scope: 'file' },
+    async ({ api }) =>
+      (sid: string) =>
+        api.db.prisma.call.findUniqueOrThrow({ where: { callSid: sid } }),
+  )
+  .extend(
+    'eventsOf',
+    { scope: 'file' },
+    async ({ api }) =>
+      async (sid: string) =>
+        (await api.db.prisma.event.findMany({ orderBy: { createdAt: 'asc' } }))
+          .filter((e) => (e.payload as { call_sid?: string }).call_sid === sid)
+          .map((e) => e.type),
   );
 
 let assistantId: number;
@@ -25,7 +37,13 @@ let connectionId: number;
 
 it.beforeAll(async ({ api, acme }) => {
   assistantId = (await api.call(acme, 'POST', '/api/assistants', { name: 'Sales' })).body.id;
-  const conn = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Carrier', sip_address: 'sip.carrier.example:5060', sip_transport: 'tls', username: 'acme', password: 'trunk-password-123' });
+  const conn = await api.call(acme, 'POST', '/api/phone-connections', {
+    name: 'Carrier',
+    sip_address: 'sip.carrier.example:5060',
+    sip_transport: 'tls',
+    username: 'acme',
+    password: 'trunk-password-123',
+  });
   connectionId = conn.body.data.id;
   await api.call(acme, 'POST', '/api/phone-numbers', { number: '+14155550100', phone_connection_id: connectionId, assistant_id: assistantId });
 });
@@ -42,7 +60,15 @@ describe('POST /api/telephony/calls/initiate', () => {
     expect(res.body).toEqual({ success: true, message: 'Call queued', call_sid: expect.stringMatching(/^CA[0-9a-f]{32}$/), provider_call_sid: null });
     const sid = res.body.call_sid as string;
     const queued = await callOf(sid);
-    expect(queued).toMatchObject({ direction: 'outbound', transport: 'sip', fromNumber: '+14155550100', toNumber: '+14155550111', assistantId, welcomeMessage: 'Hi, this is Acme.', variables: { first_name: 'Ada' } });
+    expect(queued).toMatchObject({
+      direction: 'outbound',
+      transport: 'sip',
+      fromNumber: '+14155550100',
+      toNumber: '+14155550111',
+      assistantId,
+      welcomeMessage: 'Hi, this is Acme.',
+      variables: { first_name: 'Ada' },
+    });
 
     const room = `call-${sid}`;
     await until(async () => (await callOf(sid)).status === 'ringing');
@@ -71,7 +97,13 @@ describe('POST /api/telephony/calls/initiate', () => {
     expect(livekit.calls.indexOf(dispatch)).toBeLessThan(livekit.calls.indexOf(dial));
   });
 
-  it('ends a call the callee rejects as busy, and one nobody answers as no_answer, each with call.completed', async ({ api, acme, livekit, callOf, eventsOf }) => {
+  it('ends a call the callee rejects as busy, and one nobody answers as no_answer, each with call.completed', async ({
+    api,
+    acme,
+    livekit,
+    callOf,
+    eventsOf,
+  }) => {
     livekit.onDial('+14155550112', { sipStatus: 486, reason: 'Busy Here' });
     livekit.onDial('+14155550113', { sipStatus: 480, reason: 'Temporarily Unavailable' });
     const busy = (await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550112' })).body.call_sid as string;
@@ -130,7 +162,9 @@ describe('POST /api/telephony/calls/initiate', () => {
     expect(bad.body.detail[0].loc).toEqual(['body', 'to_phone_number']);
     const foreign = await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550116', from_phone_number: '+14155550999' });
     expect(foreign.status).toBe(422);
-    expect(foreign.body.detail).toEqual([{ loc: ['body', 'from_phone_number'], msg: "Value is not one of the organisation's managed numbers", type: 'not_managed_number' }]);
+    expect(foreign.body.detail).toEqual([
+      { loc: ['body', 'from_phone_number'], msg: "Value is not one of the organisation's managed numbers", type: 'not_managed_number' },
+    ]);
     expect(await api.db.prisma.call.count()).toBe(before);
   });
 
@@ -154,7 +188,17 @@ describe('POST /api/telephony/calls/initiate', () => {
 describe('calls accepted before a restart', () => {
   it('are dialled by the next process from the durable queue', async ({ api, acme, callOf }) => {
     const row = await api.db.prisma.call.create({
-      data: { callSid: 'CA00000000000000000000000000000abc', organizationId: acme.organizationId, assistantId, direction: 'outbound', transport: 'sip', status: 'queued', fromNumber: '+14155550100', toNumber: '+14155550118', phoneNumberId: (await api.db.prisma.phoneNumber.findFirstOrThrow({ where: { number: '+14155550100' } })).id },
+      data: {
+        callSid: 'CA00000000000000000000000000000abc',
+        organizationId: acme.organizationId,
+        assistantId,
+        direction: 'outbound',
+        transport: 'sip',
+        status: 'queued',
+        fromNumber: '+14155550100',
+        toNumber: '+14155550118',
+        phoneNumberId: (await api.db.prisma.phoneNumber.findFirstOrThrow({ where: { number: '+14155550100' } })).id,
+      },
     });
     await until(async () => (await callOf(row.callSid)).providerCallSid, 5000);
   });
@@ -168,7 +212,11 @@ describe('POST /api/web-calls', () => {
     expect(data.room).toBe(`call-${data.call_sid}`);
     expect(data.livekit_url).toBe(livekit.url);
     const claims = JSON.parse(Buffer.from(data.participant_token.split('.')[1]!, 'base64url').toString()) as Record<string, any>;
-    expect(claims).toMatchObject({ iss: livekit.apiKey, sub: `web-${data.call_sid}`, video: { room: data.room, roomJoin: true, canPublish: true, canSubscribe: true } });
+    expect(claims).toMatchObject({
+      iss: livekit.apiKey,
+      sub: `web-${data.call_sid}`,
+      video: { room: data.room, roomJoin: true, canPublish: true, canSubscribe: true },
+    });
     expect(claims.video.roomCreate).toBeUndefined();
     expect(claims.exp - claims.nbf).toBeLessThanOrEqual(600);
     expect(await callOf(data.call_sid)).toMatchObject({ direction: 'inbound', transport: 'web', status: 'queued', variables: { plan: 'gold' } });
@@ -195,7 +243,11 @@ describe('without a LiveKit server', () => {
       const tenant = await bare.tenant();
       const conn = await bare.call(tenant, 'POST', '/api/phone-connections', { name: 'C', sip_address: 'sip.example.net' });
       const assistant = await bare.call(tenant, 'POST', '/api/assistants', { name: 'A' });
-      await bare.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550178', phone_connection_id: conn.body.data.id, assistant_id: assistant.body.id });
+      await bare.call(tenant, 'POST', '/api/phone-numbers', {
+        number: '+14155550178',
+        phone_connection_id: conn.body.data.id,
+        assistant_id: assistant.body.id,
+      });
       const res = await bare.call(tenant, 'POST', '/api/telephony/calls/initiate', { to_phone_number: '+14155550119' });
       expect(res.status).toBe(503);
       expect(res.body.code).toBe('telephony_unavailable');
@@ -222,7 +274,9 @@ describe('without a LiveKit server', () => {
       // A number the organisation does not manage: the same 422 as with LiveKit.
       const foreign = await initiate({ to_phone_number: '+14155550116', from_phone_number: '+14155550999' });
       expect(foreign.status).toBe(422);
-      expect(foreign.body.detail).toEqual([{ loc: ['body', 'from_phone_number'], msg: "Value is not one of the organisation's managed numbers", type: 'not_managed_number' }]);
+      expect(foreign.body.detail).toEqual([
+        { loc: ['body', 'from_phone_number'], msg: "Value is not one of the organisation's managed numbers", type: 'not_managed_number' },
+      ]);
       // No assistant, given or on the number; an assistant that does not exist.
       const noAssistant = await initiate({ to_phone_number: '+14155550116' });
       expect(noAssistant.status).toBe(400);

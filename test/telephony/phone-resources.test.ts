@@ -9,7 +9,13 @@ const it = apiTest
   .extend('acme', { scope: 'file' }, async ({ api }) => api.tenant('Acme'))
   .extend('other', { scope: 'file' }, async ({ api }) => api.tenant('Other'))
   .extend('connection', { scope: 'file' }, async ({ api }) => async (tenant: Tenant, body: Record<string, unknown> = {}) => {
-    const res = await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Carrier', sip_address: 'sip.carrier.example:5060', username: 'acme', password: 'very-secret-password', ...body });
+    const res = await api.call(tenant, 'POST', '/api/phone-connections', {
+      name: 'Carrier',
+      sip_address: 'sip.carrier.example:5060',
+      username: 'acme',
+      password: 'very-secret-password',
+      ...body,
+    });
     expect(res.status).toBe(201);
     return res.body.data as { id: number };
   });
@@ -18,7 +24,15 @@ describe('phone connections', () => {
   it('creates a SIP trunk with defaults and shows the password only as a mask', async ({ api, acme }) => {
     const res = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Main', sip_address: 'sip.carrier.example', password: 'very-secret-password' });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ name: 'Main', sip_address: 'sip.carrier.example', sip_transport: 'udp', username: null, password: '****word', livekit_trunk_id: null, numbers: [] });
+    expect(res.body.data).toMatchObject({
+      name: 'Main',
+      sip_address: 'sip.carrier.example',
+      sip_transport: 'udp',
+      username: null,
+      password: '****word',
+      livekit_trunk_id: null,
+      numbers: [],
+    });
     expect(JSON.stringify(res.body)).not.toContain('very-secret-password');
   });
 
@@ -38,9 +52,21 @@ describe('phone connections', () => {
   });
 
   it('creates a carrier connection with its account SID and a write-only auth token, sealed at rest', async ({ api, acme }) => {
-    const res = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Twilio', kind: 'twilio', account_sid: ACCOUNT_SID, auth_token: 'carrier-auth-token-0001' });
+    const res = await api.call(acme, 'POST', '/api/phone-connections', {
+      name: 'Twilio',
+      kind: 'twilio',
+      account_sid: ACCOUNT_SID,
+      auth_token: 'carrier-auth-token-0001',
+    });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ kind: 'twilio', account_sid: ACCOUNT_SID, auth_token: '****0001', sip_address: null, sip_transport: null, password: null });
+    expect(res.body.data).toMatchObject({
+      kind: 'twilio',
+      account_sid: ACCOUNT_SID,
+      auth_token: '****0001',
+      sip_address: null,
+      sip_transport: null,
+      password: null,
+    });
     const row = await api.db.prisma.phoneConnection.findUniqueOrThrow({ where: { id: res.body.data.id } });
     expect(isSealed(row.authToken!)).toBe(true);
     expect(JSON.stringify(res.body) + row.authToken).not.toContain('carrier-auth-token-0001');
@@ -50,7 +76,11 @@ describe('phone connections', () => {
     expect((await api.db.prisma.phoneConnection.findUniqueOrThrow({ where: { id: row.id } })).authToken).toBe(row.authToken);
   });
 
-  it("refuses a connection's fields of the other kind, and a carrier connection without its account, with a 422 per field", async ({ api, acme, connection }) => {
+  it("refuses a connection's fields of the other kind, and a carrier connection without its account, with a 422 per field", async ({
+    api,
+    acme,
+    connection,
+  }) => {
     const incomplete = await api.call(acme, 'POST', '/api/phone-connections', { name: 'T', kind: 'twilio', sip_address: 'sip.example', account_sid: 'AC123' });
     expect(incomplete.status).toBe(422);
     expect(incomplete.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc, d.type])).toEqual([
@@ -76,7 +106,12 @@ describe('phone connections', () => {
   });
 
   it('refuses a bad address, transport or trunk id with the 422 of each field', async ({ api, acme }) => {
-    const res = await api.call(acme, 'POST', '/api/phone-connections', { name: 'X', sip_address: 'sip:bad address', sip_transport: 'ws', livekit_trunk_id: 'trunk-1' });
+    const res = await api.call(acme, 'POST', '/api/phone-connections', {
+      name: 'X',
+      sip_address: 'sip:bad address',
+      sip_transport: 'ws',
+      livekit_trunk_id: 'trunk-1',
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual(
       expect.arrayContaining([
@@ -102,7 +137,12 @@ describe('managed phone numbers', () => {
   it('adds a number on a connection with its assistant, and lists it on the connection', async ({ api, acme, connection }) => {
     const conn = await connection(acme);
     const assistant = await api.call(acme, 'POST', '/api/assistants', { name: 'Desk' });
-    const res = await api.call(acme, 'POST', '/api/phone-numbers', { number: '+14155550101', phone_connection_id: conn.id, assistant_id: assistant.body.id, label: 'Front desk' });
+    const res = await api.call(acme, 'POST', '/api/phone-numbers', {
+      number: '+14155550101',
+      phone_connection_id: conn.id,
+      assistant_id: assistant.body.id,
+      label: 'Front desk',
+    });
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({ number: '+14155550101', phone_connection_id: conn.id, assistant_id: assistant.body.id, label: 'Front desk' });
     expect((await api.call(acme, 'GET', `/api/phone-connections/${conn.id}`)).body.data.numbers).toEqual(['+14155550101']);

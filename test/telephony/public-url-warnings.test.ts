@@ -28,7 +28,12 @@ describe('a carrier connection behind an http PUBLIC_URL', () => {
     const sip = await api.call(tenant, 'POST', '/api/phone-connections', trunk);
     expect(sip.body.data.warnings).toEqual([]);
     const listed = (await api.call(tenant, 'GET', '/api/phone-connections')).body.data as Array<{ kind: string; warnings: string[] }>;
-    expect(listed.map((c) => [c.kind, c.warnings.length])).toEqual(expect.arrayContaining([['twilio', 1], ['sip', 0]]));
+    expect(listed.map((c) => [c.kind, c.warnings.length])).toEqual(
+      expect.arrayContaining([
+        ['twilio', 1],
+        ['sip', 0],
+      ]),
+    );
   });
 });
 

@@ -11,7 +11,8 @@ describe('claiming test runs', () => {
     for (const name of ['Busy', 'Quiet']) orgs.push((await bootstrap(db.prisma, { organizationName: name, email: `${name}@example.com` })).organization_id);
     const [busy, quiet] = orgs as [number, number];
     const at = (s: number) => new Date(Date.UTC(2026, 10, 23, 12, 0, s));
-    const make = (organizationId: number, created: Date) => db.prisma.testRun.create({ data: { organizationId, request: { script: ['Hi'] }, createdAt: created } });
+    const make = (organizationId: number, created: Date) =>
+      db.prisma.testRun.create({ data: { organizationId, request: { script: ['Hi'] }, createdAt: created } });
     const busy1 = await make(busy, at(1));
     const busy2 = await make(busy, at(2));
     const busy3 = await make(busy, at(3));

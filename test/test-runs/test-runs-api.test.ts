@@ -13,10 +13,25 @@ const SCRIPT = { script: ['Hello', 'Where is my order?'] };
 
 describe('POST /api/assistants/{assistant_id}/test-runs', () => {
   it('answers 202 with the queued run, the request as accepted with its defaults', async ({ api, tenant, assistantId }) => {
-    const res = await api.call(tenant, 'POST', `/api/assistants/${assistantId}/test-runs`, { ...SCRIPT, assertions: [{ type: 'reply_contains', text: 'order' }], repeat: 2 });
+    const res = await api.call(tenant, 'POST', `/api/assistants/${assistantId}/test-runs`, {
+      ...SCRIPT,
+      assertions: [{ type: 'reply_contains', text: 'order' }],
+      repeat: 2,
+    });
     expect(res.status).toBe(202);
     const run = res.body.data;
-    expect(run).toMatchObject({ assistant_id: assistantId, playbook_id: null, status: 'queued', results: [], pass_rate: null, totals: null, error: null, attempts: 0, started_at: null, completed_at: null });
+    expect(run).toMatchObject({
+      assistant_id: assistantId,
+      playbook_id: null,
+      status: 'queued',
+      results: [],
+      pass_rate: null,
+      totals: null,
+      error: null,
+      attempts: 0,
+      started_at: null,
+      completed_at: null,
+    });
     expect(run.request).toEqual({
       script: ['Hello', 'Where is my order?'],
       variables: {},
@@ -33,9 +48,18 @@ describe('POST /api/assistants/{assistant_id}/test-runs', () => {
   });
 
   it('fills the simulated user with its defaults', async ({ api, tenant, assistantId }) => {
-    const res = await api.call(tenant, 'POST', `/api/assistants/${assistantId}/test-runs`, { simulated_user: { persona: 'A busy parent', goal: 'Book a table for four' } });
+    const res = await api.call(tenant, 'POST', `/api/assistants/${assistantId}/test-runs`, {
+      simulated_user: { persona: 'A busy parent', goal: 'Book a table for four' },
+    });
     expect(res.status).toBe(202);
-    expect(res.body.data.request.simulated_user).toEqual({ persona: 'A busy parent', goal: 'Book a table for four', max_turns: 10, model: null, first_message: null, assistant_speaks_first: false });
+    expect(res.body.data.request.simulated_user).toEqual({
+      persona: 'A busy parent',
+      goal: 'Book a table for four',
+      max_turns: 10,
+      model: null,
+      first_message: null,
+      assistant_speaks_first: false,
+    });
   });
 
   it.for([
@@ -46,7 +70,11 @@ describe('POST /api/assistants/{assistant_id}/test-runs', () => {
     ['an empty turn', { script: ['hi', ''] }, ['body', 'script', 1]],
     ['max_turns 31', { simulated_user: { persona: 'p', goal: 'g', max_turns: 31 } }, ['body', 'simulated_user', 'max_turns']],
     ['max_turns 0', { simulated_user: { persona: 'p', goal: 'g', max_turns: 0 } }, ['body', 'simulated_user', 'max_turns']],
-    ['an unknown model vendor', { simulated_user: { persona: 'p', goal: 'g', model: { provider: 'acme', model: 'x' } } }, ['body', 'simulated_user', 'model', 'provider']],
+    [
+      'an unknown model vendor',
+      { simulated_user: { persona: 'p', goal: 'g', model: { provider: 'acme', model: 'x' } } },
+      ['body', 'simulated_user', 'model', 'provider'],
+    ],
     ['repeat 11', { ...SCRIPT, repeat: 11 }, ['body', 'repeat']],
     ['repeat 0', { ...SCRIPT, repeat: 0 }, ['body', 'repeat']],
     ['an unknown assertion', { ...SCRIPT, assertions: [{ type: 'sounds_nice' }] }, ['body', 'assertions', 0, 'type']],
@@ -67,15 +95,27 @@ describe('POST /api/assistants/{assistant_id}/test-runs', () => {
   it('refuses a mock of a tool the assistant is not offered, and another organisation’s contact', async ({ api, tenant, assistantId }) => {
     const other = await api.tenant();
     const contact = await api.call(other, 'POST', '/api/contacts', { email: 'elsewhere@example.com' });
-    const res = await api.call(tenant, 'POST', `/api/assistants/${assistantId}/test-runs`, { ...SCRIPT, tool_mocks: { lookup_order: { status: 'shipped' } }, use_real_tools: ['send_sms'], contact_id: contact.body.data.id });
+    const res = await api.call(tenant, 'POST', `/api/assistants/${assistantId}/test-runs`, {
+      ...SCRIPT,
+      tool_mocks: { lookup_order: { status: 'shipped' } },
+      use_real_tools: ['send_sms'],
+      contact_id: contact.body.data.id,
+    });
     expect(res.status).toBe(422);
-    expect(res.body.detail.map((d: { loc: unknown }) => d.loc)).toEqual([['body', 'contact_id'], ['body', 'tool_mocks', 'lookup_order'], ['body', 'use_real_tools', 0]]);
+    expect(res.body.detail.map((d: { loc: unknown }) => d.loc)).toEqual([
+      ['body', 'contact_id'],
+      ['body', 'tool_mocks', 'lookup_order'],
+      ['body', 'use_real_tools', 0],
+    ]);
   });
 
   it('accepts a mock of an assigned tool', async ({ api, tenant }) => {
     const tool = await api.call(tenant, 'POST', '/api/tools', { name: 'lookup_order', type: 'http', http: { url: 'https://api.example.com/orders' } });
     const assistant = await api.call(tenant, 'POST', '/api/assistants', { name: 'With tool', assigned_tools: [tool.body.data.id] });
-    const res = await api.call(tenant, 'POST', `/api/assistants/${assistant.body.id}/test-runs`, { ...SCRIPT, tool_mocks: { lookup_order: { error: 'not found' } } });
+    const res = await api.call(tenant, 'POST', `/api/assistants/${assistant.body.id}/test-runs`, {
+      ...SCRIPT,
+      tool_mocks: { lookup_order: { error: 'not found' } },
+    });
     expect(res.status).toBe(202);
     expect(res.body.data.request.tool_mocks).toEqual({ lookup_order: { error: 'not found' } });
   });
@@ -146,7 +186,14 @@ describe('listing and cancelling', () => {
   it('refuses a 101st run queued or running with 409 limit_reached; a finished one frees a place', async ({ api }) => {
     const tenant = await api.tenant();
     const assistant = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Busy' })).body.id;
-    await api.db.prisma.testRun.createMany({ data: Array.from({ length: 99 }, (_, i) => ({ organizationId: tenant.organizationId, assistantId: assistant, status: i % 2 ? 'queued' : 'running', request: {} })) });
+    await api.db.prisma.testRun.createMany({
+      data: Array.from({ length: 99 }, (_, i) => ({
+        organizationId: tenant.organizationId,
+        assistantId: assistant,
+        status: i % 2 ? 'queued' : 'running',
+        request: {},
+      })),
+    });
     const hundredth = await api.call(tenant, 'POST', `/api/assistants/${assistant}/test-runs`, SCRIPT);
     expect(hundredth.status).toBe(202);
     const refused = await api.call(tenant, 'POST', `/api/assistants/${assistant}/test-runs`, SCRIPT);

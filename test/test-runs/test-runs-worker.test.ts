@@ -73,18 +73,39 @@ const it = dbTest.extend('setup', { scope: 'file' }, async ({ db }, { onCleanup 
     type: 'http',
     enabled: true,
     parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
-    http: { method: 'GET', url: `${toolBase}/orders/{{args.order_id}}`, headers: {}, query: { account: '{{var.account}}' }, body: null, secret_headers: {}, timeout_ms: 2_000 },
+    http: {
+      method: 'GET',
+      url: `${toolBase}/orders/{{args.order_id}}`,
+      headers: {},
+      query: { account: '{{var.account}}' },
+      body: null,
+      secret_headers: {},
+      timeout_ms: 2_000,
+    },
     transfer: null,
     messages: { on_start: null, on_slow: null, slow_after_ms: 2_000, on_failure: null },
   });
-  const assistant = await createAssistant(db.prisma, org, {
-    name: 'Order desk',
-    llm_provider: 'custom',
-    llm_provider_config: { base_url: llm.url, model: 'fake-model', custom_config: { api_key: 'test-key' } },
-    llm_settings: { system_prompt: 'You are the order desk of {{var.shop}}.' },
-    assigned_tools: [tool.id],
-  } as never, undefined, LOOPBACK_VENDOR_HOSTS);
-  const worker = startTestRunWorker(db.prisma, { databaseUrl: db.url, access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }), secrets, allowPrivateToolTargets: true, pollIntervalMs: 200, leaseMs: 2_000 });
+  const assistant = await createAssistant(
+    db.prisma,
+    org,
+    {
+      name: 'Order desk',
+      llm_provider: 'custom',
+      llm_provider_config: { base_url: llm.url, model: 'fake-model', custom_config: { api_key: 'test-key' } },
+      llm_settings: { system_prompt: 'You are the order desk of {{var.shop}}.' },
+      assigned_tools: [tool.id],
+    } as never,
+    undefined,
+    LOOPBACK_VENDOR_HOSTS,
+  );
+  const worker = startTestRunWorker(db.prisma, {
+    databaseUrl: db.url,
+    access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
+    secrets,
+    allowPrivateToolTargets: true,
+    pollIntervalMs: 200,
+    leaseMs: 2_000,
+  });
   onCleanup(async () => {
     await worker.stop();
     await llm.close();
@@ -104,12 +125,14 @@ const finished = (db: { prisma: import('../../prisma/client.js').PrismaClient },
     { timeoutMs, message: `test run ${id} did not finish` },
   );
 
-const orderDesk = (afterTool: () => string) => (body: Record<string, unknown>): OpenAIReply => {
-  const last = lastOf(body);
-  if (last.role === 'tool') return { text: afterTool() };
-  if (String(last.content).includes('order')) return { toolCalls: [{ name: 'lookup_order', arguments: '{"order_id":"A-17"}' }] };
-  return { text: 'Hello, how can I help?' };
-};
+const orderDesk =
+  (afterTool: () => string) =>
+  (body: Record<string, unknown>): OpenAIReply => {
+    const last = lastOf(body);
+    if (last.role === 'tool') return { text: afterTool() };
+    if (String(last.content).includes('order')) return { toolCalls: [{ name: 'lookup_order', arguments: '{"order_id":"A-17"}' }] };
+    return { text: 'Hello, how can I help?' };
+  };
 
 describe('a scripted test run', () => {
   it('runs every repetition with the tool mocked, judges the assertions, reports a pass rate of 0.5, and records its event', async ({ db, setup }) => {
@@ -142,7 +165,9 @@ describe('a scripted test run', () => {
       { role: 'user', text: 'Where is my order A-17?', turn: 2 },
       { role: 'assistant', text: 'Your order has shipped.', turn: 2 },
     ]);
-    expect(first.tool_calls).toEqual([{ turn: 2, name: 'lookup_order', arguments: { order_id: 'A-17' }, output: { status: 'shipped', eta: 'Friday' }, mocked: true, is_error: false }]);
+    expect(first.tool_calls).toEqual([
+      { turn: 2, name: 'lookup_order', arguments: { order_id: 'A-17' }, output: { status: 'shipped', eta: 'Friday' }, mocked: true, is_error: false },
+    ]);
     expect(second.assertions.map((a) => [a.type, a.passed])).toEqual([
       ['tool_called', true],
       ['tool_not_called', true],
@@ -163,7 +188,15 @@ describe('a scripted test run', () => {
 
     const events = await db.prisma.event.findMany({ where: { organizationId: setup.org.organizationId, type: 'test_run.completed' } });
     const event = events.find((e) => (e.payload as { test_run_id: number }).test_run_id === run.id);
-    expect(event?.payload).toMatchObject({ test_run_id: run.id, assistant_id: setup.assistantId, status: 'completed', pass_rate: 0.5, repetitions: 2, passed: 1, usage: { requests: 6 } });
+    expect(event?.payload).toMatchObject({
+      test_run_id: run.id,
+      assistant_id: setup.assistantId,
+      status: 'completed',
+      pass_rate: 0.5,
+      repetitions: 2,
+      passed: 1,
+      usage: { requests: 6 },
+    });
   }, 120_000);
 
   it('runs up to 3 repetitions at once, and stores them in order', async ({ db, setup }) => {
@@ -184,34 +217,56 @@ describe('a scripted test run', () => {
     assistantReplies = orderDesk(() => 'Done.');
     const generic = await finished(db, setup, (await queue(db, setup, { script: ['Where is my order?'] })).id);
     expect(generic.results[0]!.tool_calls[0]).toMatchObject({ output: { success: true }, mocked: true, is_error: false });
-    const failing = await finished(db, setup, (await queue(db, setup, { script: ['Where is my order?'], tool_mocks: { lookup_order: { error: 'order service down' } } })).id);
+    const failing = await finished(
+      db,
+      setup,
+      (await queue(db, setup, { script: ['Where is my order?'], tool_mocks: { lookup_order: { error: 'order service down' } } })).id,
+    );
     expect(failing.results[0]!.tool_calls[0]).toMatchObject({ output: 'order service down', mocked: true, is_error: true });
     expect(asked).toEqual([]);
   }, 120_000);
 
   it('calls the real HTTP tool only when asked, with the run’s variables', async ({ db, setup }) => {
     assistantReplies = orderDesk(() => 'It was delivered.');
-    const run = await finished(db, setup, (await queue(db, setup, { script: ['Where is my order?'], variables: { account: 'acme-1' }, use_real_tools: ['lookup_order'] })).id);
+    const run = await finished(
+      db,
+      setup,
+      (await queue(db, setup, { script: ['Where is my order?'], variables: { account: 'acme-1' }, use_real_tools: ['lookup_order'] })).id,
+    );
     expect(asked).toEqual(['/orders/A-17?account=acme-1']);
-    expect(run.results[0]!.tool_calls[0]).toMatchObject({ name: 'lookup_order', output: { status: 'delivered', source: 'real' }, mocked: false, is_error: false });
+    expect(run.results[0]!.tool_calls[0]).toMatchObject({
+      name: 'lookup_order',
+      output: { status: 'delivered', source: 'real' },
+      mocked: false,
+      is_error: false,
+    });
     asked.length = 0;
   }, 120_000);
 });
 
 describe('the prompt of each reply, as in a call', () => {
-  it('keeps only the last turns the assistant\'s history budget allows (rag_settings), as calls do', async ({ db, setup }) => {
-    const brief = await createAssistant(db.prisma, setup.org, {
-      name: 'Brief desk',
-      llm_provider: 'custom',
-      llm_provider_config: { base_url: setup.llm.url, model: 'fake-model', custom_config: { api_key: 'test-key' } },
-      llm_settings: { system_prompt: 'You are the brief desk.' },
-      rag_settings: { history_strategy: 'sliding_window', max_history_turns: 1 },
-    } as never, undefined, LOOPBACK_VENDOR_HOSTS);
+  it("keeps only the last turns the assistant's history budget allows (rag_settings), as calls do", async ({ db, setup }) => {
+    const brief = await createAssistant(
+      db.prisma,
+      setup.org,
+      {
+        name: 'Brief desk',
+        llm_provider: 'custom',
+        llm_provider_config: { base_url: setup.llm.url, model: 'fake-model', custom_config: { api_key: 'test-key' } },
+        llm_settings: { system_prompt: 'You are the brief desk.' },
+        rag_settings: { history_strategy: 'sliding_window', max_history_turns: 1 },
+      } as never,
+      undefined,
+      LOOPBACK_VENDOR_HOSTS,
+    );
     assistantReplies = () => ({ text: 'Noted.' });
     const before = setup.llm.chats().length;
     const run = await finished(db, setup, (await queue(db, setup, { script: ['First question', 'Second question', 'Third question'] }, brief.id)).id);
     expect(run.status).toBe('completed');
-    const asked = setup.llm.chats().slice(before).filter((body) => systemOf(body).startsWith('You are the brief desk'));
+    const asked = setup.llm
+      .chats()
+      .slice(before)
+      .filter((body) => systemOf(body).startsWith('You are the brief desk'));
     const third = asked.find((body) => String(lastOf(body).content).includes('Third question'))!;
     const users = ((third.messages ?? []) as Messages).filter((m) => m.role === 'user').map((m) => String(m.content));
     expect(users.some((said) => said.includes('Third question'))).toBe(true);
@@ -222,20 +277,40 @@ describe('the prompt of each reply, as in a call', () => {
 describe('the opening', () => {
   it('opens with the assistant’s welcome, rendered with the run’s variables, as turn 0', async ({ db, setup }) => {
     assistantReplies = () => ({ text: 'Sure.' });
-    const welcoming = await createAssistant(db.prisma, setup.org, {
-      name: 'Welcoming',
-      llm_provider: 'custom',
-      llm_provider_config: { base_url: setup.llm.url, model: 'fake-model', custom_config: { api_key: 'test-key' } },
-      llm_settings: { welcome_message: 'Welcome to {{var.shop}}.' },
-    } as never, secrets, LOOPBACK_VENDOR_HOSTS);
-    const run = await finished(db, setup, (await queue(db, setup, { script: ['Hi'], variables: { shop: 'Acme' }, assertions: [{ type: 'reply_contains', text: 'acme', turn: null }] }, welcoming.id)).id);
+    const welcoming = await createAssistant(
+      db.prisma,
+      setup.org,
+      {
+        name: 'Welcoming',
+        llm_provider: 'custom',
+        llm_provider_config: { base_url: setup.llm.url, model: 'fake-model', custom_config: { api_key: 'test-key' } },
+        llm_settings: { welcome_message: 'Welcome to {{var.shop}}.' },
+      } as never,
+      secrets,
+      LOOPBACK_VENDOR_HOSTS,
+    );
+    const run = await finished(
+      db,
+      setup,
+      (
+        await queue(
+          db,
+          setup,
+          { script: ['Hi'], variables: { shop: 'Acme' }, assertions: [{ type: 'reply_contains', text: 'acme', turn: null }] },
+          welcoming.id,
+        )
+      ).id,
+    );
     const rep = run.results[0]!;
     expect(rep.transcript).toEqual([
       { role: 'assistant', text: 'Welcome to Acme.', turn: 0 },
       { role: 'user', text: 'Hi', turn: 1 },
       { role: 'assistant', text: 'Sure.', turn: 1 },
     ]);
-    expect(rep.turns.map((t) => [t.turn, t.llm_ttft_ms === null])).toEqual([[0, true], [1, false]]);
+    expect(rep.turns.map((t) => [t.turn, t.llm_ttft_ms === null])).toEqual([
+      [0, true],
+      [1, false],
+    ]);
     expect(run.pass_rate).toBe(1);
   }, 120_000);
 
@@ -247,7 +322,10 @@ describe('the opening', () => {
     const rep = run.results[0]!;
     expect(rep.transcript[0]).toEqual({ role: 'assistant', text: 'Good evening, order desk.', turn: 0 });
     expect(rep.transcript.slice(1).map((t) => t.text)).toEqual(['Bye.', 'Goodbye.']);
-    const userChat = setup.llm.chats().filter((c) => systemOf(c).startsWith('You are role-playing')).at(-1)!;
+    const userChat = setup.llm
+      .chats()
+      .filter((c) => systemOf(c).startsWith('You are role-playing'))
+      .at(-1)!;
     expect(JSON.stringify(userChat.messages)).toContain('Good evening, order desk.');
   }, 120_000);
 });
@@ -263,7 +341,10 @@ describe('a simulated user and a judge', () => {
       (
         await queue(db, setup, {
           simulated_user: { persona: 'A busy parent', goal: 'Book a table for four', max_turns: 5 },
-          assertions: [{ type: 'judge', question: 'Did the assistant book the table?' }, { type: 'turn_count', max: 3 }],
+          assertions: [
+            { type: 'judge', question: 'Did the assistant book the table?' },
+            { type: 'turn_count', max: 3 },
+          ],
         })
       ).id,
     );
@@ -284,7 +365,10 @@ describe('a simulated user and a judge', () => {
     expect(rep.usage.judge.requests).toBe(1);
     expect(run.pass_rate).toBe(1);
     // The simulated user read the assistant's reply as the other side of the call; the judge read the transcript.
-    const userChat = setup.llm.chats().filter((c) => systemOf(c).startsWith('You are role-playing')).at(-1)!;
+    const userChat = setup.llm
+      .chats()
+      .filter((c) => systemOf(c).startsWith('You are role-playing'))
+      .at(-1)!;
     expect(JSON.stringify(userChat.messages)).toContain('Booked: four people at eight.');
     const judgeChat = setup.llm.chats().find((c) => systemOf(c) === JUDGE_PROMPT)!;
     expect(String(lastOf(judgeChat).content)).toContain('Assistant: Booked: four people at eight.');
@@ -295,7 +379,16 @@ describe('a simulated user and a judge', () => {
     userReplies = () => ({ text: 'Hm, I am not sure.' });
     assistantReplies = () => ({ text: 'Can I help?' });
     judgeReply = { text: '{"answer": "no", "reason": "Nothing was booked."}' };
-    const run = await finished(db, setup, (await queue(db, setup, { simulated_user: { persona: 'p', goal: 'g', max_turns: 3, first_message: 'Hello?' }, assertions: [{ type: 'judge', question: 'Was a table booked?' }] })).id);
+    const run = await finished(
+      db,
+      setup,
+      (
+        await queue(db, setup, {
+          simulated_user: { persona: 'p', goal: 'g', max_turns: 3, first_message: 'Hello?' },
+          assertions: [{ type: 'judge', question: 'Was a table booked?' }],
+        })
+      ).id,
+    );
     const rep = run.results[0]!;
     expect(rep.ended_by).toBe('max_turns');
     expect(rep.transcript.filter((t) => t.role === 'user').map((t) => t.text)).toEqual(['Hello?', 'Hm, I am not sure.', 'Hm, I am not sure.']);
@@ -311,7 +404,13 @@ describe('a playbook', () => {
     const playbook = await createPlaybook(
       db.prisma,
       setup.org.organizationId,
-      PlaybookCreate.parse({ name: 'Returns', goal: 'Take a return', instructions: ['Ask for the order number'], collect: [{ name: 'order_number', type: 'string', required: true }], mode: 'handoff' }),
+      PlaybookCreate.parse({
+        name: 'Returns',
+        goal: 'Take a return',
+        instructions: ['Ask for the order number'],
+        collect: [{ name: 'order_number', type: 'string', required: true }],
+        mode: 'handoff',
+      }),
     );
     assistantReplies = (body) => {
       const last = lastOf(body);
@@ -337,7 +436,16 @@ describe('a playbook', () => {
     expect(run).toMatchObject({ status: 'completed', playbook_id: playbook.id, assistant_id: setup.assistantId, pass_rate: 1 });
     const rep = run.results[0]!;
     expect(rep.collected).toEqual({ Returns: { values: { order_number: 'A-17' }, missing: [] } });
-    expect(rep.tool_calls).toEqual([{ turn: 2, name: 'save_values', arguments: { order_number: 'A-17' }, output: { saved: ['order_number'], still_missing: [] }, mocked: false, is_error: false }]);
+    expect(rep.tool_calls).toEqual([
+      {
+        turn: 2,
+        name: 'save_values',
+        arguments: { order_number: 'A-17' },
+        output: { saved: ['order_number'], still_missing: [] },
+        mocked: false,
+        is_error: false,
+      },
+    ]);
     // The first request was the playbook's agent: its procedure was in the prompt.
     const first = setup.llm.chats().find((c) => JSON.stringify(c.messages).includes('I want to return something'))!;
     expect(systemOf(first)).toContain('Ask for the order number');
@@ -362,7 +470,11 @@ describe('leases, failures and cancellation', () => {
     });
     const done = await finished(db, setup, run.id);
     expect(done).toMatchObject({ status: 'completed', attempts: 2, pass_rate: 1 });
-    const late = await finishTestRun(db.prisma, { id: run.id, leaseToken: 'dead-worker', organizationId: setup.org.organizationId }, { status: 'failed', results: [], error: 'late', totals: null });
+    const late = await finishTestRun(
+      db.prisma,
+      { id: run.id, leaseToken: 'dead-worker', organizationId: setup.org.organizationId },
+      { status: 'failed', results: [], error: 'late', totals: null },
+    );
     expect(late).toBe(false);
     expect((await getTestRun(db.prisma, setup.org.organizationId, run.id)).status).toBe('completed');
   }, 120_000);
@@ -373,12 +485,19 @@ describe('leases, failures and cancellation', () => {
       repetition: 1,
       passed: true,
       ended_by: 'script',
-      transcript: [{ role: 'user', text: 'Hi', turn: 1 }, { role: 'assistant', text: 'First time.', turn: 1 }],
+      transcript: [
+        { role: 'user', text: 'Hi', turn: 1 },
+        { role: 'assistant', text: 'First time.', turn: 1 },
+      ],
       tool_calls: [],
       collected: {},
       assertions: [],
       turns: [{ turn: 1, latency_ms: 5, llm_ttft_ms: 2 }],
-      usage: { assistant: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, requests: 1 }, simulated_user: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, requests: 0 }, judge: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, requests: 0 } },
+      usage: {
+        assistant: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, requests: 1 },
+        simulated_user: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, requests: 0 },
+        judge: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, requests: 0 },
+      },
       error: null,
     };
     // Held by a worker whose lease is still good: no other worker may take it until it is handed back.

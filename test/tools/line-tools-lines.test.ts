@@ -49,7 +49,13 @@ describe('the LiveKit SIP line', () => {
     await sipLine().transfer('+14155550123');
     await sipLine().transfer('sip:desk@pbx.example.com');
     const [number, uri] = livekit.of('TransferSIPParticipant').slice(-2);
-    expect(number!.body).toMatchObject({ roomName: 'call-room', participantIdentity: 'sip_caller', transferTo: 'tel:+14155550123', playDialtone: true, ringingTimeout: '30s' });
+    expect(number!.body).toMatchObject({
+      roomName: 'call-room',
+      participantIdentity: 'sip_caller',
+      transferTo: 'tel:+14155550123',
+      playDialtone: true,
+      ringingTimeout: '30s',
+    });
     expect(uri!.body.transferTo).toBe('sip:desk@pbx.example.com');
     expect(number!.claims.sip?.call).toBe(true);
     expect(number!.claims.video).toMatchObject({ roomAdmin: true, room: 'call-room' });
@@ -57,13 +63,17 @@ describe('the LiveKit SIP line', () => {
 
   it('turns a SIP refusal into a sentence for the model that names the SIP answer and not the number', async () => {
     livekit.onTransfer('tel:+14155550186', { sipStatus: 486, reason: 'Busy Here' });
-    const refused = await sipLine().transfer('+14155550186').catch((e: unknown) => e);
+    const refused = await sipLine()
+      .transfer('+14155550186')
+      .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(LineError);
     expect((refused as LineError).code).toBe('sip_error');
     expect((refused as LineError).message).toMatch(/busy.*SIP 486 Busy Here.*still on the line/);
     expect((refused as LineError).message).not.toContain('4155550186');
     // A room the server does not know is refused too, as an error of the phone system.
-    const lost = await sipLine([], 'no-such-room').transfer('+14155550123').catch((e: unknown) => e);
+    const lost = await sipLine([], 'no-such-room')
+      .transfer('+14155550123')
+      .catch((e: unknown) => e);
     expect((lost as LineError).code).toBe('transfer_failed');
   });
 
@@ -71,7 +81,12 @@ describe('the LiveKit SIP line', () => {
     const published: Array<{ code: number; digit: string; at: number }> = [];
     const started = Date.now();
     await sipLine(published).sendDtmf('1*#wA');
-    expect(published.map((p) => [p.code, p.digit])).toEqual([[1, '1'], [10, '*'], [11, '#'], [12, 'A']]);
+    expect(published.map((p) => [p.code, p.digit])).toEqual([
+      [1, '1'],
+      [10, '*'],
+      [11, '#'],
+      [12, 'A'],
+    ]);
     const gaps = published.slice(1).map((p, i) => p.at - published[i]!.at);
     expect(gaps[0]).toBeGreaterThanOrEqual(LIVEKIT_DTMF_INTERVAL_MS - 5);
     expect(gaps[2]).toBeGreaterThanOrEqual(LIVEKIT_DTMF_INTERVAL_MS + 500 - 5);
@@ -80,7 +95,11 @@ describe('the LiveKit SIP line', () => {
 });
 
 function carrierLine(callSid: string, output = new PacedAudioOutput(), account: { authToken?: string; apiBaseUrl?: string } = {}) {
-  return new CarrierLine({ account: { accountSid: carrier.accountSid, authToken: account.authToken ?? carrier.authToken, apiBaseUrl: account.apiBaseUrl ?? carrier.url }, callSid, output });
+  return new CarrierLine({
+    account: { accountSid: carrier.accountSid, authToken: account.authToken ?? carrier.authToken, apiBaseUrl: account.apiBaseUrl ?? carrier.url },
+    callSid,
+    output,
+  });
 }
 
 describe("the carrier's Media Streams line", () => {
@@ -95,17 +114,25 @@ describe("the carrier's Media Streams line", () => {
   });
 
   it("passes the carrier's refusal on in words, and a wrong token or an unreachable API as failures", async () => {
-    const ended = (await carrierLine('CAgone').transfer('+14155550123').catch((e: unknown) => e)) as LineError;
+    const ended = (await carrierLine('CAgone')
+      .transfer('+14155550123')
+      .catch((e: unknown) => e)) as LineError;
     expect(ended).toBeInstanceOf(LineError);
     expect(ended.code).toBe('carrier_error');
     expect(ended.detail).toMatchObject({ status: 400, carrierCode: 21220 });
     expect(ended.message).toContain('Call is not in-progress. Cannot redirect.');
     expect(ended.message).not.toContain('4155550123');
-    const forged = (await carrierLine('CAlive', undefined, { authToken: 'wrong' }).transfer('+14155550123').catch((e: unknown) => e)) as LineError;
+    const forged = (await carrierLine('CAlive', undefined, { authToken: 'wrong' })
+      .transfer('+14155550123')
+      .catch((e: unknown) => e)) as LineError;
     expect(forged.detail).toMatchObject({ status: 401, carrierCode: 20003 });
-    const unknown = (await carrierLine('CAnobody').transfer('+14155550123').catch((e: unknown) => e)) as LineError;
+    const unknown = (await carrierLine('CAnobody')
+      .transfer('+14155550123')
+      .catch((e: unknown) => e)) as LineError;
     expect(unknown.detail).toMatchObject({ status: 404, carrierCode: 20404 });
-    const down = (await carrierLine('CAlive', undefined, { apiBaseUrl: 'http://127.0.0.1:9' }).transfer('+14155550123').catch((e: unknown) => e)) as LineError;
+    const down = (await carrierLine('CAlive', undefined, { apiBaseUrl: 'http://127.0.0.1:9' })
+      .transfer('+14155550123')
+      .catch((e: unknown) => e)) as LineError;
     expect(down.code).toBe('carrier_unreachable');
   });
 
@@ -131,8 +158,14 @@ describe("the carrier's Media Streams line", () => {
 
   it('takes its account from TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN, the API from TWILIO_API_BASE_URL', () => {
     const sid = `AC${'ab'.repeat(16)}`;
-    expect(readConfig({ TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: 't' }).carrier).toEqual({ accountSid: sid, authToken: 't', apiBaseUrl: 'https://api.twilio.com' });
-    expect(readConfig({ TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: 't', TWILIO_API_BASE_URL: 'http://127.0.0.1:4010' }).carrier?.apiBaseUrl).toBe('http://127.0.0.1:4010');
+    expect(readConfig({ TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: 't' }).carrier).toEqual({
+      accountSid: sid,
+      authToken: 't',
+      apiBaseUrl: 'https://api.twilio.com',
+    });
+    expect(readConfig({ TWILIO_ACCOUNT_SID: sid, TWILIO_AUTH_TOKEN: 't', TWILIO_API_BASE_URL: 'http://127.0.0.1:4010' }).carrier?.apiBaseUrl).toBe(
+      'http://127.0.0.1:4010',
+    );
     expect(readConfig({ TWILIO_AUTH_TOKEN: 't' }).carrier).toBeUndefined();
     expect(() => readConfig({ TWILIO_ACCOUNT_SID: 'AC123' })).toThrow(/TWILIO_ACCOUNT_SID/);
     expect(() => readConfig({ TWILIO_ACCOUNT_SID: sid })).toThrow('TWILIO_ACCOUNT_SID needs TWILIO_AUTH_TOKEN');
@@ -162,4 +195,3 @@ describe('the hangup a transfer causes', () => {
 function encodeAndDecode(frame: AudioFrame): Int16Array {
   return decodeMulaw(encodeMulaw(resampleLinear(downmix(frame.data, frame.channels), frame.sampleRate, 8000)));
 }
-

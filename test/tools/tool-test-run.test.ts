@@ -27,7 +27,8 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
       const path = req.url!.split('?')[0]!;
-      if (path.startsWith('/orders/')) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'shipped', eta: 'Friday' }));
+      if (path.startsWith('/orders/'))
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'shipped', eta: 'Friday' }));
       if (path === '/echo') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ headers: req.headers, body }));
       if (path === '/broken') return res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error');
       if (path === '/soft-error') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'order not found' }));
@@ -48,7 +49,12 @@ it.override('apiOptions', { allowPrivateWebhookTargets: true });
 
 let named = 0;
 async function tool(api: { call: Function }, tenant: unknown, http: Record<string, unknown>, parameters: Record<string, unknown> = {}) {
-  const res = await api.call(tenant, 'POST', '/api/tools', { name: `try_${named++}`, type: 'http', parameters: { type: 'object', properties: parameters }, http });
+  const res = await api.call(tenant, 'POST', '/api/tools', {
+    name: `try_${named++}`,
+    type: 'http',
+    parameters: { type: 'object', properties: parameters },
+    http,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data.id as number;
 }
@@ -61,7 +67,13 @@ describe('trying an HTTP tool', () => {
     const id = await tool(
       api,
       tenant,
-      { method: 'GET', url: `${base}/orders/{{args.order_id}}`, query: { email: '{{contact.email}}', ref: '{{var.ref}}' }, headers: { 'X-Caller': '{{contact.first_name}}' }, secret_headers: { Authorization: `Bearer ${SECRET}` } },
+      {
+        method: 'GET',
+        url: `${base}/orders/{{args.order_id}}`,
+        query: { email: '{{contact.email}}', ref: '{{var.ref}}' },
+        headers: { 'X-Caller': '{{contact.first_name}}' },
+        secret_headers: { Authorization: `Bearer ${SECRET}` },
+      },
       { order_id: { type: 'string' } },
     );
     seen.length = 0;
@@ -79,7 +91,12 @@ describe('trying an HTTP tool', () => {
   });
 
   it('keeps the type of a whole-value placeholder in the body, and never reads a value as a template', async ({ api, tenant }) => {
-    const id = await tool(api, tenant, { method: 'POST', url: `${base}/echo`, body: { count: '{{args.count}}', note: 'for {{var.name}}', tags: ['{{args.tag}}'] } }, { count: { type: 'integer' }, tag: { type: 'string' } });
+    const id = await tool(
+      api,
+      tenant,
+      { method: 'POST', url: `${base}/echo`, body: { count: '{{args.count}}', note: 'for {{var.name}}', tags: ['{{args.tag}}'] } },
+      { count: { type: 'integer' }, tag: { type: 'string' } },
+    );
     seen.length = 0;
     const res = await tryTool(api, tenant, id, { arguments: { count: 3, tag: '{{var.name}}' }, variables: { name: 'Ada {{args.count}}' } });
     expect(JSON.parse(seen[0]!.body)).toEqual({ count: 3, note: 'for Ada {{args.count}}', tags: ['{{var.name}}'] });

@@ -5,7 +5,13 @@ import { apiTest } from '../helpers/fixtures.js';
 
 const BASE = '/api/tools';
 
-const it = apiTest.extend('create', { scope: 'file' }, async ({ api, tenant }) => (body: unknown, who: Tenant = tenant) => api.call(who, 'POST', BASE, body));
+const it = apiTest.extend(
+  'create',
+  { scope: 'file' },
+  async ({ api, tenant }) =>
+    (body: unknown, who: Tenant = tenant) =>
+      api.call(who, 'POST', BASE, body),
+);
 it.override('apiOptions', { allowPrivateWebhookTargets: false });
 
 /** An object nested `depth` levels deep under `key`: deep enough to overflow a recursive reader. */
@@ -63,7 +69,9 @@ describe('tools API', () => {
       (row.config as { http: { secret_headers: Record<string, string> } }).http.secret_headers.Authorization,
     );
     // A new value replaces it.
-    const replaced = await api.call(tenant, 'PATCH', `${BASE}/${res.body.data.id}`, { http: { ...http, secret_headers: { Authorization: 'Bearer sk_live_replacement_9999' } } });
+    const replaced = await api.call(tenant, 'PATCH', `${BASE}/${res.body.data.id}`, {
+      http: { ...http, secret_headers: { Authorization: 'Bearer sk_live_replacement_9999' } },
+    });
     expect(replaced.body.data.http.secret_headers.Authorization).toBe('****9999');
   });
 
@@ -73,24 +81,35 @@ describe('tools API', () => {
     const before = await api.db.prisma.tool.findUniqueOrThrow({ where: { id: res.body.data.id } });
     const moved = await api.call(tenant, 'PATCH', `${BASE}/${res.body.data.id}`, { http: { ...http, url: 'https://collector.example.net/steal' } });
     expect(moved.status).toBe(422);
-    expect(moved.body.detail).toEqual([{ loc: ['body', 'http', 'secret_headers', 'Authorization'], msg: expect.stringContaining('send this credential again'), type: 'value_error' }]);
+    expect(moved.body.detail).toEqual([
+      { loc: ['body', 'http', 'secret_headers', 'Authorization'], msg: expect.stringContaining('send this credential again'), type: 'value_error' },
+    ]);
     expect((await api.db.prisma.tool.findUniqueOrThrow({ where: { id: res.body.data.id } })).config).toEqual(before.config);
     // Another path on the same host keeps it; the new host with the credential sent again is accepted.
     const samePlace = await api.call(tenant, 'PATCH', `${BASE}/${res.body.data.id}`, { http: { ...http, url: http.url.replace(/\/[^/]*$/, '/other') } });
     expect(samePlace.status).toBe(200);
-    const resent = await api.call(tenant, 'PATCH', `${BASE}/${res.body.data.id}`, { http: { ...http, url: 'https://collector.example.net/steal', secret_headers: { Authorization: 'Bearer sk_live_new_home_0002' } } });
+    const resent = await api.call(tenant, 'PATCH', `${BASE}/${res.body.data.id}`, {
+      http: { ...http, url: 'https://collector.example.net/steal', secret_headers: { Authorization: 'Bearer sk_live_new_home_0002' } },
+    });
     expect(resent.status).toBe(200);
     expect(resent.body.data.http.secret_headers.Authorization).toBe('****0002');
   });
 
   it('creates the built-ins: end_call, transfer_call with its destination, send_dtmf', async ({ create }) => {
     expect((await create({ name: 'hang_up', type: 'end_call' })).status).toBe(201);
-    const transfer = await create({ name: 'to_sales', type: 'transfer_call', transfer: { destination: '+14155550123', mode: 'warm', handoff_message: 'Putting you through to sales.' } });
+    const transfer = await create({
+      name: 'to_sales',
+      type: 'transfer_call',
+      transfer: { destination: '+14155550123', mode: 'warm', handoff_message: 'Putting you through to sales.' },
+    });
     expect(transfer.status).toBe(201);
     expect(transfer.body.data.transfer).toEqual({ destination: '+14155550123', mode: 'warm', handoff_message: 'Putting you through to sales.' });
     const sip = await create({ name: 'to_desk', type: 'transfer_call', transfer: { destination: 'sip:desk@pbx.example.com' } });
     expect(sip.body.data.transfer).toMatchObject({ mode: 'cold' });
-    expect((await create({ name: 'press', type: 'send_dtmf', parameters: { type: 'object', properties: { digits: { type: 'string', pattern: '^[0-9*#w]+$' } } } })).status).toBe(201);
+    expect(
+      (await create({ name: 'press', type: 'send_dtmf', parameters: { type: 'object', properties: { digits: { type: 'string', pattern: '^[0-9*#w]+$' } } } }))
+        .status,
+    ).toBe(201);
   });
 
   it('refuses a name another tool of the organisation has, with 409, but not one of another organisation', async ({ api, create }) => {
@@ -110,7 +129,10 @@ describe('tools API', () => {
     [['body', 'transfer'], { name: 'x', type: 'transfer_call' }],
     [['body', 'transfer', 'destination'], { name: 'x', type: 'transfer_call', transfer: { destination: '555-1234' } }],
     [['body', 'parameters', 'type'], { name: 'x', type: 'end_call', parameters: { type: 'array' } }],
-    [['body', 'parameters', 'properties', 'a', 'type'], { name: 'x', type: 'end_call', parameters: { type: 'object', properties: { a: { type: 'no-such-type' } } } }],
+    [
+      ['body', 'parameters', 'properties', 'a', 'type'],
+      { name: 'x', type: 'end_call', parameters: { type: 'object', properties: { a: { type: 'no-such-type' } } } },
+    ],
     [['body', 'http', 'url'], httpTool({}, { url: 'https://{{var.host}}/orders' })],
     [['body', 'http', 'url'], httpTool({}, { url: 'ftp://api.example.com/x' })],
     [['body', 'http', 'url'], httpTool({}, { url: 'http://127.0.0.1:8080/admin' })],
@@ -140,7 +162,12 @@ describe('tools API', () => {
     const { body } = await create(httpTool());
     const res = await api.call(tenant, 'PATCH', `${BASE}/${body.data.id}`, { type: 'transfer_call' });
     expect(res.status).toBe(422);
-    expect(res.body.detail.map((d: { loc: unknown }) => d.loc)).toEqual(expect.arrayContaining([['body', 'http'], ['body', 'transfer']]));
+    expect(res.body.detail.map((d: { loc: unknown }) => d.loc)).toEqual(
+      expect.arrayContaining([
+        ['body', 'http'],
+        ['body', 'transfer'],
+      ]),
+    );
     expect((await api.call(tenant, 'GET', `${BASE}/${body.data.id}`)).body.data.type).toBe('http');
     const ok = await api.call(tenant, 'PATCH', `${BASE}/${body.data.id}`, { type: 'transfer_call', http: null, transfer: { destination: '+442071838750' } });
     expect(ok.status).toBe(200);

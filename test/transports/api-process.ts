@@ -9,8 +9,11 @@ const prisma = createPrismaClient(process.env.DATABASE_URL!, { maxConnections: 2
 const app = await buildApp({ prisma, logLevel: 'silent' });
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`listening ${(app.server.address() as AddressInfo).port}\n`);
-onShutdown(async () => {
-  await app.close();
-  await prisma.$disconnect();
-  process.stdout.write('stopped\n');
-}, () => {});
+onShutdown(
+  async () => {
+    await app.close();
+    await prisma.$disconnect();
+    process.stdout.write('stopped\n');
+  },
+  () => {},
+);

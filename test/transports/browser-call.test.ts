@@ -34,7 +34,8 @@ let assistantId: number;
 beforeAll(async () => {
   llm = await startFakeOpenAI((body) => {
     const first = String(((body.messages ?? []) as Array<{ content: unknown }>)[0]?.content ?? '');
-    if (first.startsWith('You analyse a finished phone call')) return { text: JSON.stringify({ summary: 'Asked the time.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
+    if (first.startsWith('You analyse a finished phone call'))
+      return { text: JSON.stringify({ summary: 'Asked the time.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
     return { text: 'It is noon.' };
   });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'browser-call-'));
@@ -43,7 +44,14 @@ beforeAll(async () => {
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
   acme = await api.tenant('Acme');
-  assistantId = (await api.call(acme, 'POST', '/api/assistants', localSettings(llm.url, { name: 'Web desk', recording_settings: { recording_enabled: true, recording_format: 'wav' } }))).body.id;
+  assistantId = (
+    await api.call(
+      acme,
+      'POST',
+      '/api/assistants',
+      localSettings(llm.url, { name: 'Web desk', recording_settings: { recording_enabled: true, recording_format: 'wav' } }),
+    )
+  ).body.id;
 
   // Chromium loops the file: the question, then silence while the assistant answers. The fake microphone starts playing
   // when the page opens it, which can be seconds before the call's socket carries audio on a busy machine; a 10 s loop
@@ -81,7 +89,9 @@ describe('a browser call on the built-in transport', () => {
     const page = await (await browser.newContext()).newPage();
     await page.goto(pageUrl);
     await page.click('#start');
-    await page.waitForFunction(() => (globalThis as unknown as { callState: { status: string } }).callState.status === 'In call', undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { callState: { status: string } }).callState.status === 'In call', undefined, {
+      timeout: 10_000,
+    });
     // The answer is played in the page and shown in its transcript.
     await page.waitForFunction(
       () => {
@@ -91,7 +101,9 @@ describe('a browser call on the built-in transport', () => {
       undefined,
       { timeout: 30_000 },
     );
-    const state = await page.evaluate(() => (globalThis as unknown as { callState: { sentSamples: number; transcript: Array<{ role: string; text: string }> } }).callState);
+    const state = await page.evaluate(
+      () => (globalThis as unknown as { callState: { sentSamples: number; transcript: Array<{ role: string; text: string }> } }).callState,
+    );
     expect(state.sentSamples).toBeGreaterThan(16_000);
     expect(state.transcript).toEqual(expect.arrayContaining([{ role: 'user', text: 'what time is it' }]));
     expect(await page.locator('#transcript').textContent()).toContain('Assistant: It is noon.');
@@ -104,7 +116,12 @@ describe('a browser call on the built-in transport', () => {
       return c && c.status === 'completed' ? c : null;
     }, 30_000);
     expect(call).toMatchObject({ direction: 'inbound', transport: 'browser', endReason: 'customer_hangup', summary: 'Asked the time.' });
-    expect(call.turns.map((t) => [t.role, t.text])).toEqual(expect.arrayContaining([['user', 'what time is it'], ['assistant', 'It is noon.']]));
+    expect(call.turns.map((t) => [t.role, t.text])).toEqual(
+      expect.arrayContaining([
+        ['user', 'what time is it'],
+        ['assistant', 'It is noon.'],
+      ]),
+    );
     expect(call.recordings.map((r) => r.track).sort()).toEqual(['assistant', 'mixed', 'user']);
     expect(call.recordings.every((r) => r.durationMs > 2000 && r.sizeBytes > 1000)).toBe(true);
     const events = (await api.db.prisma.event.findMany()).filter((e) => (e.payload as { call_sid?: string }).call_sid === callSid).map((e) => e.type);
@@ -114,7 +131,9 @@ describe('a browser call on the built-in transport', () => {
   it('refuses an audio socket whose token names another call', async () => {
     const a = (await api.call(acme, 'POST', '/api/web-calls/browser', { assistant_id: assistantId })).body.data as { token: string };
     const b = (await api.call(acme, 'POST', '/api/web-calls/browser', { assistant_id: assistantId })).body.data as { call_sid: string };
-    const res = await fetch(`${base}/call/${b.call_sid}/audio?token=${encodeURIComponent(a.token)}`, { headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } }).catch((e: Error) => e);
+    const res = await fetch(`${base}/call/${b.call_sid}/audio?token=${encodeURIComponent(a.token)}`, {
+      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+    }).catch((e: Error) => e);
     expect(res instanceof Error ? 403 : res.status).toBe(403);
   });
 });

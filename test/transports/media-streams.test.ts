@@ -56,7 +56,6 @@ async function voiceWebhook(params: Record<string, string>, signature = twilioSi
   return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
 }
 
-
 describe('a phone call through the Media Streams endpoint', () => {
   it('answers the caller on the managed number, sends the reply as audio, and ends with transcript, contact and call.completed', async () => {
     const hook = await voiceWebhook({ To: '+14155550300', From: '+14155550199', CallSid: 'CAcarrier1' });
@@ -78,7 +77,18 @@ describe('a phone call through the Media Streams endpoint', () => {
     });
     const closed = new Promise((r) => ws.once('close', r));
     ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
-    ws.send(JSON.stringify({ event: 'start', streamSid: 'MZstream1', start: { streamSid: 'MZstream1', callSid: 'CAcarrier1', customParameters: { token }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } }));
+    ws.send(
+      JSON.stringify({
+        event: 'start',
+        streamSid: 'MZstream1',
+        start: {
+          streamSid: 'MZstream1',
+          callSid: 'CAcarrier1',
+          customParameters: { token },
+          mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+        },
+      }),
+    );
 
     // One second of silence, the question, then silence until the assistant's reply has come back whole (it started,
     // and nothing has come for a second): 20 ms frames on the wall clock, as a carrier sends them.
@@ -94,7 +104,13 @@ describe('a phone call through the Media Streams endpoint', () => {
     const send = async (chunk: number, frame: Uint8Array) => {
       const due = started + chunk * 20;
       if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-      ws.send(JSON.stringify({ event: 'media', streamSid: 'MZstream1', media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * 20), payload: Buffer.from(frame).toString('base64') } }));
+      ws.send(
+        JSON.stringify({
+          event: 'media',
+          streamSid: 'MZstream1',
+          media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * 20), payload: Buffer.from(frame).toString('base64') },
+        }),
+      );
     };
     let chunk = 0;
     for (let i = 0; i < audio.length; i += 160) await send(chunk++, audio.subarray(i, i + 160));
@@ -114,8 +130,20 @@ describe('a phone call through the Media Streams endpoint', () => {
       const c = await api.db.prisma.call.findFirst({ where: { providerCallSid: 'CAcarrier1' }, include: { turns: { orderBy: { position: 'asc' } } } });
       return c && (c.status === 'completed' || c.status === 'failed') ? c : null;
     }, 20_000);
-    expect(call).toMatchObject({ status: 'completed', direction: 'inbound', transport: 'media_stream', fromNumber: '+14155550199', toNumber: '+14155550300', endReason: 'customer_hangup' });
-    expect(call.turns.map((t) => [t.role, t.text])).toEqual(expect.arrayContaining([['user', 'what time is it'], ['assistant', 'It is noon.']]));
+    expect(call).toMatchObject({
+      status: 'completed',
+      direction: 'inbound',
+      transport: 'media_stream',
+      fromNumber: '+14155550199',
+      toNumber: '+14155550300',
+      endReason: 'customer_hangup',
+    });
+    expect(call.turns.map((t) => [t.role, t.text])).toEqual(
+      expect.arrayContaining([
+        ['user', 'what time is it'],
+        ['assistant', 'It is noon.'],
+      ]),
+    );
     const contact = await api.db.prisma.contact.findFirstOrThrow({ where: { organizationId: acme.organizationId, phoneNumber: '+14155550199' } });
     expect(call.contactId).toBe(contact.id);
     const events = (await api.db.prisma.event.findMany()).filter((e) => (e.payload as { call_sid?: string }).call_sid === call.callSid).map((e) => e.type);

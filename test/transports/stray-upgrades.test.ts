@@ -75,7 +75,11 @@ const KINDS: { name: string; request: string; status: number }[] = [
   { name: 'unknown path', request: `GET /nothing/here HTTP/1.1\r\nHost: x\r\n${upgradeHeaders}\r\n`, status: 404 },
   { name: 'API path', request: `GET /api/assistants HTTP/1.1\r\nHost: x\r\n${upgradeHeaders}\r\n`, status: 404 },
   { name: 'browser audio socket with a forged token', request: `GET /call/CA1/audio?token=forged HTTP/1.1\r\nHost: x\r\n${upgradeHeaders}\r\n`, status: 403 },
-  { name: 'media stream without a WebSocket key', request: `GET /telephony/media-stream HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`, status: 400 },
+  {
+    name: 'media stream without a WebSocket key',
+    request: `GET /telephony/media-stream HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`,
+    status: 400,
+  },
   { name: 'absolute-form target', request: `GET http://x/telephony/media-stream HTTP/1.1\r\nHost: x\r\n${upgradeHeaders}\r\n`, status: 400 },
 ];
 

@@ -23,7 +23,13 @@ const LEASE_MS = 2_000;
 async function startDeliveringProcess(databaseUrl: string): Promise<ChildProcess> {
   // Node itself with tsx as a loader (not the tsx launcher), so SIGKILL hits the process that holds the connection.
   const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), LEASE_MS: String(LEASE_MS), SECRETS_KEY: SECRETS_KEY.toString('base64') },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+      LEASE_MS: String(LEASE_MS),
+      SECRETS_KEY: SECRETS_KEY.toString('base64'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

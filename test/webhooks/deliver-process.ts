@@ -17,5 +17,8 @@ const worker = startWebhookDelivery(prisma, {
 });
 process.stdout.write('ready\n');
 process.on('SIGTERM', () => {
-  void worker.stop().then(() => prisma.$disconnect()).then(() => process.exit(0));
+  void worker
+    .stop()
+    .then(() => prisma.$disconnect())
+    .then(() => process.exit(0));
 });

@@ -64,12 +64,17 @@ function deliveryTest(allowPrivateTargets: boolean) {
         return r;
       };
     })
-    .extend('endpointFor', { scope: 'file' }, async ({ api }) => async (url: string, eventTypes = ['call.completed']): Promise<{ tenant: Tenant; id: number; secret: string }> => {
-      const tenant = await api.tenant();
-      const res = await api.call(tenant, 'POST', BASE, { url, event_types: eventTypes });
-      expect(res.status).toBe(201);
-      return { tenant, id: res.body.data.id, secret: res.body.data.secret };
-    })
+    .extend(
+      'endpointFor',
+      { scope: 'file' },
+      async ({ api }) =>
+        async (url: string, eventTypes = ['call.completed']): Promise<{ tenant: Tenant; id: number; secret: string }> => {
+          const tenant = await api.tenant();
+          const res = await api.call(tenant, 'POST', BASE, { url, event_types: eventTypes });
+          expect(res.status).toBe(201);
+          return { tenant, id: res.body.data.id, secret: res.body.data.secret };
+        },
+    )
     .extend('log', { scope: 'file' }, async ({ api }) => async (tenant: Tenant, endpointId: number) => {
       const res = await api.call(tenant, 'GET', `${BASE}/${endpointId}/deliveries?limit=200`);
       expect(res.status).toBe(200);
@@ -82,7 +87,12 @@ const publicTargetsTest = deliveryTest(false);
 describe('webhook delivery', () => {
   const it = privateTargetsTest;
 
-  it('POSTs call.completed signed as Standard Webhooks do, matchable on call_sid, with the event id as webhook-id', async ({ api, receiver, endpointFor, log }) => {
+  it('POSTs call.completed signed as Standard Webhooks do, matchable on call_sid, with the event id as webhook-id', async ({
+    api,
+    receiver,
+    endpointFor,
+    log,
+  }) => {
     const r = await receiver();
     const { tenant, id, secret } = await endpointFor(r.url);
     const event = await recordEvent(api.db.prisma, tenant.organizationId, 'call.completed', completedCall('CA100'));
@@ -98,7 +108,15 @@ describe('webhook delivery', () => {
       const items = await log(tenant, id);
       return items.length > 0 && items;
     }, 15_000);
-    expect(attempts[0]).toMatchObject({ event_id: event.id, event_type: 'call.completed', attempt: 1, succeeded: true, response_status: 200, error: null, next_retry_at: null });
+    expect(attempts[0]).toMatchObject({
+      event_id: event.id,
+      event_type: 'call.completed',
+      attempt: 1,
+      succeeded: true,
+      response_status: 200,
+      error: null,
+      next_retry_at: null,
+    });
     expect(attempts[0].duration_ms).toEqual(expect.any(Number));
   });
 
@@ -195,7 +213,10 @@ describe('webhook delivery', () => {
       const items = await log(tenant, id);
       return items.length === 2 && items;
     }, 15_000);
-    expect(attempts.map((a) => [a.attempt, a.succeeded])).toEqual([[2, true], [1, true]]);
+    expect(attempts.map((a) => [a.attempt, a.succeeded])).toEqual([
+      [2, true],
+      [1, true],
+    ]);
     const missing = await api.call(tenant, 'POST', `${BASE}/${id}/deliveries/2147483647/redeliver`);
     expect(missing.status).toBe(404);
   });

@@ -6,11 +6,16 @@ import { apiTest } from '../helpers/fixtures.js';
 
 const BASE = '/api/organization/webhooks';
 
-const it = apiTest.extend('create', { scope: 'file' }, async ({ api, tenant }) => (body: unknown, who: Tenant = tenant) => api.call(who, 'POST', BASE, body));
+const it = apiTest.extend(
+  'create',
+  { scope: 'file' },
+  async ({ api, tenant }) =>
+    (body: unknown, who: Tenant = tenant) =>
+      api.call(who, 'POST', BASE, body),
+);
 it.override('apiOptions', { allowPrivateWebhookTargets: false });
 
 describe('webhook endpoints API', () => {
-
   it('creates an endpoint, shows the whsec_ secret once, and afterwards only its hint', async ({ api, tenant, create }) => {
     const res = await create({ url: 'https://hooks.example.com/in', event_types: ['call.completed'], description: 'CRM sync' });
     expect(res.status).toBe(201);
@@ -136,7 +141,11 @@ describe('webhook endpoints API', () => {
     expect(op.responses['422']).toBeDefined();
   });
 
-  it('returns at most `limit` attempts, newest first, each with event id and type, attempt, time, status, duration, error and next retry', async ({ api, tenant, create }) => {
+  it('returns at most `limit` attempts, newest first, each with event id and type, attempt, time, status, duration, error and next retry', async ({
+    api,
+    tenant,
+    create,
+  }) => {
     const { body } = await create({ url: 'https://log.example.com/', event_types: ['call.completed'] });
     const endpointId = body.data.id;
     for (let i = 0; i < 3; i++) await recordEvent(api.db.prisma, tenant.organizationId, 'call.completed', { call_sid: `CA${i}` });
@@ -219,8 +228,20 @@ describe('webhook endpoints API', () => {
   it('answers every malformed request shape with a 4xx, never a 500', async ({ api, tenant, create }) => {
     const { body } = await create({ url: 'https://m.example.com/', event_types: ['*'] });
     const id = body.data.id;
-    const bodies = [null, [], 'text', 42, {}, { url: 12 }, { event_types: 'call.completed' }, { enabled: 'yes' }, { overlap_seconds: 1e400 },
-      { url: 'https://m.example.com/'.padEnd(5000, 'x'), event_types: ['*'] }, { description: 'x'.repeat(501) }, { event_types: ['*', '*'] }];
+    const bodies = [
+      null,
+      [],
+      'text',
+      42,
+      {},
+      { url: 12 },
+      { event_types: 'call.completed' },
+      { enabled: 'yes' },
+      { overlap_seconds: 1e400 },
+      { url: 'https://m.example.com/'.padEnd(5000, 'x'), event_types: ['*'] },
+      { description: 'x'.repeat(501) },
+      { event_types: ['*', '*'] },
+    ];
     const routes: [string, string][] = [
       ['POST', BASE],
       ['PATCH', `${BASE}/${id}`],

@@ -26,7 +26,14 @@ const secrets = new SecretBox(crypto.randomBytes(32));
 const it = apiTest
   .extend('apiOptions', { scope: 'file' }, { allowPrivateWebhookTargets: true, secrets })
   .extend('worker', { scope: 'file', auto: true }, async ({ api }, { onCleanup }) => {
-    const worker = startWebhookDelivery(api.db.prisma, { secrets, allowPrivateTargets: true, databaseUrl: api.db.url, pollIntervalMs: 100, retryScheduleMs: [200, 400], requestTimeoutMs: 2_000 });
+    const worker = startWebhookDelivery(api.db.prisma, {
+      secrets,
+      allowPrivateTargets: true,
+      databaseUrl: api.db.url,
+      pollIntervalMs: 100,
+      retryScheduleMs: [200, 400],
+      requestTimeoutMs: 2_000,
+    });
     onCleanup(() => worker.stop());
     return worker;
   })
@@ -134,7 +141,10 @@ describe('webhook signing secrets stored in the clear by an earlier release', ()
   it('are sealed by the start-up pass, which changes nothing else and finds nothing the second time', async ({ api, receiver }) => {
     const tenant = await api.tenant();
     const { id, secret } = await clearEndpoint(api, tenant, receiver.url);
-    await api.db.prisma.webhookEndpoint.update({ where: { id }, data: { previousSecret: generateSecret(), previousSecretExpiresAt: new Date(Date.now() + 60_000), updatedAt: new Date('2026-01-02T03:04:05.000Z') } });
+    await api.db.prisma.webhookEndpoint.update({
+      where: { id },
+      data: { previousSecret: generateSecret(), previousSecretExpiresAt: new Date(Date.now() + 60_000), updatedAt: new Date('2026-01-02T03:04:05.000Z') },
+    });
     const before = await api.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
     expect(await sealClearWebhookSecrets(api.db.prisma, secrets)).toBeGreaterThanOrEqual(1);
     const after = await api.db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } });
@@ -154,7 +164,9 @@ describe('an API process starting', () => {
     try {
       const owner = await bootstrap(db.prisma, { organizationName: 'Upgraded', email: `upgraded-${Date.now()}@example.com` });
       const secret = generateSecret();
-      const endpoint = await db.prisma.webhookEndpoint.create({ data: { organizationId: owner.organization_id, url: 'https://example.com/hook', eventTypes: ['*'], secret } });
+      const endpoint = await db.prisma.webhookEndpoint.create({
+        data: { organizationId: owner.organization_id, url: 'https://example.com/hook', eventTypes: ['*'], secret },
+      });
       const assistant = await db.prisma.assistant.create({
         data: {
           organizationId: owner.organization_id,

@@ -10,7 +10,10 @@ const LONG = 'Our clinic opens at nine in the morning and closes at five in the 
 describe('the offline voice thread', () => {
   it('finishes sentences in the order they were asked for, a long first one before a short second', async () => {
     const finished: string[] = [];
-    await Promise.all([espeakSynthesize(LONG, OPTIONS).then(() => finished.push('long')), espeakSynthesize('Yes.', OPTIONS).then(() => finished.push('short'))]);
+    await Promise.all([
+      espeakSynthesize(LONG, OPTIONS).then(() => finished.push('long')),
+      espeakSynthesize('Yes.', OPTIONS).then(() => finished.push('short')),
+    ]);
     expect(finished).toEqual(['long', 'short']);
   }, 60_000);
 

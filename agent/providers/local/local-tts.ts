@@ -84,7 +84,12 @@ class LocalChunkedStream extends tts.ChunkedStream {
       const { samples, sampleRate } = audio;
       for (let at = 0; at < samples.length; at += FRAME_SAMPLES) {
         const data = samples.slice(at, at + FRAME_SAMPLES);
-        this.queue.put({ requestId, segmentId: requestId, frame: new AudioFrame(data, sampleRate, 1, data.length), final: at + FRAME_SAMPLES >= samples.length });
+        this.queue.put({
+          requestId,
+          segmentId: requestId,
+          frame: new AudioFrame(data, sampleRate, 1, data.length),
+          final: at + FRAME_SAMPLES >= samples.length,
+        });
       }
     } finally {
       this.queue.close();

@@ -4,7 +4,7 @@ import { FILLERS, grammarDictionary } from './pocketsphinx.js';
 // The decoder reads its whole dictionary at every start: a grammar's decode is given only the words it can produce.
 
 describe("the offline recogniser's grammar dictionary", () => {
-  it('holds every pronunciation of the grammar\'s words and the fillers, and no other word', async () => {
+  it("holds every pronunciation of the grammar's words and the fillers, and no other word", async () => {
     const text = await grammarDictionary(['Book an appointment!', 'read it']);
     const lines = text.trim().split('\n');
     const words = new Set(lines.map((line) => line.slice(0, line.indexOf(' ')).replace(/\(\d+\)$/, '')));

@@ -16,7 +16,7 @@ async function post(url, body) {
 // The browser's own refusals ("the operation either timed out or was not allowed") read as what the person did.
 function say(box, error) {
   const cancelled = error?.name === 'NotAllowedError' || error?.name === 'AbortError';
-  box.textContent = cancelled ? 'The passkey request was cancelled or timed out.' : error?.message ?? String(error);
+  box.textContent = cancelled ? 'The passkey request was cancelled or timed out.' : (error?.message ?? String(error));
 }
 
 const add = document.querySelector('[data-passkey-add]');

@@ -40,7 +40,11 @@ export function safeNext(next: unknown): string {
 export async function startSession(deps: DashboardDeps, request: FastifyRequest, reply: FastifyReply, person: Person): Promise<void> {
   const previous = readCookie(request, 'session', request.secureContext);
   if (previous) await endSession(deps.prisma, previous);
-  const { token, expiresAt } = await createSession(deps.prisma, { userId: person.id, organizationId: person.organizationId, userAgent: request.headers['user-agent'] });
+  const { token, expiresAt } = await createSession(deps.prisma, {
+    userId: person.id,
+    organizationId: person.organizationId,
+    userAgent: request.headers['user-agent'],
+  });
   setSessionCookie(reply, token, expiresAt, request.secureContext);
 }
 
@@ -167,12 +171,22 @@ ${field({ name: 'password', label: 'New password', type: 'password', errors, req
     try {
       await resetPassword(deps.prisma, parsed.data.token, parsed.data.password);
     } catch (error) {
-      return sendPage(reply, visitorPage('Reset your password', spent(formErrors(error)[''] ?? 'This link cannot be used.', '/forgot', 'Ask for a new link')), 410);
+      return sendPage(
+        reply,
+        visitorPage('Reset your password', spent(formErrors(error)[''] ?? 'This link cannot be used.', '/forgot', 'Ask for a new link')),
+        410,
+      );
     }
     return reply.redirect('/login?reset=done');
   });
 
-  const joinForm = (request: FastifyRequest, token: string, invitation: { email: string; role: string; organization_name: string }, values: Record<string, unknown> = {}, errors: FieldErrors = {}) =>
+  const joinForm = (
+    request: FastifyRequest,
+    token: string,
+    invitation: { email: string; role: string; organization_name: string },
+    values: Record<string, unknown> = {},
+    errors: FieldErrors = {},
+  ) =>
     html`<p>Join <strong>${invitation.organization_name}</strong> as ${invitation.role}, with the email ${invitation.email}.</p>
 <form method="post" action="/join" class="card">${csrfField(request)}${formError(errors)}
 <input type="hidden" name="token" value="${token}">

@@ -62,13 +62,15 @@ export function registerAnalyticsPages(app: FastifyInstance, deps: DashboardDeps
 <div><label for="timezone">Time zone</label><input id="timezone" name="timezone" type="text" value="${q.timezone ?? ''}" placeholder="each chart’s own, e.g. Europe/Paris"></div>
 <div class="fit"><button type="submit">Show</button></div></div>
 <p class="hint">The organisation’s saved charts, run over the period chosen here; the saved charts do not change. <a href="/analytics/charts">Make or change charts</a></p></form>
-${charts.length === 0
-  ? html`<div class="card empty">No saved charts. <a href="/analytics/charts/new">Make one</a>.</div>`
-  : html`<div class="charts">${results.map(
-      (r, i) => html`<section class="card" aria-labelledby="chart-${charts[i]!.id}"><h2 id="chart-${charts[i]!.id}">${charts[i]!.name}</h2>
+${
+  charts.length === 0
+    ? html`<div class="card empty">No saved charts. <a href="/analytics/charts/new">Make one</a>.</div>`
+    : html`<div class="charts">${results.map(
+        (r, i) => html`<section class="card" aria-labelledby="chart-${charts[i]!.id}"><h2 id="chart-${charts[i]!.id}">${charts[i]!.name}</h2>
 <p class="hint">${r.metric.replace(/_/g, ' ')} · ${r.aggregation} · ${when(r.period.from)} to ${when(r.period.to)} · <a href="/analytics/charts/${charts[i]!.id}/export${query ? `?${query}` : ''}">CSV</a></p>
 ${drawChart({ ...r, chart_type: charts[i]!.chart_type })}</section>`,
-    )}</div>`}`;
+      )}</div>`
+}`;
     return sendPage(reply, dashboardPage(request, 'Analytics', body));
   });
 

@@ -11,7 +11,10 @@ import type { DashboardDeps } from '../deps.js';
 const session = { auth: 'session' as const };
 
 export function registerApiKeyPages(app: FastifyInstance, deps: DashboardDeps): void {
-  async function render(request: FastifyRequest, extra: { created?: { key: string; name: string | null }; errors?: FieldErrors; notice?: string } = {}): Promise<Html> {
+  async function render(
+    request: FastifyRequest,
+    extra: { created?: { key: string; name: string | null }; errors?: FieldErrors; notice?: string } = {},
+  ): Promise<Html> {
     const me = request.signedIn!;
     requireRole(me.role, 'manage_keys');
     const keys = await listKeysWithCreators(deps.prisma, me.organizationId);
@@ -24,7 +27,9 @@ export function registerApiKeyPages(app: FastifyInstance, deps: DashboardDeps): 
 <p class="hint">Keep it now: it is stored only as a hash and will not be shown again. Send it as <code>Authorization: Bearer &lt;key&gt;</code>.</p></div>`
       : '';
     const rows = live.map(
-      (k) => html`<tr><td>${k.name ?? html`<span class="muted">unnamed</span>`}</td><td><code>${k.prefix}…</code></td><td>${k.created_by.name ?? k.created_by.email}</td>
+      (
+        k,
+      ) => html`<tr><td>${k.name ?? html`<span class="muted">unnamed</span>`}</td><td><code>${k.prefix}…</code></td><td>${k.created_by.name ?? k.created_by.email}</td>
 <td>${when(k.created_at)}</td><td>${k.last_used_at ? when(k.last_used_at) : html`<span class="muted">never</span>`}</td>
 <td><form method="post" action="/api-keys/${k.id}/revoke" class="inline">${csrfField(request)}<button class="danger" type="submit" data-confirm="Revoke this key? Anything using it stops working at once.">Revoke</button></form></td></tr>`,
     );
@@ -33,9 +38,11 @@ export function registerApiKeyPages(app: FastifyInstance, deps: DashboardDeps): 
 <form method="post" action="/api-keys" class="card">${csrfField(request)}${formError(extra.errors)}
 <div class="row"><div>${field({ name: 'name', label: 'New key', hint: 'named after what will use it', errors: extra.errors, required: true })}</div>
 <div class="fit"><button type="submit">Create key</button></div></div></form>
-${live.length === 0
-  ? html`<div class="card empty">No API keys yet. Create one above to call the API.</div>`
-  : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>Prefix</th><th>Created by</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>`}
+${
+  live.length === 0
+    ? html`<div class="card empty">No API keys yet. Create one above to call the API.</div>`
+    : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>Prefix</th><th>Created by</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+}
 ${revoked.length > 0 ? html`<h2>Revoked</h2><div class="table-wrap"><table><thead><tr><th>Name</th><th>Prefix</th><th>Revoked</th></tr></thead><tbody>${revoked.map((k) => html`<tr><td>${k.name ?? ''}</td><td><code>${k.prefix}…</code></td><td>${when(k.revoked_at!)}</td></tr>`)}</tbody></table></div>` : ''}`;
   }
 

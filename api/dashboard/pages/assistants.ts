@@ -30,7 +30,9 @@ export function registerAssistantPages(app: FastifyInstance, deps: DashboardDeps
         ? html`<div class="card empty"><p>No assistants yet.</p><p>An assistant is a voice, a prompt and the models that run its calls.</p><a class="button" href="/assistants/new">Create your first assistant</a></div>`
         : html`<div class="actions"><a class="button" href="/assistants/new">New assistant</a></div><br>
 <div class="table-wrap"><table><thead><tr><th>Name</th><th>Status</th><th class="hide-phone">Language model</th><th class="hide-phone">Voice</th><th>Updated</th></tr></thead><tbody>${data.map(
-            (a) => html`<tr><td><a href="/assistants/${a.id}">${a.name}</a>${a.description ? html`<br><span class="muted">${a.description.slice(0, 120)}</span>` : ''}</td>
+            (
+              a,
+            ) => html`<tr><td><a href="/assistants/${a.id}">${a.name}</a>${a.description ? html`<br><span class="muted">${a.description.slice(0, 120)}</span>` : ''}</td>
 <td>${a.is_active === false ? html`<span class="badge off">inactive</span>` : html`<span class="badge">active</span>`}</td>
 <td class="hide-phone">${a.llm_provider ?? ''} ${a.llm_provider_config.model ?? ''}</td><td class="hide-phone">${a.tts_settings.provider}</td><td>${when(a.updated_at)}</td></tr>`,
           )}</tbody></table></div>
@@ -38,20 +40,30 @@ ${pagination.total_pages > 1 ? html`<p>Page ${page} of ${pagination.total_pages}
     return sendPage(reply, dashboardPage(request, 'Assistants', body));
   });
 
-  function editor(request: FastifyRequest, reply: FastifyReply, target: { id?: number; name?: string }, value: unknown, errors: FieldErrors = {}, status = 200, notice?: string) {
+  function editor(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    target: { id?: number; name?: string },
+    value: unknown,
+    errors: FieldErrors = {},
+    status = 200,
+    notice?: string,
+  ) {
     const action = target.id ? `/assistants/${target.id}` : '/assistants';
-    const title = target.id ? target.name ?? 'Assistant' : 'New assistant';
+    const title = target.id ? (target.name ?? 'Assistant') : 'New assistant';
     const errorCount = Object.keys(errors).length;
     // The API's warnings: valid settings that will still make calls fail (a vendor without a key).
     const warnings = errorCount === 0 ? ((value as { warnings?: { field: string; message: string }[] }).warnings ?? []) : [];
     const body = html`${notice ? html`<div class="notice" role="status">${notice}</div>` : ''}
 ${warnings.length > 0 ? html`<div class="secret" role="status"><strong>Calls to this assistant will fail until this is fixed:</strong><ul>${warnings.map((w) => html`<li><code>${w.field}</code>: ${w.message}</li>`)}</ul></div>` : ''}
 ${errorCount > 0 && !errors[''] ? html`<div class="notice bad" role="alert">The API refused ${errorCount === 1 ? 'one setting' : `${errorCount} settings`}: see the marked fields.</div>` : formError(errors)}
-${target.id
-  ? html`<div class="actions"><form method="post" action="/assistants/${target.id}/test-call" class="inline">${csrfField(request)}<button class="secondary" type="submit">Test call in the browser</button></form>
+${
+  target.id
+    ? html`<div class="actions"><form method="post" action="/assistants/${target.id}/test-call" class="inline">${csrfField(request)}<button class="secondary" type="submit">Test call in the browser</button></form>
 <a href="/calls?assistant_id=${target.id}">Calls</a>
 <form method="post" action="/assistants/${target.id}/delete" class="inline">${csrfField(request)}<button class="danger" type="submit" data-confirm="Delete this assistant?">Delete</button></form></div>`
-  : ''}
+    : ''
+}
 <form method="post" action="${action}" novalidate>${csrfField(request)}
 ${schemaFields(LEAVES, value, errors)}
 <div class="actions"><button type="submit">${target.id ? 'Save' : 'Create assistant'}</button><a href="/assistants">Cancel</a></div></form>`;
@@ -66,7 +78,13 @@ ${schemaFields(LEAVES, value, errors)}
     const me = request.signedIn!;
     const body = bodyOfForm(LEAVES, request.body as Record<string, unknown>);
     try {
-      const created = await createAssistant(deps.prisma, { organizationId: me.organizationId, userId: me.userId }, body as never, deps.secrets, deps.vendorTargets);
+      const created = await createAssistant(
+        deps.prisma,
+        { organizationId: me.organizationId, userId: me.userId },
+        body as never,
+        deps.secrets,
+        deps.vendorTargets,
+      );
       written(created.id);
       return reply.redirect(`/assistants/${created.id}?created=1`);
     } catch (error) {
@@ -107,8 +125,17 @@ ${schemaFields(LEAVES, value, errors)}
   // The built-in browser call, as POST /api/web-calls/browser makes it, opened in this browser.
   app.post('/assistants/:assistant_id/test-call', { config: session, schema: { params: Params } }, async (request, reply) => {
     const { assistant_id } = request.params as z.output<typeof Params>;
-    const unavailable = deps.browserCalls.runner ? undefined : new AppError('transport_unavailable', 'Test calls need the agent worker in this process (npm start)');
-    const call = await createBrowserCall(deps.prisma, deps.browserCalls.tokens, publicBaseUrl(request, deps.publicUrl), request.signedIn!.organizationId, { assistant_id }, unavailable);
+    const unavailable = deps.browserCalls.runner
+      ? undefined
+      : new AppError('transport_unavailable', 'Test calls need the agent worker in this process (npm start)');
+    const call = await createBrowserCall(
+      deps.prisma,
+      deps.browserCalls.tokens,
+      publicBaseUrl(request, deps.publicUrl),
+      request.signedIn!.organizationId,
+      { assistant_id },
+      unavailable,
+    );
     return reply.redirect(call.page_url);
   });
 }

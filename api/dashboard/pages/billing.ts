@@ -24,11 +24,14 @@ function billOf(bill: Bill): Html {
 <div class="card"><h2>${money(bill.total)}</h2><p>${bill.calls} ${bill.calls === 1 ? 'call' : 'calls'} · ${bill.minutes.toFixed(1)} minutes</p>
 <dl class="facts">${components.map(([k, v]) => html`<dt>${k === 'llm' ? 'Language model' : k === 'stt' ? 'Speech recognition' : k === 'tts' ? 'Speech synthesis' : 'Telephony'}</dt><dd>${money(v)}</dd>`)}</dl></div>
 <h2>By assistant</h2>
-${bill.by_assistant.length === 0
-  ? html`<div class="card empty">No calls with a cost in this period.</div>`
-  : html`<div class="table-wrap"><table><thead><tr><th>Assistant</th><th>Minutes</th><th>Cost</th></tr></thead><tbody>${bill.by_assistant.map(
-      (a) => html`<tr><td>${a.assistant_id ? html`<a href="/assistants/${a.assistant_id}">${a.name}</a>` : a.name}</td><td>${a.minutes.toFixed(1)}</td><td>${money(a.total)}</td></tr>`,
-    )}</tbody></table></div>`}
+${
+  bill.by_assistant.length === 0
+    ? html`<div class="card empty">No calls with a cost in this period.</div>`
+    : html`<div class="table-wrap"><table><thead><tr><th>Assistant</th><th>Minutes</th><th>Cost</th></tr></thead><tbody>${bill.by_assistant.map(
+        (a) =>
+          html`<tr><td>${a.assistant_id ? html`<a href="/assistants/${a.assistant_id}">${a.name}</a>` : a.name}</td><td>${a.minutes.toFixed(1)}</td><td>${money(a.total)}</td></tr>`,
+      )}</tbody></table></div>`
+}
 <h2>Limits</h2>
 <div class="card"><dl class="facts"><dt>Calls at once</dt><dd>${bill.limits.max_concurrent_calls} (${bill.limits.active_calls} under way now)</dd></dl>
 <p class="hint">Set with <code>PATCH /api/organization/settings</code> (<code>max_concurrent_calls</code>).</p></div>`;

@@ -28,7 +28,8 @@ const session = { auth: 'session' as const };
 function queryOf(query: Record<string, unknown>, extra: Record<string, string | number> = {}): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries({ ...query, ...extra })) {
-    for (const item of Array.isArray(v) ? v : [v]) if (item !== undefined && item !== null && item !== '') params.append(k, item instanceof Date ? item.toISOString() : String(item));
+    for (const item of Array.isArray(v) ? v : [v])
+      if (item !== undefined && item !== null && item !== '') params.append(k, item instanceof Date ? item.toISOString() : String(item));
   }
   return params.toString();
 }
@@ -50,7 +51,10 @@ export function registerCallPages(app: FastifyInstance, deps: DashboardDeps): vo
     const me = request.signedIn!;
     const raw = request.query as Record<string, unknown>;
     const { page, per_page, ...filters } = request.query as z.output<typeof CallListQuery>;
-    const [{ data, total }, assistants] = await Promise.all([listCalls(deps.prisma, me.organizationId, filters, page, per_page), listAssistants(deps.prisma, me.organizationId, 1, 100, deps.secrets)]);
+    const [{ data, total }, assistants] = await Promise.all([
+      listCalls(deps.prisma, me.organizationId, filters, page, per_page),
+      listAssistants(deps.prisma, me.organizationId, 1, 100, deps.secrets),
+    ]);
     const pagination = paginationOf(page, per_page, total);
     const names = new Map(assistants.data.map((a) => [a.id, a.name]));
     const rawFilters = Object.fromEntries(Object.entries(raw).filter(([k]) => k !== 'page'));
@@ -59,7 +63,12 @@ ${select('status', 'Status', CALL_STATUSES, raw.status)}
 ${select('direction', 'Direction', CALL_DIRECTIONS, raw.direction)}
 ${select('transport', 'Transport', CALL_TRANSPORTS, raw.transport)}
 <div><label for="q-phone">Phone number</label><input id="q-phone" type="text" name="phone_number" placeholder="+14155550100" value="${typeof raw.phone_number === 'string' ? raw.phone_number : ''}"></div>
-${select('assistant_id', 'Assistant', assistants.data.map((a) => [String(a.id), a.name] as [string, string]), raw.assistant_id)}
+${select(
+  'assistant_id',
+  'Assistant',
+  assistants.data.map((a) => [String(a.id), a.name] as [string, string]),
+  raw.assistant_id,
+)}
 <div><label for="q-after">From</label><input id="q-after" type="date" name="created_after" value="${typeof raw.created_after === 'string' ? raw.created_after : ''}"></div>
 <div><label for="q-before">Before</label><input id="q-before" type="date" name="created_before" value="${typeof raw.created_before === 'string' ? raw.created_before : ''}"></div>
 <div class="fit"><button type="submit">Filter</button></div></div>
@@ -68,8 +77,10 @@ ${select('assistant_id', 'Assistant', assistants.data.map((a) => [String(a.id), 
       data.length === 0
         ? html`<div class="card empty">No calls ${Object.keys(rawFilters).length > 0 ? 'match these filters' : 'yet: start a test call from an assistant’s page'}.</div>`
         : html`<div class="table-wrap"><table><thead><tr><th>Started</th><th>Status</th><th class="hide-phone">Direction</th><th>Assistant</th><th class="hide-phone">Number</th><th>Duration</th></tr></thead><tbody>${data.map(
-            (c) => html`<tr><td><a href="/calls/${c.call_sid}">${when(c.started_at ?? c.created_at)}</a></td><td><span class="badge${c.status === 'completed' ? '' : ' off'}">${c.status}</span></td>
-<td class="hide-phone">${c.direction} · ${c.transport}</td><td>${c.assistant_id ? names.get(c.assistant_id) ?? `#${c.assistant_id}` : ''}</td>
+            (
+              c,
+            ) => html`<tr><td><a href="/calls/${c.call_sid}">${when(c.started_at ?? c.created_at)}</a></td><td><span class="badge${c.status === 'completed' ? '' : ' off'}">${c.status}</span></td>
+<td class="hide-phone">${c.direction} · ${c.transport}</td><td>${c.assistant_id ? (names.get(c.assistant_id) ?? `#${c.assistant_id}`) : ''}</td>
 <td class="hide-phone">${c.direction === 'inbound' ? c.from_number : c.to_number}</td><td>${c.duration_seconds === null ? '' : `${Math.round(c.duration_seconds)} s`}</td></tr>`,
           )}</tbody></table></div>
 <p>${total} ${total === 1 ? 'call' : 'calls'}. ${page > 1 ? html`<a href="/calls?${queryOf(rawFilters, { page: page - 1 })}">Previous</a>` : ''} ${page < pagination.total_pages ? html`<a href="/calls?${queryOf(rawFilters, { page: page + 1 })}">Next</a>` : ''}</p>`;
@@ -101,18 +112,26 @@ ${select('assistant_id', 'Assistant', assistants.data.map((a) => [String(a.id), 
     ];
     const body = html`<p><a href="/calls">← All calls</a></p>
 <div class="card"><dl class="facts">${facts.filter(([, v]) => v !== null && v !== '').map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl></div>
-${mixed ? html`<div class="card"><h2>Recording</h2><audio controls preload="metadata" src="/calls/${call.call_sid}/recordings/${mixed.track}"></audio>
-<p class="hint">${call.recordings.map((r) => html`<a href="/calls/${call.call_sid}/recordings/${r.track}">${r.track}</a> `)}(${mixed.format})</p></div>` : ''}
+${
+  mixed
+    ? html`<div class="card"><h2>Recording</h2><audio controls preload="metadata" src="/calls/${call.call_sid}/recordings/${mixed.track}"></audio>
+<p class="hint">${call.recordings.map((r) => html`<a href="/calls/${call.call_sid}/recordings/${r.track}">${r.track}</a> `)}(${mixed.format})</p></div>`
+    : ''
+}
 <div class="card"><h2>Analysis</h2>${call.summary ? html`<p>${call.summary}</p>` : html`<p class="muted">No summary${call.analysis_error ? `: ${call.analysis_error}` : ' yet'}.</p>`}
 ${call.outcomes ? html`<pre>${JSON.stringify(call.outcomes, null, 2)}</pre>` : ''}${call.collected_values ? html`<h3>Collected</h3><pre>${JSON.stringify(call.collected_values, null, 2)}</pre>` : ''}</div>
 <h2>Transcript</h2>
-${turns.length === 0
-  ? html`<div class="card empty">No turns were spoken in this call.</div>`
-  : html`<div class="table-wrap"><table><thead><tr><th>At</th><th>Who</th><th>Said</th><th>Latency</th></tr></thead><tbody>${turns.map(
-      (t) => html`<tr><td>${(t.start_ms / 1000).toFixed(1)} s</td><td>${t.role}</td><td>${t.text}${t.interrupted ? html` <span class="badge off">interrupted</span>` : ''}
+${
+  turns.length === 0
+    ? html`<div class="card empty">No turns were spoken in this call.</div>`
+    : html`<div class="table-wrap"><table><thead><tr><th>At</th><th>Who</th><th>Said</th><th>Latency</th></tr></thead><tbody>${turns.map(
+        (
+          t,
+        ) => html`<tr><td>${(t.start_ms / 1000).toFixed(1)} s</td><td>${t.role}</td><td>${t.text}${t.interrupted ? html` <span class="badge off">interrupted</span>` : ''}
 ${t.tool_calls && t.tool_calls.length > 0 ? html`<details><summary>${t.tool_calls.length} tool ${t.tool_calls.length === 1 ? 'call' : 'calls'}</summary><pre>${JSON.stringify(t.tool_calls, null, 2)}</pre></details>` : ''}</td>
 <td>${t.metrics ? html`<span title="end of utterance ${ms(t.metrics.end_of_utterance_delay_ms)}, LLM first token ${ms(t.metrics.llm_ttft_ms)}, TTS first byte ${ms(t.metrics.tts_ttfb_ms)}">${ms(t.metrics.e2e_latency_ms)}</span>` : ''}</td></tr>`,
-    )}</tbody></table></div>`}`;
+      )}</tbody></table></div>`
+}`;
     return sendPage(reply, dashboardPage(request, `Call ${call.call_sid}`, body));
   });
 

@@ -43,11 +43,14 @@ export function registerCampaignPages(app: FastifyInstance, deps: DashboardDeps)
     const live = data.some((c) => c.state === 'running');
     const body = html`<div class="actions"><a class="button" href="/campaigns/new">New campaign</a></div><br>
 ${live ? html`<div data-refresh-ms="${LIVE_REFRESH_MS}" class="hint" role="status">Campaigns are running: this page updates by itself.</div>` : ''}
-${data.length === 0
-  ? html`<div class="card empty">No campaigns. A campaign calls a list of contacts on a schedule, paced, with retries and voicemail handling.</div>`
-  : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>State</th><th>Progress</th><th class="hide-phone">Created</th></tr></thead><tbody>${data.map(
-      (c) => html`<tr><td><a href="/campaigns/${c.id}">${c.name}</a></td><td><span class="badge${c.state === 'running' ? '' : ' off'}">${c.state}</span></td><td>${progressBar(c)}</td><td class="hide-phone">${when(c.created_at)}</td></tr>`,
-    )}</tbody></table></div>`}`;
+${
+  data.length === 0
+    ? html`<div class="card empty">No campaigns. A campaign calls a list of contacts on a schedule, paced, with retries and voicemail handling.</div>`
+    : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>State</th><th>Progress</th><th class="hide-phone">Created</th></tr></thead><tbody>${data.map(
+        (c) =>
+          html`<tr><td><a href="/campaigns/${c.id}">${c.name}</a></td><td><span class="badge${c.state === 'running' ? '' : ' off'}">${c.state}</span></td><td>${progressBar(c)}</td><td class="hide-phone">${when(c.created_at)}</td></tr>`,
+      )}</tbody></table></div>`
+}`;
     return sendPage(reply, dashboardPage(request, 'Campaigns', body));
   });
 
@@ -56,19 +59,26 @@ ${data.length === 0
   async function campaignPage(request: FastifyRequest, id: number, extra: { notice?: string; errors?: FieldErrors } = {}): Promise<Html> {
     const c = await getCampaign(deps.prisma, request.signedIn!.organizationId, id);
     const p = c.progress;
-    return dashboardPage(request, c.name, html`<p><a href="/campaigns">← All campaigns</a></p>${extra.notice ? html`<div class="notice" role="status">${extra.notice}</div>` : ''}${formError(extra.errors)}
+    return dashboardPage(
+      request,
+      c.name,
+      html`<p><a href="/campaigns">← All campaigns</a></p>${extra.notice ? html`<div class="notice" role="status">${extra.notice}</div>` : ''}${formError(extra.errors)}
 ${c.state === 'running' ? html`<div data-refresh-ms="${LIVE_REFRESH_MS}" class="hint" role="status">Running: this page updates by itself.</div>` : ''}
 <div class="card"><dl class="facts"><dt>State</dt><dd><span class="badge">${c.state}</span>${c.state_reason ? ` · ${c.state_reason}` : ''}</dd><dt>Progress</dt><dd>${progressBar(c)}</dd>
 <dt>Calling from</dt><dd>${c.from_numbers.join(', ')}</dd><dt>Assistant</dt><dd>${c.assistant_id ? html`<a href="/assistants/${c.assistant_id}">#${c.assistant_id}</a>` : 'deleted'}</dd>
 ${p.next_window_opens_at ? html`<dt>Next window</dt><dd>${when(p.next_window_opens_at)}</dd>` : ''}${p.estimated_completion_at ? html`<dt>Done by about</dt><dd>${when(p.estimated_completion_at)}</dd>` : ''}
 <dt>Circuit breaker</dt><dd>${p.circuit_breaker.state} (${p.circuit_breaker.recent_failures} of ${p.circuit_breaker.recent_attempts} recent attempts failed)</dd></dl>
-<div class="actions">${EDITABLE_STATES.includes(c.state) ? html`<a class="button secondary" href="/campaigns/${c.id}/edit">Edit settings</a>` : ''}${(ACTIONS[c.state] ?? []).map(
-      (a) => html`<form method="post" action="/campaigns/${c.id}/${a}" class="inline">${csrfField(request)}<button class="${a === 'cancel' ? 'danger' : a === 'pause' ? 'secondary' : ''}" type="submit"${a === 'cancel' ? html` data-confirm="Cancel this campaign? It cannot be started again."` : ''}>${a[0]!.toUpperCase()}${a.slice(1)}</button></form>`,
-    )}</div></div>
+<div class="actions">${EDITABLE_STATES.includes(c.state) ? html`<a class="button secondary" href="/campaigns/${c.id}/edit">Edit settings</a>` : ''}${(
+        ACTIONS[c.state] ?? []
+      ).map(
+        (a) =>
+          html`<form method="post" action="/campaigns/${c.id}/${a}" class="inline">${csrfField(request)}<button class="${a === 'cancel' ? 'danger' : a === 'pause' ? 'secondary' : ''}" type="submit"${a === 'cancel' ? html` data-confirm="Cancel this campaign? It cannot be started again."` : ''}>${a[0]!.toUpperCase()}${a.slice(1)}</button></form>`,
+      )}</div></div>
 <div class="charts"><div class="card"><h2>Contacts</h2><dl class="facts">${Object.entries(p.contacts).map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${v}</dd>`)}</dl></div>
 <div class="card"><h2>Outcomes of ${p.attempts} attempts</h2><dl class="facts">${Object.entries(p.outcomes).map(([k, v]) => html`<dt>${k.replace(/_/g, ' ')}</dt><dd>${v}</dd>`)}</dl>
 <p><a href="/calls?campaign_id=${c.id}">Its calls</a></p></div></div>
-${c.state === 'draft' || c.state === 'paused' ? addContactsForms(request, c.id, extra.errors) : ''}`);
+${c.state === 'draft' || c.state === 'paused' ? addContactsForms(request, c.id, extra.errors) : ''}`,
+    );
   }
 
   const idOf = (request: FastifyRequest) => (request.params as z.output<typeof CampaignParams>).campaign_id;
@@ -86,7 +96,12 @@ ${c.state === 'draft' || c.state === 'paused' ? addContactsForms(request, c.id, 
       const body = validated(CampaignContactsAdd, { contact_ids: idsOfForm((request.body as Record<string, unknown>)?.contact_ids) });
       const r = await addCampaignContacts(deps.prisma, request.signedIn!.organizationId, id, body);
       const missing = r.not_found.length > 0 ? ` No contact has the ids ${r.not_found.join(', ')}.` : '';
-      return sendPage(reply, await campaignPage(request, id, { notice: `Added ${r.added} contacts (${r.already_in} already in, ${r.without_phone} without a phone number).${missing}` }));
+      return sendPage(
+        reply,
+        await campaignPage(request, id, {
+          notice: `Added ${r.added} contacts (${r.already_in} already in, ${r.without_phone} without a phone number).${missing}`,
+        }),
+      );
     } catch (error) {
       return sendPage(reply, await campaignPage(request, id, { errors: formErrors(error) }), 422);
     }
@@ -96,7 +111,12 @@ ${c.state === 'draft' || c.state === 'paused' ? addContactsForms(request, c.id, 
   app.post('/campaigns/:campaign_id/contacts', { config: session, schema: { params: CampaignParams } }, async (request, reply) => {
     const id = idOf(request);
     try {
-      const report = await importCampaignContacts(deps.prisma, request.signedIn!.organizationId, id, parseCsv(String((request.body as Record<string, unknown>)?.csv ?? '')).contacts);
+      const report = await importCampaignContacts(
+        deps.prisma,
+        request.signedIn!.organizationId,
+        id,
+        parseCsv(String((request.body as Record<string, unknown>)?.csv ?? '')).contacts,
+      );
       const notice = `Added ${report.added} contacts (${report.already_in} already in, ${report.without_phone} without a phone number); of ${report.total} rows ${report.invalid} were invalid and ${report.conflict} in conflict.`;
       return sendPage(reply, await campaignPage(request, id, { notice }));
     } catch (error) {
@@ -109,7 +129,12 @@ ${c.state === 'draft' || c.state === 'paused' ? addContactsForms(request, c.id, 
     const id = idOf(request);
     const q = String((request.body as Record<string, unknown>)?.q ?? '').trim();
     try {
-      const result = await addCampaignContacts(deps.prisma, request.signedIn!.organizationId, id, validated(CampaignContactsAdd, { filter: { has_phone: true, ...(q ? { q } : {}) } }));
+      const result = await addCampaignContacts(
+        deps.prisma,
+        request.signedIn!.organizationId,
+        id,
+        validated(CampaignContactsAdd, { filter: { has_phone: true, ...(q ? { q } : {}) } }),
+      );
       return sendPage(reply, await campaignPage(request, id, { notice: `Added ${result.added} contacts (${result.already_in} already in).` }));
     } catch (error) {
       return sendPage(reply, await campaignPage(request, id, { errors: formErrors(error) }), 422);

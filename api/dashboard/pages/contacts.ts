@@ -36,7 +36,10 @@ import { validated } from '../forms.js';
 
 const session = { auth: 'session' as const };
 const PAGE_SIZE = 50;
-const ListQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).catch(1), q: repeated(storableText(200).transform((s) => s.trim())).optional() });
+const ListQuery = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).catch(1),
+  q: repeated(storableText(200).transform((s) => s.trim())).optional(),
+});
 
 /** A property as the resource pages list it: named by its label. */
 const named = (p: ContactPropertyOut) => ({ ...p, name: p.label });
@@ -55,35 +58,59 @@ export function registerContactPages(app: FastifyInstance, deps: DashboardDeps):
     get: async (org, id) => named(await getContactProperty(deps.prisma, org, id)),
     create: async (org, body) => named(await createContactProperty(deps.prisma, org, validated(ContactPropertyCreate, body))),
     // Key and type are fixed once created: only the label and a select's options change.
-    update: async (org, id, body) => named(await updateContactProperty(deps.prisma, org, id, validated(ContactPropertyUpdate, { label: body.label, ...(body.options !== undefined ? { options: body.options } : {}) }))),
+    update: async (org, id, body) =>
+      named(
+        await updateContactProperty(
+          deps.prisma,
+          org,
+          id,
+          validated(ContactPropertyUpdate, { label: body.label, ...(body.options !== undefined ? { options: body.options } : {}) }),
+        ),
+      ),
     remove: (org, id) => deleteContactProperty(deps.prisma, org, id),
   });
 
-  async function render(request: FastifyRequest, query: z.output<typeof ListQuery>, extra: { report?: ImportReportOut; errors?: FieldErrors; csv?: string } = {}): Promise<Html> {
+  async function render(
+    request: FastifyRequest,
+    query: z.output<typeof ListQuery>,
+    extra: { report?: ImportReportOut; errors?: FieldErrors; csv?: string } = {},
+  ): Promise<Html> {
     const me = request.signedIn!;
     const q = query.q?.filter((s) => s !== '');
     const { data, pagination } = await listContacts(deps.prisma, me.organizationId, q && q.length > 0 ? { q } : {}, query.page, PAGE_SIZE);
     const search = q?.[0] ?? '';
     const report = extra.report
       ? html`<div class="notice" role="status">Imported ${extra.report.total} rows: ${extra.report.created} created, ${extra.report.updated} updated, ${extra.report.invalid} invalid, ${extra.report.conflict} in conflict.</div>
-${extra.report.rows.some((r) => r.status === 'invalid' || r.status === 'conflict')
-  ? html`<div class="table-wrap"><table><thead><tr><th>Line</th><th>Status</th><th>Why</th></tr></thead><tbody>${extra.report.rows
-      .filter((r) => r.status === 'invalid' || r.status === 'conflict')
-      .slice(0, 100)
-      .map((r) => html`<tr><td>${r.index + 2}</td><td>${r.status}</td><td>${r.errors?.map((e) => `${e.loc.slice(1).join('.')}: ${e.msg}`).join('; ') ?? r.conflicts?.map((c) => `${c.field} belongs to contact ${c.contact_id}`).join('; ') ?? ''}</td></tr>`)}</tbody></table></div>`
-  : ''}`
+${
+  extra.report.rows.some((r) => r.status === 'invalid' || r.status === 'conflict')
+    ? html`<div class="table-wrap"><table><thead><tr><th>Line</th><th>Status</th><th>Why</th></tr></thead><tbody>${extra.report.rows
+        .filter((r) => r.status === 'invalid' || r.status === 'conflict')
+        .slice(0, 100)
+        .map(
+          (r) =>
+            html`<tr><td>${r.index + 2}</td><td>${r.status}</td><td>${r.errors?.map((e) => `${e.loc.slice(1).join('.')}: ${e.msg}`).join('; ') ?? r.conflicts?.map((c) => `${c.field} belongs to contact ${c.contact_id}`).join('; ') ?? ''}</td></tr>`,
+        )}</tbody></table></div>`
+    : ''
+}`
       : '';
-    const csvError = extra.errors ? Object.entries(extra.errors).map(([k, v]) => (k ? `${k}: ${v}` : v)).join('; ') : '';
+    const csvError = extra.errors
+      ? Object.entries(extra.errors)
+          .map(([k, v]) => (k ? `${k}: ${v}` : v))
+          .join('; ')
+      : '';
     const rows = data.map(
-      (c) => html`<tr><td><a href="/contacts/${c.id}">${[c.first_name, c.last_name].filter(Boolean).join(' ') || 'no name'}</a></td><td>${c.phone_number ?? ''}</td><td class="hide-phone">${c.email ?? ''}</td><td class="hide-phone">${c.source}</td><td class="hide-phone">${when(c.created_at)}</td></tr>`,
+      (c) =>
+        html`<tr><td><a href="/contacts/${c.id}">${[c.first_name, c.last_name].filter(Boolean).join(' ') || 'no name'}</a></td><td>${c.phone_number ?? ''}</td><td class="hide-phone">${c.email ?? ''}</td><td class="hide-phone">${c.source}</td><td class="hide-phone">${when(c.created_at)}</td></tr>`,
     );
     return html`${report}
 <p><a href="/contacts/properties">Custom properties</a></p>
 <form method="get" action="/contacts" class="card"><div class="row"><div><label for="q">Search</label><input id="q" type="search" name="q" value="${search}" placeholder="name, phone or email"></div><div class="fit"><button type="submit">Search</button></div></div></form>
-${data.length === 0
-  ? html`<div class="card empty">${search ? 'No contacts match this search.' : 'No contacts yet. They are created by calls that come in, by the API, or by importing a CSV file below.'}</div>`
-  : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>Phone</th><th class="hide-phone">Email</th><th class="hide-phone">Source</th><th class="hide-phone">Added</th></tr></thead><tbody>${rows}</tbody></table></div>
-<p>${pagination.total} contacts. ${query.page > 1 ? html`<a href="/contacts?page=${query.page - 1}&amp;q=${search}">Previous</a>` : ''} ${query.page < pagination.total_pages ? html`<a href="/contacts?page=${query.page + 1}&amp;q=${search}">Next</a>` : ''}</p>`}
+${
+  data.length === 0
+    ? html`<div class="card empty">${search ? 'No contacts match this search.' : 'No contacts yet. They are created by calls that come in, by the API, or by importing a CSV file below.'}</div>`
+    : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>Phone</th><th class="hide-phone">Email</th><th class="hide-phone">Source</th><th class="hide-phone">Added</th></tr></thead><tbody>${rows}</tbody></table></div>
+<p>${pagination.total} contacts. ${query.page > 1 ? html`<a href="/contacts?page=${query.page - 1}&amp;q=${search}">Previous</a>` : ''} ${query.page < pagination.total_pages ? html`<a href="/contacts?page=${query.page + 1}&amp;q=${search}">Next</a>` : ''}</p>`
+}
 <form method="post" action="/contacts/import" class="card"><h2>Import a CSV file</h2>${csrfField(request)}
 <p class="hint">A header row of field names (first_name, last_name, phone_number, email, external_id, timezone) and custom property keys; one contact per line. A row whose phone, email or external id is known updates that contact.</p>
 <label for="csv-file">File</label><input id="csv-file" type="file" accept=".csv,text/csv" data-into="csv">
@@ -94,7 +121,11 @@ ${csvError ? html`<div class="error" id="csv-error">${csvError}</div>` : ''}
 
   // One contact, edited in a form of the API's contact fields (custom fields as JSON, coerced to their properties' types).
   const CONTACT_LEAVES = leavesOf(contactFields as unknown as Record<string, z.ZodType>);
-  async function contactPage(request: FastifyRequest, id: number, extra: { errors?: FieldErrors; notice?: string; values?: Record<string, unknown> } = {}): Promise<Html> {
+  async function contactPage(
+    request: FastifyRequest,
+    id: number,
+    extra: { errors?: FieldErrors; notice?: string; values?: Record<string, unknown> } = {},
+  ): Promise<Html> {
     const contact = await getContact(deps.prisma, request.signedIn!.organizationId, id);
     const title = [contact.first_name, contact.last_name].filter(Boolean).join(' ') || contact.email || contact.phone_number || `Contact ${contact.id}`;
     const errors = extra.errors ?? {};
@@ -109,7 +140,9 @@ ${Object.keys(errors).length > 0 ? html`<div class="notice bad" role="alert">${e
     );
   }
   const contactId = (request: FastifyRequest) => (request.params as z.output<typeof ContactParams>).contact_id;
-  app.get('/contacts/:contact_id', { config: session, schema: { params: ContactParams } }, async (request, reply) => sendPage(reply, await contactPage(request, contactId(request))));
+  app.get('/contacts/:contact_id', { config: session, schema: { params: ContactParams } }, async (request, reply) =>
+    sendPage(reply, await contactPage(request, contactId(request))),
+  );
   app.post('/contacts/:contact_id', { config: session, schema: { params: ContactParams } }, async (request, reply) => {
     const body = bodyOfForm(CONTACT_LEAVES, request.body as Record<string, unknown>);
     try {
@@ -135,7 +168,16 @@ ${Object.keys(errors).length > 0 ? html`<div class="notice bad" role="alert">${e
     try {
       const parsed = parseCsv(csv);
       const body = ContactImportBody.safeParse(parsed);
-      if (!body.success) return sendPage(reply, dashboardPage(request, 'Contacts', await render(request, query, { errors: errorsOfDetail(zodIssuesToDetail(body.error.issues, 'body', parsed)), csv })), 422);
+      if (!body.success)
+        return sendPage(
+          reply,
+          dashboardPage(
+            request,
+            'Contacts',
+            await render(request, query, { errors: errorsOfDetail(zodIssuesToDetail(body.error.issues, 'body', parsed)), csv }),
+          ),
+          422,
+        );
       const report = await importContacts(deps.prisma, request.signedIn!.organizationId, 'csv', body.data.contacts);
       return sendPage(reply, dashboardPage(request, 'Contacts', await render(request, query, { report })));
     } catch (error) {

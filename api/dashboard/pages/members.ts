@@ -24,10 +24,16 @@ const session = { auth: 'session' as const };
 const UserParams = z.object({ user_id: idParam });
 
 export function registerMemberPages(app: FastifyInstance, deps: DashboardDeps): void {
-  async function render(request: FastifyRequest, extra: { invited?: { email: string; url: string }; errors?: FieldErrors; notice?: string } = {}): Promise<Html> {
+  async function render(
+    request: FastifyRequest,
+    extra: { invited?: { email: string; url: string }; errors?: FieldErrors; notice?: string } = {},
+  ): Promise<Html> {
     const me = request.signedIn!;
     const manage = can(me.role, 'manage_members');
-    const [members, invitations] = await Promise.all([listMembers(deps.prisma, me.organizationId), manage ? listInvitations(deps.prisma, me.organizationId) : []]);
+    const [members, invitations] = await Promise.all([
+      listMembers(deps.prisma, me.organizationId),
+      manage ? listInvitations(deps.prisma, me.organizationId) : [],
+    ]);
     const grantable = ROLES.filter((r) => assignable(me.role, r));
     const rows = members.map((m) => {
       const mine = m.user_id === me.userId;
@@ -54,7 +60,8 @@ export function registerMemberPages(app: FastifyInstance, deps: DashboardDeps): 
     const pending =
       invitations.length > 0
         ? html`<h2>Pending invitations</h2><div class="table-wrap"><table><thead><tr><th>Email</th><th>Role</th><th>Expires</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${invitations.map(
-            (i) => html`<tr><td>${i.email}</td><td>${i.role}</td><td>${when(i.expires_at)}</td><td><form method="post" action="/members/invitations/${i.id}/revoke" class="inline">${csrfField(request)}<button class="danger" type="submit">Revoke</button></form></td></tr>`,
+            (i) =>
+              html`<tr><td>${i.email}</td><td>${i.role}</td><td>${when(i.expires_at)}</td><td><form method="post" action="/members/invitations/${i.id}/revoke" class="inline">${csrfField(request)}<button class="danger" type="submit">Revoke</button></form></td></tr>`,
           )}</tbody></table></div>`
         : '';
     return html`${extra.notice ? html`<div class="notice" role="status">${extra.notice}</div>` : ''}${invited}${inviteForm}
@@ -80,7 +87,12 @@ export function registerMemberPages(app: FastifyInstance, deps: DashboardDeps): 
     const parsed = parseForm(RoleChange, { role: (request.body as Record<string, unknown>)?.role });
     const userId = (request.params as { user_id: number }).user_id;
     // The select offers roles only; another value is a hand-made request, refused on the form.
-    if (!parsed.ok) return sendPage(reply, dashboardPage(request, 'Members', await render(request, { errors: { '': `Role: ${parsed.errors.role ?? 'choose a role'}` } })), 422);
+    if (!parsed.ok)
+      return sendPage(
+        reply,
+        dashboardPage(request, 'Members', await render(request, { errors: { '': `Role: ${parsed.errors.role ?? 'choose a role'}` } })),
+        422,
+      );
     try {
       await changeRole(deps.prisma, request.signedIn!, userId, parsed.data.role);
     } catch (error) {
@@ -99,11 +111,18 @@ export function registerMemberPages(app: FastifyInstance, deps: DashboardDeps): 
       return sendPage(reply, dashboardPage(request, 'Members', await render(request, { errors: formErrors(error) })), 409);
     }
     if (userId === me.userId) return reply.redirect('/login?signed_out=1');
-    return sendPage(reply, dashboardPage(request, 'Members', await render(request, { notice: 'Removed: their sessions ended and their API keys were revoked.' })));
+    return sendPage(
+      reply,
+      dashboardPage(request, 'Members', await render(request, { notice: 'Removed: their sessions ended and their API keys were revoked.' })),
+    );
   });
 
-  app.post('/members/invitations/:invitation_id/revoke', { config: session, schema: { params: z.object({ invitation_id: idParam }) } }, async (request, reply) => {
-    await revokeInvitation(deps.prisma, request.signedIn!, (request.params as { invitation_id: number }).invitation_id);
-    return sendPage(reply, dashboardPage(request, 'Members', await render(request, { notice: 'Invitation revoked.' })));
-  });
+  app.post(
+    '/members/invitations/:invitation_id/revoke',
+    { config: session, schema: { params: z.object({ invitation_id: idParam }) } },
+    async (request, reply) => {
+      await revokeInvitation(deps.prisma, request.signedIn!, (request.params as { invitation_id: number }).invitation_id);
+      return sendPage(reply, dashboardPage(request, 'Members', await render(request, { notice: 'Invitation revoked.' })));
+    },
+  );
 }

@@ -81,20 +81,28 @@ export function registerPasskeyPages(app: FastifyInstance, deps: DashboardDeps):
     }
   });
 
-  app.post('/login/passkey', { config: visitor, schema: { body: z.object({ response: AuthenticationAnswer, next: z.string().max(2_000).optional() }) } }, async (request, reply) => {
-    const body = request.body as { response: z.infer<typeof AuthenticationAnswer>; next?: string };
-    try {
-      const person = await signInWithPasskey(deps.prisma, relyingParty(request, deps.publicUrl), body.response as never);
-      await startSession(deps, request, reply, person);
-      const next = safeNext(body.next);
-      return reply.send({ success: true, redirect: next === '/' ? '/assistants' : next });
-    } catch (error) {
-      return answerError(reply, error);
-    }
-  });
+  app.post(
+    '/login/passkey',
+    { config: visitor, schema: { body: z.object({ response: AuthenticationAnswer, next: z.string().max(2_000).optional() }) } },
+    async (request, reply) => {
+      const body = request.body as { response: z.infer<typeof AuthenticationAnswer>; next?: string };
+      try {
+        const person = await signInWithPasskey(deps.prisma, relyingParty(request, deps.publicUrl), body.response as never);
+        await startSession(deps, request, reply, person);
+        const next = safeNext(body.next);
+        return reply.send({ success: true, redirect: next === '/' ? '/assistants' : next });
+      } catch (error) {
+        return answerError(reply, error);
+      }
+    },
+  );
 
-  app.post('/profile/passkeys/:passkey_id/remove', { config: { auth: 'session' as const }, schema: { params: z.object({ passkey_id: idParam }) } }, async (request, reply) => {
-    await deletePasskey(deps.prisma, request.signedIn!.userId, (request.params as { passkey_id: number }).passkey_id);
-    return reply.redirect('/profile?passkey=removed');
-  });
+  app.post(
+    '/profile/passkeys/:passkey_id/remove',
+    { config: { auth: 'session' as const }, schema: { params: z.object({ passkey_id: idParam }) } },
+    async (request, reply) => {
+      await deletePasskey(deps.prisma, request.signedIn!.userId, (request.params as { passkey_id: number }).passkey_id);
+      return reply.redirect('/profile?passkey=removed');
+    },
+  );
 }

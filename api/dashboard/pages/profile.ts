@@ -21,7 +21,10 @@ import { passkeyCard } from './passkeys.js';
 const session = { auth: 'session' as const };
 
 export function registerProfilePages(app: FastifyInstance, deps: DashboardDeps): void {
-  async function render(request: FastifyRequest, extra: { profileErrors?: FieldErrors; passwordErrors?: FieldErrors; notice?: string; values?: Record<string, string> } = {}): Promise<Html> {
+  async function render(
+    request: FastifyRequest,
+    extra: { profileErrors?: FieldErrors; passwordErrors?: FieldErrors; notice?: string; values?: Record<string, string> } = {},
+  ): Promise<Html> {
     const me = request.signedIn!;
     const [profile, sessions] = await Promise.all([getProfile(deps.prisma, me.userId), listSessions(deps.prisma, me.userId, me.sessionId)]);
     const values = { name: profile.name ?? '', email: profile.email, ...extra.values };
@@ -41,7 +44,9 @@ ${field({ form: 'password', name: 'new_password', label: 'New password', type: '
 ${await passkeyCard(request, deps)}
 <h2>Sessions</h2>
 <div class="table-wrap"><table><thead><tr><th>Browser</th><th>Signed in</th><th>Last active</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${sessions.map(
-      (s) => html`<tr><td>${s.user_agent ?? 'unknown'}${s.current ? html` <span class="badge">this one</span>` : ''}</td><td>${when(s.created_at)}</td><td>${when(s.last_seen_at)}</td>
+      (
+        s,
+      ) => html`<tr><td>${s.user_agent ?? 'unknown'}${s.current ? html` <span class="badge">this one</span>` : ''}</td><td>${when(s.created_at)}</td><td>${when(s.last_seen_at)}</td>
 <td>${s.current ? '' : html`<form method="post" action="/profile/sessions/${s.id}/end" class="inline">${csrfField(request)}<button class="danger" type="submit">Sign out</button></form>`}</td></tr>`,
     )}</tbody></table></div>
 <form method="post" action="/profile/sessions/end-others">${csrfField(request)}<button class="secondary" type="submit"${sessions.length < 2 ? html` disabled` : ''}>Sign out everywhere else</button></form>`;

@@ -75,11 +75,21 @@ export function registerToolPages(app: FastifyInstance, deps: DashboardDeps): vo
           }
         };
         try {
-          const result = await testTool(tools, request.signedIn!.organizationId, id, validated(ToolTestRequest, { arguments: json(form.arguments), variables: json(form.variables) }));
+          const result = await testTool(
+            tools,
+            request.signedIn!.organizationId,
+            id,
+            validated(ToolTestRequest, { arguments: json(form.arguments), variables: json(form.variables) }),
+          );
           return render(request, reply, id, { notice: html`<div class="card"><h2>Result</h2><pre>${JSON.stringify(result, null, 2)}</pre></div>` });
         } catch (error) {
           const errors = formErrors(error);
-          return render(request, reply, id, { notice: html`<div class="notice bad" role="alert">${Object.entries(errors).map(([k, v]) => (k ? `${k}: ${v}` : v)).join('; ')}</div>`, status: 422 });
+          return render(request, reply, id, {
+            notice: html`<div class="notice bad" role="alert">${Object.entries(errors)
+              .map(([k, v]) => (k ? `${k}: ${v}` : v))
+              .join('; ')}</div>`,
+            status: 422,
+          });
         }
       });
     },
@@ -102,9 +112,14 @@ export function registerToolPages(app: FastifyInstance, deps: DashboardDeps): vo
     extra: async (request, playbook) => {
       const { data: runs } = await listTestRuns(deps.prisma, request.signedIn!.organizationId, { playbook_id: playbook.id }, 1, 20);
       return html`<div class="card"><h2>Test runs</h2>
-${runs.length === 0 ? html`<p class="muted">No test runs yet.</p>` : html`<div class="table-wrap"><table><thead><tr><th>Started</th><th>Status</th><th>Result</th></tr></thead><tbody>${runs.map(
-        (r) => html`<tr><td>${when(r.created_at)}</td><td>${r.status}</td><td>${r.pass_rate === null ? r.error ?? '' : `${Math.round(r.pass_rate * 100)}% passed`}</td></tr>`,
-      )}</tbody></table></div>`}
+${
+  runs.length === 0
+    ? html`<p class="muted">No test runs yet.</p>`
+    : html`<div class="table-wrap"><table><thead><tr><th>Started</th><th>Status</th><th>Result</th></tr></thead><tbody>${runs.map(
+        (r) =>
+          html`<tr><td>${when(r.created_at)}</td><td>${r.status}</td><td>${r.pass_rate === null ? (r.error ?? '') : `${Math.round(r.pass_rate * 100)}% passed`}</td></tr>`,
+      )}</tbody></table></div>`
+}
 <form method="post" action="/playbooks/${playbook.id}/test-runs">${csrfField(request)}
 <label for="p-script">What the caller says <span class="hint">one line per turn; the assistant answers each in a text conversation</span></label>
 <textarea id="p-script" name="script" rows="4"></textarea>
@@ -113,13 +128,24 @@ ${runs.length === 0 ? html`<p class="muted">No test runs yet.</p>` : html`<div c
     routes: (app, render) => {
       app.post('/playbooks/:item_id/test-runs', { config: { auth: 'session' }, schema: { params: ItemParams } }, async (request, reply) => {
         const id = (request.params as z.output<typeof ItemParams>).item_id;
-        const script = String((request.body as Record<string, unknown>)?.script ?? '').split('\n').map((l) => l.trim()).filter(Boolean);
+        const script = String((request.body as Record<string, unknown>)?.script ?? '')
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean);
         try {
           await createPlaybookTestRun(deps.prisma, request.signedIn!.organizationId, id, validated(PlaybookTestRunCreate, { script }));
-          return render(request, reply, id, { notice: html`<div class="notice" role="status">Test run queued: an agent worker runs it, and its result appears below.</div>`, status: 201 });
+          return render(request, reply, id, {
+            notice: html`<div class="notice" role="status">Test run queued: an agent worker runs it, and its result appears below.</div>`,
+            status: 201,
+          });
         } catch (error) {
           const errors = formErrors(error);
-          return render(request, reply, id, { notice: html`<div class="notice bad" role="alert">${Object.entries(errors).map(([k, v]) => (k ? `${k}: ${v}` : v)).join('; ')}</div>`, status: 422 });
+          return render(request, reply, id, {
+            notice: html`<div class="notice bad" role="alert">${Object.entries(errors)
+              .map(([k, v]) => (k ? `${k}: ${v}` : v))
+              .join('; ')}</div>`,
+            status: 422,
+          });
         }
       });
     },

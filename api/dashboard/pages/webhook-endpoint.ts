@@ -56,10 +56,16 @@ export function registerWebhookEndpointPages(app: FastifyInstance, deps: Dashboa
 
   async function endpointPage(request: FastifyRequest, id: number, extra: Extra = {}): Promise<Html> {
     const me = request.signedIn!;
-    const [endpoint, attempts] = await Promise.all([getWebhookEndpoint(deps.prisma, me.organizationId, id, deps.secrets), listWebhookDeliveryAttempts(deps.prisma, me.organizationId, id, DEFAULT_DELIVERY_LIMIT)]);
+    const [endpoint, attempts] = await Promise.all([
+      getWebhookEndpoint(deps.prisma, me.organizationId, id, deps.secrets),
+      listWebhookDeliveryAttempts(deps.prisma, me.organizationId, id, DEFAULT_DELIVERY_LIMIT),
+    ]);
     const v = extra.values ?? { url: endpoint.url, event_types: endpoint.event_types, description: endpoint.description };
     const errors = extra.errors;
-    return dashboardPage(request, 'Webhook endpoint', html`<p><a href="/webhooks">← All endpoints</a></p>${extra.notice ? html`<div class="notice" role="status">${extra.notice}</div>` : ''}${extra.rotated ? shownOnce(extra.rotated) : ''}
+    return dashboardPage(
+      request,
+      'Webhook endpoint',
+      html`<p><a href="/webhooks">← All endpoints</a></p>${extra.notice ? html`<div class="notice" role="status">${extra.notice}</div>` : ''}${extra.rotated ? shownOnce(extra.rotated) : ''}
 <div class="card"><dl class="facts"><dt>URL</dt><dd>${endpoint.url}</dd><dt>Events</dt><dd>${endpoint.event_types.join(', ')}</dd>
 <dt>State</dt><dd>${endpoint.enabled ? 'enabled' : `disabled${endpoint.disabled_reason ? `: ${endpoint.disabled_reason}` : ''}`}</dd><dt>Secret</dt><dd><code>${endpoint.secret_hint}</code>${endpoint.previous_secret_expires_at ? html` <span class="muted">the previous one signs too until ${when(endpoint.previous_secret_expires_at)}</span>` : ''}</dd></dl>
 <div class="actions"><form method="post" action="/webhooks/${id}/${endpoint.enabled ? 'disable' : 'enable'}" class="inline">${csrfField(request)}<button class="secondary" type="submit">${endpoint.enabled ? 'Disable' : 'Enable'}</button></form>
@@ -72,17 +78,22 @@ ${endpointFields({ url: v.url, event_types: listOfForm(v.event_types), descripti
 <div class="row"><div>${field({ name: 'overlap_seconds', label: 'Overlap in seconds', type: 'number', step: '1', value: (extra.values?.overlap_seconds as string) ?? 86_400, errors, hint: '0 to 604800 (7 days)' })}</div>
 <div class="fit"><button class="secondary" type="submit" data-confirm="Make a new signing secret? The current one stops signing after the overlap.">Rotate secret</button></div></div></form>
 <h2>Delivery log</h2>
-${attempts.length === 0
-  ? html`<div class="card empty">Nothing was sent to this endpoint yet.</div>`
-  : html`<div class="table-wrap"><table><thead><tr><th>When</th><th>Event</th><th>Attempt</th><th>Result</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${attempts.map(
-      (a) => html`<tr><td>${when(a.attempted_at)}</td><td>${a.event_type}<br><span class="muted">${a.event_id}</span></td><td>${a.attempt}</td>
+${
+  attempts.length === 0
+    ? html`<div class="card empty">Nothing was sent to this endpoint yet.</div>`
+    : html`<div class="table-wrap"><table><thead><tr><th>When</th><th>Event</th><th>Attempt</th><th>Result</th><th><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${attempts.map(
+        (a) => html`<tr><td>${when(a.attempted_at)}</td><td>${a.event_type}<br><span class="muted">${a.event_id}</span></td><td>${a.attempt}</td>
 <td>${a.succeeded ? html`<span class="badge">${a.response_status ?? 'ok'}</span>` : html`<span class="badge off">${a.response_status ?? 'no answer'}</span> ${a.error ?? ''}`}${a.duration_ms !== null ? html` <span class="muted">${a.duration_ms} ms</span>` : ''}${a.next_retry_at ? html`<br><span class="muted">retry ${when(a.next_retry_at)}</span>` : ''}</td>
 <td><form method="post" action="/webhooks/${id}/deliveries/${a.delivery_id}/redeliver" class="inline">${csrfField(request)}<button class="secondary" type="submit">Redeliver</button></form></td></tr>`,
-    )}</tbody></table></div>`}`);
+      )}</tbody></table></div>`
+}`,
+    );
   }
 
   const idOf = (request: FastifyRequest) => (request.params as z.output<typeof EndpointParams>).endpoint_id;
-  app.get('/webhooks/:endpoint_id', { config: session, schema: { params: EndpointParams } }, async (request, reply) => sendPage(reply, await endpointPage(request, idOf(request))));
+  app.get('/webhooks/:endpoint_id', { config: session, schema: { params: EndpointParams } }, async (request, reply) =>
+    sendPage(reply, await endpointPage(request, idOf(request))),
+  );
 
   // The API's PATCH with the form's three settings; an emptied description is none (null), as the API takes it.
   app.post('/webhooks/:endpoint_id', { config: session, schema: { params: EndpointParams } }, async (request, reply) => {
@@ -109,10 +120,18 @@ ${attempts.length === 0
     return sendPage(reply, await endpointPage(request, id, { rotated }));
   });
 
-  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
+  for (const [action, enabled] of [
+    ['enable', true],
+    ['disable', false],
+  ] as const) {
     app.post(`/webhooks/:endpoint_id/${action}`, { config: session, schema: { params: EndpointParams } }, async (request, reply) => {
       await updateWebhookEndpoint(deps.prisma, request.signedIn!.organizationId, idOf(request), { enabled }, policy, deps.secrets);
-      return sendPage(reply, await endpointPage(request, idOf(request), { notice: enabled ? 'Enabled: queued deliveries resume.' : 'Disabled: deliveries wait until it is enabled again.' }));
+      return sendPage(
+        reply,
+        await endpointPage(request, idOf(request), {
+          notice: enabled ? 'Enabled: queued deliveries resume.' : 'Disabled: deliveries wait until it is enabled again.',
+        }),
+      );
     });
   }
   app.post('/webhooks/:endpoint_id/delete', { config: session, schema: { params: EndpointParams } }, async (request, reply) => {

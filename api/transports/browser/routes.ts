@@ -41,7 +41,9 @@ export const builtInBrowserCallRoutes: FastifyPluginAsyncZod<BuiltInBrowserCallR
       response: { 201: envelope(BuiltInBrowserCall), 503: ErrorResponse.describe('No agent worker runs calls in this process'), ...commonErrors },
     },
     handler: async (request, reply) => {
-      const unavailable = runner ? undefined : new AppError('transport_unavailable', 'Browser calls on the built-in transport need the agent worker in this process (npm start)');
+      const unavailable = runner
+        ? undefined
+        : new AppError('transport_unavailable', 'Browser calls on the built-in transport need the agent worker in this process (npm start)');
       const data = await createBrowserCall(prisma, tokens, publicBaseUrl(request, publicUrl), request.identity.organizationId, request.body, unavailable);
       return reply.status(201).send({ success: true as const, message: 'Browser call created', data });
     },

@@ -35,6 +35,10 @@ describe('browser frames out', () => {
 
   it('writes transcript and ended events as the JSON text frames the page reads', () => {
     expect(JSON.parse(serializeTranscript({ role: 'assistant', text: 'It is noon.' }))).toEqual({ type: 'transcript', role: 'assistant', text: 'It is noon.' });
-    expect(JSON.parse(serializeEnded({ status: 'completed', endReason: 'customer_hangup' }))).toEqual({ type: 'ended', status: 'completed', end_reason: 'customer_hangup' });
+    expect(JSON.parse(serializeEnded({ status: 'completed', endReason: 'customer_hangup' }))).toEqual({
+      type: 'ended',
+      status: 'completed',
+      end_reason: 'customer_hangup',
+    });
   });
 });

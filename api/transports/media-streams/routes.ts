@@ -67,7 +67,12 @@ export const mediaStreamRoutes: FastifyPluginAsync<MediaStreamRouteOptions> = as
     if (!validTwilioSignature(authToken, `${base}${request.url}`, params, request.headers['x-twilio-signature'] as string | undefined)) {
       return reply.status(403).send(REJECT_TWIML);
     }
-    const opened = await openInboundCall(prisma, { toNumber: params.To ?? '', fromNumber: params.From ?? null, transport: 'media_stream', providerCallSid: params.CallSid ?? null });
+    const opened = await openInboundCall(prisma, {
+      toNumber: params.To ?? '',
+      fromNumber: params.From ?? null,
+      transport: 'media_stream',
+      providerCallSid: params.CallSid ?? null,
+    });
     if ('rejected' in opened) {
       logger.warn({ reason: opened.rejected }, 'inbound call refused');
       return reply.send(NOT_TAKEN_TWIML);
@@ -76,19 +81,31 @@ export const mediaStreamRoutes: FastifyPluginAsync<MediaStreamRouteOptions> = as
   });
 
   // Both callbacks read the same way: the carrier's word on the call, checked against the call's own connection.
-  const callback = async (request: { params: unknown; body: unknown; url: string; headers: Record<string, string | string[] | undefined>; protocol: string }, kind: string, callSid: string) => {
+  const callback = async (
+    request: { params: unknown; body: unknown; url: string; headers: Record<string, string | string[] | undefined>; protocol: string },
+    kind: string,
+    callSid: string,
+  ) => {
     const call = await prisma.call.findUnique({ where: { callSid } });
     const carrier = call && (await carrierOfCall(prisma, options.carriers, call));
     const base = publicBaseUrl(request, options.publicUrl);
     const params = formFields(request.body);
-    if (!call || !carrier || carrier.adapter.kind !== kind || !carrier.adapter.verifySignature(carrier.account, `${base}${request.url}`, params, request.headers)) return false;
+    if (
+      !call ||
+      !carrier ||
+      carrier.adapter.kind !== kind ||
+      !carrier.adapter.verifySignature(carrier.account, `${base}${request.url}`, params, request.headers)
+    )
+      return false;
     const report = carrier.adapter.readCallback(params);
     if (report) {
       // Stored, then acknowledged: the carrier does not send a callback twice. Applied after the answer, here, and
       // from the queue of any process should this fail (modules/telephony/carrier-reports.ts).
       const id = await storeCarrierReport(prisma, call.id, report);
       setImmediate(() => {
-        applyStoredReport(prisma, id, call.id, report).catch((err: unknown) => logger.warn({ callId: call.id, state: report.state, err }, 'carrier report not applied yet; the queue retries it'));
+        applyStoredReport(prisma, id, call.id, report).catch((err: unknown) =>
+          logger.warn({ callId: call.id, state: report.state, err }, 'carrier report not applied yet; the queue retries it'),
+        );
       });
     }
     return true;

@@ -11,7 +11,12 @@ describe('carrier messages in', () => {
       event: 'start',
       sequenceNumber: '1',
       streamSid: 'MZ1',
-      start: { streamSid: 'MZ1', callSid: 'CA1', customParameters: { token: 'abc' }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
+      start: {
+        streamSid: 'MZ1',
+        callSid: 'CA1',
+        customParameters: { token: 'abc' },
+        mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+      },
     });
     expect(deserializeCarrierMessage(start, 16_000)).toEqual({ event: 'start', streamSid: 'MZ1', callSid: 'CA1', customParameters: { token: 'abc' } });
   });
@@ -29,7 +34,10 @@ describe('carrier messages in', () => {
   it('decodes a 20 ms media payload of 8 kHz mu-law into PCM at the call rate: 160 bytes become 320 samples at 16 kHz', () => {
     const pcm8k = tone(FRAME_BYTES, 8000);
     const payload = Buffer.from(encodeMulaw(pcm8k)).toString('base64');
-    const message = deserializeCarrierMessage(JSON.stringify({ event: 'media', streamSid: 'MZ1', media: { track: 'inbound', chunk: '1', timestamp: '20', payload } }), 16_000);
+    const message = deserializeCarrierMessage(
+      JSON.stringify({ event: 'media', streamSid: 'MZ1', media: { track: 'inbound', chunk: '1', timestamp: '20', payload } }),
+      16_000,
+    );
     expect(message).toMatchObject({ event: 'media', sampleRate: 16_000 });
     const samples = (message as { samples: Int16Array }).samples;
     expect(samples).toHaveLength(320);

@@ -100,6 +100,10 @@ export function registerMediaStreamSocket(app: FastifyInstance, options: MediaSt
   async function endCarrierCall(call: { id: number; phoneNumberId: number | null; callSid: string }, providerCallSid: string): Promise<void> {
     const carrier = await carrierOfCall(prisma, options.carriers, call).catch(() => null);
     if (!carrier) return;
-    await carrier.adapter.hangUp(carrier.account, providerCallSid).catch((error: unknown) => logger.warn({ callSid: call.callSid, err: (error as Error).message }, 'carrier call not ended; it ends when its stream closes'));
+    await carrier.adapter
+      .hangUp(carrier.account, providerCallSid)
+      .catch((error: unknown) =>
+        logger.warn({ callSid: call.callSid, err: (error as Error).message }, 'carrier call not ended; it ends when its stream closes'),
+      );
   }
 }

@@ -1,5 +1,15 @@
 import { writeFileSync } from 'node:fs';
-import { CORPUS_RATE, GENERATOR_VERSION, MANIFEST_PATH, VOICED_LEVEL, engineVersion, loadRendering, readManifest, type Labels, type Manifest } from './render.js';
+import {
+  CORPUS_RATE,
+  GENERATOR_VERSION,
+  MANIFEST_PATH,
+  VOICED_LEVEL,
+  engineVersion,
+  loadRendering,
+  readManifest,
+  type Labels,
+  type Manifest,
+} from './render.js';
 import { OFFSETS_MS, SCRIPT, VOICES, type Engine } from './script.js';
 
 // Renders every script item in every voice this machine has (into the gitignored cache) and writes the labels to
@@ -36,13 +46,27 @@ if (check) {
       console.log(`${labels.id}: audio differs from the manifest's (end of speech ${endShiftMs >= 0 ? '+' : ''}${endShiftMs.toFixed(1)} ms)`);
     }
   }
-  console.log(`${items.length} renderings, ${differ} differ from the manifest${missing.length ? `; not rendered: ${missing.map((m) => m.voice).join(', ')}` : ''}`);
+  console.log(
+    `${items.length} renderings, ${differ} differ from the manifest${missing.length ? `; not rendered: ${missing.map((m) => m.voice).join(', ')}` : ''}`,
+  );
   process.exit(differ === 0 ? 0 : 1);
 }
 
-const manifest: Manifest = { generator: GENERATOR_VERSION, sampleRate: CORPUS_RATE, voicedLevel: VOICED_LEVEL, offsetsMs: OFFSETS_MS, engines, voices: VOICES, missing, items };
+const manifest: Manifest = {
+  generator: GENERATOR_VERSION,
+  sampleRate: CORPUS_RATE,
+  voicedLevel: VOICED_LEVEL,
+  offsetsMs: OFFSETS_MS,
+  engines,
+  voices: VOICES,
+  missing,
+  items,
+};
 // One rendering per line: a changed label shows as one changed line.
-const lines = JSON.stringify({ ...manifest, items: [] }, null, 2).replace('"items": []', `"items": [\n${items.map((l) => `    ${JSON.stringify(l)}`).join(',\n')}\n  ]`);
+const lines = JSON.stringify({ ...manifest, items: [] }, null, 2).replace(
+  '"items": []',
+  `"items": [\n${items.map((l) => `    ${JSON.stringify(l)}`).join(',\n')}\n  ]`,
+);
 writeFileSync(MANIFEST_PATH, `${lines}\n`);
 const counts = new Map<string, number>();
 for (const l of items) counts.set(l.kind, (counts.get(l.kind) ?? 0) + 1);

@@ -79,7 +79,9 @@ export function engineVersion(engine: Engine): string | null {
   engineVersions ??= {
     // espeak-ng's Debian binary when installed; otherwise the same engine compiled to WebAssembly (npm `espeak-ng`),
     // slower but always there.
-    espeak: onPath('espeak-ng') ? spawnSync('espeak-ng', ['--version'], { encoding: 'utf8' }).stdout.split('Data at')[0]!.trim() : 'espeak-ng (WebAssembly, npm)',
+    espeak: onPath('espeak-ng')
+      ? spawnSync('espeak-ng', ['--version'], { encoding: 'utf8' }).stdout.split('Data at')[0]!.trim()
+      : 'espeak-ng (WebAssembly, npm)',
     flite: onPath('flite') ? (spawnSync('flite', ['--version'], { encoding: 'utf8' }).stdout.match(/version: (\S+)/)?.[1] ?? 'flite') : null,
   };
   return engineVersions[engine] ?? null;
@@ -167,7 +169,9 @@ export async function renderItem(item: ScriptItem, voice: VoiceSpec): Promise<Re
     pauses,
     speechStartSample: phrases[0]!.startSample,
     speechEndSample: phrases.at(-1)!.endSample,
-    sha256: createHash('sha256').update(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength)).digest('hex'),
+    sha256: createHash('sha256')
+      .update(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength))
+      .digest('hex'),
   };
   return { labels, samples };
 }

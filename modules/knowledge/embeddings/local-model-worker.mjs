@@ -11,7 +11,10 @@ parentPort.on('message', async ({ id, texts }) => {
   try {
     const embedded = await (await model).embed(texts);
     const vectors = embedded.map((v) => Float32Array.from(v));
-    parentPort.postMessage({ id, vectors }, vectors.map((v) => v.buffer));
+    parentPort.postMessage(
+      { id, vectors },
+      vectors.map((v) => v.buffer),
+    );
   } catch (error) {
     parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
   }

@@ -17,7 +17,10 @@ const BATCH = 8;
 type Answer = { id: number; vectors?: Float32Array[]; error?: string };
 
 class ModelThread {
-  readonly #thread = new RequestThread<Answer>(new URL('./local-model-worker.mjs', import.meta.url), (why) => new EmbeddingError(`The offline embedding model stopped (${why}).`, true));
+  readonly #thread = new RequestThread<Answer>(
+    new URL('./local-model-worker.mjs', import.meta.url),
+    (why) => new EmbeddingError(`The offline embedding model stopped (${why}).`, true),
+  );
 
   async run(texts: string[]): Promise<Float32Array[]> {
     const answer = await this.#thread.request({ texts });

@@ -96,7 +96,10 @@ export class OpenAICompatibleEmbedder implements Embedder {
           await sleep(backoffMs(BACKOFF_MS, attempt, { afterLast: 'repeat_last' })!, signal);
           continue;
         }
-        throw new EmbeddingError(`The embedding server (${vendorName}) ${why}${error instanceof Error && !timeout.aborted ? `: ${redact(error.message, apiKey)}` : ''}.`, true);
+        throw new EmbeddingError(
+          `The embedding server (${vendorName}) ${why}${error instanceof Error && !timeout.aborted ? `: ${redact(error.message, apiKey)}` : ''}.`,
+          true,
+        );
       }
       if (response.ok) return this.#vectors(await response.json().catch(() => null), input.length);
       const body = await response.text().catch(() => '');
@@ -108,14 +111,20 @@ export class OpenAICompatibleEmbedder implements Embedder {
           continue;
         }
       }
-      throw new EmbeddingError(`The embedding server (${vendorName}) refused the request (${response.status}): ${redact(vendorMessage(body), apiKey)}`, retryable);
+      throw new EmbeddingError(
+        `The embedding server (${vendorName}) refused the request (${response.status}): ${redact(vendorMessage(body), apiKey)}`,
+        retryable,
+      );
     }
   }
 
   #vectors(body: unknown, expected: number): Float32Array[] {
     const data = (body as { data?: unknown } | null)?.data;
     if (!Array.isArray(data) || data.length !== expected) {
-      throw new EmbeddingError(`The embedding server (${this.#options.vendorName}) answered ${Array.isArray(data) ? data.length : 'no'} vectors for ${expected} texts.`, true);
+      throw new EmbeddingError(
+        `The embedding server (${this.#options.vendorName}) answered ${Array.isArray(data) ? data.length : 'no'} vectors for ${expected} texts.`,
+        true,
+      );
     }
     const out: Float32Array[] = new Array(expected);
     for (const [position, item] of data.entries()) {

@@ -34,11 +34,15 @@ function targetOf(model: string): Target | 'local' {
 /** Why `model` cannot be used with these credentials (a sentence naming what to set), or null when it can. */
 export function checkEmbeddingModel(model: string, credentials: VendorCredentials): string | null {
   const target = targetOf(model);
-  if (target === 'local') return model.startsWith('local/') && model !== LOCAL_EMBEDDING_MODEL ? `No offline embedding model is named ${model}: use ${LOCAL_EMBEDDING_MODEL}.` : null;
+  if (target === 'local')
+    return model.startsWith('local/') && model !== LOCAL_EMBEDDING_MODEL ? `No offline embedding model is named ${model}: use ${LOCAL_EMBEDDING_MODEL}.` : null;
   if (target.vendor === 'local') return `No offline embedding model is named ${model}: use ${LOCAL_EMBEDDING_MODEL}.`;
-  if (target.vendor === 'openai') return credentials.apiKey('openai') ? null : `The embedding model ${model} needs an OpenAI key: set ${apiKeyVariable('openai')}.`;
+  if (target.vendor === 'openai')
+    return credentials.apiKey('openai') ? null : `The embedding model ${model} needs an OpenAI key: set ${apiKeyVariable('openai')}.`;
   if (target.vendor === 'ollama') return null;
-  return credentials.baseUrl(target.vendor) ? null : `The embedding model ${model} needs its server: set ${baseUrlVariable(target.vendor)} (and ${apiKeyVariable(target.vendor)} if it takes a key).`;
+  return credentials.baseUrl(target.vendor)
+    ? null
+    : `The embedding model ${model} needs its server: set ${baseUrlVariable(target.vendor)} (and ${apiKeyVariable(target.vendor)} if it takes a key).`;
 }
 
 export function embedderFor(model: string, credentials: VendorCredentials, options: { fetch?: typeof fetch; timeoutMs?: number } = {}): Embedder {

@@ -40,10 +40,7 @@ export async function convert(bytes: Buffer, mediaType: SupportedMediaType): Pro
     if (error instanceof DocumentParseError) throw error;
     if (error instanceof RangeError) {
       // The parsers walk the document tree recursively: thousands of nested elements overflow the stack.
-      throw new DocumentParseError(
-        'document_too_complex',
-        'This document is nested too deeply to be converted (thousands of elements inside one another).',
-      );
+      throw new DocumentParseError('document_too_complex', 'This document is nested too deeply to be converted (thousands of elements inside one another).');
     }
     throw new DocumentParseError('unreadable_document', 'This document is damaged and its text cannot be read.');
   }

@@ -31,10 +31,7 @@ export function csvToMarkdown(bytes: Buffer): string {
     records = parse(text, { relax_column_count: true, relax_quotes: true, skip_empty_lines: true });
   } catch (error) {
     const line = (error as { lines?: number }).lines;
-    throw new DocumentParseError(
-      'unreadable_document',
-      `This CSV file cannot be read${line ? ` (line ${line})` : ''}: check its quotes and separators.`,
-    );
+    throw new DocumentParseError('unreadable_document', `This CSV file cannot be read${line ? ` (line ${line})` : ''}: check its quotes and separators.`);
   }
   if (records.length === 0) throw new DocumentParseError('empty_document', 'This CSV file is empty.');
   const width = Math.max(...records.map((record) => record.length));
@@ -43,11 +40,7 @@ export function csvToMarkdown(bytes: Buffer): string {
 
   if (width > CSV_MAX_TABLE_COLUMNS) {
     // One section per row: each keeps every column name beside its value.
-    return body
-      .map((values, index) =>
-        [`## Row ${index + 1}`, '', ...values.map((value, i) => `- **${header[i]}**: ${value}`)].join('\n'),
-      )
-      .join('\n\n');
+    return body.map((values, index) => [`## Row ${index + 1}`, '', ...values.map((value, i) => `- **${header[i]}**: ${value}`)].join('\n')).join('\n\n');
   }
   const head = [row(header), row(header.map(() => '---'))];
   if (body.length === 0) return head.join('\n');

@@ -10,8 +10,7 @@ export const DOCX_MAX_EXPANDED_BYTES = 64 * 1024 * 1024;
 
 const NEVER_READ = /^word\/(media|embeddings)\//;
 
-const TOO_LARGE =
-  'This Word document expands to more than 64 MB of text and markup when unpacked, more than any real document: it cannot be read.';
+const TOO_LARGE = 'This Word document expands to more than 64 MB of text and markup when unpacked, more than any real document: it cannot be read.';
 const DAMAGED = 'This Word document is damaged or is not a .docx file, so its text cannot be read.';
 
 /**

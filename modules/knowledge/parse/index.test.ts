@@ -27,9 +27,7 @@ describe('PDF', () => {
   it('says a PDF without text is probably a scan, and a broken one is damaged', async () => {
     const scanned = await failure(toMarkdown(source(makePdf([[], []]), 'application/pdf')));
     expect(scanned.code).toBe('empty_document');
-    expect(scanned.message).toBe(
-      'This PDF has no text that can be extracted: it may be a scan or made of images. Upload a PDF with selectable text.',
-    );
+    expect(scanned.message).toBe('This PDF has no text that can be extracted: it may be a scan or made of images. Upload a PDF with selectable text.');
     const broken = await failure(toMarkdown(source('%PDF-1.4 then nothing at all', 'application/pdf')));
     expect(broken.code).toBe('unreadable_document');
     expect(broken.message).toBe('This PDF is damaged or is not a PDF, so its text cannot be read.');
@@ -105,7 +103,6 @@ describe('DOCX', () => {
     });
     expect(await toMarkdown(source(pictures, '', 'photos.docx'))).toBe('Text beside the pictures\n');
   });
-
 });
 
 describe('HTML', () => {
@@ -144,9 +141,7 @@ describe('HTML', () => {
     const nested = `<html><body>${'<div>'.repeat(depth)}deep text${'</div>'.repeat(depth)}</body></html>`;
     const error = await failure(toMarkdown(source(nested, 'text/html')));
     expect(error.code).toBe('document_too_complex');
-    expect(error.message).toBe(
-      'This web page nests its elements more than 1000 levels deep, far beyond any real page: it cannot be converted.',
-    );
+    expect(error.message).toBe('This web page nests its elements more than 1000 levels deep, far beyond any real page: it cannot be converted.');
     // 500 levels: beyond what Readability is given (its time grows too fast), converted whole.
     const deep = `<html><body>${'<div>'.repeat(500)}deep text${'</div>'.repeat(500)}</body></html>`;
     expect(await toMarkdown(source(deep, 'text/html'))).toBe('deep text\n');
@@ -158,13 +153,7 @@ describe('CSV', () => {
   it('becomes a table under its header, pipes escaped, short rows padded', async () => {
     const csv = 'Question,Answer\n"Do you ship | deliver?","Yes, everywhere"\nOpen on Sunday?\n';
     expect(await toMarkdown(source(csv, 'text/csv'))).toBe(
-      [
-        '| Question | Answer |',
-        '| --- | --- |',
-        '| Do you ship \\| deliver? | Yes, everywhere |',
-        '| Open on Sunday? |  |',
-        '',
-      ].join('\n'),
+      ['| Question | Answer |', '| --- | --- |', '| Do you ship \\| deliver? | Yes, everywhere |', '| Open on Sunday? |  |', ''].join('\n'),
     );
   });
 

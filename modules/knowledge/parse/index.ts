@@ -23,9 +23,7 @@ const TOO_MUCH_MEMORY = 'This document needs more memory to convert than any rea
 
 const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
 
-type WorkerAnswer =
-  | { ok: true; markdown: string }
-  | { ok: false; code: DocumentParseErrorCode; message: string | null };
+type WorkerAnswer = { ok: true; markdown: string } | { ok: false; code: DocumentParseErrorCode; message: string | null };
 
 const UNREADABLE = 'This document is damaged and its text cannot be read.';
 
@@ -52,10 +50,7 @@ function runInWorker(bytes: Buffer, mediaType: string, timeoutMs: number, memory
     const timer = setTimeout(
       () =>
         settle(
-          new DocumentParseError(
-            'document_too_complex',
-            `This document took longer than ${Math.ceil(timeoutMs / 1000)} seconds to convert and was abandoned.`,
-          ),
+          new DocumentParseError('document_too_complex', `This document took longer than ${Math.ceil(timeoutMs / 1000)} seconds to convert and was abandoned.`),
         ),
       timeoutMs,
     );
@@ -76,7 +71,9 @@ function runInWorker(bytes: Buffer, mediaType: string, timeoutMs: number, memory
     });
     worker.once('error', (error: NodeJS.ErrnoException) => {
       settle(
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new DocumentParseError('document_too_complex', TOO_MUCH_MEMORY) : new DocumentParseError('unreadable_document', UNREADABLE),
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new DocumentParseError('document_too_complex', TOO_MUCH_MEMORY)
+          : new DocumentParseError('unreadable_document', UNREADABLE),
       );
     });
     worker.once('exit', () => settle(new DocumentParseError('unreadable_document', UNREADABLE)));
@@ -98,10 +95,7 @@ export async function toMarkdown(
     // Decoding is linear and needs no parser: no thread to start.
     const markdown = textToMarkdown(source.bytes, mediaType).replaceAll('\u0000', '').trim();
     if (!markdown) {
-      throw new DocumentParseError(
-        'empty_document',
-        mediaType === 'text/plain' ? 'This text file is empty.' : 'This Markdown file is empty.',
-      );
+      throw new DocumentParseError('empty_document', mediaType === 'text/plain' ? 'This text file is empty.' : 'This Markdown file is empty.');
     }
     return `${markdown}\n`;
   }

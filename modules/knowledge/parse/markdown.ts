@@ -31,7 +31,10 @@ function turndown(): TurndownService {
     replacement: (content, node) => {
       const cell = node as unknown as { parentNode: { childNodes: ArrayLike<unknown> } };
       const first = Array.prototype.indexOf.call(cell.parentNode.childNodes, node) === 0;
-      const text = content.replace(/\s*\n\s*/g, ' ').trim().replace(/(?<!\\)\|/g, '\\|');
+      const text = content
+        .replace(/\s*\n\s*/g, ' ')
+        .trim()
+        .replace(/(?<!\\)\|/g, '\\|');
       return `${first ? '| ' : ' '}${text} |`;
     },
   });

@@ -3,14 +3,7 @@ import { UnsupportedDocument } from './errors.js';
 export const DOCX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 /** The media types `toMarkdown` converts, as stored on a document. */
-export const SUPPORTED_MEDIA_TYPES = [
-  'application/pdf',
-  DOCX_MEDIA_TYPE,
-  'text/html',
-  'text/csv',
-  'text/markdown',
-  'text/plain',
-] as const;
+export const SUPPORTED_MEDIA_TYPES = ['application/pdf', DOCX_MEDIA_TYPE, 'text/html', 'text/csv', 'text/markdown', 'text/plain'] as const;
 
 export type SupportedMediaType = (typeof SUPPORTED_MEDIA_TYPES)[number];
 
@@ -73,18 +66,14 @@ export function mediaTypeOf(filename: string | null, declared: string | null, by
   if (SUPPORTED.has(type)) return type as SupportedMediaType;
   if (ALIASES[type]) return ALIASES[type];
   if (!GENERIC.has(type)) {
-    throw new UnsupportedDocument(
-      `Documents of type ${type} are not supported. Upload a PDF, Word (.docx), HTML, CSV, Markdown or plain text file.`,
-    );
+    throw new UnsupportedDocument(`Documents of type ${type} are not supported. Upload a PDF, Word (.docx), HTML, CSV, Markdown or plain text file.`);
   }
   const extension = extensionOf(filename);
   if (extension && EXTENSIONS[extension]) return EXTENSIONS[extension];
   const sniffed = sniff(bytes);
   if (sniffed) return sniffed;
   if (extension) {
-    throw new UnsupportedDocument(
-      `Files ending in .${extension} are not supported. Upload a PDF, Word (.docx), HTML, CSV, Markdown or plain text file.`,
-    );
+    throw new UnsupportedDocument(`Files ending in .${extension} are not supported. Upload a PDF, Word (.docx), HTML, CSV, Markdown or plain text file.`);
   }
   throw new UnsupportedDocument(
     'The type of this document could not be told from its name or content. Give it a file extension or a content type: PDF, Word (.docx), HTML, CSV, Markdown or plain text.',

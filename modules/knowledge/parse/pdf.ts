@@ -18,14 +18,18 @@ export async function pdfToMarkdown(bytes: Buffer): Promise<string> {
   } catch (error) {
     const name = (error as { name?: string }).name;
     if (name === 'PasswordException') {
-      throw new DocumentParseError(
-        'unreadable_document',
-        'This PDF is protected by a password. Remove the password and upload it again.',
-      );
+      throw new DocumentParseError('unreadable_document', 'This PDF is protected by a password. Remove the password and upload it again.');
     }
     throw new DocumentParseError('unreadable_document', 'This PDF is damaged or is not a PDF, so its text cannot be read.');
   }
-  const texts = pages.map((page) => page.replace(/\r\n?/g, '\n').replace(/[ \t]+\n/g, '\n').trim()).filter(Boolean);
+  const texts = pages
+    .map((page) =>
+      page
+        .replace(/\r\n?/g, '\n')
+        .replace(/[ \t]+\n/g, '\n')
+        .trim(),
+    )
+    .filter(Boolean);
   if (texts.length === 0) {
     throw new DocumentParseError(
       'empty_document',

@@ -9,16 +9,10 @@ export function decodeUtf8(bytes: Buffer, what: string): string {
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new DocumentParseError(
-      'unreadable_document',
-      `This ${what} is not valid UTF-8 text. Save it with UTF-8 encoding and upload it again.`,
-    );
+    throw new DocumentParseError('unreadable_document', `This ${what} is not valid UTF-8 text. Save it with UTF-8 encoding and upload it again.`);
   }
   if (text.includes('\u0000')) {
-    throw new DocumentParseError(
-      'unreadable_document',
-      `This ${what} contains binary data (NUL bytes), so it is not a text file.`,
-    );
+    throw new DocumentParseError('unreadable_document', `This ${what} contains binary data (NUL bytes), so it is not a text file.`);
   }
   return text.replace(/\r\n?/g, '\n');
 }

@@ -94,7 +94,13 @@ export class KnowledgeSearch {
   }
 
   /** Searches documents by id with `spec`'s index where they have it. */
-  async forDocuments(organizationId: number, ids: number[], spec: IndexSpec, query: string, options: { limit: number; similarityThreshold: number }): Promise<SearchResult> {
+  async forDocuments(
+    organizationId: number,
+    ids: number[],
+    spec: IndexSpec,
+    query: string,
+    options: { limit: number; similarityThreshold: number },
+  ): Promise<SearchResult> {
     const scope = await documentsScope(this.#db, organizationId, ids, spec);
     return hybridSearch({ db: this.#db, vectors: await this.#vectors, embedder: this.embedder(spec.embeddingModel) }, scope, { query, ...options });
   }

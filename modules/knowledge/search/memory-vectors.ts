@@ -9,7 +9,6 @@ import type { VectorHit, VectorIndex } from './vector-index.js';
 // length), which measures ~10 ms per 10,000 chunks of 512 dimensions here (docs/benchmarks.md); pgvector's HNSW index
 // takes over where it is installed (pgvector.ts). The cache is bounded in bytes and drops the least recently used.
 
-
 interface Block {
   chunkIds: Int32Array;
   vectors: Float32Array;

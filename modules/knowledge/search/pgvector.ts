@@ -81,7 +81,9 @@ export class PgVectors implements VectorIndex {
     if (this.#indexed.has(dims)) return;
     const cast = castOf(dims);
     const ops = dims <= MAX_VECTOR_DIMS ? 'vector_cosine_ops' : 'halfvec_cosine_ops';
-    await this.#db.$executeRawUnsafe(`CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw_${dims} ON chunk_vectors USING hnsw ((embedding::${cast}) ${ops}) WHERE dims = ${dims}`);
+    await this.#db.$executeRawUnsafe(
+      `CREATE INDEX IF NOT EXISTS chunk_vectors_hnsw_${dims} ON chunk_vectors USING hnsw ((embedding::${cast}) ${ops}) WHERE dims = ${dims}`,
+    );
     this.#indexed.add(dims);
   }
 

@@ -12,7 +12,13 @@ type SearchIn = z.output<typeof DocumentSearch>;
 
 export async function searchDocuments(db: Db, knowledge: KnowledgeSearch, organizationId: number, input: SearchIn) {
   if ((input.assistant_id === undefined) === (input.document_ids === undefined)) {
-    throw new ValidationFailed([{ loc: ['body', input.assistant_id === undefined ? 'assistant_id' : 'document_ids'], msg: 'Send exactly one of assistant_id and document_ids', type: 'value_error' }]);
+    throw new ValidationFailed([
+      {
+        loc: ['body', input.assistant_id === undefined ? 'assistant_id' : 'document_ids'],
+        msg: 'Send exactly one of assistant_id and document_ids',
+        type: 'value_error',
+      },
+    ]);
   }
   if (input.assistant_id !== undefined && input.embedding_model !== undefined) {
     throw new ValidationFailed([{ loc: ['body', 'embedding_model'], msg: "An assistant's search uses its own embedding_model", type: 'value_error' }]);
@@ -23,7 +29,10 @@ export async function searchDocuments(db: Db, knowledge: KnowledgeSearch, organi
   let threshold: number;
   let searched: number;
   if (input.assistant_id !== undefined) {
-    const found = await knowledge.forAssistant(organizationId, input.assistant_id, input.query, { limit: input.search_limit, similarityThreshold: input.similarity_threshold });
+    const found = await knowledge.forAssistant(organizationId, input.assistant_id, input.query, {
+      limit: input.search_limit,
+      similarityThreshold: input.similarity_threshold,
+    });
     ({ result, spec } = found);
     limit = input.search_limit ?? found.rag.search_limit;
     threshold = input.similarity_threshold ?? found.rag.similarity_threshold;

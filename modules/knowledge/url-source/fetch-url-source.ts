@@ -74,10 +74,7 @@ export async function fetchUrlSource(options: UrlSourceOptions): Promise<UrlSour
 
   const deadline = new AbortController();
   const timer = setTimeout(
-    () =>
-      deadline.abort(
-        new UrlSourceError('timeout', `Fetching ${start} took longer than ${limits.crawlTimeoutMs / 1000} seconds.`),
-      ),
+    () => deadline.abort(new UrlSourceError('timeout', `Fetching ${start} took longer than ${limits.crawlTimeoutMs / 1000} seconds.`)),
     limits.crawlTimeoutMs,
   );
   const startedAt = performance.now();
@@ -118,8 +115,7 @@ export async function fetchUrlSource(options: UrlSourceOptions): Promise<UrlSour
   // HTML, so the next pages never wait for a conversion.
   const taken: { url: string; depth: number; bytes: number; markdown: Promise<PageMarkdown> }[] = [];
   const converting = limitConcurrency(PARALLEL_CONVERSIONS);
-  const parseTimeoutMs = () =>
-    Math.max(MIN_PARSE_TIMEOUT_MS, Math.min(PARSE_TIMEOUT_MS, limits.crawlTimeoutMs - (performance.now() - startedAt)));
+  const parseTimeoutMs = () => Math.max(MIN_PARSE_TIMEOUT_MS, Math.min(PARSE_TIMEOUT_MS, limits.crawlTimeoutMs - (performance.now() - startedAt)));
   let requested = 0;
   let pageBytes = 0;
 

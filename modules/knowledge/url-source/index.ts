@@ -1,10 +1,5 @@
 export { UrlSourceError, type UrlSourceErrorCode } from './errors.js';
-export {
-  fetchUrlSource,
-  type UrlSourcePage,
-  type UrlSourceResult,
-  type UrlSourceSkip,
-} from './fetch-url-source.js';
+export { fetchUrlSource, type UrlSourcePage, type UrlSourceResult, type UrlSourceSkip } from './fetch-url-source.js';
 export {
   CRAWLER_USER_AGENT,
   DEFAULT_CRAWL_TIMEOUT_MS,

@@ -38,7 +38,14 @@ describe('links that may lead to a document', () => {
     for (const url of ['https://e.com/logo.PNG', 'https://e.com/a.mp4', 'https://e.com/x.zip', 'https://e.com/s.xlsx']) {
       expect(mayBeDocument(url), url).toBe(false);
     }
-    for (const url of ['https://e.com/', 'https://e.com/help', 'https://e.com/guide.pdf', 'https://e.com/a.docx', 'https://e.com/v1.2', 'https://e.com/page.php?x=a.png']) {
+    for (const url of [
+      'https://e.com/',
+      'https://e.com/help',
+      'https://e.com/guide.pdf',
+      'https://e.com/a.docx',
+      'https://e.com/v1.2',
+      'https://e.com/page.php?x=a.png',
+    ]) {
       expect(mayBeDocument(url), url).toBe(true);
     }
   });

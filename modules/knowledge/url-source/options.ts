@@ -87,8 +87,7 @@ export function resolveLimits(limits: Partial<UrlSourceLimits> | undefined): Url
 
 /** The crawl asked for, within the fetcher's own bounds; whole numbers, never negative. */
 export function boundCrawl(crawl: CrawlOptions | undefined): Required<CrawlOptions> {
-  const whole = (value: number, max: number, min: number) =>
-    Number.isFinite(value) ? Math.min(Math.max(Math.floor(value), min), max) : min;
+  const whole = (value: number, max: number, min: number) => (Number.isFinite(value) ? Math.min(Math.max(Math.floor(value), min), max) : min);
   return {
     max_pages: crawl ? whole(crawl.max_pages, MAX_CRAWL_PAGES, 1) : 1,
     max_depth: crawl ? whole(crawl.max_depth, MAX_CRAWL_DEPTH, 0) : 0,

@@ -6,18 +6,14 @@ describe('a page under a heading of its own', () => {
   it('takes the heading the page began with as its title, and moves its other headings one level down', () => {
     const page = shapePage('# Returns\n\nIntro.\n\n## Refunds\n\nText.\n', 'https://example.com/returns', 'Returns | Shop');
     expect(page).toEqual({ title: 'Returns', markdown: 'Intro.\n\n### Refunds\n\nText.' });
-    expect(pageSection({ ...page, url: 'https://example.com/returns' })).toBe(
-      '# Returns (https://example.com/returns)\n\nIntro.\n\n### Refunds\n\nText.\n',
-    );
+    expect(pageSection({ ...page, url: 'https://example.com/returns' })).toBe('# Returns (https://example.com/returns)\n\nIntro.\n\n### Refunds\n\nText.\n');
   });
 
   it('falls back on the <title>, then the file name, then the URL', () => {
     expect(shapePage('Text.', 'https://example.com/a', 'Shop  FAQ').title).toBe('Shop FAQ');
     expect(shapePage('Text.', 'https://example.com/files/user%20guide.pdf', null).title).toBe('user guide.pdf');
     expect(shapePage('Text.', 'https://example.com/', null).title).toBe('https://example.com/');
-    expect(pageSection({ title: 'https://example.com/', url: 'https://example.com/', markdown: 'Text.' })).toBe(
-      '# https://example.com/\n\nText.\n',
-    );
+    expect(pageSection({ title: 'https://example.com/', url: 'https://example.com/', markdown: 'Text.' })).toBe('# https://example.com/\n\nText.\n');
   });
 
   it('leaves code fences alone and keeps level-6 headings at 6', () => {

@@ -48,9 +48,7 @@ export async function loadRobots(
   return {
     refusal(url: string) {
       // A URL of another origin is not this file's to judge; the parser answers undefined for it.
-      return robots.isDisallowed(url, CRAWLER_USER_AGENT) === true
-        ? `The robots.txt of ${origin} does not allow ${url} to be crawled.`
-        : null;
+      return robots.isDisallowed(url, CRAWLER_USER_AGENT) === true ? `The robots.txt of ${origin} does not allow ${url} to be crawled.` : null;
     },
     retryable: false,
   };

@@ -47,8 +47,7 @@ export async function startAssemblyAIServer(options: { apiKey: string; scripts: 
     const formatTurns = query.get('format_turns') === 'true';
     let audioMs = 0;
     let stage = 0;
-    const turn = (fields: Record<string, unknown>) =>
-      send({ type: 'Turn', turn_order: 0, end_of_turn_confidence: 0.5, utterance: '', ...fields });
+    const turn = (fields: Record<string, unknown>) => send({ type: 'Turn', turn_order: 0, end_of_turn_confidence: 0.5, utterance: '', ...fields });
 
     const endTurn = (text: string) => {
       stage = 2;

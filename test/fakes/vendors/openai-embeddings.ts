@@ -37,22 +37,50 @@ export function fakeEmbedding(text: string, dimensions: number): number[] {
 
 function error(res: http.ServerResponse, status: number, message: string, extra: Record<string, string> = {}, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ error: { message, type: status === 401 ? 'invalid_request_error' : status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null, ...extra } }));
+  res.end(
+    JSON.stringify({
+      error: {
+        message,
+        type: status === 401 ? 'invalid_request_error' : status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error',
+        param: null,
+        code: null,
+        ...extra,
+      },
+    }),
+  );
 }
 
 /** Answers one embeddings request; `index` counts the embeddings requests so far. */
 export function answerEmbeddings(req: RecordedRequest, res: http.ServerResponse, index: number, options: FakeEmbeddingsOptions): void {
   const presented = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
   if (options.apiKey !== undefined && presented !== options.apiKey) {
-    return error(res, 401, `Incorrect API key provided: ${presented ? `sk-...${presented.slice(-4)}` : 'none'}. You can find your API key at https://platform.openai.com/account/api-keys.`, { code: 'invalid_api_key' });
+    return error(
+      res,
+      401,
+      `Incorrect API key provided: ${presented ? `sk-...${presented.slice(-4)}` : 'none'}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+      { code: 'invalid_api_key' },
+    );
   }
   const body = (req.json ?? {}) as Record<string, unknown>;
   const input = typeof body.input === 'string' ? [body.input] : body.input;
-  if (typeof body.model !== 'string' || !Array.isArray(input) || input.length === 0 || input.length > 2048 || !input.every((t) => typeof t === 'string' && t.length > 0)) {
+  if (
+    typeof body.model !== 'string' ||
+    !Array.isArray(input) ||
+    input.length === 0 ||
+    input.length > 2048 ||
+    !input.every((t) => typeof t === 'string' && t.length > 0)
+  ) {
     return error(res, 400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.", { param: 'input' });
   }
   const fault = options.fault?.(index, body);
-  if (fault && 'status' in fault) return error(res, fault.status, fault.message ?? 'The server had an error while processing your request.', {}, fault.retryAfter ? { 'retry-after': fault.retryAfter } : {});
+  if (fault && 'status' in fault)
+    return error(
+      res,
+      fault.status,
+      fault.message ?? 'The server had an error while processing your request.',
+      {},
+      fault.retryAfter ? { 'retry-after': fault.retryAfter } : {},
+    );
   const dimensions = fault && 'dimensions' in fault ? fault.dimensions : (options.dimensions?.[body.model] ?? 1536);
   const data = (input as string[]).map((text, i) => ({ object: 'embedding', index: i, embedding: fakeEmbedding(text, dimensions) }));
   // OpenAI answers in order, but documents `index` as the position: a client must not rely on the order.

@@ -21,7 +21,10 @@ export interface FakeOpenAI extends FakeServer {
   embeddings(): Array<Record<string, unknown>>;
 }
 
-export async function startFakeOpenAI(reply: (body: Record<string, unknown>, index: number) => OpenAIReply = () => ({ text: 'Hello.' }), embeddings: FakeEmbeddingsOptions = {}): Promise<FakeOpenAI> {
+export async function startFakeOpenAI(
+  reply: (body: Record<string, unknown>, index: number) => OpenAIReply = () => ({ text: 'Hello.' }),
+  embeddings: FakeEmbeddingsOptions = {},
+): Promise<FakeOpenAI> {
   let index = 0;
   let embeddingIndex = 0;
   const server = await startHttpServer(async (req: RecordedRequest, res) => {
@@ -53,7 +56,12 @@ export async function startFakeOpenAI(reply: (body: Record<string, unknown>, ind
       res.write(chunk({ role: 'assistant', content: null }, null));
       r.toolCalls.forEach((call, i) => {
         const half = Math.floor(call.arguments.length / 2);
-        res.write(chunk({ tool_calls: [{ index: i, id: `call_${index}_${i}`, type: 'function', function: { name: call.name, arguments: call.arguments.slice(0, half) } }] }, null));
+        res.write(
+          chunk(
+            { tool_calls: [{ index: i, id: `call_${index}_${i}`, type: 'function', function: { name: call.name, arguments: call.arguments.slice(0, half) } }] },
+            null,
+          ),
+        );
         res.write(chunk({ tool_calls: [{ index: i, function: { arguments: call.arguments.slice(half) } }] }, null));
       });
       res.write(chunk({}, 'tool_calls'));

@@ -20,8 +20,7 @@ export function makePdf(pages: string[][]): Buffer {
     pageIds.push(pageId);
     const ops = lines.map((line, i) => `${i === 0 ? '72 720 Td' : '0 -16 Td'} ${pdfString(line)} Tj`).join('\n');
     const stream = lines.length ? `BT /F1 12 Tf\n${ops}\nET` : '';
-    pageObjects[pageId] =
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${contentId} 0 R >>`;
+    pageObjects[pageId] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${contentId} 0 R >>`;
     pageObjects[contentId] = `<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}\nendstream`;
   }
   objects[1] = '<< /Type /Catalog /Pages 2 0 R >>';
@@ -75,7 +74,6 @@ export function makeFlateBombPdf(inflatedMb: number): Buffer {
 
 const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"';
 
-
 /** A Word paragraph, optionally in a style (`Heading1`) or a bulleted list. */
 export function docxParagraph(text: string, options: { style?: string; bullet?: boolean } = {}): string {
   const props = [
@@ -88,10 +86,7 @@ export function docxParagraph(text: string, options: { style?: string; bullet?: 
 /** A Word table whose first row is marked as its header row. */
 export function docxTable(rows: string[][]): string {
   const tr = rows.map(
-    (cells, i) =>
-      `<w:tr>${i === 0 ? '<w:trPr><w:tblHeader/></w:trPr>' : ''}${cells
-        .map((c) => `<w:tc>${docxParagraph(c)}</w:tc>`)
-        .join('')}</w:tr>`,
+    (cells, i) => `<w:tr>${i === 0 ? '<w:trPr><w:tblHeader/></w:trPr>' : ''}${cells.map((c) => `<w:tc>${docxParagraph(c)}</w:tc>`).join('')}</w:tr>`,
   );
   return `<w:tbl>${tr.join('')}</w:tbl>`;
 }
@@ -139,10 +134,7 @@ export async function makeDocx(bodyXml: string, extra: Record<string, string | U
   );
   zip.file('word/styles.xml', STYLES);
   zip.file('word/numbering.xml', NUMBERING);
-  zip.file(
-    'word/document.xml',
-    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document ${W}><w:body>${bodyXml}</w:body></w:document>`,
-  );
+  zip.file('word/document.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<w:document ${W}><w:body>${bodyXml}</w:body></w:document>`);
   for (const [name, content] of Object.entries(extra)) zip.file(name, content);
   return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 9 } });
 }

@@ -24,7 +24,11 @@ const STATES: Record<string, CarrierCallState> = {
 /** Twilio's `AnsweredBy` values are already ours (human, machine_start, machine_end_beep, …, fax, unknown). */
 const ANSWERED_BY = /^(human|machine_start|machine_end_beep|machine_end_silence|machine_end_other|fax|unknown)$/;
 
-function reportOf(sid: string, status: string | undefined, extra: { answeredBy?: string | null | undefined; sipCode?: string | undefined; createdAt?: string | null | undefined }): CarrierCallReport | null {
+function reportOf(
+  sid: string,
+  status: string | undefined,
+  extra: { answeredBy?: string | null | undefined; sipCode?: string | undefined; createdAt?: string | null | undefined },
+): CarrierCallReport | null {
   const state = status === undefined ? undefined : STATES[status];
   if (!sid || !state) return null;
   const sip = extra.sipCode !== undefined && /^\d{3}$/.test(extra.sipCode) ? Number(extra.sipCode) : undefined;

@@ -47,7 +47,13 @@ export function callsUrl(account: CarrierAccount, callSid?: string): string {
  * (nothing happened), `retry` for 429, `unknown` when no answer came or the carrier failed (5xx): whatever was asked may
  * or may not have happened.
  */
-export async function twilioRequest<T>(account: CarrierAccount, method: 'GET' | 'POST', url: string, form?: URLSearchParams, signal?: AbortSignal): Promise<T | null> {
+export async function twilioRequest<T>(
+  account: CarrierAccount,
+  method: 'GET' | 'POST',
+  url: string,
+  form?: URLSearchParams,
+  signal?: AbortSignal,
+): Promise<T | null> {
   let res: Response;
   try {
     res = await fetch(url, {
@@ -73,6 +79,13 @@ export async function twilioRequest<T>(account: CarrierAccount, method: 'GET' | 
   const said = typeof body.message === 'string' ? `: ${body.message.slice(0, 300)}` : '';
   if (res.status === 429) throw new CarrierRequestError('retry', 'carrier_rate_limited', `the carrier asked to slow down${said}`, details);
   if (res.status >= 500) throw new CarrierRequestError('unknown', 'carrier_unavailable', `the carrier failed (HTTP ${res.status})${said}`, details);
-  const reason = (typeof body.code === 'number' ? REFUSALS[body.code] : undefined) ?? (res.status === 401 ? 'carrier_auth_failed' : `carrier_error_${body.code ?? res.status}`);
-  throw new CarrierRequestError('refused', reason, `the carrier refused the request (HTTP ${res.status}${body.code ? `, code ${body.code}` : ''})${said}`, details);
+  const reason =
+    (typeof body.code === 'number' ? REFUSALS[body.code] : undefined) ??
+    (res.status === 401 ? 'carrier_auth_failed' : `carrier_error_${body.code ?? res.status}`);
+  throw new CarrierRequestError(
+    'refused',
+    reason,
+    `the carrier refused the request (HTTP ${res.status}${body.code ? `, code ${body.code}` : ''})${said}`,
+    details,
+  );
 }
