@@ -4,6 +4,7 @@ import { estimateTokens, type SearchResult } from '../../modules/knowledge/index
 import type { HistorySummary } from './history-summary.js';
 import { fitPrompt, type PromptBudget } from './prompt-budget.js';
 import { listen, type SessionEvents } from './session-events.js';
+import { withTimeout } from '../../lib/async.js';
 
 // Each reply's prompt, made in the framework's user-turn-completed hook: the knowledge passages for what the caller
 // just said, and the conversation cut to the budgets (prompt-budget.ts). Retrieval starts on the recogniser's final
@@ -75,15 +76,16 @@ export class TurnPrompt {
     if (this.#options.search && said.trim()) {
       const turnEnded = performance.now();
       const pending = this.#start(said);
-      const waited = await Promise.race([pending.result, new Promise<'timeout'>((r) => setTimeout(r, this.#timeoutMs, 'timeout').unref?.())]);
+      // Undefined when the passages are not in within the wait: the reply goes without them, and the search is stopped.
+      const waited = await withTimeout(pending.result, this.#timeoutMs);
       const waitedMs = round(performance.now() - turnEnded);
-      if (waited === 'timeout') pending.abort.abort();
-      result = waited instanceof Error || waited === 'timeout' ? undefined : waited;
+      if (waited === undefined) pending.abort.abort();
+      result = waited instanceof Error ? undefined : waited;
       this.#record = {
         query: pending.query,
         ms: round(performance.now() - pending.startedAt),
         waited_ms: waitedMs,
-        timed_out: waited === 'timeout',
+        timed_out: waited === undefined,
         error: waited instanceof Error ? waited.message : (result?.vector_error ?? null),
         hits: [],
       };

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { PrismaClient } from '../../prisma/client.js';
+import { withTimeout } from '../../lib/async.js';
 
 /**
  * How long the health check waits for the database's `SELECT 1`: a healthy one answers in about a millisecond, and a
@@ -13,13 +14,11 @@ export const HEALTH_DATABASE_TIMEOUT_MS = 2_000;
  */
 export function registerHealthCheck(app: FastifyInstance, prisma: PrismaClient): void {
   app.get('/healthz', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) => {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), HEALTH_DATABASE_TIMEOUT_MS)));
     const answered = prisma.$queryRaw`SELECT 1`.then(
       () => true,
       () => false,
     );
-    const databaseOk = await Promise.race([answered, timedOut]).finally(() => clearTimeout(timer));
+    const databaseOk = (await withTimeout(answered, HEALTH_DATABASE_TIMEOUT_MS)) ?? false;
     if (!databaseOk) return reply.code(503).send({ ok: false, database: 'unreachable' });
     return { ok: true };
   });
