@@ -176,10 +176,13 @@ export async function claimNextOutboundCall(prisma: PrismaClient, transports: re
       if (!locked) continue;
       if (gate && next.campaign_id !== null && !(await gate.admit(tx, next.campaign_id))) continue;
       // A LiveKit dial runs in a room named after the call; a carrier's call has no room.
-      const room = next.transport === 'sip' ? { livekitRoom: roomOfCall(next.call_sid) } : {};
-      await tx.call.updateMany({ where: { id: next.id, status: 'queued' }, data: { status: 'initiated', dialRequestedAt: null, ...room } });
-      // The database's clock, read now (not at the transaction's start): what a gate counts claims on.
-      await tx.$executeRaw`UPDATE calls SET dial_claimed_at = clock_timestamp() WHERE id = ${next.id}`;
+      const room = next.transport === 'sip' ? roomOfCall(next.call_sid) : null;
+      // One statement; the claim is stamped on the database's clock read now (not at the transaction's start), which
+      // is what a gate counts claims on.
+      await tx.$executeRaw`
+        UPDATE calls SET status = 'initiated', dial_requested_at = NULL, livekit_room = COALESCE(${room}::text, livekit_room),
+          dial_claimed_at = clock_timestamp(), updated_at = now()
+        WHERE id = ${next.id} AND status = 'queued'`;
       return next.id;
     }
     return null;
