@@ -5,7 +5,7 @@ import { IMPORT_BODY_LIMIT_BYTES } from '../../modules/contacts/schemas.js';
 import { bodyDeadlineMs, DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from '../../api/http/timeouts.js';
 import { readConfig } from '../../lib/config.js';
 import { createApiContext } from '../helpers/api.js';
-import { apiTest } from '../helpers/fixtures.js';
+import { apiTestWith } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 
 // Slow clients over a real socket, with the bounds shrunk so that each case takes about a second: a body trickled a
@@ -56,8 +56,7 @@ async function waitClosed(t: Trickle, withinMs: number): Promise<number | null> 
 const statusOf = (text: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
 const bodyOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
 
-const it = apiTest;
-it.override('apiOptions', { httpTimeouts: TIMEOUTS });
+const it = apiTestWith({ httpTimeouts: TIMEOUTS });
 
 describe('slow clients', () => {
   let port: number;

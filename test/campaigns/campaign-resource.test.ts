@@ -10,15 +10,19 @@ const LATER = '2099-01-01T09:00:00Z';
 
 const it = apiTest
   // A carrier path is configured (a public URL and an agent), so campaigns can start; its REST API is a closed port.
-  .override('apiOptions', {
-    publicUrl: 'https://voice.example.com',
-    carrierApiBaseUrl: 'http://127.0.0.1:9',
-    callAudioRunner: {
-      open: () => {
-        throw new Error('no calls here');
+  .extend(
+    'apiOptions',
+    { scope: 'file' },
+    {
+      publicUrl: 'https://voice.example.com',
+      carrierApiBaseUrl: 'http://127.0.0.1:9',
+      callAudioRunner: {
+        open: () => {
+          throw new Error('no calls here');
+        },
       },
     },
-  })
+  )
   .extend('acme', { scope: 'file' }, async ({ api }) => {
     const tenant = await api.tenant('Acme');
     const assistant = await api.call(tenant, 'POST', '/api/assistants', { name: 'Caller' });

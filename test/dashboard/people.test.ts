@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect } from 'vitest';
-import { apiTest } from '../helpers/fixtures.js';
+import { apiTestWith } from '../helpers/fixtures.js';
 import type { ApiContext } from '../helpers/api.js';
 import { BrowserSession } from '../helpers/browser-session.js';
 import { addPerson } from '../helpers/people.js';
@@ -11,7 +11,7 @@ import { addPerson } from '../helpers/people.js';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'people-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-const it = apiTest.override('apiOptions', { dataDir });
+const it = apiTestWith({ dataDir });
 const mailLog = () => readFileSync(path.join(dataDir, 'mail.log'), 'utf8');
 
 async function signedIn(api: ApiContext, person: { email: string; password: string }): Promise<BrowserSession> {

@@ -16,10 +16,11 @@ export const dbTest = test.extend('db', { scope: 'file' }, async ({}, { onCleanu
 
 /**
  * `api`: the API on its own database, built from `apiOptions`; `tenant`: an organisation with a user and a key in it.
- * A file whose API needs options says so once at its top level: `apiTest.override('apiOptions', { ... })`. Where two
- * describes need differently configured APIs, each gets a test of its own, made at the file's top level (vitest refuses
- * file-scoped fixtures defined inside a describe): `const cachingTest = apiTest.extend('apiOptions', { scope: 'file' },
- * { ... })`, and `const it = cachingTest;` in the describe.
+ * A file whose API needs options says so once at its top level: `const it = apiTestWith({ ... })`. Where two describes
+ * need differently configured APIs, each gets a test of its own, made at the file's top level (vitest refuses
+ * file-scoped fixtures defined inside a describe), and `const it = cachingTest;` in the describe. Never
+ * `apiTest.override(...)` at a file's top level: vitest applies it to `apiTest` itself, and test files that share a
+ * worker share this module, so the next file would get the options too.
  */
 export const apiTest = test
   .extend('apiOptions', { scope: 'file' }, {} as Partial<AppOptions>)
@@ -29,3 +30,8 @@ export const apiTest = test
     return api;
   })
   .extend('tenant', { scope: 'file' }, async ({ api }) => api.tenant());
+
+/** `apiTest` whose API is built with `options`, for one file. */
+export function apiTestWith(options: Partial<AppOptions>) {
+  return apiTest.extend('apiOptions', { scope: 'file' }, options);
+}

@@ -25,7 +25,7 @@ afterAll(() => new Promise<void>((resolve) => site.close(() => resolve())));
 
 // Loopback is a private address: URL sources on it are allowed here as WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows them.
 const it = apiTest
-  .override('apiOptions', { scope: 'file' }, { allowPrivateWebhookTargets: true })
+  .extend('apiOptions', { scope: 'file' }, { allowPrivateWebhookTargets: true })
   .extend('processing', { scope: 'file' }, async ({ api }, { onCleanup }) => {
     const processing: DocumentProcessing = startDocumentProcessing(api.db.prisma, { pollIntervalMs: 50, allowPrivateTargets: true });
     onCleanup(() => processing.stop());

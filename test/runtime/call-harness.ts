@@ -30,12 +30,18 @@ initializeLogger({ pretty: false, level: 'silent' });
 
 export const PHRASES = ['what time is it', 'yes please', 'no thanks', 'book an appointment', 'stop', 'good morning', 'thank you'];
 
-let org: { organization_id: number; user_id: number } | undefined;
+// One per database (each test file has its own), made on first use: test files may share this module.
+const organizations = new WeakMap<PrismaClient, Promise<{ organization_id: number; user_id: number }>>();
+
+function organizationOf(prisma: PrismaClient) {
+  let org = organizations.get(prisma);
+  if (!org) organizations.set(prisma, (org = bootstrap(prisma, { organizationName: 'Runtime tests', email: 'runtime@example.com' })));
+  return org;
+}
 
 /** The organisation the runtime tests' calls belong to, made on first use. */
 export async function runtimeOrganization(prisma: PrismaClient): Promise<number> {
-  org ??= await bootstrap(prisma, { organizationName: 'Runtime tests', email: 'runtime@example.com' });
-  return org.organization_id;
+  return (await organizationOf(prisma)).organization_id;
 }
 
 export async function createCall(
@@ -43,8 +49,7 @@ export async function createCall(
   settings: Record<string, unknown>,
   call: { welcomeMessage?: string; variables?: Record<string, string> } = {},
 ) {
-  await runtimeOrganization(prisma);
-  if (!org) throw new Error('the runtime organisation was not made');
+  const org = await organizationOf(prisma);
   const assistant = await createAssistant(
     prisma,
     { organizationId: org.organization_id, userId: org.user_id },

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { ToolTestResult } from '../../modules/tools/schemas.js';
-import { apiTest } from '../helpers/fixtures.js';
+import { apiTestWith } from '../helpers/fixtures.js';
 
 // Trying an HTTP tool against a real server on loopback: what is sent, how values are encoded, what counts as a
 // failure, and that no credential comes back.
@@ -43,9 +43,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const it = apiTest;
+const it = apiTestWith({ allowPrivateWebhookTargets: true });
 // The tools' server is on loopback: the operator allows private targets here, as for a local deployment.
-it.override('apiOptions', { allowPrivateWebhookTargets: true });
 
 let named = 0;
 async function tool(api: { call: Function }, tenant: unknown, http: Record<string, unknown>, parameters: Record<string, unknown> = {}) {

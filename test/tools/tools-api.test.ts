@@ -1,18 +1,17 @@
 import { describe, expect } from 'vitest';
 import { Tool } from '../../modules/tools/schemas.js';
 import type { Tenant } from '../helpers/api.js';
-import { apiTest } from '../helpers/fixtures.js';
+import { apiTestWith } from '../helpers/fixtures.js';
 
 const BASE = '/api/tools';
 
-const it = apiTest.extend(
+const it = apiTestWith({ allowPrivateWebhookTargets: false }).extend(
   'create',
   { scope: 'file' },
   async ({ api, tenant }) =>
     (body: unknown, who: Tenant = tenant) =>
       api.call(who, 'POST', BASE, body),
 );
-it.override('apiOptions', { allowPrivateWebhookTargets: false });
 
 /** An object nested `depth` levels deep under `key`: deep enough to overflow a recursive reader. */
 function nested(depth: number, key: string): Record<string, unknown> {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect } from 'vitest';
 import { recordEvent } from '../../modules/webhooks/events.js';
 import { signatureValid, startReceiver, type Receiver } from '../fakes/webhook-receiver.js';
-import { apiTest } from '../helpers/fixtures.js';
+import { apiTestWith } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
 import crypto from 'node:crypto';
 import { SecretBox } from '../../lib/secret-box.js';
@@ -11,8 +11,7 @@ import { SecretBox } from '../../lib/secret-box.js';
 /** SECRETS_KEY of the API and of the delivering processes: they open the signing secrets the API sealed. */
 const SECRETS_KEY = crypto.randomBytes(32);
 
-const it = apiTest;
-it.override('apiOptions', { allowPrivateWebhookTargets: true, secrets: new SecretBox(SECRETS_KEY) });
+const it = apiTestWith({ allowPrivateWebhookTargets: true, secrets: new SecretBox(SECRETS_KEY) });
 
 const SCRIPT = path.join(import.meta.dirname, 'deliver-process.ts');
 /** Longer than the test's whole wait for the held request, so the first attempt can only end by the kill. */

@@ -2,18 +2,17 @@ import { describe, expect } from 'vitest';
 import { WebhookDeliveryAttempt, WebhookEndpoint, WebhookEndpointWithSecret } from '../../modules/webhooks/schemas.js';
 import { recordEvent } from '../../modules/webhooks/events.js';
 import type { Tenant } from '../helpers/api.js';
-import { apiTest } from '../helpers/fixtures.js';
+import { apiTestWith } from '../helpers/fixtures.js';
 
 const BASE = '/api/organization/webhooks';
 
-const it = apiTest.extend(
+const it = apiTestWith({ allowPrivateWebhookTargets: false }).extend(
   'create',
   { scope: 'file' },
   async ({ api, tenant }) =>
     (body: unknown, who: Tenant = tenant) =>
       api.call(who, 'POST', BASE, body),
 );
-it.override('apiOptions', { allowPrivateWebhookTargets: false });
 
 describe('webhook endpoints API', () => {
   it('creates an endpoint, shows the whsec_ secret once, and afterwards only its hint', async ({ api, tenant, create }) => {
