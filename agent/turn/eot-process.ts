@@ -63,7 +63,12 @@ class EotProcess implements EotRunnerProcess {
     const env = { ...process.env, EOT_PROCESS_NICE: String(nice), LOG_LEVEL: logLevel };
     this.#child = fork(ENTRY, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [], env });
     this.ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('end-of-turn model process did not start')), READY_TIMEOUT_MS);
+      // A runner that did not start in time is stopped, so that the next request starts a new one instead of failing
+      // against this one for as long as it lives.
+      const timer = setTimeout(() => {
+        reject(new Error('end-of-turn model process did not start'));
+        this.#child.kill('SIGKILL');
+      }, READY_TIMEOUT_MS);
       this.#child.once('message', () => {
         clearTimeout(timer);
         resolve();
