@@ -29,7 +29,7 @@ async function startService(env: NodeJS.ProcessEnv): Promise<Running> {
       if (child.exitCode !== null) throw new Error(`service exited early:\n${output}`);
       return false;
     },
-    { timeoutMs: 45_000, intervalMs: 100, message: () => `service did not start:\n${output}` },
+    { timeoutMs: 120_000, intervalMs: 100, message: () => `service did not start:\n${output}` },
   );
   return { child, output: () => output };
 }
@@ -44,7 +44,7 @@ async function stop(running: Running): Promise<void> {
     return; // the group is gone already
   }
   await until(() => running.output().includes('service stopped'), {
-    timeoutMs: 30_000,
+    timeoutMs: 60_000,
     intervalMs: 100,
     message: () => `service did not stop:\n${running.output().slice(-2000)}`,
   });
@@ -115,7 +115,7 @@ describe('npm start on a fresh machine', () => {
     } finally {
       await stop(first);
     }
-  }, 120_000);
+  }, 400_000);
 
   it('refuses a bad bootstrap with a usage message and exit code 2', () => {
     const cli = spawnSync('npm', ['run', 'cli', '--', 'bootstrap', '--org', 'Acme', '--email', 'not-an-email'], { cwd: root, env, encoding: 'utf8' });

@@ -48,7 +48,7 @@ async function startService(databaseUrl: string, dataDir: string, drainSeconds: 
       if (child.exitCode !== null) throw new Error(`the service exited:\n${output}`);
       return /"msg":"service started"/.test(output) ? /"url":"([^"]+)"/.exec(output.slice(output.indexOf('"msg":"service started"') - 400))?.[1] : undefined;
     },
-    { timeoutMs: 90_000, message: () => `the service did not start:\n${output}` },
+    { timeoutMs: 120_000, message: () => `the service did not start:\n${output}` },
   );
   return { child, output: () => output, url };
 }
@@ -145,7 +145,7 @@ describe('a running call when npm start is told to stop', () => {
         expect({ status: row.status, endReason: row.endReason }).toEqual({ status: 'completed', endReason: 'customer_hangup' });
       });
     },
-    180_000,
+    400_000,
   );
 
   dbTest(
@@ -159,6 +159,6 @@ describe('a running call when npm start is told to stop', () => {
         expect((await db.prisma.call.findUniqueOrThrow({ where: { callSid } })).endReason).toBe('worker_shutdown');
       });
     },
-    180_000,
+    400_000,
   );
 });

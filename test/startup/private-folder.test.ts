@@ -59,5 +59,5 @@ describe.skipIf(!asRoot)('npm start as root with DATA_DIR in a private folder (o
     expect(link.startsWith(`${STATE_ROOT}/`)).toBe(true);
     expect((await fs.readFile(path.join(path.dirname(link), 'DATA_DIR'), 'utf8')).trim()).toBe(await fs.realpath(dataDir));
     expect((await fs.stat(privateFolder)).mode & 0o777).toBe(0o700);
-  }, 180_000);
+  }, 400_000);
 });

@@ -32,7 +32,7 @@ export function serviceEnv(dataDir: string, port: number, extra: NodeJS.ProcessE
   return env;
 }
 
-export async function waitForOutput(running: NpmProcess, text: string | RegExp, timeoutMs = 60_000): Promise<void> {
+export async function waitForOutput(running: NpmProcess, text: string | RegExp, timeoutMs = 120_000): Promise<void> {
   const found = () => (typeof text === 'string' ? running.output().includes(text) : text.test(running.output()));
   await until(
     () => {
@@ -55,7 +55,7 @@ export async function startService(env: NodeJS.ProcessEnv): Promise<NpmProcess &
   return { ...running, pid: (JSON.parse(line) as { pid: number }).pid };
 }
 
-export async function waitForExit(running: NpmProcess, timeoutMs = 30_000): Promise<number | null> {
+export async function waitForExit(running: NpmProcess, timeoutMs = 60_000): Promise<number | null> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`still running after ${timeoutMs / 1000} s:\n${running.output().slice(-3000)}`)), timeoutMs);
@@ -100,7 +100,7 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Waits until `pid` has exited: a server's shutdown takes a moment after its lock file is gone. */
-export async function waitUntilGone(pid: number, timeoutMs = 15_000): Promise<void> {
+export async function waitUntilGone(pid: number, timeoutMs = 60_000): Promise<void> {
   await until(() => !isAlive(pid), { timeoutMs, intervalMs: 100, message: `process ${pid} still runs` });
 }
 

@@ -75,7 +75,7 @@ describe('npm start beside another npm start, and its signals', () => {
     expect(await waitForExit(second)).toBe(0);
     await waitUntilGone(database!);
     expect(postmasterPid(dataDir)).toBeUndefined();
-  }, 180_000);
+  }, 400_000);
 
   it('takes over a database a killed service left running, and stops it at its own exit', async () => {
     const killed = await startService(serviceEnv(dataDir, portA));
@@ -94,7 +94,7 @@ describe('npm start beside another npm start, and its signals', () => {
     process.kill(next.npm.pid!, 'SIGTERM');
     expect(await waitForExit(next)).toBe(0);
     await waitUntilGone(database);
-  }, 180_000);
+  }, 400_000);
 
   it('stops the database on a second Ctrl-C while the first waits for work in flight', async () => {
     const service = await startService(serviceEnv(dataDir, portA));
@@ -121,5 +121,5 @@ describe('npm start beside another npm start, and its signals', () => {
     } finally {
       socket.destroy();
     }
-  }, 120_000);
+  }, 400_000);
 });
