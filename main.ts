@@ -45,7 +45,7 @@ onShutdown(
 );
 const db = await opening.catch(exitOnStartupFailure);
 try {
-  worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, config });
+  worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, changes: db.changes, config });
   // The built-in transports hand their calls to this process's worker (when it runs calls locally, without LiveKit).
   app = await startApi(config, db, { callAudioRunner: worker.runner ? audioRunnerOf(worker.runner) : undefined });
 } catch (error) {

@@ -38,7 +38,7 @@ onShutdown(
 );
 const db = await opening.catch(exitOnStartupFailure);
 try {
-  worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, config });
+  worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, changes: db.changes, config });
 } catch (error) {
   await db.close();
   exitOnStartupFailure(error);

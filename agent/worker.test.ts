@@ -36,6 +36,7 @@ describe('the agent worker without LiveKit', () => {
     const worker = await startAgentWorker({
       prisma: db.prisma,
       databaseUrl: db.url,
+      changes: db.changes,
       config: readConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent', VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
     });
     expect(worker.mode).toBe('local');
@@ -68,6 +69,7 @@ describe('the agent worker without LiveKit', () => {
     const worker = await startAgentWorker({
       prisma: db.prisma,
       databaseUrl: db.url,
+      changes: db.changes,
       config: readConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent', VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
     });
     const call = await createCall(db.prisma, localSettings(llm.url));

@@ -12,6 +12,7 @@ import { initializeAgentLogger } from './logging.js';
 import { vendorAccessOf } from './providers/speech-providers.js';
 import { configureEotProcess } from './turn/eot-process.js';
 import type { UnstartedCallLimits } from '../modules/calls/index.js';
+import type { ChangeFeed } from '../lib/pg-listen.js';
 
 // The agent worker in one of two modes. With LiveKit configured (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET) it
 // registers with LiveKit, takes dispatched jobs (one job = one call, in its own process), reports load, and drains on
@@ -39,6 +40,8 @@ export interface AgentWorkerOptions {
   prisma: PrismaClient;
   /** The database this process opened (the embedded cluster's URL included): LiveKit job processes connect to it. */
   databaseUrl: string;
+  /** The process's change feed (prisma/database.ts): queued test runs are claimed at once. */
+  changes?: ChangeFeed;
   config: WorkerConfig;
   /**
    * The sweep that ends calls whose process died (agent/call/recovery.ts) and calls that never started and no longer can
@@ -63,7 +66,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     options.testRuns === false
       ? undefined
       : startTestRunWorker(options.prisma, {
-          databaseUrl: options.databaseUrl,
+          changes: options.changes,
           access,
           secrets: new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir)),
           allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false,

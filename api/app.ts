@@ -13,7 +13,7 @@ import { registerRateLimit, type RateLimitOptions } from './http/rate-limit.js';
 import { jsonSerializerCompiler, zodValidatorCompiler } from './http/validator.js';
 import { registerOpenApi } from './openapi.js';
 import { AssistantReadCache } from '../modules/assistants/index.js';
-import { listenForChanges } from '../lib/pg-listen.js';
+import type { ChangeFeed } from '../lib/pg-listen.js';
 import { assistantRoutes } from './routes/assistants.js';
 import { contactImportRoutes } from './routes/contact-import.js';
 import { contactPropertyRoutes } from './routes/contact-properties.js';
@@ -39,8 +39,8 @@ import { registerBuiltInBrowserCallSocket } from './transports/browser/socket.js
 import { registerCallPage } from './transports/browser/call-page.js';
 import { LocalFileStorage, type RecordingStorage } from '../media/recording/storage.js';
 import { telephonyRoutes } from './routes/telephony.js';
-import { type Dialler, type LiveKitConfig, LiveKitTelephony, startCarrierReportQueue, startDialler } from '../modules/telephony/index.js';
-import { campaignDialPacing, startCampaignDispatcher } from '../modules/campaigns/index.js';
+import { type LiveKitConfig, LiveKitTelephony } from '../modules/telephony/index.js';
+import { type ApiJobOptions, startApiJobs } from './jobs.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { analyticsRoutes } from './routes/analytics.js';
 import { KnowledgeSearch } from '../modules/knowledge/index.js';
@@ -58,8 +58,8 @@ import { dashboard } from './dashboard/plugin.js';
 
 export interface AppOptions {
   prisma: PrismaClient;
-  /** Where to LISTEN for change notifications; without it, assistants are read from the database every time. */
-  databaseUrl?: string;
+  /** The process's change feed (prisma/database.ts); without it, assistants are read from the database every time. */
+  changes?: ChangeFeed;
   /** Default 60 s: the longest a cached assistant can be stale should a change notification be lost. */
   assistantCacheTtlMs?: number;
   logLevel?: string;
@@ -95,6 +95,8 @@ export interface AppOptions {
   quietCarrierDialMs?: number;
   /** How often campaign dispatchers tick (default 1 s). */
   campaignTickMs?: number;
+  /** Webhook delivery and document processing in this process (api/jobs.ts); `startApi` sets it, tests start their own. */
+  delivery?: ApiJobOptions['delivery'];
   /** The carrier's REST API (TWILIO_API_BASE_URL; default Twilio's). */
   carrierApiBaseUrl?: string | undefined;
   /** Request and connection timeouts; default DEFAULT_HTTP_TIMEOUTS (api/http/timeouts.ts). */
@@ -151,21 +153,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('declaredRoutes', auth.routes);
 
   let assistantCache: AssistantReadCache | undefined;
-  if (options.databaseUrl) {
+  if (options.changes) {
     const cache = new AssistantReadCache(options.assistantCacheTtlMs ?? 60_000);
-    const listener = listenForChanges(
-      options.databaseUrl,
-      {
-        assistant_changed: { onNotify: (payload) => cache.invalidate(Number(payload)), onReset: () => cache.clear() },
-        // A key created, revoked or deleted (with its user or organisation) anywhere drops every process's key lookups:
-        // a revocation takes effect at once, and the cache's TTL is only the bound should a notification be lost.
-        api_key_changed: { onNotify: () => auth.cache.clear(), onReset: () => auth.cache.clear() },
-        // A carrier's answering-machine verdict, for the campaign call this process may be running.
-        [ANSWERED_BY_CHANNEL]: { onNotify: (payload) => emitAnsweredBy(payload), onReset: () => {} },
-      },
-      (err) => app.log.warn({ err }, 'change notifications interrupted'),
-    );
-    app.addHook('onClose', async () => listener.close());
+    const onError = (err: unknown) => app.log.warn({ err }, 'change notifications interrupted; caches are read anew until they are back');
+    const subscriptions = [
+      options.changes.subscribe('assistant_changed', { onNotify: (payload) => cache.invalidate(Number(payload)), onReset: () => cache.clear(), onError }),
+      // A key created, revoked or deleted (with its user or organisation) anywhere drops every process's key lookups:
+      // a revocation takes effect at once, and the cache's TTL is only the bound should a notification be lost.
+      options.changes.subscribe('api_key_changed', { onNotify: () => auth.cache.clear(), onReset: () => auth.cache.clear(), onError }),
+      // A carrier's answering-machine verdict, for the campaign call this process may be running.
+      options.changes.subscribe(ANSWERED_BY_CHANNEL, { onNotify: (payload) => emitAnsweredBy(payload), onReset: () => {}, onError }),
+    ];
+    app.addHook('onClose', async () => subscriptions.forEach((unsubscribe) => unsubscribe()));
     assistantCache = cache;
   }
 
@@ -198,40 +197,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       : undefined;
   const carrierPath =
     carrierUnavailable === undefined ? { publicUrl: options.publicUrl!, tokens: mediaStreamTokens, apiBaseUrl: carrierApiBaseUrl } : undefined;
-  let dialler: Dialler | undefined;
-  if (telephony || carrierPath) {
-    dialler = startDialler(
-      options.prisma,
-      { livekit: telephony, carrier: carrierPath },
-      {
-        logger: app.log.child({ component: 'dialler' }),
-        secrets,
-        pollIntervalMs: options.diallerPollIntervalMs,
-        quietCarrierDialMs: options.quietCarrierDialMs,
-        dialGate: campaignDialPacing,
-      },
-    );
-    const running = dialler;
-    app.addHook('onClose', async () => running.stop());
-  }
-  // Campaigns queue their calls for the same dialler; every API process runs a dispatcher, paced in Postgres.
-  const campaigns = dialler
-    ? startCampaignDispatcher(options.prisma, {
-        logger: app.log.child({ component: 'campaigns' }),
-        intervalMs: options.campaignTickMs,
-        onQueued: () => dialler?.wake(),
-      })
-    : undefined;
-  if (campaigns) app.addHook('onClose', async () => campaigns.stop());
   const pathUnavailable = (kind: string) =>
     kind === 'sip'
       ? telephony
         ? undefined
         : 'outbound calls through a SIP trunk need a LiveKit server (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET)'
       : carrierUnavailable && `outbound calls through a carrier connection ${carrierUnavailable}`;
-  // Carrier callbacks stored by any process are applied by every process's queue (modules/telephony/carrier-reports.ts).
-  const carrierReports = startCarrierReportQueue(options.prisma, { logger: app.log.child({ component: 'carrier-reports' }) });
-  app.addHook('onClose', async () => carrierReports.stop());
+  const jobs = startApiJobs({
+    prisma: options.prisma,
+    changes: options.changes,
+    logger: app.log,
+    secrets,
+    paths: { livekit: telephony, carrier: carrierPath },
+    diallerPollIntervalMs: options.diallerPollIntervalMs,
+    quietCarrierDialMs: options.quietCarrierDialMs,
+    campaignTickMs: options.campaignTickMs,
+    delivery: options.delivery,
+  });
+  app.addHook('onClose', () => jobs.stop());
+  const { dialler } = jobs;
   const mediaStreamLogger = app.log.child({ component: 'media-streams' });
   await app.register(mediaStreamRoutes, {
     prisma: options.prisma,
@@ -267,7 +251,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     recordings,
     allowPrivateWebhookTargets: options.allowPrivateWebhookTargets ?? false,
     vendorTargets: options.vendorTargets ?? NO_PRIVATE_VENDOR_HOSTS,
-    campaigns: { unavailable: pathUnavailable, wake: () => campaigns?.wake() },
+    campaigns: { unavailable: pathUnavailable, wake: () => jobs.wakeCampaigns() },
   });
   // One knowledge search per process: its vector cache and query embedders serve every request.
   const knowledge = options.knowledge ?? new KnowledgeSearch(options.prisma, { credentials: vendorCredentialsFromEnv() });
@@ -304,7 +288,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(phoneRoutes, { prisma: options.prisma, secrets, publicUrl: options.publicUrl });
       await api.register(callRoutes, { prisma: options.prisma, storage: recordings });
       await api.register(telephonyRoutes, { prisma: options.prisma, telephony, dialler, carrierUnavailable });
-      await api.register(campaignRoutes, { prisma: options.prisma, unavailable: pathUnavailable, wake: () => campaigns?.wake() });
+      await api.register(campaignRoutes, { prisma: options.prisma, unavailable: pathUnavailable, wake: () => jobs.wakeCampaigns() });
       await api.register(analyticsRoutes, { prisma: options.prisma });
     },
     { prefix: '/api' },

@@ -6,8 +6,8 @@ import { buildApp } from './app.js';
 import { loadSecretsKey, SecretBox } from '../lib/secret-box.js';
 import { isSetUp } from '../modules/organizations/index.js';
 import { smtpMailTransport } from '../lib/mail.js';
-import { sealClearWebhookSecrets, startWebhookDelivery } from '../modules/webhooks/index.js';
-import { detectPgvector, KnowledgeSearch, PgVectors, startDocumentProcessing } from '../modules/knowledge/index.js';
+import { sealClearWebhookSecrets } from '../modules/webhooks/index.js';
+import { detectPgvector, KnowledgeSearch, PgVectors } from '../modules/knowledge/index.js';
 import { vendorCredentialsOf, vendorTargetPolicyOf } from '../lib/vendor-credentials.js';
 import { sealClearAssistantKeys } from '../modules/assistants/index.js';
 import { publicUrlProblem } from '../modules/telephony/index.js';
@@ -18,9 +18,12 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
   // One box seals and opens every stored secret; agent workers open with the same SECRETS_KEY.
   const secrets = new SecretBox(loadSecretsKey(config.secretsKey, config.dataDir));
   const knowledge = new KnowledgeSearch(db.prisma, { credentials: vendorCredentialsOf(config.vendors) });
+  // Where the database has pgvector, document processing mirrors vectors into its HNSW index, those written before
+  // caught up now.
+  const pgvector = (await detectPgvector(db.prisma).catch(() => false)) ? new PgVectors(db.prisma) : undefined;
   const app = await buildApp({
     prisma: db.prisma,
-    databaseUrl: db.url,
+    changes: db.changes,
     logLevel: config.logLevel,
     keyCacheTtlMs: config.keyCacheTtlMs,
     allowPrivateWebhookTargets,
@@ -38,29 +41,12 @@ export async function startApi(config: Config, db: Database, extra: { callAudioR
     knowledge,
     mail: config.mail.smtpUrl ? smtpMailTransport(config.mail.smtpUrl, config.mail.from) : undefined,
     httpTimeouts: config.httpKeepAliveTimeoutMs === undefined ? undefined : { keepAliveMs: config.httpKeepAliveTimeoutMs },
+    // Every API process also delivers webhooks and processes documents: leased rows, so processes share the work.
+    delivery: { allowPrivateTargets: allowPrivateWebhookTargets, credentials: vendorCredentialsOf(config.vendors), pgvector },
   });
-  // Every API process also delivers webhooks; deliveries are leased rows, so processes share the work.
-  const webhooks = startWebhookDelivery(db.prisma, {
-    databaseUrl: db.url,
-    allowPrivateTargets: allowPrivateWebhookTargets,
-    logger: app.log.child({ component: 'webhooks' }),
-    secrets,
-  });
-  // And processes queued knowledge documents: leased rows too, so any API process may take any document.
-  // Where the database has pgvector, vectors are mirrored into its HNSW index, those written before caught up now.
-  const pgvector = (await detectPgvector(db.prisma).catch(() => false)) ? new PgVectors(db.prisma) : undefined;
   void pgvector?.catchUp().catch((err: unknown) => app.log.warn({ err }, 'vectors not mirrored into pgvector yet; they will be at the next start'));
-  const documents = startDocumentProcessing(db.prisma, {
-    databaseUrl: db.url,
-    logger: app.log.child({ component: 'documents' }),
-    credentials: vendorCredentialsOf(config.vendors),
-    allowPrivateTargets: allowPrivateWebhookTargets,
-    pgvector,
-  });
   await sealClearSecrets(db, secrets, app);
-  app.addHook('onClose', async () => {
-    await Promise.all([webhooks.stop(), documents.stop(), knowledge.close()]);
-  });
+  app.addHook('onClose', () => knowledge.close());
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

@@ -1,10 +1,12 @@
 import { settledWithin } from './async.js';
+import type { ChangeFeed } from './pg-listen.js';
 
 // The one shape of background work in both processes: a loop of passes over durable rows (claim what is due, start
 // it), run at start, then every interval or at once when woken, never two passes at a time. Work a pass starts may
 // outlive it (a dial rings for 30 s, a webhook waits for its receiver); the loop tracks it so that stopping waits for
 // it, within a bound. Rows are claimed in the database (FOR UPDATE SKIP LOCKED or compare-and-set), so any number of
-// processes run the same loop on the same tables and each row is worked once.
+// processes run the same loop on the same tables and each row is worked once. A loop is woken by its channels on the
+// process's change feed, and work that holds a claimed row for long keeps its lease with `holdLease`.
 
 export interface JobLoopOptions {
   /**
@@ -26,6 +28,17 @@ export interface JobLoopOptions {
   onSettled?: (loop: JobLoop) => void;
   /** The waits between passes do not keep the process alive: for a sweep that matters only while something else runs. */
   unref?: boolean;
+  /**
+   * Channels whose notifications wake the loop, heard on the process's change feed: work queued by any process is
+   * claimed at once instead of at the next interval. The loop is woken too when the feed is back after a drop (what
+   * was queued meanwhile was not announced). Without a feed the interval alone finds the work.
+   */
+  wakeOn?: {
+    feed: ChangeFeed | undefined;
+    channels: readonly string[];
+    /** The feed's connection was lost (polling carries the work until it is back). */
+    onInterrupted?: (error: unknown) => void;
+  };
 }
 
 export interface JobLoop {
@@ -49,6 +62,7 @@ export function startJobLoop(options: JobLoopOptions): JobLoop {
   let stopping = false;
   let woken = false;
   let wakeSleeper: (() => void) | undefined;
+  const subscriptions: (() => void)[] = [];
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -87,6 +101,7 @@ export function startJobLoop(options: JobLoopOptions): JobLoop {
     },
     async stop(drainMs) {
       stopping = true;
+      for (const unsubscribe of subscriptions.splice(0)) unsubscribe();
       wakeSleeper?.();
       // Work the pass under way starts is tracked before the pass ends, so it is in the set read after it.
       const all = running.then(() => Promise.all([...tracked]));
@@ -116,5 +131,57 @@ export function startJobLoop(options: JobLoopOptions): JobLoop {
   }
 
   const running = run();
+  const feed = options.wakeOn?.feed;
+  if (feed && !stopping) {
+    const wake = { onNotify: () => loop.wake(), onReset: () => loop.wake(), onError: options.wakeOn!.onInterrupted };
+    for (const channel of options.wakeOn!.channels) subscriptions.push(feed.subscribe(channel, wake));
+  }
   return loop;
+}
+
+export interface LeaseOptions {
+  /** Extends the lease; answers false when the row is no longer this holder's (cancelled, or taken over). */
+  renew: () => Promise<boolean | void>;
+  everyMs: number;
+  /** The row was lost: the work should stop, as whatever it writes now is refused. */
+  onLost?: () => void;
+  /** A renewal that failed (the database away): the next one tries again, and the lease lapses only if all fail. */
+  onError: (error: unknown) => void;
+}
+
+export interface HeldLease {
+  /** Renews no more; resolves once a renewal under way has settled, so that nothing renews the lease after it. */
+  release(): Promise<void>;
+}
+
+/**
+ * Keeps the lease of a claimed row while its work runs (a test run, a document's processing, a call's heartbeat):
+ * renewed every `everyMs`, a renewal never overlapping the one before, so a slow database cannot pile them up.
+ */
+export function holdLease(options: LeaseOptions): HeldLease {
+  let renewing: Promise<void> | undefined;
+  let released = false;
+  const timer = setInterval(() => {
+    if (renewing || released) return;
+    renewing = options
+      .renew()
+      .then(
+        (held) => {
+          if (held === false && !released) options.onLost?.();
+        },
+        (error: unknown) => {
+          if (!released) options.onError(error);
+        },
+      )
+      .finally(() => (renewing = undefined));
+  }, options.everyMs);
+  // The work holds the process up, not its lease.
+  timer.unref();
+  return {
+    async release() {
+      released = true;
+      clearInterval(timer);
+      await renewing;
+    },
+  };
 }

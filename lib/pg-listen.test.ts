@@ -3,18 +3,11 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { delay } from './async.js';
-import { listenForChanges, type ChangeListener } from './pg-listen.js';
+import { listenForChanges, openChangeFeed, type ChangeListener } from './pg-listen.js';
+import { until } from '../test/helpers/until.js';
 
 // Against the test run's own Postgres. LISTEN/NOTIFY needs no schema, so the cluster's default database serves, and
 // each test listens on channels of its own.
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await delay(20);
-  }
-}
 
 const channelName = () => `test_${crypto.randomBytes(6).toString('hex')}`;
 
@@ -92,6 +85,73 @@ describe('the LISTEN client', () => {
     await delay(300); // longer than the first reconnect delay
     expect(await backendsListeningOn(channel)).toHaveLength(0);
     expect(resets[channel]).toBe(1);
+  });
+
+  it('serves channels subscribed later on the same one connection, resets each once its LISTEN is in place, and stops a subscription alone', async () => {
+    const [a, b] = [channelName(), channelName()];
+    const feed = openChangeFeed(url);
+    listeners.push(feed);
+    const heard: string[] = [];
+    let resetsA = 0;
+    let resetsB = 0;
+    feed.subscribe(a, { onNotify: (p) => heard.push(`a:${p}`), onReset: () => (resetsA += 1) });
+    await until(() => resetsA === 1);
+    const [pid] = await backendsListeningOn(a);
+    // A second subscription, to a new channel, once the connection listens: the same connection LISTENs on it too.
+    const stopB = feed.subscribe(b, { onNotify: (p) => heard.push(`b:${p}`), onReset: () => (resetsB += 1) });
+    await until(() => resetsB === 1);
+    expect(await backendsListeningOn(b)).toEqual([pid]);
+    // Another subscriber of a channel already heard is told at once that it listens.
+    let resetsA2 = 0;
+    feed.subscribe(a, { onNotify: (p) => heard.push(`a2:${p}`), onReset: () => (resetsA2 += 1) });
+    await until(() => resetsA2 === 1);
+    await notify(a, '1');
+    await notify(b, '2');
+    await until(() => heard.length === 3);
+    expect(heard.sort()).toEqual(['a2:1', 'a:1', 'b:2']);
+    stopB();
+    await notify(b, '3');
+    await notify(a, '4');
+    await until(() => heard.length === 5);
+    expect(heard.filter((h) => h.startsWith('b:'))).toEqual(['b:2']);
+    expect(resetsA).toBe(1);
+  });
+
+  it('opens no connection until something subscribes', async () => {
+    const sockets: net.Socket[] = [];
+    const server = net.createServer((socket) => void sockets.push(socket.resume()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const feed = openChangeFeed(`postgres://nobody:secret@127.0.0.1:${(server.address() as net.AddressInfo).port}/none`, () => {}, { connectTimeoutMs: 200 });
+    try {
+      // Long enough for a connection opened at once to have arrived (the connect below arrives within milliseconds).
+      await delay(300);
+      expect(sockets).toHaveLength(0);
+      feed.subscribe(channelName(), { onNotify: () => {}, onReset: () => {} });
+      await until(() => sockets.length === 1, 5_000);
+    } finally {
+      await feed.close();
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('tells each error handler of its subscribers once a failure', async () => {
+    const channel = channelName();
+    const feed = openChangeFeed(url);
+    listeners.push(feed);
+    const errors: string[] = [];
+    const onError = () => errors.push('shared');
+    let resets = 0;
+    // Channels are LISTENed to in the order subscribed: the connection's last query names `channel`.
+    feed.subscribe(channelName(), { onNotify: () => {}, onReset: () => {}, onError: () => errors.push('own') });
+    feed.subscribe(channel, { onNotify: () => {}, onReset: () => (resets += 1), onError });
+    feed.subscribe(channel, { onNotify: () => {}, onReset: () => {}, onError });
+    await until(() => resets === 1);
+    const listening = await backendsListeningOn(channel);
+    expect(listening).toHaveLength(1);
+    await admin.query('SELECT pg_terminate_backend($1)', [listening[0]]);
+    await until(() => resets === 3);
+    expect(errors.sort()).toEqual(['own', 'shared']);
   });
 
   it('gives up on a database that accepts the connection and never answers, tries again, and closes at once', async () => {

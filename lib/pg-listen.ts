@@ -24,6 +24,11 @@ export interface ChannelHandlers {
    * Called when it drops and again once it LISTENs anew, so a notification sent after that call is heard.
    */
   onReset: () => void;
+  /**
+   * The connection was lost or could not be opened (it is tried again): each subscriber says in its own words what
+   * goes on meanwhile. A function given by several subscriptions is called once a failure.
+   */
+  onError?: (error: unknown) => void;
 }
 
 export interface ListenOptions {
@@ -32,35 +37,54 @@ export interface ListenOptions {
 }
 
 /**
- * Holds ONE connection that LISTENs on every channel of `channels` and hands each notification's payload to its
- * channel's `onNotify`. When the connection drops, notifications sent meanwhile are lost, so every `onReset` is called
- * when it drops, and once the connection is back (and right after the first connect): each caller drops whatever it
- * cached. A lost or unopened connection is reported to `onError` and tried again.
+ * A process's one LISTEN connection, shared by every part that wants to hear of changes (caches, background jobs).
+ * Postgres delivers a notification to each session that LISTENs, so one connection a process, not one a listener,
+ * keeps the cluster's connection count flat however many jobs a process runs.
  */
-export function listenForChanges(
-  databaseUrl: string,
-  channels: Record<string, ChannelHandlers>,
-  onError?: (error: unknown) => void,
-  options: ListenOptions = {},
-): ChangeListener {
+export interface ChangeFeed {
+  /**
+   * Hears `channel`. `onReset` is called once the LISTEN is in place (at once when it already was), whenever the
+   * connection drops, and when it is back. Answers a function that stops this subscription.
+   */
+  subscribe(channel: string, handlers: ChannelHandlers): () => void;
+  /** Ends the connection; later subscriptions hear nothing. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the connection on the first subscription, so that a process which never subscribes (the CLI) never opens it.
+ * A lost or unopened connection is reported to `onError` and tried again, quickly at first.
+ */
+export function openChangeFeed(databaseUrl: string, onError?: (error: unknown) => void, options: ListenOptions = {}): ChangeFeed {
   const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
-  const resetAll = () => {
-    for (const channel of Object.values(channels)) channel.onReset();
-  };
+  const subscribers = new Map<string, Set<ChannelHandlers>>();
   let closed = false;
   // The connection being opened or listening. Events of an older one, already given up on, change nothing.
   let current: pg.Client | undefined;
   let listening = false;
+  // Channels the current connection has a LISTEN for (or one under way).
+  const heard = new Set<string>();
   let failures = 0;
   let timer: NodeJS.Timeout | undefined;
+
+  const each = (fn: (h: ChannelHandlers, channel: string) => void) => {
+    for (const [channel, set] of subscribers) for (const h of [...set]) fn(h, channel);
+  };
+
+  const report = (error: unknown) => {
+    const told = new Set<(error: unknown) => void>(onError ? [onError] : []);
+    each((h) => h.onError && told.add(h.onError));
+    for (const tell of told) tell(error);
+  };
 
   const giveUp = (client: pg.Client) => {
     if (client !== current) return;
     current = undefined;
     listening = false;
+    heard.clear();
     client.end().catch(() => {});
     if (closed) return;
-    resetAll();
+    each((h) => h.onReset());
     failures += 1;
     const delay = backoffMs(RECONNECT_DELAYS_MS, failures, { afterLast: 'repeat_last' })!;
     timer = setTimeout(() => {
@@ -78,16 +102,22 @@ export function listenForChanges(
     const fail = (error?: unknown) => {
       if (error !== undefined && !reported && !closed) {
         reported = true;
-        onError?.(error);
+        report(error);
       }
       giveUp(client);
     };
-    client.on('notification', (message) => channels[message.channel]?.onNotify(message.payload ?? ''));
+    client.on('notification', (message) => {
+      for (const h of [...(subscribers.get(message.channel) ?? [])]) h.onNotify(message.payload ?? '');
+    });
     client.on('error', fail);
     client.on('end', () => fail());
     try {
       await client.connect();
-      for (const channel of Object.keys(channels)) await client.query(`LISTEN "${channel}"`);
+      // Channels subscribed while these LISTENs are answered are listened to by the loop too.
+      for (const channel of subscribers.keys()) {
+        heard.add(channel);
+        await client.query(`LISTEN "${channel}"`);
+      }
     } catch (error) {
       fail(error);
       return;
@@ -101,11 +131,43 @@ export function listenForChanges(
     }
     listening = true;
     failures = 0;
-    resetAll();
+    each((h) => h.onReset());
   };
 
-  void connect();
+  /** A channel first subscribed while the connection listens: LISTEN on it, then tell its subscribers. */
+  const listenOn = async (client: pg.Client, channel: string) => {
+    heard.add(channel);
+    try {
+      await client.query(`LISTEN "${channel}"`);
+    } catch (error) {
+      if (client === current) {
+        report(error);
+        giveUp(client);
+      }
+      return;
+    }
+    if (client === current && listening) for (const h of [...(subscribers.get(channel) ?? [])]) h.onReset();
+  };
+
   return {
+    subscribe(channel, handlers) {
+      if (closed) return () => {};
+      let set = subscribers.get(channel);
+      if (!set) subscribers.set(channel, (set = new Set()));
+      set.add(handlers);
+      if (!current && !timer) void connect();
+      else if (current && listening) {
+        // Told on a later tick, as at every other reset: the subscriber has finished subscribing by then.
+        if (heard.has(channel)) queueMicrotask(() => set.has(handlers) && handlers.onReset());
+        else void listenOn(current, channel);
+      }
+      // Otherwise the connection being opened LISTENs on it and resets every subscriber once it does.
+      return () => {
+        set.delete(handlers);
+        // The channel stays LISTENed to: a notification nobody hears costs nothing, and an UNLISTEN racing a new
+        // subscription could leave that one deaf.
+      };
+    },
     close: async () => {
       closed = true;
       if (timer) clearTimeout(timer);
@@ -117,4 +179,19 @@ export function listenForChanges(
       await settledWithin(client.end(), CLOSE_TIMEOUT_MS);
     },
   };
+}
+
+/**
+ * A connection of its own that LISTENs on every channel of `channels` (a feed with those subscriptions): for a process
+ * part that runs alone, such as a test's listener. Within the service, parts share the process's feed.
+ */
+export function listenForChanges(
+  databaseUrl: string,
+  channels: Record<string, ChannelHandlers>,
+  onError?: (error: unknown) => void,
+  options: ListenOptions = {},
+): ChangeListener {
+  const feed = openChangeFeed(databaseUrl, onError, options);
+  for (const [channel, handlers] of Object.entries(channels)) feed.subscribe(channel, handlers);
+  return { close: () => feed.close() };
 }

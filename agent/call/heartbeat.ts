@@ -1,5 +1,6 @@
 import { log } from '@livekit/agents';
 import type { PrismaClient } from '../../prisma/client.js';
+import { holdLease } from '../../lib/jobs.js';
 import { touchCallHeartbeat } from '../../modules/calls/index.js';
 import { CALL_HEARTBEAT_INTERVAL_MS } from './recovery.js';
 
@@ -15,14 +16,11 @@ export function startHeartbeat(
   callId: number,
   options: { intervalMs?: number | undefined; logFields?: Record<string, unknown> } = {},
 ): () => Promise<void> {
-  let renewing: Promise<unknown> = Promise.resolve();
-  const beat = setInterval(() => {
-    renewing = touchCallHeartbeat(prisma, callId, new Date()).catch((error: unknown) =>
-      log().warn({ ...options.logFields, err: error }, 'heartbeat not stored'),
-    );
-  }, options.intervalMs ?? CALL_HEARTBEAT_INTERVAL_MS);
-  return async () => {
-    clearInterval(beat);
-    await renewing;
-  };
+  // The call's lease on its worker: nothing can take it over (recovery ends it instead), so it is never lost.
+  const lease = holdLease({
+    renew: () => touchCallHeartbeat(prisma, callId, new Date()),
+    everyMs: options.intervalMs ?? CALL_HEARTBEAT_INTERVAL_MS,
+    onError: (error) => log().warn({ ...options.logFields, err: error }, 'heartbeat not stored'),
+  });
+  return () => lease.release();
 }

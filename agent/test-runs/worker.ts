@@ -1,7 +1,7 @@
 import { log } from '@livekit/agents';
 import type { PrismaClient } from '../../prisma/client.js';
-import { startJobLoop } from '../../lib/jobs.js';
-import { listenForChanges } from '../../lib/pg-listen.js';
+import { holdLease, startJobLoop } from '../../lib/jobs.js';
+import type { ChangeFeed } from '../../lib/pg-listen.js';
 import {
   claimTestRun,
   failExhaustedRuns,
@@ -22,8 +22,8 @@ import { executeTestRun, totalsOf, type TestRunDeps } from './run-test.js';
 // run is queued and stops a run that is cancelled; the poll is the safety net, and the way an expired lease is found.
 
 export interface TestRunWorkerOptions extends Omit<TestRunDeps, 'prisma'> {
-  /** Connection string for LISTEN; without it the worker only polls. */
-  databaseUrl?: string;
+  /** The process's change feed: a queued run is claimed at once, a cancelled one stopped; without it the worker polls. */
+  changes?: ChangeFeed;
   /** Runs at once in this process (default 2): each is mostly waiting on its model. */
   concurrency?: number;
   /** How long a claimed run stays this worker's without a renewal (default 30 s). */
@@ -64,17 +64,12 @@ export function startTestRunWorker(prisma: PrismaClient, options: TestRunWorkerO
 
   async function execute(run: ClaimedRun, controller: AbortController): Promise<void> {
     const fields = { testRunId: run.id, attempt: run.attempt };
-    const renew = setInterval(
-      () => {
-        renewLease(prisma, run, leaseMs).then(
-          (held) => {
-            if (!held) controller.abort();
-          },
-          (err: unknown) => logger().warn({ ...fields, err }, 'test run lease not renewed'),
-        );
-      },
-      Math.max(leaseMs / 3, 50),
-    );
+    const lease = holdLease({
+      renew: () => renewLease(prisma, run, leaseMs),
+      everyMs: Math.max(leaseMs / 3, 50),
+      onLost: () => controller.abort(),
+      onError: (err) => logger().warn({ ...fields, err }, 'test run lease not renewed'),
+    });
     // Sessions close in the background (half a second each); the run's work ends when they have.
     const closing: Promise<unknown>[] = [];
     try {
@@ -106,7 +101,7 @@ export function startTestRunWorker(prisma: PrismaClient, options: TestRunWorkerO
       const kept = await finishTestRun(prisma, run, outcome);
       logger().info({ ...fields, status: outcome.status, kept }, 'test run finished');
     } finally {
-      clearInterval(renew);
+      await lease.release();
       running.delete(run.id);
       await Promise.all(closing);
     }
@@ -135,17 +130,14 @@ export function startTestRunWorker(prisma: PrismaClient, options: TestRunWorkerO
     onError: (err, l) => {
       if (!l.stopping) logger().error({ err }, 'test runs not claimed');
     },
+    wakeOn: {
+      feed: options.changes,
+      channels: [TEST_RUN_NOTIFY_CHANNEL],
+      onInterrupted: (err) => logger().warn({ err }, 'test run notifications interrupted; polling carries the queue until they are back'),
+    },
   });
-  const listener = options.databaseUrl
-    ? listenForChanges(
-        options.databaseUrl,
-        {
-          [TEST_RUN_NOTIFY_CHANNEL]: { onNotify: () => loop.wake(), onReset: () => loop.wake() },
-          [TEST_RUN_CANCEL_CHANNEL]: { onNotify: (payload) => running.get(Number(payload))?.abort(), onReset: () => {} },
-        },
-        (err) => logger().warn({ err }, 'test run notifications interrupted; polling carries the queue until they are back'),
-      )
-    : undefined;
+  // A cancelled run is stopped at once; one whose notification was lost stops at its next write, refused by the fence.
+  const hearCancels = options.changes?.subscribe(TEST_RUN_CANCEL_CHANNEL, { onNotify: (payload) => running.get(Number(payload))?.abort(), onReset: () => {} });
   let stopped: Promise<void> | undefined;
   return {
     wake: () => loop.wake(),
@@ -155,7 +147,7 @@ export function startTestRunWorker(prisma: PrismaClient, options: TestRunWorkerO
         const drained = loop.stop(STOP_TIMEOUT_MS);
         for (const controller of running.values()) controller.abort();
         await drained;
-        await listener?.close();
+        hearCancels?.();
       })()),
   };
 }

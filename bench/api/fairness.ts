@@ -12,6 +12,7 @@ import { bootstrap } from '../../modules/organizations/index.js';
 import { createPrismaClient } from '../../prisma/client.js';
 import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
 import { migrate } from '../../prisma/migrate.js';
+import { openChangeFeed } from '../../lib/pg-listen.js';
 import { readConfig } from '../../lib/config.js';
 
 // Fairness between organisations on one API process: organisation B reads a list endpoint at a steady, modest rate
@@ -33,7 +34,8 @@ else await main();
 
 async function serve(databaseUrl: string, rateLimit: RateLimitOptions): Promise<void> {
   const prisma = createPrismaClient(databaseUrl);
-  const app = await buildApp({ prisma, databaseUrl, logLevel: process.env.BENCH_LOG_LEVEL ?? 'info', rateLimit });
+  const changes = openChangeFeed(databaseUrl);
+  const app = await buildApp({ prisma, changes, logLevel: process.env.BENCH_LOG_LEVEL ?? 'info', rateLimit });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   process.send!({ url: `http://127.0.0.1:${port}` });

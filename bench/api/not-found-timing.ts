@@ -7,6 +7,7 @@ import { bootstrap } from '../../modules/organizations/index.js';
 import { createPrismaClient } from '../../prisma/client.js';
 import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
 import { migrate } from '../../prisma/migrate.js';
+import { openChangeFeed } from '../../lib/pg-listen.js';
 
 // Whether a key can tell "another organisation's assistant" from "no such assistant" by how long the 404 takes.
 // The real API (in-process, `inject`) on an embedded Postgres: organisation A owns an assistant that its own reads
@@ -21,7 +22,8 @@ const cluster = await startEmbeddedPostgres(dir, { persistent: false });
 try {
   await migrate(cluster.url);
   const prisma = createPrismaClient(cluster.url);
-  const app = await buildApp({ prisma, databaseUrl: cluster.url, logLevel: 'silent' });
+  const changes = openChangeFeed(cluster.url);
+  const app = await buildApp({ prisma, changes, logLevel: 'silent' });
   await app.ready();
   const owner = await bootstrap(prisma, { organizationName: 'Owner', email: 'owner@example.com' });
   const stranger = await bootstrap(prisma, { organizationName: 'Stranger', email: 'stranger@example.com' });
@@ -57,6 +59,7 @@ try {
   console.log(row('an id nobody has', missing));
   console.log(`ratio of medians (theirs / missing): ${(pct(theirs, 0.5) / pct(missing, 0.5)).toFixed(2)}`);
   await app.close();
+  await changes.close();
   await prisma.$disconnect();
 } finally {
   await cluster.stop();

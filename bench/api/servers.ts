@@ -8,6 +8,7 @@ import { bootstrap } from '../../modules/organizations/index.js';
 import { createPrismaClient } from '../../prisma/client.js';
 import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
 import { migrate } from '../../prisma/migrate.js';
+import { openChangeFeed } from '../../lib/pg-listen.js';
 
 // Child process of bench/api/run.ts. `api` mode: the real API on its own embedded Postgres, with one organisation,
 // key and assistant; prints {url, key, id, body}. `bare` mode: a bare Fastify route that returns a given JSON body.
@@ -19,7 +20,7 @@ if (mode === 'api') {
   const cluster = await startEmbeddedPostgres(dir, { persistent: false });
   await migrate(cluster.url);
   const prisma = createPrismaClient(cluster.url);
-  const app = await buildApp({ prisma, databaseUrl: cluster.url, logLevel: process.env.BENCH_LOG_LEVEL ?? 'info' });
+  const app = await buildApp({ prisma, changes: openChangeFeed(cluster.url), logLevel: process.env.BENCH_LOG_LEVEL ?? 'info' });
   await app.listen({ host: '127.0.0.1', port: 0 });
   // Request logs go to /dev/null in the benchmark, but are produced as in production.
   const { api_key } = await bootstrap(prisma, { organizationName: 'Bench', email: 'bench@example.com' });

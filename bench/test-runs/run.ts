@@ -6,6 +6,7 @@ import { initializeLogger } from '@livekit/agents';
 import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { startTestRunWorker } from '../../agent/test-runs/worker.js';
 import { SecretBox, SECRETS_KEY_BYTES } from '../../lib/secret-box.js';
+import { openChangeFeed } from '../../lib/pg-listen.js';
 import { createAssistant } from '../../modules/assistants/index.js';
 import { bootstrap } from '../../modules/organizations/index.js';
 import { createAssistantTestRun, getTestRun, TestRunCreate } from '../../modules/test-runs/index.js';
@@ -75,8 +76,9 @@ const assistant = await createAssistant(
   secrets,
   { privateHosts: [{ host: '127.0.0.1', port: null }] },
 );
+const changes = openChangeFeed(cluster.url);
 const worker = startTestRunWorker(prisma, {
-  databaseUrl: cluster.url,
+  changes,
   access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
   secrets,
   allowPrivateToolTargets: false,
@@ -133,6 +135,7 @@ console.log(`  per turn, model time to first token:   ${summary(ttft)}`);
 console.log(`  runs that passed every assertion:      ${passed} of ${RUNS}`);
 
 await worker.stop();
+await changes.close();
 await llm.close();
 await prisma.$disconnect();
 await cluster.stop();

@@ -9,6 +9,7 @@ import { createWebhookEndpoint, recordEvent, startWebhookDelivery } from '../../
 import { createPrismaClient } from '../../prisma/client.js';
 import { startEmbeddedPostgres } from '../../prisma/embedded-postgres.js';
 import { migrate } from '../../prisma/migrate.js';
+import { openChangeFeed } from '../../lib/pg-listen.js';
 import { SecretBox, SECRETS_KEY_BYTES } from '../../lib/secret-box.js';
 
 // Webhook delivery throughput and event-to-delivery delay, on one machine: embedded Postgres, delivery workers in this
@@ -61,10 +62,10 @@ await createWebhookEndpoint(
   { allowPrivateTargets: true },
   secrets,
 );
+// One feed, as each worker of a process shares its process's.
+const changes = openChangeFeed(cluster.url);
 const startWorkers = () =>
-  Array.from({ length: WORKERS }, () =>
-    startWebhookDelivery(prisma, { databaseUrl: cluster.url, allowPrivateTargets: true, concurrency: CONCURRENCY, secrets }),
-  );
+  Array.from({ length: WORKERS }, () => startWebhookDelivery(prisma, { changes, allowPrivateTargets: true, concurrency: CONCURRENCY, secrets }));
 
 const payload = {
   call_sid: 'CA0',
@@ -168,6 +169,7 @@ console.log(
 console.log(`requests received ${requests} for ${arrivals.size} distinct events`);
 
 await Promise.all(workers.map((w) => w.stop()));
+await changes.close();
 server.closeAllConnections();
 server.close();
 await prisma.$disconnect();

@@ -1,3 +1,4 @@
+import { holdLease } from '../../lib/jobs.js';
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import { chunkMarkdown, type Chunk } from './chunking.js';
 import { EmbeddingError, type Embedder } from './embeddings/embedder.js';
@@ -88,18 +89,15 @@ export async function processDocument(db: PrismaClient, job: ClaimedDocument, de
   const leaseMs = deps.leaseMs;
   // A stage may outlast the lease (a crawl, a long document's embeddings): the lease is renewed while it runs, and a
   // renewal that finds the lease gone stops the work.
-  const renewal = setInterval(
-    () => {
-      db.$executeRaw`UPDATE documents SET lease_expires_at = now() + ${leaseMs} * interval '1 millisecond' WHERE id = ${job.id} AND lease_token = ${job.leaseToken}`.then(
-        (kept) => {
-          if (kept === 0) abort.abort(new LeaseLost());
-        },
-        () => undefined,
-      );
-    },
-    Math.max(1_000, leaseMs / 3),
-  );
-  renewal.unref();
+  const lease = holdLease({
+    renew: async () =>
+      (await db.$executeRaw`UPDATE documents SET lease_expires_at = now() + ${leaseMs} * interval '1 millisecond' WHERE id = ${job.id} AND lease_token = ${job.leaseToken}`) >
+      0,
+    everyMs: Math.max(1_000, leaseMs / 3),
+    onLost: () => abort.abort(new LeaseLost()),
+    // A database away fails the stage's own writes too; the next renewal tries again.
+    onError: () => undefined,
+  });
   try {
     let markdown = job.content;
     let replaced = false;
@@ -141,7 +139,7 @@ export async function processDocument(db: PrismaClient, job: ClaimedDocument, de
     if (error instanceof StageFailed) return error.retryable ? retryLater(db, job, error) : fail(db, job, error);
     throw error;
   } finally {
-    clearInterval(renewal);
+    await lease.release();
   }
 
   async function stage<T>(name: Stage, run: () => Promise<T>): Promise<T> {

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { BaseLogger } from 'pino';
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import { startJobLoop } from '../../lib/jobs.js';
-import { listenForChanges } from '../../lib/pg-listen.js';
+import type { ChangeFeed } from '../../lib/pg-listen.js';
 import type { VendorCredentials } from '../../lib/vendor-credentials.js';
 import type { Embedder } from './embeddings/embedder.js';
 import { embedderFor } from './embeddings/resolve.js';
@@ -135,8 +135,8 @@ export async function queueDueRefreshes(db: Db): Promise<number> {
 }
 
 export interface DocumentProcessingOptions {
-  /** Connection string for LISTEN, so a queued document is claimed at once; without it the loop only polls. */
-  databaseUrl?: string;
+  /** The process's change feed, so a queued document is claimed at once; without it the loop only polls. */
+  changes?: ChangeFeed;
   /** Documents processed at once in this process. */
   concurrency?: number;
   pollIntervalMs?: number;
@@ -224,12 +224,12 @@ export function startDocumentProcessing(prisma: PrismaClient, options: DocumentP
     onError: (err, l) => {
       if (!l.stopping) log.error({ err }, 'documents not claimed');
     },
+    wakeOn: {
+      feed: options.changes,
+      channels: [DOCUMENTS_NOTIFY_CHANNEL],
+      onInterrupted: (err) => log.warn({ err }, 'document notifications interrupted; polling carries processing until they are back'),
+    },
   });
-  const listener = options.databaseUrl
-    ? listenForChanges(options.databaseUrl, { [DOCUMENTS_NOTIFY_CHANNEL]: { onNotify: () => loop.wake(), onReset: () => loop.wake() } }, (err) =>
-        log.warn({ err }, 'document notifications interrupted; polling carries processing until they are back'),
-      )
-    : undefined;
   let stopped: Promise<void> | undefined;
   return {
     wake: () => loop.wake(),
@@ -237,7 +237,6 @@ export function startDocumentProcessing(prisma: PrismaClient, options: DocumentP
       (stopped ??= (async () => {
         if (!(await loop.stop(STOP_TIMEOUT_MS)))
           log.warn({ inFlight: loop.inFlight }, 'documents abandoned at shutdown; their leases will lapse and another process takes them');
-        await listener?.close();
       })()),
   };
 }

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../../prisma/client.js';
 import { startJobLoop, type JobLoop } from '../../lib/jobs.js';
 import { createSender, DELIVERY_TIMEOUT_MS, type Sender } from '../../lib/net/http-sender.js';
-import { listenForChanges, type ChangeListener } from '../../lib/pg-listen.js';
+import type { ChangeFeed } from '../../lib/pg-listen.js';
 import { WEBHOOK_NOTIFY_CHANNEL } from './events.js';
 import { claimDeliveries, type ClaimedDelivery } from './delivery-queue.js';
 import { createAttempt, silentLogger, type WebhookLogger } from './delivery-attempt.js';
@@ -14,8 +14,8 @@ export type { WebhookLogger } from './delivery-attempt.js';
 export interface WebhookDeliveryOptions {
   /** Opens the endpoints' sealed signing secrets: the box of the API that sealed them (SECRETS_KEY). */
   secrets: SecretBox;
-  /** Connection string for LISTEN, so a new event wakes the worker at once; without it the worker only polls. */
-  databaseUrl?: string;
+  /** The process's change feed, so a new event wakes the worker at once; without it the worker only polls. */
+  changes?: ChangeFeed;
   /** Deliver to loopback, private and other non-public addresses (env WEBHOOK_ALLOW_PRIVATE_TARGETS=true). */
   allowPrivateTargets?: boolean;
   /** Attempts in flight at once in this process. */
@@ -89,18 +89,17 @@ export function startWebhookDelivery(prisma: PrismaClient, options: WebhookDeliv
       // A claim cut short by the stop (its connection closing) is no news.
       if (!l.stopping) log.error({ err }, 'webhook deliveries not claimed');
     },
+    // NOTIFY arrives when an event that queued deliveries commits.
+    wakeOn: {
+      feed: options.changes,
+      channels: [WEBHOOK_NOTIFY_CHANNEL],
+      onInterrupted: (err) => log.warn({ err }, 'webhook notifications interrupted; polling carries delivery until they are back'),
+    },
   });
-  // LISTEN on a connection of its own: NOTIFY arrives when an event that queued deliveries commits, and when the
-  // connection is back deliveries queued while it was down are looked for at once.
-  const listener = options.databaseUrl
-    ? listenForChanges(options.databaseUrl, { [WEBHOOK_NOTIFY_CHANNEL]: { onNotify: () => loop.wake(), onReset: () => loop.wake() } }, (err) =>
-        log.warn({ err }, 'webhook notifications interrupted; polling carries delivery until they are back'),
-      )
-    : undefined;
   let stopped: Promise<void> | undefined;
   return {
     wake: () => loop.wake(),
-    stop: () => (stopped ??= stopDelivery({ loop, sender, listener, log, stopTimeoutMs: options.stopTimeoutMs ?? requestTimeoutMs + 5_000 })),
+    stop: () => (stopped ??= stopDelivery({ loop, sender, log, stopTimeoutMs: options.stopTimeoutMs ?? requestTimeoutMs + 5_000 })),
   };
 }
 
@@ -134,21 +133,14 @@ function claimingSlots(prisma: PrismaClient, settings: { concurrency: number; le
 /**
  * Stops claiming and waits for the claim under way and the attempts in flight, all within one deadline; attempts still
  * running then are abandoned through the sender (their leases expire and another process retries them). Then the
- * sender's connections and the LISTEN connection are released.
+ * sender's connections are released.
  */
-async function stopDelivery(parts: {
-  loop: JobLoop;
-  sender: Sender;
-  listener: ChangeListener | undefined;
-  log: WebhookLogger;
-  stopTimeoutMs: number;
-}): Promise<void> {
-  const { loop, sender, listener, log } = parts;
+async function stopDelivery(parts: { loop: JobLoop; sender: Sender; log: WebhookLogger; stopTimeoutMs: number }): Promise<void> {
+  const { loop, sender, log } = parts;
   if (!(await loop.stop(parts.stopTimeoutMs))) {
     log.warn({ inFlight: loop.inFlight }, 'webhook attempts abandoned at shutdown; their leases will expire and they will be retried');
     sender.abandonAll();
     await loop.stop(ABANDON_GRACE_MS);
   }
   sender.close();
-  await listener?.close();
 }

@@ -40,7 +40,7 @@ describe('API key authentication', () => {
 
   it('serves a repeated key from the cache without reading the database again', async () => {
     // No change listener: as a process whose notification of the revocation was lost.
-    const deaf = await createApiContext({ keyCacheTtlMs: 60_000, databaseUrl: undefined });
+    const deaf = await createApiContext({ keyCacheTtlMs: 60_000, changes: undefined });
     try {
       const own = await deaf.tenant();
       expect((await deaf.call(own, 'GET', '/api/assistants')).status).toBe(200);

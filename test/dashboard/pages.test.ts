@@ -138,7 +138,7 @@ beforeAll(async () => {
   ids.document = (
     await api.call(tenant, 'POST', '/api/documents', { name: 'Opening hours', text: '# Hours\n\nWe open at nine, Monday to Saturday.' })
   ).body.data.id;
-  const processing = startDocumentProcessing(api.db.prisma, { databaseUrl: api.db.url, pollIntervalMs: 100 });
+  const processing = startDocumentProcessing(api.db.prisma, { changes: api.db.changes, pollIntervalMs: 100 });
   await until(async () => (await api.db.prisma.document.findUniqueOrThrow({ where: { id: Number(ids.document) } })).status === 'ready', {
     timeoutMs: 20_000,
     message: 'the document is processed',

@@ -55,7 +55,7 @@ describe('webhooks in the dashboard', () => {
 
 describe('knowledge documents in the dashboard', () => {
   it('adds Markdown and a file, shows their processing, and edits the Markdown, which is processed again', async ({ api, tenant }) => {
-    const processing = startDocumentProcessing(api.db.prisma, { databaseUrl: api.db.url, pollIntervalMs: 200 });
+    const processing = startDocumentProcessing(api.db.prisma, { changes: api.db.changes, pollIntervalMs: 200 });
     try {
       const browser = await ownerOf(api, tenant);
       await browser.get('/documents');

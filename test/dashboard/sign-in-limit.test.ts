@@ -13,7 +13,7 @@ let second: FastifyInstance;
 
 beforeAll(async () => {
   api = await createApiContext();
-  second = await buildApp({ prisma: api.db.prisma, databaseUrl: api.db.url, logLevel: 'silent' });
+  second = await buildApp({ prisma: api.db.prisma, changes: api.db.changes, logLevel: 'silent' });
   await second.ready();
 }, 180_000);
 afterAll(async () => {
@@ -52,7 +52,7 @@ describe('the sign-in limit per client address behind a proxy', () => {
   it("counts each client by the address the proxy forwards, so one client's failures lock out no one else", async () => {
     const behindProxy = await buildApp({
       prisma: api.db.prisma,
-      databaseUrl: api.db.url,
+      changes: api.db.changes,
       logLevel: 'silent',
       trustProxyHops: 1,
       signInLimit: { perEmail: 100, perAddress: 3, windowS: 900 },

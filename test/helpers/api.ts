@@ -31,7 +31,7 @@ let tenants = 0;
 export async function createApiContext(options: Partial<AppOptions> = {}): Promise<ApiContext> {
   const db = await createTestDatabase();
   // The fake vendors listen on 127.0.0.1: allowed as an operator allows a local LLM server, unless a test says otherwise.
-  const app = await buildApp({ prisma: db.prisma, databaseUrl: db.url, logLevel: 'silent', vendorTargets: LOOPBACK_VENDOR_HOSTS, ...options });
+  const app = await buildApp({ prisma: db.prisma, changes: db.changes, logLevel: 'silent', vendorTargets: LOOPBACK_VENDOR_HOSTS, ...options });
   await app.ready();
   return {
     db,

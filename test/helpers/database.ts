@@ -2,10 +2,13 @@ import crypto from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createPrismaClient, type PrismaClient } from '../../prisma/client.js';
+import { openChangeFeed, type ChangeFeed } from '../../lib/pg-listen.js';
 
 export interface TestDatabase {
   url: string;
   prisma: PrismaClient;
+  /** The file's LISTEN connection, as a process has one (prisma/database.ts); opened on the first subscription. */
+  changes: ChangeFeed;
   drop(): Promise<void>;
 }
 
@@ -28,10 +31,13 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   }
   const url = withDatabase(base, name);
   const prisma = createPrismaClient(url);
+  const changes = openChangeFeed(url);
   return {
     url,
     prisma,
+    changes,
     drop: async () => {
+      await changes.close();
       await prisma.$disconnect();
       const client = new pg.Client({ connectionString: base });
       await client.connect();

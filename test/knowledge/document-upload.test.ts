@@ -10,7 +10,7 @@ import { until } from '../helpers/until.js';
 const UPLOAD = '/api/documents/upload';
 
 const it = apiTest.extend('processing', { scope: 'file' }, async ({ api }, { onCleanup }): Promise<DocumentProcessing> => {
-  const loop = startDocumentProcessing(api.db.prisma, { databaseUrl: api.db.url, pollIntervalMs: 200 });
+  const loop = startDocumentProcessing(api.db.prisma, { changes: api.db.changes, pollIntervalMs: 200 });
   onCleanup(() => loop.stop());
   return loop;
 });

@@ -17,7 +17,7 @@ const it = apiTest
   )
   // The API process's loop, as api/server.ts starts it: woken by NOTIFY, polling as a backup.
   .extend('processing', { scope: 'file' }, async ({ api }, { onCleanup }): Promise<DocumentProcessing> => {
-    const loop = startDocumentProcessing(api.db.prisma, { databaseUrl: api.db.url, pollIntervalMs: 200 });
+    const loop = startDocumentProcessing(api.db.prisma, { changes: api.db.changes, pollIntervalMs: 200 });
     onCleanup(() => loop.stop());
     return loop;
   });

@@ -99,7 +99,7 @@ const it = dbTest.extend('setup', { scope: 'file' }, async ({ db }, { onCleanup 
     LOOPBACK_VENDOR_HOSTS,
   );
   const worker = startTestRunWorker(db.prisma, {
-    databaseUrl: db.url,
+    changes: db.changes,
     access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
     secrets,
     allowPrivateToolTargets: true,

@@ -1,12 +1,14 @@
 import { startWebhookDelivery } from '../../modules/webhooks/delivery-worker.js';
 import { createPrismaClient } from '../../prisma/client.js';
 import { SecretBox } from '../../lib/secret-box.js';
+import { openChangeFeed } from '../../lib/pg-listen.js';
 
 // A delivering process on its own, for the crash test: it is killed with SIGKILL mid-attempt and another is started.
 const url = process.env.DATABASE_URL!;
 const prisma = createPrismaClient(url, { maxConnections: 2 });
+const changes = openChangeFeed(url);
 const worker = startWebhookDelivery(prisma, {
-  databaseUrl: url,
+  changes,
   allowPrivateTargets: true,
   pollIntervalMs: 100,
   requestTimeoutMs: Number(process.env.REQUEST_TIMEOUT_MS),
@@ -19,6 +21,7 @@ process.stdout.write('ready\n');
 process.on('SIGTERM', () => {
   void worker
     .stop()
+    .then(() => changes.close())
     .then(() => prisma.$disconnect())
     .then(() => process.exit(0));
 });

@@ -51,7 +51,7 @@ function deliveryTest(allowPrivateTargets: boolean) {
   return apiTest
     .extend('apiOptions', { scope: 'file' }, { allowPrivateWebhookTargets: allowPrivateTargets, secrets })
     .extend('worker', { scope: 'file', auto: true }, async ({ api }, { onCleanup }) => {
-      const worker = startWebhookDelivery(api.db.prisma, { ...FAST, allowPrivateTargets, databaseUrl: api.db.url });
+      const worker = startWebhookDelivery(api.db.prisma, { ...FAST, allowPrivateTargets, changes: api.db.changes });
       onCleanup(() => worker.stop());
       return worker;
     })
@@ -259,7 +259,7 @@ describe('webhook delivery', () => {
       },
     });
     const { tenant, id, secret } = await endpointFor(r.url);
-    const second = startWebhookDelivery(api.db.prisma, { ...FAST, databaseUrl: api.db.url, concurrency: 16 });
+    const second = startWebhookDelivery(api.db.prisma, { ...FAST, changes: api.db.changes, concurrency: 16 });
     try {
       const ids = new Set<string>();
       for (let batch = 0; batch < 10; batch++) {

@@ -29,7 +29,7 @@ const it = apiTest
     const worker = startWebhookDelivery(api.db.prisma, {
       secrets,
       allowPrivateTargets: true,
-      databaseUrl: api.db.url,
+      changes: api.db.changes,
       pollIntervalMs: 100,
       retryScheduleMs: [200, 400],
       requestTimeoutMs: 2_000,
@@ -183,7 +183,7 @@ describe('an API process starting', () => {
         },
       });
       const config = readConfig({ LOG_LEVEL: 'silent', PORT: '0', SECRETS_KEY: key.toString('base64') });
-      const app = await startApi(config, { url: db.url, prisma: db.prisma, embedded: false, close: async () => {} });
+      const app = await startApi(config, { url: db.url, prisma: db.prisma, changes: db.changes, embedded: false, close: async () => {} });
       await app.close();
       const box = new SecretBox(key);
       const sealedEndpoint = await db.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { startApi } from '../../api/server.js';
+import { startAgentWorker } from '../../agent/worker.js';
+import os from 'node:os';
 import { startWebhookDelivery } from '../../modules/webhooks/delivery-worker.js';
 import { recordEvent } from '../../modules/webhooks/events.js';
 import { readConfig } from '../../lib/config.js';
@@ -70,11 +72,13 @@ describe('the delivery worker lifecycle', () => {
 });
 
 describe('startApi', () => {
-  it('delivers webhooks from the API process, and closing the app closes its LISTEN connections', async () => {
+  it('delivers webhooks from a process running the API and an agent worker, woken on its one LISTEN connection, which closes with its database', async () => {
     const db = await createTestDatabase();
     const receiver = await startReceiver();
     const config = { ...readConfig({ LOG_LEVEL: 'silent', PORT: '0' }), webhookAllowPrivateTargets: true };
-    const app = await startApi(config, { url: db.url, prisma: db.prisma, embedded: false, close: async () => {} });
+    // As `npm start` runs them: the worker's test-run job, the API's caches and its jobs on one database handle.
+    const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, changes: db.changes, config: { ...config, dataDir: os.tmpdir() } });
+    const app = await startApi(config, { url: db.url, prisma: db.prisma, changes: db.changes, embedded: false, close: async () => {} });
     try {
       const { bootstrap } = await import('../../modules/organizations/bootstrap.js');
       const owner = await bootstrap(db.prisma, { organizationName: 'Wired', email: `wired-${Date.now()}@example.com` });
@@ -89,12 +93,14 @@ describe('startApi', () => {
       await receiver.until((got) => got.some((g) => g.id === event.id));
       const listening = () => db.prisma.$queryRaw<{ n: number }[]>`
         SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'`;
-      // One for webhook delivery, one for the document processing job, one for the change notifications of the
-      // assistant and key caches.
-      expect((await listening())[0]!.n).toBe(3);
+      // Webhook delivery, document processing, test runs and the assistant and key caches share the process's one.
+      expect((await listening())[0]!.n).toBe(1);
+      await worker.stop({ drainTimeoutMs: 0 });
       await app.close();
+      await db.changes.close();
       expect(await until(async () => (await listening())[0]!.n === 0, 15_000)).toBe(true);
     } finally {
+      await worker.stop({ drainTimeoutMs: 0 });
       await app.close();
       await receiver.close();
       await db.drop();
