@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import type { AgentWorker } from './agent/worker.js';
-import { onShutdown, survivePromiseLeaks } from './lib/process.js';
+import { onShutdownClosingLast, survivePromiseLeaks } from './lib/process.js';
 import { ensurePortFree, exitOnStartupFailure, listenProblem, readConfigOrExit } from './lib/startup.js';
 
 // `npm start`: the whole service in one process on one database (embedded Postgres under DATA_DIR when DATABASE_URL is
@@ -21,7 +21,8 @@ const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.
 let worker: AgentWorker | undefined;
 let app: FastifyInstance | undefined;
 // Handlers from the first moment a database may be running, so that no signal leaves it behind.
-onShutdown(
+onShutdownClosingLast(
+  opening,
   async () => {
     // Order matters. Running calls finish first (SHUTDOWN_DRAIN_S at most, then they end as `worker_shutdown`): the
     // worker refuses new ones meanwhile, and the API keeps serving what running calls need (their audio sockets, the
@@ -29,19 +30,8 @@ onShutdown(
     // taking requests, and the database they write to closes last.
     await worker?.stop();
     await app?.close();
-    await opening.then(
-      (db) => db.close(),
-      () => {},
-    );
-    (app?.log.info.bind(app.log) ?? console.error)('service stopped');
   },
-  {
-    force: () =>
-      opening.then(
-        (db) => db.closeNow?.(),
-        () => {},
-      ),
-  },
+  () => (app?.log.info.bind(app.log) ?? console.error)('service stopped'),
 );
 const db = await opening.catch(exitOnStartupFailure);
 try {

@@ -1,4 +1,4 @@
-import { onShutdown, survivePromiseLeaks } from '../lib/process.js';
+import { onShutdownClosingLast, survivePromiseLeaks } from '../lib/process.js';
 import { exitOnStartupFailure, readConfigOrExit, StartupError } from '../lib/startup.js';
 import type { AgentWorker } from './worker.js';
 
@@ -20,22 +20,9 @@ const [{ log }, { openDatabase }, { startAgentWorker }] = await Promise.all([
 ]);
 const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 let worker: AgentWorker | undefined;
-onShutdown(
-  async () => {
-    await worker?.stop();
-    await opening.then(
-      (db) => db.close(),
-      () => {},
-    );
-  },
-  {
-    force: () =>
-      opening.then(
-        (db) => db.closeNow?.(),
-        () => {},
-      ),
-  },
-);
+onShutdownClosingLast(opening, async () => {
+  await worker?.stop();
+});
 const db = await opening.catch(exitOnStartupFailure);
 try {
   worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, changes: db.changes, config });

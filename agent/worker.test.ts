@@ -31,14 +31,18 @@ function audioPair() {
   return { audioInput, audioOutput, caller };
 }
 
+/** A worker as `npm start` runs it without LiveKit: calls in this process, on the file's database. */
+const startLocalWorker = () =>
+  startAgentWorker({
+    prisma: db.prisma,
+    databaseUrl: db.url,
+    changes: db.changes,
+    config: readConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent', VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
+  });
+
 describe('the agent worker without LiveKit', () => {
   it('runs calls in local mode and, on stop, lets a running call finish before it returns', async () => {
-    const worker = await startAgentWorker({
-      prisma: db.prisma,
-      databaseUrl: db.url,
-      changes: db.changes,
-      config: readConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent', VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
-    });
+    const worker = await startLocalWorker();
     expect(worker.mode).toBe('local');
     const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello.' } }));
     const { audioInput, audioOutput, caller } = audioPair();
@@ -66,12 +70,7 @@ describe('the agent worker without LiveKit', () => {
   }, 120_000);
 
   it('ends calls still running at the drain deadline with reason worker_shutdown', async () => {
-    const worker = await startAgentWorker({
-      prisma: db.prisma,
-      databaseUrl: db.url,
-      changes: db.changes,
-      config: readConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent', VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
-    });
+    const worker = await startLocalWorker();
     const call = await createCall(db.prisma, localSettings(llm.url));
     const { audioInput, audioOutput, caller } = audioPair();
     const running = worker.runner!.start({ callId: call.id, audioInput, audioOutput, access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }) });

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { onShutdown } from '../lib/process.js';
+import { onShutdownClosingLast } from '../lib/process.js';
 import { ensurePortFree, exitOnStartupFailure, listenProblem, readConfigOrExit } from '../lib/startup.js';
 
 // The API alone (`npm run api`). `npm start` runs it together with the agent worker (main.ts).
@@ -10,22 +10,9 @@ await ensurePortFree(config.host, config.port).catch(exitOnStartupFailure);
 const [{ openDatabase }, { startApi }] = await Promise.all([import('../prisma/database.js'), import('./server.js')]);
 const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 let app: FastifyInstance | undefined;
-onShutdown(
-  async () => {
-    await app?.close();
-    await opening.then(
-      (db) => db.close(),
-      () => {},
-    );
-  },
-  {
-    force: () =>
-      opening.then(
-        (db) => db.closeNow?.(),
-        () => {},
-      ),
-  },
-);
+onShutdownClosingLast(opening, async () => {
+  await app?.close();
+});
 const db = await opening.catch(exitOnStartupFailure);
 try {
   app = await startApi(config, db);

@@ -62,6 +62,33 @@ export function onShutdown(stop: (signal: string) => Promise<void>, optionsOrLog
   process.on('SIGTERM', handler);
 }
 
+/** What a process opens first and closes last: its database (prisma/database.ts). */
+export interface ClosedLast {
+  close(): Promise<void>;
+  /** Leaves at once, for a process that exits on a repeated signal (the embedded cluster stops if this was its last user). */
+  closeNow?(): Promise<void>;
+}
+
+/**
+ * The shutdown of a process entry: on a signal, `stop` (what runs on the database: calls, the API) and then the
+ * database being opened, whether or not it opened, then `closed`; on a repeated signal, the database is left at once.
+ */
+export function onShutdownClosingLast(opening: Promise<ClosedLast>, stop: () => Promise<void>, closed?: () => void): void {
+  const settled = <T>(promise: Promise<T>) =>
+    promise.then(
+      () => undefined,
+      () => undefined,
+    );
+  onShutdown(
+    async () => {
+      await stop();
+      await settled(opening.then((db) => db.close()));
+      closed?.();
+    },
+    { force: () => settled(opening.then((db) => db.closeNow?.())) },
+  );
+}
+
 /**
  * Keeps a process that runs calls alive through a rejected promise nobody awaited. The speech framework reports a
  * vendor's failed synthesis both on its `error` event (which the call acts on: fallback, or an apology and a `failed`
