@@ -1,5 +1,5 @@
 import { voice } from '@livekit/agents';
-import { settledWithin } from '../../lib/async.js';
+import { settledWithin, withTimeout } from '../../lib/async.js';
 import type { AssistantSettings } from '../../modules/assistants/index.js';
 import type { CallPlaybook } from '../../modules/playbooks/index.js';
 import type { RepetitionOut, UsageOut } from '../../modules/test-runs/index.js';
@@ -145,15 +145,8 @@ export async function runConversation(spec: ConversationSpec): Promise<{ record:
   const answered = async (work: () => Promise<unknown>) => {
     const started = performance.now();
     ttftMs = null;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>(
-      (_, reject) => (timer = setTimeout(() => reject(new Error(`no reply within ${TURN_TIMEOUT_MS / 1000} s`)), TURN_TIMEOUT_MS)),
-    );
-    try {
-      await Promise.race([work(), closed, stopped, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const replied = await withTimeout(Promise.race([work().then(() => true), closed, stopped]), TURN_TIMEOUT_MS);
+    if (replied === undefined) throw new Error(`no reply within ${TURN_TIMEOUT_MS / 1000} s`);
     record.turns.push({ turn, latency_ms: Math.round(performance.now() - started), llm_ttft_ms: ttftMs });
     if (failure) throw failure;
   };
