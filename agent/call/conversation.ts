@@ -131,7 +131,10 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
     collected: scene.collected,
   });
   await step(() => startSession(session, agent, settings, texts, options, logFields));
-  if (!ending.ended) made.stops.push(await watchForMachine(prisma, call, session, ending, texts.values, logFields, options.audioInput).catch(() => () => {}));
+  if (!ending.ended)
+    made.stops.push(
+      await watchForMachine(prisma, call, session, ending, texts.values, logFields, options.audioInput, options.machineDetector).catch(() => () => {}),
+    );
   return made;
 }
 

@@ -5,6 +5,7 @@ import type { PrismaClient } from '../../prisma/client.js';
 import { loadAssistantSettings } from '../../modules/assistants/index.js';
 import { type CallRow, findCall, markCallStarted, type TranscriptEntry } from '../../modules/calls/index.js';
 import type { KnowledgeSearch } from '../../modules/knowledge/index.js';
+import type { MachineDetectorSettings } from '../../modules/campaigns/index.js';
 import { loadSecretsKey, SecretBox } from '../../lib/secret-box.js';
 import { DEFAULT_DATA_DIR } from '../../lib/config.js';
 import { keepPiiOutOfInfoLogs } from '../logging.js';
@@ -59,6 +60,11 @@ export interface RunCallOptions extends CallAudio {
   retrievalTimeoutMs?: number;
   /** Sees the session once it runs (transports attach text outputs; tests observe). */
   onSession?: (session: voice.AgentSession) => void;
+  /**
+   * The answering-machine detector's thresholds for a campaign call without a carrier detector; default the measured
+   * DEFAULT_DETECTOR (modules/campaigns/machine-detector.ts).
+   */
+  machineDetector?: Partial<MachineDetectorSettings>;
 }
 
 export interface CallResult {

@@ -4,6 +4,7 @@ import { settledWithin } from '../../lib/async.js';
 import { renderTemplate, type TemplateValues } from '../../modules/assistants/index.js';
 import { type CallRow, onAnsweredBy, recordAnsweredBy } from '../../modules/calls/index.js';
 import { watchVoiceForMachine, type CalleeAudio } from './machine-watch.js';
+import { DEFAULT_DETECTOR, type MachineDetectorSettings } from '../../modules/campaigns/index.js';
 import { FINAL_PLAYOUT_TIMEOUT_MS, type CallEnding } from './ending.js';
 
 // A campaign call answered by a machine. The verdict comes from the carrier's detector where the call asked for it
@@ -34,6 +35,7 @@ export async function watchForMachine(
   values: TemplateValues,
   logFields: Record<string, unknown>,
   audio: CalleeAudio = {},
+  detector: Partial<MachineDetectorSettings> = {},
 ): Promise<() => void> {
   if (call.campaignId === null) return () => {};
   const campaign = await prisma.campaign.findUnique({ where: { id: call.campaignId }, select: { voicemail: true } });
@@ -69,7 +71,7 @@ export async function watchForMachine(
           act(answeredBy);
         },
       },
-      undefined,
+      { ...DEFAULT_DETECTOR, ...detector },
       undefined,
       audio,
     );

@@ -115,6 +115,7 @@ export async function runTimeline(
     secrets?: Parameters<typeof runCall>[0]['secrets'];
     allowPrivateToolTargets?: boolean;
     retrievalTimeoutMs?: number;
+    machineDetector?: Parameters<typeof runCall>[0]['machineDetector'];
   } = {},
 ): Promise<TimelineRun> {
   const input = new PushAudioInput();
@@ -156,6 +157,7 @@ export async function runTimeline(
       ...(opts.allowPrivateToolTargets !== undefined ? { allowPrivateToolTargets: opts.allowPrivateToolTargets } : {}),
       ...(opts.heartbeatIntervalMs !== undefined ? { heartbeatIntervalMs: opts.heartbeatIntervalMs } : {}),
       ...(opts.retrievalTimeoutMs !== undefined ? { retrievalTimeoutMs: opts.retrievalTimeoutMs } : {}),
+      ...(opts.machineDetector ? { machineDetector: opts.machineDetector } : {}),
     });
     return { result, caller, output, progress, playedAtMs, dataDir };
   } finally {
