@@ -8,11 +8,14 @@ import { type Dialler, type LiveKitTelephony, startCarrierReportQueue, startDial
 import { campaignDialPacing, startCampaignDispatcher } from '../modules/campaigns/index.js';
 import { startWebhookDelivery } from '../modules/webhooks/index.js';
 import { type PgVectors, startDocumentProcessing } from '../modules/knowledge/index.js';
+import { startJobLoop } from '../lib/jobs.js';
+import { clearExpiredSignInCounts } from './auth/sign-in-limit.js';
 
 // Every background job of an API process, started here and nowhere else, each a job loop (lib/jobs.ts) over leased
 // rows woken on the process's change feed: any number of API processes run the same jobs on the same database.
 // The outbound dialler and the campaign dispatcher run where a call path is configured; carrier reports always; webhook
 // delivery and document processing when the process is the service (tests start their own, with their own settings).
+// Expired sign-in counts are swept every 5 minutes.
 
 export interface ApiJobOptions {
   prisma: PrismaClient;
@@ -43,6 +46,11 @@ export interface ApiJobs {
   stop(): Promise<void>;
 }
 
+/** 5 minutes, as the rate-limit store's own sweep: a count is a row of a few bytes, kept an hour past its expiry. */
+const SIGN_IN_SWEEP_MS = 300_000;
+/** A sweep under way at stop is one indexed delete: 5 s at most, so a hung database cannot hold the shutdown. */
+const SWEEP_STOP_MS = 5_000;
+
 export function startApiJobs(options: ApiJobOptions): ApiJobs {
   const { prisma, logger } = options;
   const child = (component: string) => logger.child({ component });
@@ -67,6 +75,14 @@ export function startApiJobs(options: ApiJobOptions): ApiJobs {
     : undefined;
   // Carrier callbacks stored by any process are applied by every process's queue (modules/telephony/carrier-reports.ts).
   const carrierReports = startCarrierReportQueue(prisma, { logger: child('carrier-reports') });
+  const signInCounts = startJobLoop({
+    intervalMs: SIGN_IN_SWEEP_MS,
+    unref: true,
+    pass: async () => void (await clearExpiredSignInCounts(prisma)),
+    onError: (err, l) => {
+      if (!l.stopping) logger.warn({ err }, 'expired sign-in counts not cleared; the next sweep tries again');
+    },
+  });
   const delivery = options.delivery;
   const webhooks =
     delivery &&
@@ -94,7 +110,7 @@ export function startApiJobs(options: ApiJobOptions): ApiJobs {
       (stopped ??= (async () => {
         // The dispatcher first: it queues calls for the dialler, which then finishes what it holds.
         await campaigns?.stop();
-        await Promise.all([dialler?.stop(), carrierReports.stop(), webhooks?.stop(), documents?.stop()]);
+        await Promise.all([dialler?.stop(), carrierReports.stop(), webhooks?.stop(), documents?.stop(), signInCounts.stop(SWEEP_STOP_MS)]);
       })()),
   };
 }

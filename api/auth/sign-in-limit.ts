@@ -22,7 +22,9 @@ export class SignInLimit {
   private readonly byAddress: RateLimiterPrisma;
 
   constructor(prisma: PrismaClient, options: SignInLimitOptions = DEFAULT_SIGN_IN_LIMIT) {
-    const store = { storeClient: prisma, tableName: 'rateLimit', duration: options.windowS };
+    // Expired counts are swept by the API's job (api/jobs.ts, `clearExpiredSignInCounts`), which stops with the app,
+    // instead of the store's own timer, which nothing stops.
+    const store = { storeClient: prisma, tableName: 'rateLimit', duration: options.windowS, clearExpiredByTimeout: false };
     this.byEmail = new RateLimiterPrisma({ ...store, keyPrefix: 'sign_in_email', points: options.perEmail });
     this.byAddress = new RateLimiterPrisma({ ...store, keyPrefix: 'sign_in_address', points: options.perAddress });
   }
@@ -48,4 +50,10 @@ export class SignInLimit {
   async succeeded(email: string): Promise<void> {
     await this.byEmail.delete(email);
   }
+}
+
+/** Deletes the counts that expired over an hour ago (what the store's own sweep deleted); answers how many. */
+export async function clearExpiredSignInCounts(prisma: PrismaClient): Promise<number> {
+  const { count } = await prisma.rateLimit.deleteMany({ where: { expire: { lt: new Date(Date.now() - 3_600_000) } } });
+  return count;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app.js';
+import { clearExpiredSignInCounts } from '../../api/auth/sign-in-limit.js';
 import { createApiContext, type ApiContext } from '../helpers/api.js';
 import { BrowserSession } from '../helpers/browser-session.js';
 import { addPerson } from '../helpers/people.js';
@@ -73,5 +74,21 @@ describe('the sign-in limit per client address behind a proxy', () => {
     } finally {
       await behindProxy.close();
     }
+  });
+});
+
+describe('expired sign-in counts', () => {
+  it('are swept an hour after they expire, and counts still running are kept', async () => {
+    const now = Date.now();
+    await api.db.prisma.rateLimit.createMany({
+      data: [
+        { key: 'sign_in_email:sweep-old@example.com', points: 3, expire: new Date(now - 2 * 3_600_000) },
+        { key: 'sign_in_email:sweep-recent@example.com', points: 3, expire: new Date(now - 60_000) },
+        { key: 'sign_in_email:sweep-running@example.com', points: 3, expire: new Date(now + 600_000) },
+      ],
+    });
+    expect(await clearExpiredSignInCounts(api.db.prisma)).toBe(1);
+    const left = await api.db.prisma.rateLimit.findMany({ where: { key: { startsWith: 'sign_in_email:sweep-' } }, select: { key: true } });
+    expect(left.map((r) => r.key).sort()).toEqual(['sign_in_email:sweep-recent@example.com', 'sign_in_email:sweep-running@example.com']);
   });
 });
