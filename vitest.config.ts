@@ -1,9 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
+const EXCLUDE = ['node_modules/**', 'dist/**', '.data/**'];
+const OWN_PROCESS = ['test/knowledge/**/*.test.ts', 'modules/knowledge/**/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'dist/**', '.data/**'],
+    exclude: EXCLUDE,
     globalSetup: ['test/helpers/global-postgres.ts'],
     // Caps for a test that hangs, never budgets a passing test must meet: tests wait for the events they need, and on a
     // 2-core machine kept busy by other work the same test takes several times as long (a file's fixtures, such as
@@ -20,5 +22,13 @@ export default defineConfig({
     // Most of the suite's time is whole calls played in real time, which wait far more than they compute: on a 2-core
     // machine three files at a time take the suite from about 12 to under 6 minutes, with the CPU still not saturated.
     maxWorkers: 3,
+    projects: [
+      { extends: true, test: { name: 'shared', include: ['**/*.test.ts'], exclude: [...EXCLUDE, ...OWN_PROCESS] } },
+      // Knowledge converts documents in threads it ends after each (modules/knowledge/parse/) and runs the offline
+      // embedding model in threads, with WebAssembly and JIT code coming and going: a process that lived through many
+      // such files once died of a V8 fault ("Check failed: jit_page.has_value()", a known V8 crash under thread and
+      // WebAssembly churn). These files each get a process of their own again, as every file did before.
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
+    ],
   },
 });
