@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import type { AgentWorker } from './agent/worker.js';
 import { onShutdownClosingLast, survivePromiseLeaks } from './lib/process.js';
-import { ensurePortFree, exitOnStartupFailure, listenProblem, readConfigOrExit } from './lib/startup.js';
+import { browserUrl, ensurePortFree, exitOnStartupFailure, listenProblem, printReady, readConfigOrExit } from './lib/startup.js';
 
 // `npm start`: the whole service in one process on one database (embedded Postgres under DATA_DIR when DATABASE_URL is
 // unset): the API and an agent worker. Production runs `npm run api` and `npm run agent` as separate processes on a
@@ -49,6 +49,7 @@ app.log.info(
   { url: `http://${config.host}:${port}`, embeddedDatabase: db.embedded, databaseFiles: db.cluster?.directory, agentMode: worker.mode },
   'service started',
 );
+printReady(browserUrl(config.host, port, config.publicUrl));
 if (db.cluster?.origin === 'adopted') {
   app.log.warn({ databaseFiles: db.cluster.directory }, 'took over an embedded database a process that ended left running; it stops with this one');
 }

@@ -51,3 +51,21 @@ export async function ensurePortFree(host: string, port: number): Promise<void> 
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
   });
 }
+
+/**
+ * Where a person opens the service: PUBLIC_URL when set, else this machine's address as the browser on it reaches it
+ * (a server listening on every address is reached at localhost).
+ */
+export function browserUrl(host: string, port: number, publicUrl?: string): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, '');
+  const name = host === '0.0.0.0' || host === '::' || host === '' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
+/**
+ * The one plain line `npm start` prints once it is ready, on stderr: the logs on stdout are JSON lines for a collector,
+ * and the person at the terminal looks for the address to open.
+ */
+export function printReady(url: string): void {
+  process.stderr.write(`Ready: open ${url} in a browser\n`);
+}

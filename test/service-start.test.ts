@@ -25,7 +25,8 @@ async function startService(env: NodeJS.ProcessEnv): Promise<Running> {
   child.stderr!.on('data', (c) => (output += c));
   await until(
     () => {
-      if (output.includes('service started')) return true;
+      // The log's line on stdout and the plain line on stderr, in whichever order the two streams bring them.
+      if (output.includes('service started') && output.includes('Ready: open ')) return true;
       if (child.exitCode !== null) throw new Error(`service exited early:\n${output}`);
       return false;
     },
@@ -74,6 +75,8 @@ describe('npm start on a fresh machine', () => {
       expect(first.output()).toMatch(/no organisation yet/);
       expect(first.output()).toMatch(/npm run cli -- bootstrap/);
       expect(first.output()).toContain(`"url":"${base}"`);
+      // And one plain line for the person at the terminal, once it is ready.
+      expect(first.output()).toContain(`Ready: open ${base} in a browser\n`);
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
 
       // The CLI joins the cluster the running service started, and prints exactly one JSON object on stdout.

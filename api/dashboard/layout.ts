@@ -28,6 +28,10 @@ const SECTIONS: { group: string; links: { href: string; label: string; action?: 
       { href: '/profile', label: 'Profile' },
     ],
   },
+  {
+    group: 'Developers',
+    links: [{ href: '/api/docs', label: 'API reference' }],
+  },
 ];
 
 function document(title: string, body: Html, csrf?: string): Html {
@@ -38,6 +42,7 @@ function document(title: string, body: Html, csrf?: string): Html {
 ${csrf ? html`<meta name="csrf-token" content="${csrf}">` : ''}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Voice assistants</title>
+<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/dashboard.css">
 <script src="/assets/dashboard.js" defer></script>
 </head>

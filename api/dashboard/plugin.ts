@@ -49,12 +49,15 @@ const PAGE_HEADERS = {
 
 const require = createRequire(import.meta.url);
 const ASSETS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
-const ASSET_TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
+const ASSET_TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.svg': 'image/svg+xml' };
 
 /** The assets, read once: a handful of small files, served from memory with a validator. */
 function loadAssets(): Map<string, { body: Buffer; type: string; etag: string }> {
   const assets = new Map<string, { body: Buffer; type: string; etag: string }>();
-  const files: [name: string, file: string][] = ['dashboard.css', 'dashboard.js', 'passkeys.js'].map((name) => [name, path.join(ASSETS_DIR, name)]);
+  const files: [name: string, file: string][] = ['dashboard.css', 'dashboard.js', 'passkeys.js', 'favicon.svg'].map((name) => [
+    name,
+    path.join(ASSETS_DIR, name),
+  ]);
   // The WebAuthn helper the passkey script runs on, served from its package as it ships.
   // (The package exports no package.json: its root is read from its CommonJS entry, script/index.js.)
   files.push(['webauthn.js', path.join(path.dirname(require.resolve('@simplewebauthn/browser')), '..', 'dist/bundle/index.umd.min.js')]);
@@ -137,6 +140,9 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
     if (request.headers['if-none-match'] === asset.etag) return reply.status(304).send();
     return reply.type(asset.type).send(asset.body);
   });
+
+  // Browsers ask for /favicon.ico on pages that name no icon (the API reference, a call's page): the same icon.
+  app.get('/favicon.ico', { config: { auth: 'public' } }, async (_request, reply) => reply.redirect('/assets/favicon.svg', 301));
 
   registerAccountPages(app, deps);
   registerApiKeyPages(app, deps);

@@ -35,7 +35,7 @@ async function newPage(): Promise<Page> {
 describe.skipIf(!hasChromium)('the dashboard in Chromium', () => {
   let owner: Page;
 
-  it('sets up the organisation on first run and signs its owner in with a __Host- session cookie', async () => {
+  it('sets up the organisation on first run, signs its owner in with a __Host- session cookie, and lands on the first assistant to make', async () => {
     owner = await newPage();
     await owner.goto(base);
     expect(new URL(owner.url()).pathname).toBe('/setup');
@@ -44,8 +44,12 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', () => {
     await owner.getByLabel('Email').fill(OWNER.email);
     await owner.getByLabel('Password').fill(OWNER.password);
     await owner.getByRole('button', { name: 'Create organisation' }).click();
-    await owner.waitForURL(`${base}/api-keys`);
-    await expect(owner.getByRole('heading', { name: 'API keys' }).isVisible()).resolves.toBe(true);
+    await owner.waitForURL(`${base}/assistants`);
+    expect(await owner.getByRole('link', { name: 'Create your first assistant' }).isVisible()).toBe(true);
+    // The API's reference is one click away, and the tab shows the service's icon.
+    expect(await owner.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('/api/docs');
+    const icon = await owner.evaluate(`fetch(document.querySelector('link[rel=icon]').href).then((r) => [r.status, r.headers.get('content-type')])`);
+    expect(icon).toEqual([200, 'image/svg+xml']);
 
     const session = (await owner.context().cookies()).find((c) => c.name === '__Host-session');
     expect(session).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });

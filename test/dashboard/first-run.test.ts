@@ -20,10 +20,16 @@ describe('first-run setup', () => {
 
     const done = await browser.post('/setup', { organization_name: 'Acme', name: 'Ada Owner', email: 'Ada@Example.com', password: 'correct horse battery' });
     expect(done.status).toBe(302);
-    expect(done.location).toBe('/api-keys');
-    const keys = await browser.get('/api-keys');
-    expect(keys.status).toBe(200);
-    expect(keys.body).toContain('No API keys yet');
+    expect(done.location).toBe('/assistants');
+    const landing = await browser.get('/assistants');
+    expect(landing.status).toBe(200);
+    expect(landing.body).toContain('Create your first assistant');
+    // Every page's icon, and the one a browser asks for on pages that name none, instead of a 404.
+    expect(landing.body).toContain('<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">');
+    const favicon = await api.app.inject({ method: 'GET', url: '/favicon.ico' });
+    expect([favicon.statusCode, favicon.headers.location]).toEqual([301, '/assets/favicon.svg']);
+    const svg = await api.app.inject({ method: 'GET', url: '/assets/favicon.svg' });
+    expect([svg.statusCode, svg.headers['content-type']]).toEqual([200, 'image/svg+xml']);
 
     const user = await api.db.prisma.user.findUniqueOrThrow({ where: { email: 'ada@example.com' }, include: { organization: true } });
     expect(user).toMatchObject({ role: 'owner', name: 'Ada Owner', organization: { name: 'Acme' } });

@@ -89,7 +89,8 @@ export function registerAccountPages(app: FastifyInstance, deps: DashboardDeps):
       return sendPage(reply, visitorPage('Welcome', setupForm(request, body, formErrors(error))), 409);
     }
     await startSession(deps, request, reply, person);
-    return reply.redirect('/api-keys');
+    // Where a new team starts: its first assistant (the empty list says how); keys wait until code calls the API.
+    return reply.redirect('/assistants');
   });
 
   app.get('/login', { config: visitor }, async (request, reply) => {
