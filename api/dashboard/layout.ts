@@ -67,6 +67,7 @@ export function dashboardPage(request: FastifyRequest, title: string, content: H
 <div class="shell">
 <header class="side">
 <a class="brand" href="/">Voice assistants</a>
+<input type="checkbox" id="menu-toggle" class="menu-toggle"><label for="menu-toggle" class="menu-button">Menu</label>
 <nav aria-label="Dashboard">${nav}</nav>
 <p class="who">${me.name ?? me.email}<br>${me.role}</p>
 <form method="post" action="/logout">${csrfField(request)}<button class="link" type="submit">Sign out</button></form>

@@ -275,6 +275,28 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
     }, 120_000);
   }
 
+  it('keeps the menu behind one button on a phone, so the page starts at the top, and opens it from the keyboard too', async () => {
+    const phone = await signIn(owner, WIDTHS.phone);
+    const page = await phone.newPage();
+    await page.goto(`${base}/calls`);
+    const headingTop = () => page.evaluate(`document.querySelector('h1').getBoundingClientRect().top`) as Promise<number>;
+    expect(await page.getByRole('link', { name: 'Contacts' }).isVisible()).toBe(false);
+    // Below a one-line bar: the brand and the button.
+    expect(await headingTop()).toBeLessThan(120);
+    await page.getByText('Menu', { exact: true }).click();
+    expect(await page.getByRole('link', { name: 'Contacts' }).isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
+    await page.getByText('Menu', { exact: true }).click();
+    expect(await page.getByRole('link', { name: 'Contacts' }).isVisible()).toBe(false);
+    await page.getByRole('checkbox', { name: 'Menu' }).focus();
+    await page.keyboard.press('Space');
+    expect(await page.getByRole('link', { name: 'Contacts' }).isVisible()).toBe(true);
+    // A desktop has no button: the sidebar is always open.
+    await page.setViewportSize(WIDTHS.desktop);
+    expect(await page.getByText('Menu', { exact: true }).isVisible()).toBe(false);
+    await phone.close();
+  });
+
   it('fits the members table on a phone: the role column wraps its select and button instead of scrolling the table sideways', async () => {
     const phone = await signIn(owner, WIDTHS.phone);
     const page = await phone.newPage();
