@@ -110,6 +110,9 @@ describe('a browser call on the built-in transport', () => {
 
     await page.click('#hangup');
     await page.waitForFunction(() => (globalThis as unknown as { callState: { ended: unknown } }).callState.ended !== null, undefined, { timeout: 30_000 });
+    // Ended: said so, and nothing left to press.
+    expect(await page.locator('#status').textContent()).toBe('Call ended');
+    expect(await page.locator('#hangup').isDisabled()).toBe(true);
 
     const call = await until(async () => {
       const c = await api.db.prisma.call.findUnique({ where: { callSid }, include: { turns: { orderBy: { position: 'asc' } }, recordings: true } });
@@ -135,5 +138,19 @@ describe('a browser call on the built-in transport', () => {
       headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
     }).catch((e: Error) => e);
     expect(res instanceof Error ? 403 : res.status).toBe(403);
+  });
+
+  it('says the page is disconnected when the server refuses its socket, with nothing to hang up', async () => {
+    const a = (await api.call(acme, 'POST', '/api/web-calls/browser', { assistant_id: assistantId })).body.data as { token: string };
+    const b = (await api.call(acme, 'POST', '/api/web-calls/browser', { assistant_id: assistantId })).body.data as { call_sid: string };
+    // Another call's token: the server refuses the socket.
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${base}/call/${b.call_sid}?token=${encodeURIComponent(a.token)}`);
+    await page.click('#start');
+    await page.waitForFunction(() => (globalThis as unknown as { callState: { status: string } }).callState.status === 'Disconnected', undefined, {
+      timeout: 30_000,
+    });
+    expect(await page.locator('#hangup').isDisabled()).toBe(true);
+    await page.context().close();
   });
 });

@@ -31,6 +31,13 @@ export const CALL_PAGE = `<!doctype html>
   const state = (window.callState = { status: 'idle', playedSamples: 0, sentSamples: 0, transcript: [], ended: null });
   const statusEl = document.getElementById('status');
   const setStatus = (s) => { state.status = s; statusEl.textContent = s; };
+  const hangupButton = document.getElementById('hangup');
+  // Over: nothing left to hang up, and the microphone is let go.
+  const over = (status) => {
+    setStatus(status);
+    hangupButton.disabled = true;
+    if (micStream) micStream.getTracks().forEach((t) => t.stop());
+  };
   let ws, ctx, micStream, playhead = 0;
 
   const worklet = "class Mic extends AudioWorkletProcessor { process(inputs) { const ch = inputs[0] && inputs[0][0]; if (ch) this.port.postMessage(ch.slice(0)); return true; } } registerProcessor('mic', Mic);";
@@ -71,12 +78,13 @@ export const CALL_PAGE = `<!doctype html>
       if (typeof ev.data === 'string') {
         const msg = JSON.parse(ev.data);
         if (msg.type === 'transcript') show(msg.role, msg.text);
-        if (msg.type === 'ended') { state.ended = msg; setStatus('Call ended'); }
+        if (msg.type === 'ended') { state.ended = msg; over('Call ended'); }
         return;
       }
       play(new Int16Array(ev.data));
     };
-    ws.onclose = () => { if (state.status !== 'Call ended') setStatus('Disconnected'); micStream.getTracks().forEach((t) => t.stop()); };
+    // A socket that closes without the end (the server gone, the network down) says so instead of waiting for ever.
+    ws.onclose = () => { if (state.status !== 'Call ended') over('Disconnected'); };
     mic.port.onmessage = (ev) => {
       if (!ws || ws.readyState !== 1) return;
       const f = ev.data, out = new Int16Array(f.length);
@@ -87,7 +95,13 @@ export const CALL_PAGE = `<!doctype html>
   }
 
   document.getElementById('start').onclick = () => start().catch((e) => setStatus('Could not start: ' + e.message));
-  document.getElementById('hangup').onclick = () => { if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: 'hangup' })); setStatus('Hanging up…'); };
+  hangupButton.onclick = () => {
+    hangupButton.disabled = true;
+    if (ws && ws.readyState === 1) {
+      ws.send(JSON.stringify({ type: 'hangup' }));
+      setStatus('Hanging up…');
+    } else over('Disconnected');
+  };
   setStatus('Ready');
 })();
 </script>
