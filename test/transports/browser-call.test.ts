@@ -113,6 +113,7 @@ describe('a browser call on the built-in transport', () => {
     // Ended: said so, and nothing left to press.
     expect(await page.locator('#status').textContent()).toBe('Call ended');
     expect(await page.locator('#hangup').isDisabled()).toBe(true);
+    expect(await page.getByRole('link', { name: "See this call's record" }).getAttribute('href')).toBe(`/calls/${callSid}`);
 
     const call = await until(async () => {
       const c = await api.db.prisma.call.findUnique({ where: { callSid }, include: { turns: { orderBy: { position: 'asc' } }, recordings: true } });

@@ -22,6 +22,7 @@ export const CALL_PAGE = `<!doctype html>
 <h1>Call</h1>
 <p id="status">Connecting…</p>
 <button id="start">Start call</button> <button id="hangup" disabled>Hang up</button>
+<p id="record" hidden><a href="">See this call's record</a> (in the dashboard, signed in)</p>
 <div id="transcript" aria-live="polite"></div>
 <script>
 (() => {
@@ -78,7 +79,14 @@ export const CALL_PAGE = `<!doctype html>
       if (typeof ev.data === 'string') {
         const msg = JSON.parse(ev.data);
         if (msg.type === 'transcript') show(msg.role, msg.text);
-        if (msg.type === 'ended') { state.ended = msg; over('Call ended'); }
+        if (msg.type === 'ended') {
+          state.ended = msg;
+          over('Call ended');
+          // Where the transcript, recording and analysis are read once the call is written.
+          const record = document.getElementById('record');
+          record.querySelector('a').href = '/calls/' + encodeURIComponent(callSid);
+          record.hidden = false;
+        }
         return;
       }
       play(new Int16Array(ev.data));
