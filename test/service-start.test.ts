@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../prisma/embedded-postgres.js';
 import { until } from './helpers/until.js';
+import { stopLeftCluster } from './startup/service-process.js';
 
 // The README's quick start, for real: `npm start` on an empty DATA_DIR (embedded Postgres), the operator CLI, and a
 // restart that finds the data again.
@@ -17,9 +18,13 @@ interface Running {
   stopped?: boolean;
 }
 
+/** Every service started, for a test cut short (its timeout) to leave none running. */
+const spawned: ChildProcess[] = [];
+
 async function startService(env: NodeJS.ProcessEnv): Promise<Running> {
   // Its own process group, so a stop signals npm and everything under it at once, as Ctrl-C in a terminal does.
   const child = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  spawned.push(child);
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
@@ -66,6 +71,15 @@ describe('npm start on a fresh machine', () => {
     delete env.npm_config_loglevel;
   });
   afterAll(async () => {
+    // A test that timed out left its service and the embedded cluster it started: neither outlives the file.
+    for (const child of spawned) {
+      try {
+        if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+    }
+    stopLeftCluster(dataDir);
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
