@@ -1,5 +1,6 @@
 import { initializeLogger } from '@livekit/agents';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { onTestFinished } from 'vitest';
 import os from 'node:os';
 import path from 'node:path';
 import { PacedAudioOutput } from '../../agent/io/paced-audio-output.js';
@@ -128,6 +129,8 @@ export async function runTimeline(
   output.onPlayed((_f, at) => playedAtMs.push(at - t0));
   const hangup = new AbortController();
   const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'call-data-')));
+  // A folder the harness made is removed once the test has read it (its recordings); one given is the caller's.
+  if (!opts.dataDir) onTestFinished(() => rm(dataDir, { recursive: true, force: true }));
   caller.start();
   const timer = opts.hangupAtMs !== undefined ? setTimeout(() => hangup.abort(), opts.hangupAtMs) : undefined;
   const cued = [opts.hangupWhen && ((p: CallProgress) => p.until(opts.hangupWhen!)), opts.hangupAfter].filter((f) => f !== undefined);

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect } from 'vitest';
+import { describe, expect, onTestFinished } from 'vitest';
 import { recoverOrphanedCalls, startCallRecovery } from '../../agent/call/recovery.js';
 import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { mp3Info } from '../../media/mp3-duration.js';
@@ -16,6 +16,13 @@ import { createCall, localSettings } from './call-harness.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { CALLER_RATE } from '../fakes/scripted-caller.js';
 import { until } from '../helpers/until.js';
+
+/** A call's DATA_DIR for this test, removed once the test has read it. */
+async function callDataDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 const CALL_PROCESS = fileURLToPath(new URL('./call-process.ts', import.meta.url));
 
@@ -52,7 +59,7 @@ describe('calls whose process dies', () => {
     llm,
     eventsOf,
   }) => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
+    const dataDir = await callDataDir();
     // Default recording settings: mp3, user, assistant and mixed tracks.
     const call = await createCall(db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello, how can I help?' }, recording_settings: {} }));
     const child = spawn(process.execPath, ['--import', 'tsx', CALL_PROCESS], {
@@ -152,7 +159,7 @@ describe('calls whose process dies', () => {
 
   it('ends an orphan whose spool it cannot find without recordings and without error', async ({ db, llm, eventsOf }) => {
     // The call ran on another host whose DATA_DIR this worker does not share.
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
+    const dataDir = await callDataDir();
     const call = await createCall(db.prisma, localSettings(llm.url, { recording_settings: {} }));
     const lastBeat = new Date(Date.now() - 120_000);
     await db.prisma.call.update({
@@ -192,7 +199,7 @@ describe('calls whose process dies', () => {
       await spool.close();
       return call;
     };
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
+    const dataDir = await callDataDir();
     const spooled = await setUp(dataDir);
     expect(await recoverOrphanedCalls(db.prisma, { dataDir, access })).toEqual([spooled.id]);
     const withSpool = await db.prisma.call.findUniqueOrThrow({ where: { id: spooled.id } });
@@ -200,7 +207,7 @@ describe('calls whose process dies', () => {
     expect((await eventsOf(spooled.callSid))[0]!.payload).toMatchObject({ duration_seconds: 8, ended_at: new Date(startedAt.getTime() + 8000).toISOString() });
 
     // The spool on another host: the transcript is the last evidence.
-    const elsewhere = await setUp(await mkdtemp(path.join(os.tmpdir(), 'call-data-')));
+    const elsewhere = await setUp(await callDataDir());
     expect(await recoverOrphanedCalls(db.prisma, { dataDir, access })).toEqual([elsewhere.id]);
     expect(await db.prisma.call.findUniqueOrThrow({ where: { id: elsewhere.id } })).toMatchObject({
       durationMs: 4000,
@@ -226,7 +233,7 @@ describe('calls whose process dies', () => {
         data: { callId: call.id, position: 0, role: 'user', text: 'what time is it', startMs: 1000, endMs: 2000, interrupted: false },
       });
 
-      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-data-'));
+      const dataDir = await callDataDir();
       expect(await recoverOrphanedCalls(db.prisma, { dataDir, access })).toEqual([call.id]);
       expect(broken.chats().length).toBeGreaterThan(0);
       const ended = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } });
