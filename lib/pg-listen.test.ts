@@ -3,7 +3,8 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { delay } from './async.js';
-import { listenForChanges, openChangeFeed, type ChangeListener } from './pg-listen.js';
+import { openChangeFeed, type ChangeFeed } from './pg-listen.js';
+import { settledWithin } from './async.js';
 import { until } from '../test/helpers/until.js';
 
 // Against the test run's own Postgres. LISTEN/NOTIFY needs no schema, so the cluster's default database serves, and
@@ -14,7 +15,7 @@ const channelName = () => `test_${crypto.randomBytes(6).toString('hex')}`;
 describe('the LISTEN client', () => {
   let url: string;
   let admin: pg.Client;
-  const listeners: ChangeListener[] = [];
+  const listeners: ChangeFeed[] = [];
   beforeAll(async () => {
     url = inject('postgresUrl');
     admin = new pg.Client({ connectionString: url });
@@ -39,7 +40,8 @@ describe('the LISTEN client', () => {
         return [channel, { onNotify: (payload: string) => heard[channel]!.push(payload), onReset: () => (resets[channel]! += 1) }];
       }),
     );
-    const listener = listenForChanges(url, handlers, onError);
+    const listener = openChangeFeed(url, onError);
+    for (const [channel, h] of Object.entries(handlers)) listener.subscribe(channel, h);
     listeners.push(listener);
     return { listener, heard, resets };
   }
@@ -154,40 +156,52 @@ describe('the LISTEN client', () => {
     expect(errors.sort()).toEqual(['own', 'shared']);
   });
 
-  it('gives up on a database that accepts the connection and never answers, tries again, and closes at once', async () => {
-    // A hung database: the TCP connection opens, and nothing more ever comes.
+  /** A hung database: the TCP connection opens, and nothing more ever comes. */
+  async function hungServer() {
     const sockets: net.Socket[] = [];
-    const server = net.createServer((socket) => {
-      sockets.push(socket);
-      socket.resume();
-    });
+    const server = net.createServer((socket) => void sockets.push(socket.resume()));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as net.AddressInfo;
-    const errors: unknown[] = [];
-    let resets = 0;
-    const listener = listenForChanges(
-      `postgres://nobody:secret@127.0.0.1:${port}/none`,
-      { [channelName()]: { onNotify: () => {}, onReset: () => (resets += 1) } },
-      (error) => errors.push(error),
-      { connectTimeoutMs: 200 },
-    );
-    try {
-      // Connect (200 ms), give up, wait 100 ms, connect again.
-      await until(() => sockets.length === 2, 5_000);
-      expect((errors[0] as Error).message).toMatch(/timeout/);
-      expect(resets).toBe(1);
-      const started = Date.now();
-      await listener.close();
-      expect(Date.now() - started).toBeLessThan(100);
-      // The attempt under way at close ends within the connect timeout, and none follows it.
-      await until(() => sockets.every((s) => s.destroyed || s.readableEnded), 2_000);
-      await delay(700);
-      expect(sockets).toHaveLength(2);
-      expect(errors).toHaveLength(1);
-    } finally {
-      await listener.close();
+    const url = `postgres://nobody:secret@127.0.0.1:${(server.address() as net.AddressInfo).port}/none`;
+    const close = async () => {
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => server.close(resolve));
+    };
+    return { sockets, url, close };
+  }
+
+  it('gives up on a database that accepts the connection and never answers, tries again, and tries no more once closed', async () => {
+    const hung = await hungServer();
+    const errors: unknown[] = [];
+    let resets = 0;
+    const feed = openChangeFeed(hung.url, (error) => errors.push(error), { connectTimeoutMs: 200 });
+    feed.subscribe(channelName(), { onNotify: () => {}, onReset: () => (resets += 1) });
+    try {
+      // Connect (200 ms), give up, wait 100 ms, connect again.
+      await until(() => hung.sockets.length >= 2, 10_000);
+      expect((errors[0] as Error).message).toMatch(/timeout/);
+      expect(resets).toBeGreaterThanOrEqual(1);
+      await feed.close();
+      // The attempt under way at close ends within the connect timeout, and none follows it.
+      await until(() => hung.sockets.every((s) => s.destroyed || s.readableEnded), 10_000);
+      const attempts = hung.sockets.length;
+      await delay(700);
+      expect(hung.sockets).toHaveLength(attempts);
+    } finally {
+      await feed.close();
+      await hung.close();
+    }
+  });
+
+  it('closes at once while a connection is still being opened, without waiting for its timeout', async () => {
+    const hung = await hungServer();
+    const feed = openChangeFeed(hung.url, () => {}, { connectTimeoutMs: 60_000 });
+    feed.subscribe(channelName(), { onNotify: () => {}, onReset: () => {} });
+    try {
+      await until(() => hung.sockets.length === 1, 10_000);
+      // Waiting for the attempt would take a minute.
+      expect(await settledWithin(feed.close(), 10_000)).toBe(true);
+    } finally {
+      await hung.close();
     }
   });
 });

@@ -2,10 +2,6 @@ import pg from 'pg';
 import { settledWithin } from './async.js';
 import { backoffMs } from './backoff.js';
 
-export interface ChangeListener {
-  close(): Promise<void>;
-}
-
 /** Reconnect delays after the LISTEN connection drops: quick at first, then every 5 s until the database is back. */
 const RECONNECT_DELAYS_MS = [100, 500, 1_000, 5_000];
 /**
@@ -179,19 +175,4 @@ export function openChangeFeed(databaseUrl: string, onError?: (error: unknown) =
       await settledWithin(client.end(), CLOSE_TIMEOUT_MS);
     },
   };
-}
-
-/**
- * A connection of its own that LISTENs on every channel of `channels` (a feed with those subscriptions): for a process
- * part that runs alone, such as a test's listener. Within the service, parts share the process's feed.
- */
-export function listenForChanges(
-  databaseUrl: string,
-  channels: Record<string, ChannelHandlers>,
-  onError?: (error: unknown) => void,
-  options: ListenOptions = {},
-): ChangeListener {
-  const feed = openChangeFeed(databaseUrl, onError, options);
-  for (const [channel, handlers] of Object.entries(channels)) feed.subscribe(channel, handlers);
-  return { close: () => feed.close() };
 }
