@@ -14,12 +14,16 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
 import { startFakeTwilioRest, type FakeTwilioRest } from '../fakes/twilio-rest.js';
 import { ALWAYS } from './campaign-world.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
+import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
 
 // A campaign run whole on the embedded default: the API's dispatcher queues its calls, the dialler places them through
 // the carrier fake, the callees answer (one a person, one a machine), are busy or do not answer, and the campaign
 // completes with each outcome counted and its events sent. No LiveKit anywhere.
 
 initializeLogger({ pretty: false, level: 'silent' });
+
+// The calls run on a clock faster than the wall clock (test/helpers/scaled-clock.ts); hooks and caps on the wall clock.
+scaledClockInEachTest();
 
 let api: ApiContext;
 let llm: FakeOpenAI;

@@ -13,6 +13,7 @@ import type { PrismaClient } from '../../prisma/client.js';
 import { ScriptedCaller, type ScheduledUtterance } from '../fakes/scripted-caller.js';
 import { CallProgress, type Cue } from './call-progress.js';
 import { LOOPBACK_VENDOR_HOSTS } from '../helpers/vendor-hosts.js';
+import { CALL_CLOCK_SCALE, scaleClock } from '../helpers/scaled-clock.js';
 
 // Runs a whole call through the runtime against a real database: a scripted caller speaks into the call's audio input
 // at given times or on cues from the call's progress (after the welcome, into a reply), the assistant's replies play
@@ -117,6 +118,8 @@ export async function runTimeline(
     allowPrivateToolTargets?: boolean;
     retrievalTimeoutMs?: number;
     machineDetector?: Parameters<typeof runCall>[0]['machineDetector'];
+    /** Plays the call on the wall clock, for a test about what the wall clock measures. */
+    realTime?: boolean;
   } = {},
 ): Promise<TimelineRun> {
   const input = new PushAudioInput();
@@ -124,13 +127,15 @@ export async function runTimeline(
   const caller = new ScriptedCaller(input);
   const progress = new CallProgress();
   await caller.schedule(script.map(({ after, ...line }) => ({ ...line, ...(after ? { after: () => after(progress) } : {}) })));
-  const playedAtMs: number[] = [];
-  const t0 = Date.now();
-  output.onPlayed((_f, at) => playedAtMs.push(at - t0));
   const hangup = new AbortController();
   const dataDir = opts.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'call-data-')));
   // A folder the harness made is removed once the test has read it (its recordings); one given is the caller's.
   if (!opts.dataDir) onTestFinished(() => rm(dataDir, { recursive: true, force: true }));
+  // From here to the end of the call (the finally below), the call runs on the scaled clock.
+  const restoreClock = opts.realTime || CALL_CLOCK_SCALE === 1 ? () => undefined : scaleClock(CALL_CLOCK_SCALE);
+  const playedAtMs: number[] = [];
+  const t0 = Date.now();
+  output.onPlayed((_f, at) => playedAtMs.push(at - t0));
   caller.start();
   const timer = opts.hangupAtMs !== undefined ? setTimeout(() => hangup.abort(), opts.hangupAtMs) : undefined;
   const cued = [opts.hangupWhen && ((p: CallProgress) => p.until(opts.hangupWhen!)), opts.hangupAfter].filter((f) => f !== undefined);
@@ -168,5 +173,6 @@ export async function runTimeline(
     caller.stop();
     input.end();
     output.close();
+    restoreClock();
   }
 }

@@ -31,6 +31,7 @@ import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { SecretBox } from '../../lib/secret-box.js';
 import crypto from 'node:crypto';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
+import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
 
 // The built-in tools in whole audio calls. The test plays the carrier: it POSTs the signed voice webhook, streams the
 // caller's words as 8 kHz mu-law over the Media Streams socket, and hears what the assistant sends back; the carrier's
@@ -39,6 +40,9 @@ import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 // LiveKit SIP call runs as its job runs it, with the SIP line against the LiveKit fake (no room: no server here).
 
 initializeLogger({ pretty: false, level: 'silent' });
+
+// The calls run on a clock faster than the wall clock (test/helpers/scaled-clock.ts); hooks and caps on the wall clock.
+scaledClockInEachTest();
 const AUTH_TOKEN = 'carrier-auth-token';
 const DESK = '+14155550142';
 

@@ -16,6 +16,7 @@ import { localSettings } from '../runtime/call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
 import { INVALID_TO, startFakeTwilioRest, type CreatedCall, type FakeTwilioRest } from '../fakes/twilio-rest.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
+import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
 
 // Outbound calls on the embedded default, with no LiveKit anywhere: the number's connection is a carrier account, the
 // dialler sends the carrier's "create call" request, and the fake carrier plays its part as Twilio does: signed status
@@ -23,6 +24,9 @@ import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 // with the callee's side spoken by espeak as 8 kHz mu-law.
 
 initializeLogger({ pretty: false, level: 'silent' });
+
+// The calls run on a clock faster than the wall clock (test/helpers/scaled-clock.ts); hooks and caps on the wall clock.
+scaledClockInEachTest();
 
 let api: ApiContext;
 let llm: FakeOpenAI;

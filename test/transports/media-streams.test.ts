@@ -17,11 +17,15 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
 import { speechSamples } from '../fakes/scripted-caller.js';
 import { until } from '../helpers/until.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
+import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
 
 // The test plays the carrier: it POSTs the signed voice webhook for a managed number, connects the Media Streams socket
 // the TwiML names, and streams a spoken question as 20 ms frames of 8 kHz mu-law on the wall clock.
 
 initializeLogger({ pretty: false, level: 'silent' });
+
+// The calls run on a clock faster than the wall clock (test/helpers/scaled-clock.ts); hooks and caps on the wall clock.
+scaledClockInEachTest();
 const AUTH_TOKEN = 'carrier-auth-token';
 
 let api: ApiContext;

@@ -9,6 +9,7 @@ import { secondsToMs } from '../../agent/call/session-config.js';
 import { internalsPresent } from '../../agent/turn/session-internals.js';
 import { loadVad } from '../../agent/turn/vad.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
+import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
 
 // The turn-taking mechanisms on a real session, the runtime's own construction (session options, VAD, overlap filter,
 // combined decision, repair), with synthetic speech from the corpus, a recogniser that gives a phrase's words when it
@@ -16,6 +17,9 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
 // (`npm run bench:turns`); these prove the behaviours.
 
 initializeLogger({ pretty: false, level: 'silent' });
+
+// The calls run on a clock faster than the wall clock (test/helpers/scaled-clock.ts); hooks and caps on the wall clock.
+scaledClockInEachTest();
 
 /** About 6 s of the instant voice: long enough to speak over. */
 const REPLY = 'Sure, we open at nine in the morning tomorrow, and we stay open until six in the evening on every weekday.';
