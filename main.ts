@@ -10,14 +10,16 @@ import { browserUrl, ensurePortFree, exitOnStartupFailure, listenProblem, printR
 const config = readConfigOrExit();
 // A port in use stops the start before a database or worker exists that would have to be stopped again.
 await ensurePortFree(config.host, config.port).catch(exitOnStartupFailure);
-// Loaded after the checks: the API and the speech framework take seconds to load, and a refusal should not wait.
-const [{ audioRunnerOf }, { startAgentWorker }, { startApi }, { openDatabase }] = await Promise.all([
-  import('./agent/io/audio-link.js'),
-  import('./agent/worker.js'),
-  import('./api/server.js'),
-  import('./prisma/database.js'),
-]);
+// Loaded after the checks: the API and the speech framework take seconds to load, and a refusal should not wait. The
+// database opens meanwhile (on a fresh DATA_DIR, creating the cluster takes seconds too): its processes and this one's
+// loading share the machine's cores instead of taking turns.
+const { openDatabase } = await import('./prisma/database.js');
 const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const loading = Promise.all([import('./agent/io/audio-link.js'), import('./agent/worker.js'), import('./api/server.js')]).then(
+  (modules) => ({ modules }),
+  // Held until the database is open, so that a failure stops it too.
+  (error: unknown) => ({ error }),
+);
 let worker: AgentWorker | undefined;
 let app: FastifyInstance | undefined;
 // Handlers from the first moment a database may be running, so that no signal leaves it behind.
@@ -34,6 +36,12 @@ onShutdownClosingLast(
   () => (app?.log.info.bind(app.log) ?? console.error)('service stopped'),
 );
 const db = await opening.catch(exitOnStartupFailure);
+const loaded = await loading;
+if ('error' in loaded) {
+  await db.close();
+  exitOnStartupFailure(loaded.error);
+}
+const [{ audioRunnerOf }, { startAgentWorker }, { startApi }] = loaded.modules;
 try {
   worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, changes: db.changes, config });
   // The built-in transports hand their calls to this process's worker (when it runs calls locally, without LiveKit).

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SuiteSequencer from './test/sequencer.js';
 
 const EXCLUDE = ['node_modules/**', 'dist/**', '.data/**'];
 const OWN_PROCESS = ['test/knowledge/**/*.test.ts', 'modules/knowledge/**/*.test.ts'];
@@ -22,6 +23,8 @@ export default defineConfig({
     // Most of the suite's time is whole calls played in real time, which wait far more than they compute: on a 2-core
     // machine three files at a time take the suite from about 12 to under 6 minutes, with the CPU still not saturated.
     maxWorkers: 3,
+    // One file that keeps a core busy at a time, beside files that mostly wait (test/sequencer.ts).
+    sequence: { sequencer: SuiteSequencer },
     projects: [
       { extends: true, test: { name: 'shared', include: ['**/*.test.ts'], exclude: [...EXCLUDE, ...OWN_PROCESS] } },
       // Knowledge converts documents in threads it ends after each (modules/knowledge/parse/) and runs the offline

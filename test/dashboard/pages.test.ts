@@ -187,14 +187,25 @@ const LAYOUT_PROBE = `(() => ({
   h1: document.querySelector('h1')?.textContent ?? '',
 }))()`;
 
-/** Loads `url` and checks what every page must hold; returns the page for more. */
-async function check(context: BrowserContext, url: string, name: string, width: keyof typeof WIDTHS): Promise<Page> {
+/** What each tab saw go wrong since its last page began loading: console errors and uncaught script errors. */
+const problemsOf = new WeakMap<Page, string[]>();
+
+/** One tab to tour many pages in, as a person clicking through does: a tab a page costs Chromium a renderer each. */
+async function tab(context: BrowserContext): Promise<Page> {
   const page = await context.newPage();
   const problems: string[] = [];
+  problemsOf.set(page, problems);
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`script: ${e.message}`));
+  return page;
+}
+
+/** Loads `url` in `page` and checks what every page must hold. */
+async function check(page: Page, url: string, name: string, width: keyof typeof WIDTHS): Promise<void> {
+  const problems = problemsOf.get(page)!;
+  problems.length = 0;
   const res = await page.goto(`${base}${url}`);
   expect(res?.status(), `${url}`).toBe(200);
   const layout = (await page.evaluate(LAYOUT_PROBE)) as { overflow: number; wide: string[]; unlabelled: string[]; h1: string };
@@ -206,7 +217,6 @@ async function check(context: BrowserContext, url: string, name: string, width: 
     await mkdir(shotsDir, { recursive: true });
     await page.screenshot({ path: path.join(shotsDir, `${name}-${width}.png`), fullPage: true });
   }
-  return page;
 }
 
 const PAGES = (): [string, string][] => [
@@ -247,8 +257,10 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
   for (const width of Object.keys(WIDTHS) as (keyof typeof WIDTHS)[]) {
     it(`loads at ${width} width, fits it, labels every control and runs without errors, with data and empty`, async () => {
       const full = await signIn(owner, WIDTHS[width]);
-      for (const [url, name] of PAGES()) await (await check(full, url, name, width)).close();
+      const fullTab = await tab(full);
+      for (const [url, name] of PAGES()) await check(fullTab, url, name, width);
       const empty = await signIn(emptyOwner, WIDTHS[width]);
+      const emptyTab = await tab(empty);
       for (const [url, name] of [
         ['/assistants', 'assistants-empty'],
         ['/calls', 'calls-empty'],
@@ -261,16 +273,16 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
         ['/playbooks', 'playbooks-empty'],
         ['/contacts/properties', 'contact-properties-empty'],
       ] as const) {
-        const page = await check(empty, url, name, width);
-        expect(await page.locator('.empty').count(), `${url} has a readable empty state`).toBe(1);
-        await page.close();
+        await check(emptyTab, url, name, width);
+        expect(await emptyTab.locator('.empty').count(), `${url} has a readable empty state`).toBe(1);
       }
       const visitor = await browser.newContext({ viewport: WIDTHS[width] });
+      const visitorTab = await tab(visitor);
       for (const [url, name] of [
         ['/login', 'login'],
         ['/forgot', 'forgot'],
       ] as const)
-        await (await check(visitor, url, name, width)).close();
+        await check(visitorTab, url, name, width);
       await Promise.all([full.close(), empty.close(), visitor.close()]);
     }, 120_000);
   }

@@ -179,12 +179,13 @@ describe('an outbound call through a carrier connection', () => {
     );
     expect(call.recordings.map((r) => r.track).sort()).toEqual(['assistant', 'mixed', 'user']);
 
-    // The opening line waited for the answer: the conversation started after the callee picked up, and the first
-    // thing the callee heard with any sound in it was the greeting, within a couple of seconds.
+    // The opening line waited for the answer: the conversation started after the callee picked up, and nothing with
+    // any sound in it reached the line before then. (How soon the greeting follows the answer is a figure of the
+    // pipeline benchmark, not a test's budget.)
     const leg = placed.leg!;
     expect(call.startedAt!.getTime()).toBeGreaterThanOrEqual(leg.answeredAt - 50);
     const firstSound = leg.heard.find((f) => rms(f.samples) > 500)!;
-    expect(firstSound.at - leg.answeredAt).toBeLessThan(5_000);
+    expect(firstSound.at).toBeGreaterThanOrEqual(leg.answeredAt);
 
     // Every callback was signed and accepted; the carrier's word moved the call through ringing.
     expect(placed.callbacks.map((c) => [c.kind, c.params.CallStatus ?? c.params.AnsweredBy, c.answer])).toEqual([
