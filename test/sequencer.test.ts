@@ -18,4 +18,15 @@ describe('the order test files start in', () => {
     const order = planOrder(['lib/markup.test.ts', 'test/runtime/call-timeline.test.ts', 'test/startup/signals.test.ts'], (f) => f, 1);
     expect(order).toEqual(['test/startup/signals.test.ts', 'test/runtime/call-timeline.test.ts', 'lib/markup.test.ts']);
   });
+
+  it('starts the files that get a process each before the others, longest first', () => {
+    const own = new Set(['test/knowledge/search.test.ts', 'test/knowledge/url-source.test.ts']);
+    const order = planOrder(
+      ['test/startup/signals.test.ts', 'test/knowledge/search.test.ts', 'test/knowledge/url-source.test.ts'],
+      (f) => f,
+      3,
+      (f) => own.has(f),
+    );
+    expect(order).toEqual(['test/knowledge/url-source.test.ts', 'test/knowledge/search.test.ts', 'test/startup/signals.test.ts']);
+  });
 });

@@ -8,6 +8,8 @@ import { CALLER_RATE, speechSamples } from '../fakes/scripted-caller.js';
 // A campaign call with no carrier detector (as through LiveKit SIP) run whole through the runtime: the callee side is
 // a scripted voice, and our detector on the call's voice activity tells a machine's long greeting from a person's
 // hello, stores the verdict, and leaves the campaign's message once the greeting has ended.
+// The calls run on the wall clock: the verdicts follow the offline recogniser's words, which arrive when its process has
+// decoded them, and a faster call clock would make that process look slower than any caller's line ever does.
 
 const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
   const llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
@@ -76,7 +78,7 @@ describe('voicemail detection in a call without a carrier detector', () => {
     // words arrive while the greeting goes on; the pauses are too short for a person's turn.
     const greeting = await spaced(['leave a message', 'after the tone', 'thank you'], 500);
     // Nobody hangs up: the message left ends the call.
-    const run = await runTimeline(db.prisma, call.id, greeting, { machineDetector: DETECTOR });
+    const run = await runTimeline(db.prisma, call.id, greeting, { machineDetector: DETECTOR, realTime: true });
     expect(run.result.endReason).toBe('voicemail_message_left');
     const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
     expect(stored.answeredBy).toBe('machine_end_silence');
@@ -96,7 +98,7 @@ describe('voicemail detection in a call without a carrier detector', () => {
         { after: connected, atMs: 600, text: 'good morning' },
         { after: connected, atMs: 2_600, text: '(beep)', tone: { hz: 1_000, ms: 500 } },
       ],
-      { machineDetector: DETECTOR },
+      { machineDetector: DETECTOR, realTime: true },
     );
     expect(run.result.endReason).toBe('voicemail_message_left');
     const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
@@ -112,7 +114,11 @@ describe('voicemail detection in a call without a carrier detector', () => {
     const call = await campaignCall(db.prisma, llm.url);
     // Three seconds of speech, which timing alone takes for a machine; then the person waits for an answer.
     const greeting = ['good morning', 'book an appointment', 'what time is it'].map((text, i) => ({ after: connected, atMs: 600 + i * 700, text }));
-    const run = await runTimeline(db.prisma, call.id, greeting, { hangupAfter: () => verdictOf(db.prisma, call.id), machineDetector: DETECTOR });
+    const run = await runTimeline(db.prisma, call.id, greeting, {
+      hangupAfter: () => verdictOf(db.prisma, call.id),
+      machineDetector: DETECTOR,
+      realTime: true,
+    });
     expect(run.result.endReason).toBe('customer_hangup');
     expect((await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } })).answeredBy).toBe('human');
   }, 300_000);
@@ -122,6 +128,7 @@ describe('voicemail detection in a call without a carrier detector', () => {
     const run = await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 600, text: 'good morning' }], {
       hangupAfter: () => verdictOf(db.prisma, call.id),
       machineDetector: DETECTOR,
+      realTime: true,
     });
     expect(run.result.endReason).toBe('customer_hangup');
     expect((await db.prisma.call.findUniqueOrThrow({ where: { id: call.id } })).answeredBy).toBe('human');

@@ -223,7 +223,8 @@ describe('an outbound call through a carrier connection', () => {
 
   it("acknowledges a callback once stored while its call's row is held by another transaction, and ends the call once it can", async () => {
     const to = '+14155550425';
-    carrier.scriptCallee(to, { outcome: 'no-answer', ringMs: 300 });
+    // Long enough for the row to be locked below before the carrier's no-answer comes.
+    carrier.scriptCallee(to, { outcome: 'no-answer', ringMs: 6_000 });
     const { call_sid: callSid } = await initiate(to);
     const placed = await createdFor(to);
     await until(async () => (await api.db.prisma.call.findUnique({ where: { callSid } }))?.status === 'ringing', 20_000);

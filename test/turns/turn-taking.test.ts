@@ -9,12 +9,15 @@ import { secondsToMs } from '../../agent/call/session-config.js';
 import { internalsPresent } from '../../agent/turn/session-internals.js';
 import { loadVad } from '../../agent/turn/vad.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
-import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
 
 // The turn-taking mechanisms on a real session, the runtime's own construction (session options, VAD, overlap filter,
 // combined decision, repair), with synthetic speech from the corpus, a recogniser that gives a phrase's words when it
 // ends, and an LLM that answers at once with a reply of a few seconds. The figures are the benchmark's
 // (`npm run bench:turns`); these prove the behaviours.
+//
+// These calls run on the wall clock, unlike most call tests (test/helpers/scaled-clock.ts): what they prove is a race
+// between the audio arriving and the voice detector's inference on it (a backchannel passes, a barge-in stops the reply
+// before its words are recognised), and on a faster clock the inference looks slower and the race is another one.
 
 initializeLogger({ pretty: false, level: 'silent' });
 
@@ -61,8 +64,6 @@ async function askAndHearReply(call: TurnsCall) {
 }
 
 describe('turn-taking on a live session', () => {
-  // On a clock faster than the wall clock (test/helpers/scaled-clock.ts), but for the race with the recogniser below.
-  scaledClockInEachTest();
   it('finds in this framework version the internals it pauses and resumes replies with', async () => {
     const call = await startCall();
     try {
@@ -135,12 +136,7 @@ describe('turn-taking on a live session', () => {
       await call.close(5_000);
     }
   }, 120_000);
-});
 
-// Whether the voice stops the reply before the recogniser has the words is a race between the voice detector's
-// inference and the audio arriving: on a faster clock the inference looks slower and the race is another one. It runs
-// on the wall clock, as a caller's audio arrives.
-describe('turn-taking on a live session, on the wall clock', () => {
   it('stops the reply on the caller voice before their words arrive, and plays nothing of it afterwards', async () => {
     const call = await startCall({}, { min_interruption_duration: 0.2 });
     try {
