@@ -4,7 +4,7 @@ import { settledWithin } from '../lib/async.js';
 import { runCall, type CallResult, type RunCallOptions } from './call/run-call.js';
 import type { VendorAccess } from './providers/speech-providers.js';
 import { loadVad } from './turn/vad.js';
-import { warmLocalVoice } from './providers/local/espeak.js';
+import { warmLocalVoice } from '../media/voice/espeak.js';
 import { eotProcess } from './turn/eot-process.js';
 import type { CallRow } from '../modules/calls/index.js';
 import { carrierLineOf, type CarrierAccount } from './io/carrier-line.js';

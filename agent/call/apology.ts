@@ -1,7 +1,7 @@
 import { AudioFrame } from '@livekit/rtc-node';
 import type { voice } from '@livekit/agents';
 import { settledWithin } from '../../lib/async.js';
-import { espeakSynthesize } from '../providers/local/espeak.js';
+import { espeakSynthesize } from '../../media/voice/espeak.js';
 
 // When the call's own vendors have failed, the caller still hears why the line goes quiet: the apology is spoken by
 // the offline voice, which depends on no vendor, straight onto the call's audio output.

@@ -1,7 +1,7 @@
 import { AudioFrame } from '@livekit/rtc-node';
 import { inference, initializeLogger, VADEventType, type VAD } from '@livekit/agents';
 import { describe, expect, it } from 'vitest';
-import { espeakSynthesize } from '../providers/local/espeak.js';
+import { espeakSynthesize } from '../../media/voice/espeak.js';
 import { resampleLinear } from '../../media/pcm.js';
 import { loadVad, MAX_VAD_SILENCE_MS, MIN_AUDIO_DETECTOR_SILENCE_MS, MIN_TEXT_DETECTOR_SILENCE_MS, VAD_END_LAG_MS, vadSilenceFor } from './vad.js';
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { espeakSynthesize } from '../../agent/providers/local/espeak.js';
+import { espeakSynthesize } from '../../media/voice/espeak.js';
 import { decodeWav, encodeWav } from '../../media/wav.js';
 import { speechSamples } from '../../test/fakes/scripted-caller.js';
 import { startFakeOpenAI } from '../../test/fakes/vendors/openai.js';

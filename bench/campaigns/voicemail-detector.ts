@@ -1,6 +1,6 @@
 import { AudioFrame } from '@livekit/rtc-node';
 import { initializeLogger, VADEventType } from '@livekit/agents';
-import { espeakSynthesize } from '../../agent/providers/local/espeak.js';
+import { espeakSynthesize } from '../../media/voice/espeak.js';
 import { loadVad } from '../../agent/turn/vad.js';
 import { resampleLinear } from '../../media/pcm.js';
 import {

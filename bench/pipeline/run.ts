@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { espeakSynthesize } from '../../agent/providers/local/espeak.js';
+import { espeakSynthesize } from '../../media/voice/espeak.js';
 import { resampleLinear } from '../../media/pcm.js';
 import { startFakeOpenAI } from '../../test/fakes/vendors/openai.js';
 import { CALLER_RATE, trimSilence } from './caller.js';

@@ -1,4 +1,4 @@
-import { espeakSynthesize, warmLocalVoice, type EspeakOptions } from '../../agent/providers/local/espeak.js';
+import { espeakSynthesize, warmLocalVoice, type EspeakOptions } from '../../media/voice/espeak.js';
 
 // The offline voice's time to a sentence's audio, which is the first audio of every reply and of the welcome: a fresh
 // module per sentence on the calls' thread (read, compiled and instantiated from its 18 MB, as the voice first did)

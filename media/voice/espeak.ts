@@ -1,5 +1,5 @@
-import { decodeWav, type PcmAudio } from '../../../media/wav.js';
-import { RequestThread } from '../../../lib/request-thread.js';
+import { decodeWav, type PcmAudio } from '../wav.js';
+import { RequestThread } from '../../lib/request-thread.js';
 
 // The offline voice: espeak-ng compiled to WebAssembly, run in a thread of its own (espeak-thread.mjs says why and how
 // an instance is made ahead). One thread per process serves every call's sentences in the order they are asked for

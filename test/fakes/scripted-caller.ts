@@ -1,5 +1,5 @@
 import { AudioFrame } from '@livekit/rtc-node';
-import { espeakSynthesize } from '../../agent/providers/local/espeak.js';
+import { espeakSynthesize } from '../../media/voice/espeak.js';
 import type { PushAudioInput } from '../../agent/io/push-audio-input.js';
 import { resampleLinear } from '../../media/pcm.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { espeakSynthesize } from '../../agent/providers/local/espeak.js';
+import { espeakSynthesize } from '../../media/voice/espeak.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { afterReply, createCall, localSettings, runTimeline, whileSpeaking, type Cue } from './call-harness.js';

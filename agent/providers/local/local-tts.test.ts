@@ -1,6 +1,6 @@
 import { initializeLogger, tokenize, tts } from '@livekit/agents';
 import { describe, expect, it } from 'vitest';
-import { espeakSynthesize } from './espeak.js';
+import { espeakSynthesize } from '../../../media/voice/espeak.js';
 import { LocalTTS } from './local-tts.js';
 
 // The offline voice as a session drives it: through the framework's stream adapter, one synthesis per sentence. The

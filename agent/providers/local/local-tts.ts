@@ -1,7 +1,7 @@
 import { shortuuid, tokenize, tts, type APIConnectOptions } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import type { PcmAudio } from '../../../media/wav.js';
-import { espeakSynthesize, type EspeakOptions } from './espeak.js';
+import { espeakSynthesize, type EspeakOptions } from '../../../media/voice/espeak.js';
 
 /** espeak-ng's WAV output rate. */
 export const ESPEAK_SAMPLE_RATE = 22_050;

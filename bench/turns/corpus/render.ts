@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { espeakSynthesize } from '../../../agent/providers/local/espeak.js';
+import { espeakSynthesize } from '../../../media/voice/espeak.js';
 import { resampleLinear } from '../../../media/pcm.js';
 import { decodeWav } from '../../../media/wav.js';
 import type { Engine, ItemKind, ScriptItem, VoiceSpec } from './script.js';
