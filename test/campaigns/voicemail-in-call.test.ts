@@ -77,8 +77,9 @@ describe('voicemail detection in a call without a carrier detector', () => {
     // Phrases half a second apart, as a greeting's sentences are: each is its own utterance to the recogniser, whose
     // words arrive while the greeting goes on; the pauses are too short for a person's turn.
     const greeting = await spaced(['leave a message', 'after the tone', 'thank you'], 500);
-    // Nobody hangs up: the message left ends the call.
-    const run = await runTimeline(db.prisma, call.id, greeting, { machineDetector: DETECTOR, realTime: true });
+    // Nobody hangs up: the message left ends the call. A wrong verdict would leave the call running, so it is cut at
+    // two minutes (a cap: the greeting and the message take a few seconds) and fails on its end reason.
+    const run = await runTimeline(db.prisma, call.id, greeting, { machineDetector: DETECTOR, realTime: true, hangupAtMs: 120_000 });
     expect(run.result.endReason).toBe('voicemail_message_left');
     const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
     expect(stored.answeredBy).toBe('machine_end_silence');
@@ -98,7 +99,8 @@ describe('voicemail detection in a call without a carrier detector', () => {
         { after: connected, atMs: 600, text: 'good morning' },
         { after: connected, atMs: 2_600, text: '(beep)', tone: { hz: 1_000, ms: 500 } },
       ],
-      { machineDetector: DETECTOR, realTime: true },
+      // Cut at two minutes, as above, should the verdict be wrong.
+      { machineDetector: DETECTOR, realTime: true, hangupAtMs: 120_000 },
     );
     expect(run.result.endReason).toBe('voicemail_message_left');
     const stored = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { turns: { orderBy: { position: 'asc' } } } });
