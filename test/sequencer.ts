@@ -31,6 +31,7 @@ const KNOWN: Record<string, Known> = {
   'test/calls/call-export.test.ts': { seconds: 16, busy: true },
   'test/analytics/histograms.test.ts': { seconds: 15, busy: true },
   'test/dashboard/browser.test.ts': { seconds: 15, busy: true },
+  'test/dashboard/builder.test.ts': { seconds: 18, busy: true },
   'test/dashboard/test-call.test.ts': { seconds: 12, busy: true },
   'test/dashboard/passkeys.test.ts': { seconds: 10, busy: true },
   'test/transports/browser-call.test.ts': { seconds: 12, busy: true },

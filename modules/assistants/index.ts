@@ -13,3 +13,5 @@ export { loadAssistantSettings } from './store.js';
 export { MAX_VARIABLE_LENGTH, renderPrompt, renderTemplate, sanitizeValue, type TemplateValues } from './templates.js';
 export { refusedVendorUrls } from './vendor-urls.js';
 export { DEFAULT_LLM_MODEL, DEFAULT_STT_MODEL, LLM_PROVIDERS, type LlmProvider, type SttProvider, type TtsProvider } from './vendors.js';
+export { STARTERS, starterById, type Starter } from './starters.js';
+export { DEFAULT_VOICE, VOICES, type Voice } from './voices.js';

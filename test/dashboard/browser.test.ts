@@ -112,15 +112,19 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', () => {
 
   it('creates an assistant, showing the API’s refusal next to its field first', async () => {
     await owner.goto(`${base}/assistants/new`);
-    await owner.getByLabel(/^name/).fill('Front desk');
-    await owner.getByLabel(/^temperature/).fill('5');
+    await owner.getByRole('link', { name: /Blank assistant/ }).click();
+    await owner.getByLabel('Name', { exact: true }).fill('Front desk');
+    await owner.getByRole('tab', { name: 'Model' }).click();
+    await owner.getByLabel('Creativity (temperature)').fill('5');
     await owner.getByRole('button', { name: 'Create assistant' }).click();
     const error = owner.locator('#f-llm_settings-temperature-error');
     expect(await error.textContent()).toMatch(/less than or equal to 2/);
-    expect(await owner.getByLabel(/^temperature/).getAttribute('aria-invalid')).toBe('true');
-    expect(await owner.getByLabel(/^name/).inputValue()).toBe('Front desk');
+    expect(await owner.getByLabel('Creativity (temperature)').getAttribute('aria-invalid')).toBe('true');
+    await owner.getByRole('tab', { name: 'Essentials' }).click();
+    expect(await owner.getByLabel('Name', { exact: true }).inputValue()).toBe('Front desk');
 
-    await owner.getByLabel(/^temperature/).fill('0.3');
+    await owner.getByRole('tab', { name: /Model/ }).click();
+    await owner.getByLabel('Creativity (temperature)').fill('0.3');
     await owner.getByRole('button', { name: 'Create assistant' }).click();
     await owner.waitForURL(/\/assistants\/\d+\?created=1$/);
     expect(await owner.getByText('Assistant created.').isVisible()).toBe(true);

@@ -260,7 +260,8 @@ describe('assistants in the dashboard', () => {
     const id = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Keyless', stt_settings: { provider: 'soniox' } })).body.id;
     const page = await browser.get(`/assistants/${id}`);
     expect(page.body).toContain('Calls to this assistant will fail until this is fixed');
-    expect(page.body).toMatch(/<code>stt_settings\.provider<\/code>: [^<]*SONIOX_API_KEY/);
+    // Named as the builder names it, linked to its section.
+    expect(page.body).toMatch(/<a href="#s-transcriber">Transcriber › Provider<\/a>: [^<]*SONIOX_API_KEY/);
   });
 });
 

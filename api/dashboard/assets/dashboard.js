@@ -43,3 +43,85 @@ for (const input of document.querySelectorAll('input[type=file][data-base64-into
 // A list with work under way reloads until it is done.
 const refresh = document.querySelector('[data-refresh-ms]');
 if (refresh) setTimeout(() => location.reload(), Number(refresh.dataset.refreshMs));
+// The assistant builder: one section at a time, changes not yet saved marked, the voice list of the chosen provider.
+for (const form of document.querySelectorAll('form[data-builder]')) {
+  const tabs = [...form.querySelectorAll('[role=tab]')];
+  const show = (tab, focus) => {
+    for (const t of tabs) {
+      const selected = t === tab;
+      t.setAttribute('aria-selected', String(selected));
+      t.tabIndex = selected ? 0 : -1;
+      document.getElementById(t.getAttribute('aria-controls'))?.setAttribute('data-open', String(selected));
+    }
+    if (focus) tab.focus();
+  };
+  form.classList.add('tabs-ready');
+  const fromHash = tabs.find((t) => t.getAttribute('href') === location.hash);
+  show(fromHash ?? tabs.find((t) => t.getAttribute('aria-selected') === 'true') ?? tabs[0], false);
+  // A link to a section (a warning naming a setting) opens its tab.
+  window.addEventListener('hashchange', () => {
+    const tab = tabs.find((t) => t.getAttribute('href') === location.hash);
+    if (tab) show(tab, false);
+  });
+  for (const [i, tab] of tabs.entries()) {
+    tab.addEventListener('click', (event) => {
+      event.preventDefault();
+      show(tab, false);
+      history.replaceState(null, '', tab.getAttribute('href'));
+    });
+    tab.addEventListener('keydown', (event) => {
+      const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+      if (step) show(tabs[(i + step + tabs.length) % tabs.length], true);
+    });
+  }
+  const unsaved = form.querySelector('[data-unsaved]');
+  let dirty = false;
+  const markDirty = () => {
+    dirty = true;
+    if (unsaved) unsaved.hidden = false;
+  };
+  form.addEventListener('input', markDirty);
+  form.addEventListener('change', markDirty);
+  form.addEventListener('submit', () => (dirty = false));
+  window.addEventListener('beforeunload', (event) => {
+    if (dirty) event.preventDefault();
+  });
+  // The voice list follows the provider; "Another voice id…" opens a field for one typed in.
+  const provider = form.querySelector('[name="tts_settings.provider"]');
+  const voiceList = form.querySelector('select.voice-list');
+  const other = form.querySelector('input.voice-other');
+  const syncOther = () => {
+    if (other) other.hidden = voiceList?.value !== '__other';
+  };
+  provider?.addEventListener('change', () => {
+    if (!voiceList) return;
+    const voices = JSON.parse(voiceList.dataset.voices || '{}')[provider.value] ?? [];
+    const options = [new Option('Provider’s default voice', ''), ...voices.map((v) => new Option(`${v.name} · ${v.description}`, v.id))];
+    options.push(new Option('Another voice id…', '__other'));
+    voiceList.replaceChildren(...options);
+    voiceList.value = '';
+    syncOther();
+  });
+  voiceList?.addEventListener('change', syncOther);
+  const preview = form.querySelector('[data-voice-preview]');
+  const status = form.querySelector('[data-voice-preview-status]');
+  preview?.addEventListener('click', async () => {
+    const voice = voiceList?.value || 'en-us';
+    if (provider?.value !== 'local' || voice === '__other') {
+      status.textContent = 'Samples play for the built-in voice here; a vendor’s voice is heard in a test call, with its key.';
+      return;
+    }
+    status.textContent = 'Loading…';
+    const res = await fetch(`/assistants/voice-sample?voice=${encodeURIComponent(voice)}`);
+    if (!res.ok) {
+      status.textContent = 'No sample for this voice.';
+      return;
+    }
+    const audio = new Audio(URL.createObjectURL(await res.blob()));
+    audio.dataset.voiceSample = voice;
+    document.body.append(audio);
+    audio.hidden = true;
+    await audio.play().catch(() => undefined);
+    status.textContent = 'Playing a sample.';
+  });
+}

@@ -2,13 +2,29 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../../lib/errors.js';
 import { idParam } from '../../../lib/zod/query.js';
-import { assistantFields, createAssistant, deleteAssistant, listAssistants, readAssistantJson, updateAssistant } from '../../../modules/assistants/index.js';
+import {
+  assistantFields,
+  createAssistant,
+  deleteAssistant,
+  listAssistants,
+  readAssistantJson,
+  STARTERS,
+  starterById,
+  updateAssistant,
+  VOICES,
+} from '../../../modules/assistants/index.js';
+import { encodeWav } from '../../../media/wav.js';
+import { espeakSynthesize } from '../../../media/voice/espeak.js';
 import { createBrowserCall } from '../../transports/browser/create-call.js';
 import { publicBaseUrl } from '../../http/public-url.js';
 import { formError, formErrors, type FieldErrors } from '../forms.js';
 import { html } from '../html.js';
 import { csrfField, dashboardPage, sendPage } from '../layout.js';
-import { bodyOfForm, leavesOf, schemaFields } from '../schema-form.js';
+import { leavesOf } from '../schema-form.js';
+import { builderForm } from './assistant-builder/builder-form.js';
+import { settingNamed } from './assistant-builder/sections.js';
+import { builderBody } from './assistant-builder/form-body.js';
+import { pickerChoices } from './assistant-builder/pickers.js';
 import { when } from '../format.js';
 import type { DashboardDeps } from '../deps.js';
 
@@ -40,10 +56,10 @@ ${pagination.total_pages > 1 ? html`<p>Page ${page} of ${pagination.total_pages}
     return sendPage(reply, dashboardPage(request, 'Assistants', body));
   });
 
-  function editor(
+  async function editor(
     request: FastifyRequest,
     reply: FastifyReply,
-    target: { id?: number; name?: string },
+    target: { id?: number; name?: string; starter?: string },
     value: unknown,
     errors: FieldErrors = {},
     status = 200,
@@ -54,29 +70,58 @@ ${pagination.total_pages > 1 ? html`<p>Page ${page} of ${pagination.total_pages}
     const errorCount = Object.keys(errors).length;
     // The API's warnings: valid settings that will still make calls fail (a vendor without a key).
     const warnings = errorCount === 0 ? ((value as { warnings?: { field: string; message: string }[] }).warnings ?? []) : [];
+    const voiceProvider = String((value as { tts_settings?: { provider?: unknown } }).tts_settings?.provider ?? 'local');
+    const form = builderForm({
+      leaves: LEAVES,
+      value,
+      errors,
+      ctx: { pickers: await pickerChoices(deps, request.signedIn!.organizationId), voices: VOICES, voiceProvider },
+      action,
+      csrf: csrfField(request),
+      submitLabel: target.id ? 'Save' : 'Create assistant',
+      extra: target.starter ? html`<input type="hidden" name="starter" value="${target.starter}">` : undefined,
+    });
     const body = html`${notice ? html`<div class="notice" role="status">${notice}</div>` : ''}
-${warnings.length > 0 ? html`<div class="secret" role="status"><strong>Calls to this assistant will fail until this is fixed:</strong><ul>${warnings.map((w) => html`<li><code>${w.field}</code>: ${w.message}</li>`)}</ul></div>` : ''}
-${errorCount > 0 && !errors[''] ? html`<div class="notice bad" role="alert">The API refused ${errorCount === 1 ? 'one setting' : `${errorCount} settings`}: see the marked fields.</div>` : formError(errors)}
 ${
-  target.id
-    ? html`<div class="actions"><form method="post" action="/assistants/${target.id}/test-call" class="inline">${csrfField(request)}<button class="secondary" type="submit">Test call in the browser</button></form>
-<a href="/calls?assistant_id=${target.id}">Calls</a>
-<form method="post" action="/assistants/${target.id}/delete" class="inline">${csrfField(request)}<button class="danger" type="submit" data-confirm="Delete this assistant?">Delete</button></form></div>`
+  warnings.length > 0
+    ? html`<div class="secret" role="status"><strong>Calls to this assistant will fail until this is fixed:</strong><ul>${warnings.map((w) => {
+        const at = settingNamed(w.field);
+        return html`<li>${at ? html`<a href="#s-${at.section.id}">${at.section.title} › ${at.field.label}</a>` : html`<code>${w.field}</code>`}: ${w.message}</li>`;
+      })}</ul></div>`
     : ''
 }
-<form method="post" action="${action}" novalidate>${csrfField(request)}
-${schemaFields(LEAVES, value, errors)}
-<div class="actions"><button type="submit">${target.id ? 'Save' : 'Create assistant'}</button><a href="/assistants">Cancel</a></div></form>`;
+${errorCount > 0 && !errors[''] ? html`<div class="notice bad" role="alert">The API refused ${errorCount === 1 ? 'one setting' : `${errorCount} settings`}: see the marked ${errorCount === 1 ? 'field' : 'fields'}.</div>` : formError(errors)}
+${
+  target.id
+    ? html`<div class="actions page-actions"><form method="post" action="/assistants/${target.id}/test-call" class="inline">${csrfField(request)}<button class="secondary" type="submit">Test call in the browser</button></form>
+<a href="/calls?assistant_id=${target.id}">Its calls</a>
+<form method="post" action="/assistants/${target.id}/delete" class="inline">${csrfField(request)}<button class="danger" type="submit" data-confirm="Delete this assistant?">Delete</button></form></div>`
+    : html`<p class="muted">${target.starter ? html`Started from the <strong>${starterById(target.starter)?.title ?? target.starter}</strong> template: change anything before creating it. ` : ''}<a href="/assistants/new">Other templates</a></p>`
+}
+${form}`;
     return sendPage(reply, dashboardPage(request, title, body), status);
   }
 
   const defaults = z.strictObject(assistantFields).partial({ name: true }).parse({});
 
-  app.get('/assistants/new', { config: session }, async (request, reply) => editor(request, reply, {}, defaults));
+  const NewQuery = z.object({ starter: z.string().max(64).optional().catch(undefined) });
+
+  // A new assistant starts from a template or from the defaults; either fills the builder and nothing is stored yet.
+  app.get('/assistants/new', { config: session, schema: { querystring: NewQuery } }, async (request, reply) => {
+    const { starter: starterId } = request.query as z.output<typeof NewQuery>;
+    if (starterId !== undefined) {
+      const starter = starterId === 'blank' ? undefined : starterById(starterId);
+      if (starterId !== 'blank' && !starter) return reply.redirect('/assistants/new');
+      return editor(request, reply, { starter: starter?.id }, mergeShallow(defaults, starter?.settings ?? {}));
+    }
+    return sendPage(reply, dashboardPage(request, 'New assistant', starterPicker()));
+  });
 
   app.post('/assistants', { config: session }, async (request, reply) => {
     const me = request.signedIn!;
-    const body = bodyOfForm(LEAVES, request.body as Record<string, unknown>);
+    const form = request.body as Record<string, unknown>;
+    const body = builderBody(LEAVES, form);
+    const starter = typeof form.starter === 'string' ? starterById(form.starter)?.id : undefined;
     try {
       const created = await createAssistant(
         deps.prisma,
@@ -88,7 +133,7 @@ ${schemaFields(LEAVES, value, errors)}
       written(created.id);
       return reply.redirect(`/assistants/${created.id}?created=1`);
     } catch (error) {
-      return editor(request, reply, {}, { ...defaults, ...body }, formErrors(error), 422);
+      return editor(request, reply, { starter }, mergeShallow(defaults, body), formErrors(error), 422);
     }
   });
 
@@ -102,7 +147,7 @@ ${schemaFields(LEAVES, value, errors)}
   app.post('/assistants/:assistant_id', { config: session, schema: { params: Params } }, async (request, reply) => {
     const { assistant_id } = request.params as z.output<typeof Params>;
     const organizationId = request.signedIn!.organizationId;
-    const body = bodyOfForm(LEAVES, request.body as Record<string, unknown>);
+    const body = builderBody(LEAVES, request.body as Record<string, unknown>);
     try {
       const updated = await updateAssistant(deps.prisma, organizationId, assistant_id, body, deps.secrets, deps.vendorTargets);
       written(assistant_id);
@@ -120,6 +165,15 @@ ${schemaFields(LEAVES, value, errors)}
     await deleteAssistant(deps.prisma, request.signedIn!.organizationId, assistant_id);
     written(assistant_id);
     return reply.redirect('/assistants');
+  });
+
+  // A sample of the built-in voice, played by the builder's "Play a sample": the offline voice needs no key, so it is
+  // heard before anything is saved. Vendor voices are heard in a test call, with the assistant's own key.
+  const SampleQuery = z.object({ voice: z.enum(VOICES.local.map((v) => v.id) as [string, ...string[]]) });
+  app.get('/assistants/voice-sample', { config: session, schema: { querystring: SampleQuery } }, async (request, reply) => {
+    const { voice } = request.query as z.output<typeof SampleQuery>;
+    const audio = await espeakSynthesize(VOICE_SAMPLE, { voice, wordsPerMinute: 175, pitch: 50 });
+    return reply.type('audio/wav').header('cache-control', 'private, max-age=3600').send(encodeWav(audio));
   });
 
   // The built-in browser call, as POST /api/web-calls/browser makes it, opened in this browser.
@@ -140,8 +194,18 @@ ${schemaFields(LEAVES, value, errors)}
   });
 }
 
+const VOICE_SAMPLE = 'Hello, thanks for calling. How can I help you today?';
+
+/** The templates to start from, and a blank assistant. */
+function starterPicker() {
+  return html`<p class="muted">Start from a template and change anything, or start blank. Nothing is saved until you create it.</p>
+<div class="starters">${STARTERS.map(
+    (s) => html`<a class="card starter" href="/assistants/new?starter=${s.id}"><strong>${s.title}</strong><span class="muted">${s.summary}</span></a>`,
+  )}<a class="card starter blank" href="/assistants/new?starter=blank"><strong>Blank assistant</strong><span class="muted">The defaults: a helpful assistant, your default vendors.</span></a></div>`;
+}
+
 /** What the person typed, over what is stored, so a refused form shows their values rather than the old ones. */
-function mergeShallow(stored: Record<string, unknown>, typed: Record<string, unknown>): Record<string, unknown> {
+function mergeShallow(stored: Record<string, unknown>, typed: object): Record<string, unknown> {
   const out: Record<string, unknown> = { ...stored };
   for (const [k, v] of Object.entries(typed)) {
     const s = stored[k];

@@ -1,0 +1,162 @@
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
+import { hasChromium, launchChromium } from '../helpers/chromium.js';
+import { addPerson } from '../helpers/people.js';
+
+// The assistant builder as a product team uses it, in Debian's Chromium: a template to start from, a section per
+// concern, tools and documents picked by name, the voice chosen from a list and heard, unsaved changes marked, a refused
+// setting shown in its section. Nothing is checked in the page alone: what Save stores is read back from the database.
+
+let api: ApiContext;
+let base: string;
+let browser: Browser;
+let tenant: Tenant;
+let owner: { email: string; password: string };
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  api = await createApiContext();
+  await api.app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+  tenant = await api.tenant('Builder Co');
+  owner = await addPerson(api, tenant.organizationId, 'owner');
+  for (const name of ['lookup_order', 'book_slot']) {
+    const tool = await api.call(tenant, 'POST', '/api/tools', { name, type: 'http', http: { url: 'https://api.example.com/orders' } });
+    expect(tool.status, JSON.stringify(tool.body)).toBe(201);
+  }
+  const doc = await api.call(tenant, 'POST', '/api/documents', { name: 'Opening hours', text: '# Hours\n\nWe open at nine.' });
+  expect(doc.status, JSON.stringify(doc.body)).toBe(201);
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+});
+
+async function signedIn(viewport = { width: 1280, height: 800 }): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.on('dialog', (dialog) => void dialog.accept());
+  await page.goto(`${base}/login`);
+  await page.getByLabel('Email').fill(owner.email);
+  await page.getByLabel('Password').fill(owner.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}/assistants`);
+  return { context, page };
+}
+
+const stored = (id: number) => api.db.prisma.assistant.findUniqueOrThrow({ where: { id }, include: { tools: true, documents: true } });
+const idOf = (page: Page) => Number(new URL(page.url()).pathname.split('/').pop());
+
+describe.skipIf(!hasChromium)('the assistant builder', () => {
+  let assistantId: number;
+
+  it('starts from a template, shows it in the form, and creates the assistant as shown', async () => {
+    const { context, page } = await signedIn();
+    await page.goto(`${base}/assistants/new`);
+    await page.getByRole('link', { name: /Receptionist/ }).click();
+    await page.waitForURL(/starter=receptionist/);
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Receptionist');
+    expect(await page.getByLabel('First message', { exact: true }).inputValue()).toBe('Thank you for calling. How can I help you today?');
+    expect(await page.getByLabel('Instructions', { exact: true }).inputValue()).toMatch(/^You are the receptionist/);
+    await page.getByLabel('Name', { exact: true }).fill('Front desk');
+    await page.getByRole('button', { name: 'Create assistant' }).click();
+    await page.waitForURL(/\/assistants\/\d+\?created=1$/);
+    assistantId = idOf(page);
+    const row = await stored(assistantId);
+    expect(row.name).toBe('Front desk');
+    expect(row.llmSettings).toMatchObject({ welcome_message: 'Thank you for calling. How can I help you today?', temperature: 0.4 });
+    expect(row.idleTimeout).toBe(8);
+    await context.close();
+  });
+
+  it('keeps the first screen to the essentials, under 2,400 px at 1280x800, and fits a phone without scrolling sideways', async () => {
+    const desktop = await signedIn();
+    await desktop.page.goto(`${base}/assistants/${assistantId}`);
+    const height = (await desktop.page.evaluate('document.documentElement.scrollHeight')) as number;
+    expect(height).toBeLessThan(2_400);
+    // The other sections are a click away, not on the page's first screen.
+    expect(await desktop.page.getByLabel('Creativity (temperature)').isVisible()).toBe(false);
+    await desktop.page.getByRole('tab', { name: 'Model' }).click();
+    expect(await desktop.page.getByLabel('Creativity (temperature)').isVisible()).toBe(true);
+    await desktop.context.close();
+
+    const phone = await signedIn({ width: 390, height: 844 });
+    await phone.page.goto(`${base}/assistants/${assistantId}`);
+    expect(await phone.page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+    await phone.context.close();
+  });
+
+  it('picks tools and a document by name, changes the voice, marks the changes unsaved until Save, and stores them', async () => {
+    const { context, page } = await signedIn();
+    await page.goto(`${base}/assistants/${assistantId}`);
+    const unsaved = page.getByText('Unsaved changes');
+    expect(await unsaved.isVisible()).toBe(false);
+    await page.getByLabel('Voice provider').selectOption({ label: 'Built-in (offline, no key)' });
+    await page.getByRole('combobox', { name: 'Voice', exact: true }).selectOption({ label: 'British English · Built-in' });
+    expect(await unsaved.isVisible()).toBe(true);
+    await page.getByRole('tab', { name: 'Tools and knowledge' }).click();
+    await page.getByLabel('lookup_order').check();
+    await page.getByLabel('Opening hours').check();
+    await page.getByLabel('Look up the documents during calls').check();
+    await page.getByRole('tab', { name: 'Transcriber' }).click();
+    await page.getByLabel('Words to listen for').fill('Acme\n  Zephyr 3000 \n\nreschedule');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect(await page.getByText('Unsaved changes').isVisible()).toBe(false);
+
+    const row = await stored(assistantId);
+    expect(row.ttsSettings).toMatchObject({ provider: 'local', voice_id: 'en' });
+    const tools = await api.db.prisma.tool.findMany({ where: { id: { in: row.tools.map((t) => t.toolId) } } });
+    expect(tools.map((t) => t.name)).toEqual(['lookup_order']);
+    expect(row.documents).toHaveLength(1);
+    expect(row.ragSettings).toMatchObject({ enabled: true });
+    expect(row.sttSettings).toMatchObject({ keyterms: ['Acme', 'Zephyr 3000', 'reschedule'] });
+
+    // What was stored is what the form shows again: the ticked tool, the chosen voice.
+    await page.reload();
+    await page.getByRole('tab', { name: 'Tools and knowledge' }).click();
+    expect(await page.getByLabel('lookup_order').isChecked()).toBe(true);
+    expect(await page.getByLabel('book_slot').isChecked()).toBe(false);
+    await page.getByRole('tab', { name: 'Essentials' }).click();
+    expect(await page.getByRole('combobox', { name: 'Voice', exact: true }).inputValue()).toBe('en');
+    await context.close();
+  });
+
+  it('plays a sample of the built-in voice before anything is saved', async () => {
+    const { context, page } = await signedIn();
+    await page.goto(`${base}/assistants/${assistantId}`);
+    await page.getByRole('combobox', { name: 'Voice', exact: true }).selectOption({ label: 'Scottish English · Built-in' });
+    const [sample] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/assistants/voice-sample')),
+      page.getByRole('button', { name: 'Play a sample' }).click(),
+    ]);
+    expect(sample.status()).toBe(200);
+    expect(sample.headers()['content-type']).toBe('audio/wav');
+    // What the page played: a WAV file of the chosen voice.
+    const head = await page.evaluate(
+      `fetch('/assistants/voice-sample?voice=en-gb-scotland').then((r) => r.arrayBuffer()).then((b) => [b.byteLength, String.fromCharCode(...new Uint8Array(b, 0, 4))])`,
+    );
+    expect(head).toEqual([expect.any(Number), 'RIFF']);
+    expect((head as [number])[0]).toBeGreaterThan(10_000);
+    expect(new URL(sample.url()).searchParams.get('voice')).toBe('en-gb-scotland');
+    await context.close();
+  });
+
+  it('opens the section of a refused setting and marks it, with the error at the field', async () => {
+    const { context, page } = await signedIn();
+    await page.goto(`${base}/assistants/${assistantId}`);
+    await page.getByRole('tab', { name: 'Model' }).click();
+    await page.getByLabel('Creativity (temperature)').fill('5');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('tab', { name: /Model/ }).getAttribute('aria-selected')).toBe('true');
+    expect(await page.getByRole('tab', { name: /Model/ }).getAttribute('class')).toContain('has-error');
+    expect(await page.locator('#f-llm_settings-temperature-error').textContent()).toMatch(/less than or equal to 2/);
+    expect(await page.getByLabel('Creativity (temperature)').inputValue()).toBe('5');
+    expect(((await stored(assistantId)).llmSettings as { temperature: number }).temperature).toBe(0.4);
+    await context.close();
+  });
+});
