@@ -19,7 +19,7 @@ describe('the order test files start in', () => {
     expect(order).toEqual(['test/startup/signals.test.ts', 'test/runtime/call-timeline.test.ts', 'lib/markup.test.ts']);
   });
 
-  it('starts the files that get a process each before the others, longest first', () => {
+  it('starts the files that get a process each after the others, together, longest first', () => {
     const own = new Set(['test/knowledge/search.test.ts', 'test/knowledge/url-source.test.ts']);
     const order = planOrder(
       ['test/startup/signals.test.ts', 'test/knowledge/search.test.ts', 'test/knowledge/url-source.test.ts'],
@@ -27,6 +27,6 @@ describe('the order test files start in', () => {
       3,
       (f) => own.has(f),
     );
-    expect(order).toEqual(['test/knowledge/url-source.test.ts', 'test/knowledge/search.test.ts', 'test/startup/signals.test.ts']);
+    expect(order).toEqual(['test/startup/signals.test.ts', 'test/knowledge/url-source.test.ts', 'test/knowledge/search.test.ts']);
   });
 });

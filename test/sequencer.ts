@@ -15,7 +15,8 @@ interface Known {
   seconds: number;
   /**
    * Keeps a core busy most of the time it runs (Chromium, a whole service started, Postgres working hard), or needs the
-   * cores it shares to be free (the voicemail calls, whose verdicts follow the offline recogniser's real-time work).
+   * cores it shares to be free (the voicemail calls, whose verdicts follow the offline recogniser's real-time work; the
+   * turn-taking calls, where the voice detector's inference races the audio).
    */
   busy?: true;
 }
@@ -52,7 +53,7 @@ const KNOWN: Record<string, Known> = {
   'test/api/rate-limit.test.ts': { seconds: 12 },
   'test/campaigns/voicemail-in-call.test.ts': { seconds: 30, busy: true },
   'test/campaigns/campaign-carrier.test.ts': { seconds: 12 },
-  'test/turns/turn-taking.test.ts': { seconds: 32 },
+  'test/turns/turn-taking.test.ts': { seconds: 32, busy: true },
   'test/knowledge/embeddings.test.ts': { seconds: 10 },
   'test/knowledge/documents-api.test.ts': { seconds: 10 },
   'agent/turn/eot-process.test.ts': { seconds: 10 },
@@ -68,30 +69,30 @@ const SHORT: Known = { seconds: 2 };
 const BUSY_AT_ONCE = 1;
 
 /**
- * The order to start `files` in on `workers` workers. Those `first` says (files that each get a process of their own)
- * start before the others, longest first: a worker of the shared files that gave its slot to one of them would be
- * started again and load every module again (interleaving them doubled the suite's import time).
+ * The order to start `files` in on `workers` workers. Those `last` says (files that each get a process of their own)
+ * start after the others, together, longest first: a worker of the shared files that gave its slot to one of them would
+ * be started again and load every module again (interleaving them doubled the suite's import time), and they keep
+ * the cores busy (documents converted, the embedding model run), so the files that need free cores run before them.
  */
-export function planOrder<T>(files: T[], keyOf: (file: T) => string, workers: number, first: (file: T) => boolean = () => false): T[] {
+export function planOrder<T>(files: T[], keyOf: (file: T) => string, workers: number, last: (file: T) => boolean = () => false): T[] {
   const known = (file: T) => KNOWN[keyOf(file)] ?? SHORT;
   const longestFirst = (a: T, b: T) => known(b).seconds - known(a).seconds;
-  const leading = files.filter(first).sort(longestFirst);
-  const rest = files.filter((f) => !first(f));
+  const trailing = files.filter(last).sort(longestFirst);
+  const rest = files.filter((f) => !last(f));
   const busy = rest.filter((f) => known(f).busy).sort(longestFirst);
   const others = rest.filter((f) => !known(f).busy).sort(longestFirst);
   const lanes = Array.from({ length: Math.max(1, workers) }, () => ({ freeAt: 0, busy: false }));
   const order: T[] = [];
-  while (leading.length + busy.length + others.length > 0) {
+  while (busy.length + others.length > 0) {
     const lane = lanes.reduce((a, b) => (b.freeAt < a.freeAt ? b : a));
     const now = lane.freeAt;
     const busyRunning = lanes.filter((l) => l !== lane && l.busy && l.freeAt > now).length;
-    const next =
-      leading.length > 0 ? leading.shift()! : (busyRunning < BUSY_AT_ONCE && busy.length > 0) || others.length === 0 ? busy.shift()! : others.shift()!;
+    const next = (busyRunning < BUSY_AT_ONCE && busy.length > 0) || others.length === 0 ? busy.shift()! : others.shift()!;
     order.push(next);
     lane.freeAt = now + known(next).seconds;
     lane.busy = known(next).busy === true;
   }
-  return order;
+  return [...order, ...trailing];
 }
 
 export default class SuiteSequencer extends BaseSequencer {

@@ -7,7 +7,7 @@ export { AssistantReadCache } from './cache.js';
 export { credentialOfStage, missingCredentials, MissingCredentialsError, unusableStages } from './credentials.js';
 export { sealClearAssistantKeys } from './keys.js';
 export { Assistant, AssistantCreate, AssistantParams, AssistantUpdate } from './schemas.js';
-export { createAssistant, deleteAssistant, listAssistants, readAssistantJson, updateAssistant } from './service.js';
+export { assistantName, createAssistant, deleteAssistant, listAssistants, readAssistantJson, updateAssistant } from './service.js';
 export { assistantFields, AssistantSettings, DEFAULT_IDLE_MESSAGE, DEFAULT_SYSTEM_PROMPT } from './settings.js';
 export { loadAssistantSettings } from './store.js';
 export { MAX_VARIABLE_LENGTH, renderPrompt, renderTemplate, sanitizeValue, type TemplateValues } from './templates.js';

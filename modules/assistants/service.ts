@@ -211,3 +211,8 @@ export async function deleteAssistant(db: Db, organizationId: number, id: number
   const result = await db.assistant.deleteMany({ where: { id, organizationId } });
   if (result.count === 0) throw notFound('Assistant');
 }
+
+/** An assistant's name, for a page that names it (a call's); undefined when the organisation has no such assistant. */
+export async function assistantName(prisma: PrismaClient, organizationId: number, id: number): Promise<string | undefined> {
+  return (await prisma.assistant.findFirst({ where: { id, organizationId }, select: { name: true } }))?.name;
+}

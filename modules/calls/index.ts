@@ -42,3 +42,4 @@ export { CALL_STATUSES, DIALLING, IN_PROGRESS, NOT_STARTED, TERMINAL, type Unsta
 export { appendCallTurn, CallNotRunnableError, findCall, loadContactFields, type StoredRecording, type StoredTurn, touchCallHeartbeat } from './store.js';
 export { endStaleUnstartedCalls, JOIN_GRACE_MS, LOST_DIAL_AFTER_MS, type UnstartedCallLimits, WEB_JOIN_WINDOW_MS } from './unstarted.js';
 export type { ModelUsage } from './usage.js';
+export type { CallCost } from './usage-schemas.js';

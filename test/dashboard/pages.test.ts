@@ -336,6 +336,10 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
     })`)) as number;
     expect(duration).toBeCloseTo(2, 1);
     expect(await page.locator('table').textContent()).toMatch(/Booked: a table for two on Friday at 7 pm\.\s*840 ms/);
+    // Where the reply's time went, stage by stage.
+    expect(await page.locator('tr', { hasText: 'Booked: a table' }).locator('.latency').textContent()).toMatch(
+      /840 ms.*End of turn 280 ms.*Model first token 390 ms.*Voice first sound 170 ms/,
+    );
     await reader.close();
 
     const tokyo = await signIn(owner, WIDTHS.desktop, { timezoneId: 'Asia/Tokyo', locale: 'en-GB' });

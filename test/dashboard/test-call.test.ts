@@ -122,7 +122,8 @@ describe.skipIf(!hasChromium)('a test call from the dashboard', () => {
     // Each reply's latency as stored (a reply the framework reported no timing for shows none: the call's own tests
     // prove what is stored; this page shows it).
     const reply = await api.db.prisma.callTurn.findFirstOrThrow({ where: { call: { callSid }, role: 'assistant', text: 'It is noon.' } });
-    if (reply.e2eLatencyMs !== null) expect(transcript).toMatch(new RegExp(`It is noon\\.\\s*${reply.e2eLatencyMs} ms`));
+    const latency = await page.locator('tr', { hasText: 'It is noon.' }).locator('td').nth(3).textContent();
+    if (reply.e2eLatencyMs !== null) expect(latency).toMatch(new RegExp(`^${reply.e2eLatencyMs} ms`));
     expect(await page.getByText('Asked the time.').isVisible()).toBe(true);
 
     // The recording plays in the page: its time moves.

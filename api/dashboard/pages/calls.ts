@@ -14,13 +14,14 @@ import {
   listCalls,
   RecordingParams,
 } from '../../../modules/calls/index.js';
-import { listAssistants } from '../../../modules/assistants/index.js';
+import { assistantName, listAssistants } from '../../../modules/assistants/index.js';
 import { paginationOf } from '../../../lib/pagination.js';
 import { sendRecording } from '../../http/recording-response.js';
 import { html, type Html } from '../html.js';
 import { dashboardPage, sendPage } from '../layout.js';
 import { when } from '../format.js';
 import type { DashboardDeps } from '../deps.js';
+import { analysisProblem, costView, decisionInWords, latencySplit, toolCallsView } from './call-review.js';
 
 const session = { auth: 'session' as const };
 
@@ -40,10 +41,6 @@ function select(name: string, label: string, options: readonly (string | [string
     const [v, text] = typeof o === 'string' ? [o, o] : o;
     return html`<option value="${v}"${chosen.includes(v) ? html` selected` : ''}>${text}</option>`;
   })}</select></div>`;
-}
-
-function ms(value: number | undefined): string {
-  return value === undefined ? '' : `${Math.round(value)} ms`;
 }
 
 export function registerCallPages(app: FastifyInstance, deps: DashboardDeps): void {
@@ -99,6 +96,7 @@ ${select(
     const me = request.signedIn!;
     const { call_sid } = request.params as z.output<typeof CallParams>;
     const [call, turns] = await Promise.all([getCall(deps.prisma, me.organizationId, call_sid), getTranscript(deps.prisma, me.organizationId, call_sid)]);
+    const assistant = call.assistant_id ? await assistantName(deps.prisma, me.organizationId, call.assistant_id) : undefined;
     const mixed = call.recordings.find((r) => r.track === 'mixed') ?? call.recordings[0];
     const facts: [string, Html | string | null][] = [
       ['Status', html`<span class="badge">${call.status}</span>${call.end_reason ? ` · ${call.end_reason}` : ''}`],
@@ -107,7 +105,7 @@ ${select(
       ['To', call.to_number],
       ['Started', call.started_at ? when(call.started_at) : null],
       ['Duration', call.duration_seconds === null ? null : `${Math.round(call.duration_seconds)} s`],
-      ['Assistant', call.assistant_id ? html`<a href="/assistants/${call.assistant_id}">#${call.assistant_id}</a>` : null],
+      ['Assistant', call.assistant_id ? html`<a href="/assistants/${call.assistant_id}">${assistant ?? `#${call.assistant_id}`}</a>` : null],
       ['Answered by', call.answered_by],
     ];
     const body = html`<p><a href="/calls">← All calls</a></p>
@@ -118,20 +116,21 @@ ${
 <p class="hint">${call.recordings.map((r) => html`<a href="/calls/${call.call_sid}/recordings/${r.track}">${r.track}</a> `)}(${mixed.format})</p></div>`
     : ''
 }
-<div class="card"><h2>Analysis</h2>${call.summary ? html`<p>${call.summary}</p>` : html`<p class="muted">No summary${call.analysis_error ? `: ${call.analysis_error}` : ' yet'}.</p>`}
+<div class="card"><h2>Analysis</h2>${call.summary ? html`<p>${call.summary}</p>` : html`<p class="muted">No summary. ${analysisProblem(call.analysis_error)}</p>`}
 ${call.outcomes ? html`<pre>${JSON.stringify(call.outcomes, null, 2)}</pre>` : ''}${call.collected_values ? html`<h3>Collected</h3><pre>${JSON.stringify(call.collected_values, null, 2)}</pre>` : ''}</div>
 <h2>Transcript</h2>
 ${
   turns.length === 0
     ? html`<div class="card empty">No turns were spoken in this call.</div>`
-    : html`<div class="table-wrap"><table><thead><tr><th>At</th><th>Who</th><th>Said</th><th>Latency</th></tr></thead><tbody>${turns.map(
+    : html`<div class="table-wrap"><table class="transcript"><thead><tr><th>At</th><th>Who</th><th>Said</th><th>Latency</th></tr></thead><tbody>${turns.map(
         (
           t,
         ) => html`<tr><td>${(t.start_ms / 1000).toFixed(1)} s</td><td>${t.role}</td><td>${t.text}${t.interrupted ? html` <span class="badge off">interrupted</span>` : ''}
-${t.tool_calls && t.tool_calls.length > 0 ? html`<details><summary>${t.tool_calls.length} tool ${t.tool_calls.length === 1 ? 'call' : 'calls'}</summary><pre>${JSON.stringify(t.tool_calls, null, 2)}</pre></details>` : ''}</td>
-<td>${t.metrics ? html`<span title="end of utterance ${ms(t.metrics.end_of_utterance_delay_ms)}, LLM first token ${ms(t.metrics.llm_ttft_ms)}, TTS first byte ${ms(t.metrics.tts_ttfb_ms)}">${ms(t.metrics.e2e_latency_ms)}</span>` : ''}</td></tr>`,
+${decisionInWords(t.turn_decision)}${toolCallsView(t.tool_calls)}</td>
+<td>${latencySplit(t.metrics)}</td></tr>`,
       )}</tbody></table></div>`
-}`;
+}
+${costView(call.cost)}`;
     return sendPage(reply, dashboardPage(request, `Call ${call.call_sid}`, body));
   });
 
