@@ -92,6 +92,11 @@ describe('a browser call on the built-in transport', () => {
     await page.waitForFunction(() => (globalThis as unknown as { callState: { status: string } }).callState.status === 'In call', undefined, {
       timeout: 10_000,
     });
+    // While the assistant's audio plays, the page says the assistant is speaking.
+    await page.waitForFunction(() => (globalThis as unknown as { callState: { activity: string } }).callState.activity === 'assistant', undefined, {
+      timeout: 30_000,
+    });
+    expect(await page.locator('#activity').textContent()).toBe('Assistant speaking');
     // The answer is played in the page and shown in its transcript.
     await page.waitForFunction(
       () => {
@@ -108,11 +113,27 @@ describe('a browser call on the built-in transport', () => {
     expect(state.transcript).toEqual(expect.arrayContaining([{ role: 'user', text: 'what time is it' }]));
     expect(await page.locator('#transcript').textContent()).toContain('Assistant: It is noon.');
 
+    // Muted, the caller's side goes on as silence; unmuted, as heard. The page says which.
+    await page.getByRole('button', { name: 'Mute' }).click();
+    expect(await page.locator('#mute').getAttribute('aria-pressed')).toBe('true');
+    await page.waitForFunction(() => (globalThis as unknown as { callState: { mutedSamples: number } }).callState.mutedSamples > 3_200, undefined, {
+      timeout: 10_000,
+    });
+    await page.waitForFunction(() => (globalThis as unknown as { callState: { activity: string } }).callState.activity === 'muted', undefined, {
+      timeout: 10_000,
+    });
+    expect(await page.locator('#activity').textContent()).toBe('Muted: the assistant hears silence');
+    // With SCREENSHOTS_DIR set (npm run screenshots runs the page tour; this adds the call page), for review.
+    if (process.env.SCREENSHOTS_DIR) await page.screenshot({ path: path.join(path.resolve(process.env.SCREENSHOTS_DIR), 'browser-call-muted.png') });
+    await page.getByRole('button', { name: 'Unmute' }).click();
+    expect(await page.locator('#mute').getAttribute('aria-pressed')).toBe('false');
+
     await page.click('#hangup');
     await page.waitForFunction(() => (globalThis as unknown as { callState: { ended: unknown } }).callState.ended !== null, undefined, { timeout: 30_000 });
     // Ended: said so, and nothing left to press.
     expect(await page.locator('#status').textContent()).toBe('Call ended');
     expect(await page.locator('#hangup').isDisabled()).toBe(true);
+    expect(await page.locator('#mute').isDisabled()).toBe(true);
     expect(await page.getByRole('link', { name: "See this call's record" }).getAttribute('href')).toBe(`/calls/${callSid}`);
 
     const call = await until(async () => {

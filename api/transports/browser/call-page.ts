@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
-// The built-in browser call's page: microphone in, the assistant's audio out, a live transcript and a hang-up button.
+// The built-in browser call's page: microphone in, the assistant's audio out, a live transcript, who is speaking, and
+// mute and hang-up buttons.
 // Plain HTML and JavaScript with no build step and nothing loaded from elsewhere; the page reads its call and token from
 // its own URL, and speaks the socket protocol of serializer.ts (docs/transports.md).
 
@@ -15,13 +16,22 @@ export const CALL_PAGE = `<!doctype html>
   #status { color: #555; }
   #transcript p { margin: .4rem 0; }
   #transcript .user { color: #0b5394; }
-  button { font-size: 1rem; padding: .5rem 1.2rem; }
+  button { font: inherit; padding: .5rem 1.2rem; border-radius: 6px; border: 1px solid #2f5bea; background: #2f5bea; color: #fff; cursor: pointer; }
+  button.secondary { background: #fff; color: #2f5bea; }
+  button:disabled { opacity: .5; cursor: default; }
+  button[aria-pressed="true"] { background: #b42318; border-color: #b42318; color: #fff; }
+  .controls { display: flex; gap: .5rem; flex-wrap: wrap; margin: 1rem 0; }
+  #activity { display: inline-flex; align-items: center; gap: .4rem; color: #555; min-height: 1.4em; }
+  #activity::before { content: ""; width: .7rem; height: .7rem; border-radius: 50%; background: #c5ccd8; }
+  #activity[data-who="assistant"]::before { background: #2b8a3e; }
+  #activity[data-who="caller"]::before { background: #2f5bea; }
 </style>
 </head>
 <body>
 <h1>Call</h1>
 <p id="status">Connecting…</p>
-<button id="start">Start call</button> <button id="hangup" disabled>Hang up</button>
+<p id="activity" aria-live="polite" data-who="none"></p>
+<div class="controls"><button id="start">Start call</button> <button id="mute" class="secondary" aria-pressed="false" disabled>Mute</button> <button id="hangup" class="secondary" disabled>Hang up</button></div>
 <p id="record" hidden><a href="">See this call's record</a> (in the dashboard, signed in)</p>
 <div id="transcript" aria-live="polite"></div>
 <script>
@@ -29,16 +39,30 @@ export const CALL_PAGE = `<!doctype html>
   const RATE = 16000;
   const callSid = location.pathname.split('/')[2];
   const token = new URLSearchParams(location.search).get('token') || '';
-  const state = (window.callState = { status: 'idle', playedSamples: 0, sentSamples: 0, transcript: [], ended: null });
+  const state = (window.callState = { status: 'idle', playedSamples: 0, sentSamples: 0, mutedSamples: 0, transcript: [], ended: null, activity: 'none' });
   const statusEl = document.getElementById('status');
   const setStatus = (s) => { state.status = s; statusEl.textContent = s; };
   const hangupButton = document.getElementById('hangup');
-  // Over: nothing left to hang up, and the microphone is let go.
+  const muteButton = document.getElementById('mute');
+  const activityEl = document.getElementById('activity');
+  let muted = false, callerLevel = 0, activityTimer;
+  // Over: nothing left to hang up or mute, and the microphone is let go.
   const over = (status) => {
     setStatus(status);
     hangupButton.disabled = true;
+    muteButton.disabled = true;
+    clearInterval(activityTimer);
+    setActivity('none');
     if (micStream) micStream.getTracks().forEach((t) => t.stop());
   };
+  // Who is speaking: the assistant while its audio is playing, the caller while their microphone hears a voice.
+  const ACTIVITY = { assistant: 'Assistant speaking', caller: 'Listening to you', none: 'Listening', muted: 'Muted: the assistant hears silence' };
+  function setActivity(who) {
+    if (state.activity === who) return;
+    state.activity = who;
+    activityEl.dataset.who = who;
+    activityEl.textContent = state.status === 'In call' ? ACTIVITY[who] : '';
+  }
   let ws, ctx, micStream, playhead = 0;
 
   const worklet = "class Mic extends AudioWorkletProcessor { process(inputs) { const ch = inputs[0] && inputs[0][0]; if (ch) this.port.postMessage(ch.slice(0)); return true; } } registerProcessor('mic', Mic);";
@@ -74,7 +98,16 @@ export const CALL_PAGE = `<!doctype html>
     const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/call/' + callSid + '/audio?token=' + encodeURIComponent(token);
     ws = new WebSocket(url);
     ws.binaryType = 'arraybuffer';
-    ws.onopen = () => { setStatus('In call'); document.getElementById('hangup').disabled = false; };
+    ws.onopen = () => {
+      setStatus('In call');
+      hangupButton.disabled = false;
+      muteButton.disabled = false;
+      activityTimer = setInterval(() => {
+        if (playhead > ctx.currentTime) setActivity('assistant');
+        else if (muted) setActivity('muted');
+        else setActivity(callerLevel > 0.02 ? 'caller' : 'none');
+      }, 100);
+    };
     ws.onmessage = (ev) => {
       if (typeof ev.data === 'string') {
         const msg = JSON.parse(ev.data);
@@ -96,13 +129,23 @@ export const CALL_PAGE = `<!doctype html>
     mic.port.onmessage = (ev) => {
       if (!ws || ws.readyState !== 1) return;
       const f = ev.data, out = new Int16Array(f.length);
-      for (let i = 0; i < f.length; i++) out[i] = Math.max(-32768, Math.min(32767, Math.round(f[i] * 32767)));
+      let peak = 0;
+      for (let i = 0; i < f.length; i++) peak = Math.max(peak, Math.abs(f[i]));
+      callerLevel = peak;
+      // Muted, the call still gets the caller's side as silence, so its timeline and the recording keep their length.
+      if (!muted) for (let i = 0; i < f.length; i++) out[i] = Math.max(-32768, Math.min(32767, Math.round(f[i] * 32767)));
+      else state.mutedSamples += out.length;
       state.sentSamples += out.length;
       ws.send(out.buffer);
     };
   }
 
   document.getElementById('start').onclick = () => start().catch((e) => setStatus('Could not start: ' + e.message));
+  muteButton.onclick = () => {
+    muted = !muted;
+    muteButton.setAttribute('aria-pressed', String(muted));
+    muteButton.textContent = muted ? 'Unmute' : 'Mute';
+  };
   hangupButton.onclick = () => {
     hangupButton.disabled = true;
     if (ws && ws.readyState === 1) {
