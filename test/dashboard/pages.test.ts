@@ -227,6 +227,7 @@ const PAGES = (): [string, string][] => [
   [`/calls/${ids.call}`, 'call'],
   ['/contacts', 'contacts'],
   [`/contacts/${ids.contact}`, 'contact'],
+  ['/contacts/new', 'contact-new'],
   ['/contacts/properties', 'contact-properties'],
   ['/contacts/properties/new', 'contact-property-new'],
   ['/api-keys', 'api-keys'],

@@ -208,6 +208,29 @@ describe('contacts in the dashboard', () => {
     expect(broken.status).toBe(422);
     expect(broken.body).toContain('appears twice in the header');
   });
+
+  it('adds one contact by hand after showing the API’s refusal at its field, and a phone number already taken is refused too', async ({ api, tenant }) => {
+    const browser = await ownerOf(api, tenant);
+    expect((await browser.get('/contacts')).body).toContain('href="/contacts/new"');
+    expect((await browser.get('/contacts/new')).status).toBe(200);
+    const refused = await browser.post('/contacts/new', { first_name: 'Margaret', phone_number: 'not a phone' });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatch(/id="f-phone_number-error">/);
+    // What was typed is kept.
+    expect(refused.body).toMatch(/<input id="f-first_name" name="first_name" type="text" value="Margaret"/);
+    expect(await api.db.prisma.contact.count({ where: { organizationId: tenant.organizationId, firstName: 'Margaret' } })).toBe(0);
+
+    const added = await browser.post('/contacts/new', { first_name: 'Margaret', last_name: 'Hamilton', phone_number: '+14155550931' });
+    expect(added.status).toBe(302);
+    const id = Number(added.location!.split('?')[0]!.split('/').pop());
+    expect((await browser.get(added.location!)).body).toContain('Contact added.');
+    expect((await api.call(tenant, 'GET', `/api/contacts/${id}`)).body.data).toMatchObject({ first_name: 'Margaret', phone_number: '+14155550931' });
+
+    const again = await browser.post('/contacts/new', { first_name: 'Other', phone_number: '+14155550931' });
+    expect(again.status).toBe(422);
+    expect(again.body).toMatch(/id="f-phone_number-error">A contact with this phone_number already exists/);
+    expect(await api.db.prisma.contact.count({ where: { organizationId: tenant.organizationId, phoneNumber: '+14155550931' } })).toBe(1);
+  });
 });
 
 describe('custom properties in the dashboard', () => {

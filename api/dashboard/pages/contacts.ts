@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
+  ContactCreate,
   contactFields,
   ContactImportBody,
   ContactParams,
@@ -8,6 +9,7 @@ import {
   type ContactPropertyOut,
   ContactPropertyUpdate,
   ContactUpdate,
+  createContact,
   createContactProperty,
   deleteContact,
   deleteContactProperty,
@@ -103,7 +105,7 @@ ${
         html`<tr><td><a href="/contacts/${c.id}">${[c.first_name, c.last_name].filter(Boolean).join(' ') || 'no name'}</a></td><td>${c.phone_number ?? ''}</td><td class="hide-phone">${c.email ?? ''}</td><td class="hide-phone">${c.source}</td><td class="hide-phone">${when(c.created_at)}</td></tr>`,
     );
     return html`${report}
-<p><a href="/contacts/properties">Custom properties</a></p>
+<div class="actions page-actions"><a class="button" href="/contacts/new">Add a contact</a><a href="/contacts/properties">Custom properties</a></div>
 <form method="get" action="/contacts" class="card"><div class="row"><div><label for="q">Search</label><input id="q" type="search" name="q" value="${search}" placeholder="name, phone or email"></div><div class="fit"><button type="submit">Search</button></div></div></form>
 ${
   data.length === 0
@@ -140,8 +142,30 @@ ${Object.keys(errors).length > 0 ? html`<div class="notice bad" role="alert">${e
     );
   }
   const contactId = (request: FastifyRequest) => (request.params as z.output<typeof ContactParams>).contact_id;
+  // One contact added by hand, in the form of the API's contact fields, as POST /api/contacts takes them.
+  function newContactPage(request: FastifyRequest, values: Record<string, unknown> = {}, errors: FieldErrors = {}): Html {
+    return dashboardPage(
+      request,
+      'New contact',
+      html`<p><a href="/contacts">← All contacts</a></p>
+${Object.keys(errors).length > 0 ? html`<div class="notice bad" role="alert">${errors[''] ?? 'The API refused some fields: see the marked fields.'}</div>` : ''}
+<form method="post" action="/contacts/new" novalidate>${csrfField(request)}${schemaFields(CONTACT_LEAVES, values, errors)}
+<div class="actions"><button type="submit">Add contact</button><a href="/contacts">Cancel</a></div></form>`,
+    );
+  }
+  app.get('/contacts/new', { config: session }, async (request, reply) => sendPage(reply, newContactPage(request)));
+  app.post('/contacts/new', { config: session }, async (request, reply) => {
+    const body = bodyOfForm(CONTACT_LEAVES, request.body as Record<string, unknown>);
+    try {
+      const created = await createContact(deps.prisma, request.signedIn!.organizationId, validated(ContactCreate, body));
+      return reply.redirect(`/contacts/${created.id}?created=1`);
+    } catch (error) {
+      return sendPage(reply, newContactPage(request, body, formErrors(error)), 422);
+    }
+  });
+
   app.get('/contacts/:contact_id', { config: session, schema: { params: ContactParams } }, async (request, reply) =>
-    sendPage(reply, await contactPage(request, contactId(request))),
+    sendPage(reply, await contactPage(request, contactId(request), (request.query as { created?: string }).created ? { notice: 'Contact added.' } : {})),
   );
   app.post('/contacts/:contact_id', { config: session, schema: { params: ContactParams } }, async (request, reply) => {
     const body = bodyOfForm(CONTACT_LEAVES, request.body as Record<string, unknown>);
