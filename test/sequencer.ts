@@ -25,7 +25,6 @@ const KNOWN: Record<string, Known> = {
   'test/dashboard/pages.test.ts': { seconds: 70, busy: true },
   'test/startup/signals.test.ts': { seconds: 55, busy: true },
   'test/service-start.test.ts': { seconds: 32, busy: true },
-  'test/startup/private-folder.test.ts': { seconds: 32, busy: true },
   'test/startup/drain-on-sigterm.test.ts': { seconds: 28, busy: true },
   'test/api/fuzz.test.ts': { seconds: 30, busy: true },
   'modules/knowledge/parse/index.test.ts': { seconds: 22, busy: true },

@@ -5,12 +5,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../prisma/embedded-postgres.js';
 import { until } from './helpers/until.js';
+import { STATE_ROOT } from '../prisma/cluster-location.js';
 import { stopLeftCluster } from './startup/service-process.js';
 
 // The README's quick start, for real: `npm start` on an empty DATA_DIR (embedded Postgres), the operator CLI, and a
-// restart that finds the data again.
+// restart that finds the data again. As root, the clone sits where root's clones do, in a private folder (mode 0700,
+// like /root): Postgres runs as the postgres system user, which cannot enter it, and the service must start anyway,
+// keep its data, and leave the folder as private as it found it.
 
 const root = path.resolve(import.meta.dirname, '..');
+const asRoot = process.getuid?.() === 0;
 
 interface Running {
   child: ChildProcess;
@@ -57,12 +61,14 @@ async function stop(running: Running): Promise<void> {
 }
 
 describe('npm start on a fresh machine', () => {
+  let folder: string;
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
   let base: string;
   beforeAll(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'voice-start-'));
-    await fs.chmod(dataDir, 0o755);
+    folder = await fs.mkdtemp(path.join(os.tmpdir(), 'voice-start-'));
+    await fs.chmod(folder, asRoot ? 0o700 : 0o755);
+    dataDir = path.join(folder, 'data');
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), DATABASE_URL: '', LOG_LEVEL: 'info' };
@@ -80,7 +86,9 @@ describe('npm start on a fresh machine', () => {
       }
     }
     stopLeftCluster(dataDir);
-    await fs.rm(dataDir, { recursive: true, force: true });
+    const target = await fs.readlink(path.join(dataDir, 'postgres')).catch(() => undefined);
+    if (target?.startsWith(`${STATE_ROOT}/`)) await fs.rm(path.dirname(target), { recursive: true, force: true });
+    await fs.rm(folder, { recursive: true, force: true });
   });
 
   it('serves the API on embedded Postgres, says where to create the organisation (browser or command), and keeps data across a restart', async () => {
@@ -128,6 +136,13 @@ describe('npm start on a fresh machine', () => {
         expect(((await read.json()) as { name: string }).name).toBe('Survivor');
       } finally {
         await stop(second);
+      }
+      if (asRoot) {
+        // The database lives where the postgres user can reach it, and a file there says which DATA_DIR it serves.
+        const link = await fs.readlink(path.join(dataDir, 'postgres'));
+        expect(link.startsWith(`${STATE_ROOT}/`)).toBe(true);
+        expect((await fs.readFile(path.join(path.dirname(link), 'DATA_DIR'), 'utf8')).trim()).toBe(await fs.realpath(dataDir));
+        expect((await fs.stat(folder)).mode & 0o777).toBe(0o700);
       }
     } finally {
       await stop(first);
