@@ -174,7 +174,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const upgrades = new UpgradeRoutes(app, app.log.child({ component: 'upgrades' }));
   // A page may sit open a while before its user presses Start.
   const browserCallTokens = new StreamTokens(options.streamTokenSecret ? Buffer.from(options.streamTokenSecret) : crypto.randomBytes(32), 600);
-  registerCallPage(app);
+  registerCallPage(app, { prisma: options.prisma, tokens: browserCallTokens });
   registerBuiltInBrowserCallSocket(app, {
     upgrades,
     prisma: options.prisma,

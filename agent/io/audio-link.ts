@@ -1,7 +1,8 @@
 import { voice } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { downmix } from '../../media/pcm.js';
-import type { CallAudioLink, CallAudioRunner } from '../../modules/calls/index.js';
+import type { CallAudioLink, CallAudioRunner, TranscriptLine } from '../../modules/calls/index.js';
+import { turnLatency } from '../turn/metrics.js';
 import { PacedAudioOutput } from './paced-audio-output.js';
 import { PushAudioInput } from './push-audio-input.js';
 import type { LocalCallRunner } from '../local-runner.js';
@@ -15,7 +16,9 @@ export function audioRunnerOf(runner: LocalCallRunner): CallAudioRunner {
       const input = new PushAudioInput();
       const output = new PacedAudioOutput();
       const hangup = new AbortController();
-      const transcriptListeners: Array<(entry: { role: 'user' | 'assistant'; text: string }) => void> = [];
+      const transcriptListeners: Array<(entry: TranscriptLine) => void> = [];
+      // The caller's last message: its metrics hold the end-of-utterance delay of the reply that answers it.
+      let lastUser: voice.ConversationItemAddedEvent['item'] | undefined;
       const ended = runner
         .start({
           callId,
@@ -25,7 +28,13 @@ export function audioRunnerOf(runner: LocalCallRunner): CallAudioRunner {
           onSession: (session) =>
             session.on(voice.AgentSessionEventTypes.ConversationItemAdded, ({ item }) => {
               if (item.type !== 'message' || (item.role !== 'user' && item.role !== 'assistant') || !item.textContent) return;
-              for (const l of transcriptListeners) l({ role: item.role, text: item.textContent });
+              const line: TranscriptLine = { role: item.role, text: item.textContent };
+              if (item.role === 'user') lastUser = item;
+              else {
+                const latency = turnLatency(item.metrics, lastUser?.type === 'message' ? lastUser.metrics : undefined);
+                if (latency) line.latency = latency;
+              }
+              for (const l of transcriptListeners) l(line);
             }),
         })
         .then((r) => ({ status: r.status, endReason: r.endReason }))

@@ -3,7 +3,7 @@
 // module import one another directly, never this one (docs/architecture.md, "Import rules").
 
 export { ANSWERED_BY_CHANNEL, emitAnsweredBy, onAnsweredBy, recordAnsweredBy } from './answered-by.js';
-export type { CallAudioLink, CallAudioRunner } from './audio-runner.js';
+export type { CallAudioLink, CallAudioRunner, TranscriptLine } from './audio-runner.js';
 export { activeCalls, admitCall, admitCalls } from './concurrency.js';
 export type { ToolCallEntry, TranscriptEntry } from './events.js';
 export { exportCalls, neutralizeFormula } from './export.js';

@@ -18,7 +18,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
 import { speechSamples } from '../fakes/scripted-caller.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 
-// A product team's loop, in Chromium: a test call started from the assistant's page with the fake microphone asking a
+// A product team's loop, in Chromium: a call started from the builder's talk panel with the fake microphone asking a
 // question, the call's transcript and latency read in the dashboard, its recording played in the page, and the call
 // counted in a chart.
 
@@ -79,28 +79,48 @@ afterAll(async () => {
 });
 
 describe.skipIf(!hasChromium)('a test call from the dashboard', () => {
-  it('is started from the assistant’s page, then read in the call’s page with transcript and latency, its recording played, and counted in a chart', async () => {
-    const page = await (await browser.newContext()).newPage();
+  it('is started from the builder’s talk panel with an unsaved change saved first, its transcript and latency shown live, then read in the call’s page with its recording played, and counted in a chart', async () => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     await page.goto(`${base}/login`);
     await page.getByLabel('Email').fill(owner.email);
     await page.getByLabel('Password').fill(owner.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${base}/assistants`);
     await page.getByRole('link', { name: 'Clock' }).click();
-    await page.getByRole('button', { name: 'Test call in the browser' }).click();
-    await page.waitForURL(/\/call\/[\w-]+\?token=/);
-    const callSid = new URL(page.url()).pathname.split('/')[2]!;
-
-    await page.click('#start');
+    // An edit not yet saved: the call must run it.
+    await page.getByLabel('First message', { exact: true }).fill('Clock here.');
+    expect(await page.getByText('Unsaved changes').isVisible()).toBe(true);
+    const panel = page.locator('[data-talk]');
+    await panel.getByRole('button', { name: 'Start a call' }).click();
     await page.waitForFunction(
       () =>
-        (globalThis as unknown as { callState: { transcript: Array<{ role: string; text: string }> } }).callState.transcript.some(
+        (globalThis as unknown as { callState?: { transcript: Array<{ role: string; text: string }> } }).callState?.transcript.some(
           (t) => t.role === 'assistant' && t.text === 'It is noon.',
         ),
       undefined,
       { timeout: 30_000 },
     );
-    await page.click('#hangup');
+    const callSid = (await page.evaluate('callState.callSid')) as string;
+    expect(await page.getByText('Unsaved changes').isVisible()).toBe(false);
+    const stored = await api.db.prisma.assistant.findUniqueOrThrow({ where: { id: assistantId } });
+    expect(JSON.stringify(stored)).toContain('Clock here.');
+    const panelText = (await panel.locator('[data-call-part="transcript"]').textContent())!;
+    expect(panelText).toContain('Assistant: Clock here.');
+    expect(panelText).toContain('You: what time is it');
+    // Each reply's latency as the call measured it, shown beside the reply as it is said.
+    const live = (await page.evaluate('callState.transcript.find((t) => t.text === "It is noon.").latency')) as Record<string, number> | undefined;
+    if (live?.e2e_latency_ms !== undefined) expect(panelText).toContain(`It is noon. · ${(live.e2e_latency_ms / 1000).toFixed(1)} s`);
+    expect(await panel.getByText('Assistant speaking').or(panel.getByText('Listening')).count()).toBeGreaterThan(0);
+
+    await panel.getByRole('button', { name: 'Hang up' }).click();
+    await panel.getByRole('link', { name: 'Review this call' }).waitFor();
+    // `SCREENSHOTS_DIR=… vitest run` keeps the builder with its panel after the call, at both widths, for review.
+    if (process.env.SCREENSHOTS_DIR) {
+      await page.screenshot({ path: path.join(process.env.SCREENSHOTS_DIR, 'builder-talk-1280.png') });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.screenshot({ path: path.join(process.env.SCREENSHOTS_DIR, 'builder-talk-390.png'), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
     await until(async () => (await api.db.prisma.call.findUnique({ where: { callSid } }))?.status === 'completed', {
       timeoutMs: 30_000,
       message: 'the call completes',
@@ -110,18 +130,15 @@ describe.skipIf(!hasChromium)('a test call from the dashboard', () => {
       message: 'the recording is stored',
     });
 
-    await page.goto(`${base}/calls`);
-    await page
-      .getByRole('link')
-      .filter({ has: page.locator('time') })
-      .first()
-      .click();
+    // Stored live latency and the record agree.
+    const reply = await api.db.prisma.callTurn.findFirstOrThrow({ where: { call: { callSid }, role: 'assistant', text: 'It is noon.' } });
+    if (live?.e2e_latency_ms !== undefined) expect(reply.e2eLatencyMs).toBe(live.e2e_latency_ms);
+    await panel.getByRole('link', { name: 'Review this call' }).click();
     await page.waitForURL(`${base}/calls/${callSid}`);
     const transcript = (await page.locator('table').textContent())!;
     expect(transcript).toContain('what time is it');
     // Each reply's latency as stored (a reply the framework reported no timing for shows none: the call's own tests
     // prove what is stored; this page shows it).
-    const reply = await api.db.prisma.callTurn.findFirstOrThrow({ where: { call: { callSid }, role: 'assistant', text: 'It is noon.' } });
     const latency = await page.locator('tr', { hasText: 'It is noon.' }).locator('td').nth(3).textContent();
     if (reply.e2eLatencyMs !== null) expect(latency).toMatch(new RegExp(`^${reply.e2eLatencyMs} ms`));
     expect(await page.getByText('Asked the time.').isVisible()).toBe(true);

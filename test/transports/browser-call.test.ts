@@ -88,6 +88,8 @@ describe('a browser call on the built-in transport', () => {
 
     const page = await (await browser.newContext()).newPage();
     await page.goto(pageUrl);
+    // The call's token names the assistant the caller is about to talk to.
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Call with Web desk');
     await page.click('#start');
     await page.waitForFunction(() => (globalThis as unknown as { callState: { status: string } }).callState.status === 'In call', undefined, {
       timeout: 10_000,
@@ -168,6 +170,8 @@ describe('a browser call on the built-in transport', () => {
     // Another call's token: the server refuses the socket.
     const page = await (await browser.newContext()).newPage();
     await page.goto(`${base}/call/${b.call_sid}?token=${encodeURIComponent(a.token)}`);
+    // A token of another call names nothing about this one.
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Call');
     await page.click('#start');
     await page.waitForFunction(() => (globalThis as unknown as { callState: { status: string } }).callState.status === 'Disconnected', undefined, {
       timeout: 30_000,

@@ -83,6 +83,57 @@ for (const form of document.querySelectorAll('form[data-builder]')) {
   form.addEventListener('input', markDirty);
   form.addEventListener('change', markDirty);
   form.addEventListener('submit', () => (dirty = false));
+  // The talk panel: changes not yet saved are saved first, then a call to the assistant runs in this page.
+  const talk = document.querySelector('[data-talk]');
+  const talkForm = talk?.querySelector('[data-talk-form]');
+  if (talk && talkForm && window.callClient) {
+    const part = (name) => talk.querySelector(`[data-call-part="${name}"]`);
+    const say = (text) => (part('status').textContent = text);
+    part('mute').hidden = false;
+    part('hangup').hidden = false;
+    talkForm.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const start = part('start');
+      start.disabled = true;
+      if (dirty) {
+        say('Saving your changes…');
+        const saved = await fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)) }).catch(() => undefined);
+        if (!saved?.ok) {
+          // Refused: the form is posted for real, so that each refusal shows at its setting.
+          dirty = false;
+          form.submit();
+          return;
+        }
+        dirty = false;
+        if (unsaved) unsaved.hidden = true;
+      }
+      say('Starting…');
+      const res = await fetch(talkForm.action, {
+        method: 'POST',
+        headers: { accept: 'application/json' },
+        body: new URLSearchParams(new FormData(talkForm)),
+      }).catch(() => undefined);
+      const started = await res?.json().catch(() => undefined);
+      if (!res?.ok || !started?.call_sid) {
+        say(started?.message ?? 'Could not start a call: is the service still running?');
+        start.disabled = false;
+        return;
+      }
+      part('transcript').replaceChildren();
+      part('record').hidden = true;
+      const call = window.callClient.create(talk, { callSid: started.call_sid, token: started.token });
+      window.callState = call.state;
+      talk.addEventListener(
+        'call-over',
+        () => {
+          start.disabled = false;
+          start.textContent = 'Start another call';
+        },
+        { once: true },
+      );
+      call.start();
+    });
+  }
   window.addEventListener('beforeunload', (event) => {
     if (dirty) event.preventDefault();
   });

@@ -17,6 +17,7 @@ import { encodeWav } from '../../../media/wav.js';
 import { espeakSynthesize } from '../../../media/voice/espeak.js';
 import { createBrowserCall } from '../../transports/browser/create-call.js';
 import { publicBaseUrl } from '../../http/public-url.js';
+import { STATUS_OF } from '../../http/error-handler.js';
 import { formError, formErrors, type FieldErrors } from '../forms.js';
 import { html } from '../html.js';
 import { csrfField, dashboardPage, sendPage } from '../layout.js';
@@ -25,6 +26,7 @@ import { builderForm } from './assistant-builder/builder-form.js';
 import { settingNamed } from './assistant-builder/sections.js';
 import { builderBody } from './assistant-builder/form-body.js';
 import { pickerChoices } from './assistant-builder/pickers.js';
+import { talkPanel } from './assistant-builder/talk-panel.js';
 import { when } from '../format.js';
 import type { DashboardDeps } from '../deps.js';
 
@@ -93,12 +95,11 @@ ${
 ${errorCount > 0 && !errors[''] ? html`<div class="notice bad" role="alert">The API refused ${errorCount === 1 ? 'one setting' : `${errorCount} settings`}: see the marked ${errorCount === 1 ? 'field' : 'fields'}.</div>` : formError(errors)}
 ${
   target.id
-    ? html`<div class="actions page-actions"><form method="post" action="/assistants/${target.id}/test-call" class="inline">${csrfField(request)}<button class="secondary" type="submit">Test call in the browser</button></form>
-<a href="/calls?assistant_id=${target.id}">Its calls</a>
+    ? html`<div class="actions page-actions"><a href="/calls?assistant_id=${target.id}">Its calls</a>
 <form method="post" action="/assistants/${target.id}/delete" class="inline">${csrfField(request)}<button class="danger" type="submit" data-confirm="Delete this assistant?">Delete</button></form></div>`
     : html`<p class="muted">${target.starter ? html`Started from the <strong>${starterById(target.starter)?.title ?? target.starter}</strong> template: change anything before creating it. ` : ''}<a href="/assistants/new">Other templates</a></p>`
 }
-${form}`;
+${target.id ? html`<div class="builder-layout">${talkPanel(target.id, csrfField(request))}${form}</div>` : form}`;
     return sendPage(reply, dashboardPage(request, title, body), status);
   }
 
@@ -182,15 +183,22 @@ ${form}`;
     const unavailable = deps.browserCalls.runner
       ? undefined
       : new AppError('transport_unavailable', 'Test calls need the agent worker in this process (npm start)');
-    const call = await createBrowserCall(
-      deps.prisma,
-      deps.browserCalls.tokens,
-      publicBaseUrl(request, deps.publicUrl),
-      request.signedIn!.organizationId,
-      { assistant_id },
-      unavailable,
-    );
-    return reply.redirect(call.page_url);
+    // The talk panel asks for JSON and runs the call in the builder; a plain form post opens the call's own page.
+    const wantsJson = /application\/json/.test(request.headers.accept ?? '');
+    try {
+      const call = await createBrowserCall(
+        deps.prisma,
+        deps.browserCalls.tokens,
+        publicBaseUrl(request, deps.publicUrl),
+        request.signedIn!.organizationId,
+        { assistant_id },
+        unavailable,
+      );
+      return wantsJson ? reply.send({ call_sid: call.call_sid, token: call.token }) : reply.redirect(call.page_url);
+    } catch (error) {
+      if (!wantsJson || !(error instanceof AppError)) throw error;
+      return reply.status(STATUS_OF[error.kind]).send({ message: error.message });
+    }
   });
 }
 

@@ -35,6 +35,14 @@ describe('browser frames out', () => {
 
   it('writes transcript and ended events as the JSON text frames the page reads', () => {
     expect(JSON.parse(serializeTranscript({ role: 'assistant', text: 'It is noon.' }))).toEqual({ type: 'transcript', role: 'assistant', text: 'It is noon.' });
+    // A reply the framework timed carries its latency split, as the call stores it.
+    const latency = { end_of_utterance_delay_ms: 400, llm_ttft_ms: 120, tts_ttfb_ms: 250, e2e_latency_ms: 800 };
+    expect(JSON.parse(serializeTranscript({ role: 'assistant', text: 'It is noon.', latency }))).toEqual({
+      type: 'transcript',
+      role: 'assistant',
+      text: 'It is noon.',
+      latency,
+    });
     expect(JSON.parse(serializeEnded({ status: 'completed', endReason: 'customer_hangup' }))).toEqual({
       type: 'ended',
       status: 'completed',

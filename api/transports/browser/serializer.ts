@@ -35,8 +35,9 @@ export function serializeAudio(samples: Int16Array, sampleRate: number): Buffer 
   return out;
 }
 
-export function serializeTranscript(entry: { role: 'user' | 'assistant'; text: string }): string {
-  return JSON.stringify({ type: 'transcript', ...entry });
+/** A transcript line; a reply's `latency` is there only when the framework timed it. */
+export function serializeTranscript(entry: { role: 'user' | 'assistant'; text: string; latency?: Record<string, number> }): string {
+  return JSON.stringify({ type: 'transcript', role: entry.role, text: entry.text, ...(entry.latency ? { latency: entry.latency } : {}) });
 }
 
 export function serializeEnded(end: { status: string; endReason: string }): string {
