@@ -9,6 +9,11 @@ export function maskSecret(secret: string): string {
   return secret.length > 12 ? `${MASK}${secret.slice(-4)}` : MASK;
 }
 
+/** Whether a value is what a read shows for a stored key rather than a key. */
+export function isMasked(value: string): boolean {
+  return value.startsWith(MASK);
+}
+
 export function isMaskOf(candidate: string, secret: string): boolean {
   return candidate === maskSecret(secret);
 }

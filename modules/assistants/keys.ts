@@ -1,7 +1,7 @@
 import type { Db } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
-import { maskSecret, openedForm, sealedForm } from '../../lib/secrets.js';
+import { isMasked, maskSecret, openedForm, sealedForm } from '../../lib/secrets.js';
 
 // The vendor keys an assistant may carry in its settings: `llm_provider_config.custom_config.api_key`,
 // `tts_settings.provider_config.api_key` and each `llm_fallback_providers.fallbacks[].api_key` (STT takes its key from
@@ -132,21 +132,38 @@ export function sealKeys<S extends KeyHolders>(
 ): S {
   if (!secrets) return next;
   const context = keyContext(organizationId);
-  const before = new Map((stored ? slotsOf(stored.settings) : []).map((slot) => [slot.field, slot]));
-  const moved: ValidationDetail[] = [];
+  const slotsBefore = stored ? slotsOf(stored.settings) : [];
+  const before = new Map(slotsBefore.map((slot) => [slot.field, slot]));
+  const refused: ValidationDetail[] = [];
   const sealed = withKeys(next, (slot) => {
     const previous = before.get(slot.field);
-    if (previous && typeof previous.value === 'string') {
-      const kept = slot.value === keyToken(stored!.nonce, slot.field);
-      if (kept || slot.value === maskOf(secrets, previous.value, context)) {
-        if (previous.destination === slot.destination) return sealedForm(secrets, previous.value, context);
-        moved.push({ loc: locOf(slot.field), msg: 'The stored key is not sent to another provider or base_url: send the key again', type: 'value_error' });
-        return undefined;
-      }
+    const kept = previous !== undefined && slot.value === keyToken(stored!.nonce, slot.field);
+    const maskOfPrevious = previous !== undefined && typeof previous.value === 'string' && slot.value === maskOf(secrets, previous.value, context);
+    if ((kept || maskOfPrevious) && previous!.destination === slot.destination) return sealedForm(secrets, previous!.value as string, context);
+    // A mask sent back for a fallback that moved in the list (one above it removed): the key it masks, when it is still
+    // sent where it was given for.
+    if (typeof slot.value === 'string' && isMasked(slot.value)) {
+      const same = slotsBefore.find(
+        (p) => typeof p.value === 'string' && p.destination === slot.destination && maskOf(secrets, p.value, context) === slot.value,
+      );
+      if (same) return sealedForm(secrets, same.value as string, context);
+    }
+    if (kept || maskOfPrevious) {
+      refused.push({ loc: locOf(slot.field), msg: 'The stored key is not sent to another provider or base_url: send the key again', type: 'value_error' });
+      return undefined;
+    }
+    // A mask that masks no stored key sent there is not a key: storing it would break every call made with it.
+    if (typeof slot.value === 'string' && isMasked(slot.value)) {
+      refused.push({
+        loc: locOf(slot.field),
+        msg: 'This is a masked key, not a key: send the key itself, or leave it out to keep the stored one',
+        type: 'value_error',
+      });
+      return undefined;
     }
     return secrets.seal(slot.value, context);
   });
-  if (moved.length > 0) throw new ValidationFailed(moved);
+  if (refused.length > 0) throw new ValidationFailed(refused);
   return sealed;
 }
 

@@ -143,6 +143,38 @@ describe('assistant vendor keys', () => {
     expect(dropped.status).toBe(200);
   });
 
+  it('follow their fallback when one above it is removed, and a mask that masks no stored key is refused, not stored', async ({ api, tenant, create, row }) => {
+    const second = 'sk-ant-second-fallback-4242';
+    const created = await create({
+      ...WITH_KEYS,
+      llm_fallback_providers: {
+        enabled: true,
+        fallbacks: [
+          { provider: 'anthropic', api_key: FALLBACK_KEY, model: 'claude' },
+          { provider: 'groq', api_key: second, model: 'llama' },
+        ],
+      },
+    });
+    const id = created.body.id;
+    const [, groq] = created.body.llm_fallback_providers.fallbacks;
+    // A form that removed the first row sends the second one back, its key as the mask it read.
+    const removed = await api.call(tenant, 'PATCH', `/api/assistants/${id}`, { llm_fallback_providers: { fallbacks: [groq] } });
+    expect(removed.status).toBe(200);
+    const stored = await row(id);
+    const fallbacks = (stored.llmFallbackProviders as { fallbacks: { provider: string; api_key: string }[] }).fallbacks;
+    expect(fallbacks.map((f) => [f.provider, secrets.open(f.api_key, keyContext(stored.organizationId))])).toEqual([['groq', second]]);
+
+    const bare = await create({ name: 'Copied', tts_settings: { provider: 'elevenlabs', provider_config: { api_key: '****0222' } } });
+    expect(bare.status).toBe(422);
+    expect(bare.body.detail).toEqual([
+      {
+        loc: ['body', 'tts_settings', 'provider_config', 'api_key'],
+        msg: 'This is a masked key, not a key: send the key itself, or leave it out to keep the stored one',
+        type: 'value_error',
+      },
+    ]);
+  });
+
   it('refuses a key that is not a string', async ({ create }) => {
     const res = await create({ name: 'Odd', tts_settings: { provider_config: { api_key: { nested: 'xi-secret' } } } });
     expect(res.status).toBe(422);

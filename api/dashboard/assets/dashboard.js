@@ -89,8 +89,6 @@ for (const form of document.querySelectorAll('form[data-builder]')) {
   if (talk && talkForm && window.callClient) {
     const part = (name) => talk.querySelector(`[data-call-part="${name}"]`);
     const say = (text) => (part('status').textContent = text);
-    part('mute').hidden = false;
-    part('hangup').hidden = false;
     talkForm.addEventListener('submit', async (event) => {
       event.preventDefault();
       const start = part('start');
@@ -121,6 +119,8 @@ for (const form of document.querySelectorAll('form[data-builder]')) {
       }
       part('transcript').replaceChildren();
       part('record').hidden = true;
+      part('mute').hidden = false;
+      part('hangup').hidden = false;
       const call = window.callClient.create(talk, { callSid: started.call_sid, token: started.token });
       window.callState = call.state;
       talk.addEventListener(
@@ -137,6 +137,19 @@ for (const form of document.querySelectorAll('form[data-builder]')) {
   window.addEventListener('beforeunload', (event) => {
     if (dirty) event.preventDefault();
   });
+  // Fallback models: the next blank row on request, up to the API's five.
+  const addFallback = form.querySelector('[data-add-fallback]');
+  if (addFallback) {
+    addFallback.hidden = false;
+    addFallback.addEventListener('click', () => {
+      const spare = form.querySelector('.fallback-row[data-spare][hidden]');
+      if (spare) {
+        spare.hidden = false;
+        spare.querySelector('select')?.focus();
+      }
+      if (!form.querySelector('.fallback-row[data-spare][hidden]')) addFallback.hidden = true;
+    });
+  }
   // The voice list follows the provider; "Another voice id…" opens a field for one typed in.
   const provider = form.querySelector('[name="tts_settings.provider"]');
   const voiceList = form.querySelector('select.voice-list');

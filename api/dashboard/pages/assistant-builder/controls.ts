@@ -2,6 +2,7 @@ import type { Voice } from '../../../../modules/assistants/index.js';
 import type { FieldErrors } from '../../forms.js';
 import { html, type Html } from '../../html.js';
 import type { Leaf } from '../../schema-form.js';
+import { fallbackRows } from './fallback-rows.js';
 import type { Field } from './sections.js';
 
 // One setting of the builder as a person edits it: a switch for yes/no, a list a line, checkboxes naming the
@@ -75,6 +76,7 @@ export function settingRow(field: Field, leaf: Leaf | undefined, value: unknown,
     return pickerRow(field, control, value, ctx, hint, errorLine);
   }
   if (control === 'voice') return voiceRow(field, value, ctx, label, hint, errorLine, aria);
+  if (control === 'fallbacks') return fallbackRows(field, value, ctx.errors, hint, ctx.errors[field.key] ? errorLine : '');
   if (control === 'lines') {
     const lines = Array.isArray(value) ? value.map(String).join('\n') : asText(value);
     return html`<div class="setting wide">${label}${hint}<textarea class="lines" id="${id}" name="${field.key}" rows="${Math.min(8, Math.max(3, lines.split('\n').length + 1))}"${aria}>${lines}</textarea>${errorLine}</div>`;

@@ -1,5 +1,6 @@
 import { bodyOfForm, type Leaf } from '../../schema-form.js';
 import { OTHER_VOICE } from './controls.js';
+import { fallbacksOfForm } from './fallback-rows.js';
 import { SECTIONS } from './sections.js';
 
 // The builder's posted form as the API's JSON body. Each control posts in its own way (a switch its hidden "false"
@@ -16,9 +17,14 @@ function values(raw: unknown): string[] {
 export function builderBody(leaves: Leaf[], form: Record<string, unknown>): Record<string, unknown> {
   const text: Record<string, string> = {};
   for (const leaf of leaves) {
+    const control = controlOf.get(leaf.key) ?? (leaf.kind === 'boolean' ? 'switch' : undefined);
+    // Rows post under the setting's name with their index and part, never under the name itself.
+    if (control === 'fallbacks') {
+      if (`${leaf.key}.0.provider` in form) text[leaf.key] = JSON.stringify(fallbacksOfForm(leaf.key, form));
+      continue;
+    }
     const posted = values(form[leaf.key]);
     if (posted.length === 0) continue;
-    const control = controlOf.get(leaf.key) ?? (leaf.kind === 'boolean' ? 'switch' : undefined);
     if (control === 'switch') {
       text[leaf.key] = posted.at(-1)!;
     } else if (control === 'lines') {

@@ -16,7 +16,9 @@ export type Control =
   /** The voice list of the chosen voice provider, with a preview. */
   | 'voice'
   /** A long text: the prompt, messages. */
-  | 'text';
+  | 'text'
+  /** A row a fallback model: provider, model, server address and key, tried in order. */
+  | 'fallbacks';
 
 export interface Field {
   /** The setting's path, dotted as the API's errors name it. */
@@ -37,7 +39,7 @@ export interface Section {
   fields: Field[];
 }
 
-const LLM_CHOICES = {
+export const LLM_CHOICES = {
   openai: 'OpenAI',
   anthropic: 'Anthropic',
   google: 'Google Gemini',
@@ -100,7 +102,8 @@ export const SECTIONS: Section[] = [
       {
         key: 'llm_fallback_providers.fallbacks',
         label: 'Fallback models',
-        help: 'JSON list, tried in order: provider, model, and optionally base_url and api_key.',
+        control: 'fallbacks',
+        help: 'Tried in order, top first. A provider of “Not used” removes the row.',
       },
     ],
   },
