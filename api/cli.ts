@@ -9,7 +9,8 @@ import { bootstrap, listApiKeys, revokeApiKey } from '../modules/organizations/i
 const USAGE = `usage:
   npm run cli -- bootstrap --org NAME --email EMAIL [--json]   create (or reuse) an organisation and user, print a new API key
   npm run cli -- keys list --org-id ID [--json]                list an organisation's keys (prefixes only)
-  npm run cli -- keys revoke PREFIX                            revoke a key by its prefix (e.g. vak_AbCdEfGh)`;
+  npm run cli -- keys revoke PREFIX                            revoke a key by its prefix (e.g. vak_AbCdEfGh)
+With --json for a program to read, run it as \`npm run --silent cli -- ...\`: npm's banner then stays off stdout.`;
 
 class UsageError extends Error {}
 

@@ -15,6 +15,11 @@ export interface NpmProcess {
   exited: Promise<number | null>;
 }
 
+/** What the script itself printed: the output without npm's banner (`> name@version script` and the command). */
+export function scriptOutput(running: NpmProcess): string {
+  return running.output().replace(/^\s*(> [^\n]*\n)+\n?/, '');
+}
+
 export function runNpm(args: string[], env: NodeJS.ProcessEnv): NpmProcess {
   const npm = spawn('npm', args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';

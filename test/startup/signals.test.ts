@@ -8,6 +8,7 @@ import {
   killGroup,
   postmasterPid,
   runNpm,
+  scriptOutput,
   serviceEnv,
   startService,
   stopLeftCluster,
@@ -49,7 +50,7 @@ describe('npm start beside another npm start, and its signals', () => {
       const clash = runNpm(script, serviceEnv(dataDir, portA));
       started.push(clash);
       expect(await waitForExit(clash)).toBe(1);
-      expect(clash.output().trim()).toBe(
+      expect(scriptOutput(clash).trim()).toBe(
         `cannot start: port ${portA} on 127.0.0.1 is already in use (is the service already running?): stop that process or set PORT to a free port`,
       );
     }
