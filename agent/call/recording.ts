@@ -38,6 +38,11 @@ export function storedRecording(t: StoredTrack): StoredRecording {
   };
 }
 
+/** The tracks are stored without their peaks: the call's page shows no waveform, and the log says why. */
+function peaksNotStored(callSid: string): (error: unknown) => void {
+  return (error) => log().warn({ callSid, err: error }, 'recording peaks not stored');
+}
+
 /** The call's audio as a transport carries it: every frame the caller sent, and every frame played to the caller. */
 export interface RecordedAudio {
   audioInput: { onFrame?(listener: (frame: AudioFrame) => void): () => void };
@@ -78,7 +83,7 @@ export function startRecording(
       for (const stop of stops.splice(0)) stop?.();
     },
     async save(storage) {
-      const stored = await recorder.save(storage, call.callSid, tracks, settings.recording_format);
+      const stored = await recorder.save(storage, call.callSid, tracks, settings.recording_format, { onPeaksError: peaksNotStored(call.callSid) });
       return stored.map(storedRecording);
     },
     discard: () => recorder.discard(),
@@ -110,6 +115,7 @@ export async function storeOrphanRecording(options: {
       format: options.settings.recording_format,
       lengthSamples,
       storage: options.storage,
+      onPeaksError: peaksNotStored(options.callSid),
     });
     return stored.map(storedRecording);
   } finally {

@@ -54,9 +54,15 @@ const ASSET_TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8',
 /** The assets, read once: a handful of small files, served from memory with a validator. */
 function loadAssets(): Map<string, { body: Buffer; type: string; etag: string }> {
   const assets = new Map<string, { body: Buffer; type: string; etag: string }>();
-  const files: [name: string, file: string][] = ['dashboard.css', 'dashboard.js', 'passkeys.js', 'favicon.svg', 'call-client.js', 'mic-worklet.js'].map(
-    (name) => [name, path.join(ASSETS_DIR, name)],
-  );
+  const files: [name: string, file: string][] = [
+    'dashboard.css',
+    'dashboard.js',
+    'passkeys.js',
+    'favicon.svg',
+    'call-client.js',
+    'mic-worklet.js',
+    'call-waveform.js',
+  ].map((name) => [name, path.join(ASSETS_DIR, name)]);
   // The WebAuthn helper the passkey script runs on, served from its package as it ships.
   // (The package exports no package.json: its root is read from its CommonJS entry, script/index.js.)
   files.push(['webauthn.js', path.join(path.dirname(require.resolve('@simplewebauthn/browser')), '..', 'dist/bundle/index.umd.min.js')]);

@@ -6,8 +6,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CallRecorder, RECORDING_RATE, type Track } from './recorder.js';
 import { encodeMp3 } from '../mp3.js';
+import { levelOf, readPeaks } from './peaks.js';
 import { openSpool, SPOOL_FLUSH_INTERVAL_MS, spoolDirOf } from './spool.js';
-import { LocalFileStorage } from './storage.js';
+import { LocalFileStorage, type RecordingStorage } from './storage.js';
 import { decodeWav } from '../wav.js';
 
 const START = 1_700_000_000_000;
@@ -61,6 +62,14 @@ function feed(recorder: CallRecorder): Record<Track, Int16Array> {
   const mixed = new Int16Array(length);
   for (let i = 0; i < length; i++) mixed[i] = Math.max(-32768, Math.min(32767, user[i]! + assistant[i]!));
   return { user, assistant, mixed };
+}
+
+/** The level of each 100 ms of a track, from its samples: what its peaks must say. */
+function levelsOf(samples: Int16Array): number[] {
+  const bucket = RECORDING_RATE / 10;
+  return Array.from({ length: Math.ceil(samples.length / bucket) }, (_, b) =>
+    levelOf(Math.max(0, ...Array.from(samples.subarray(b * bucket, (b + 1) * bucket), Math.abs))),
+  );
 }
 
 async function tempDir(): Promise<string> {
@@ -172,6 +181,62 @@ describe('call recorder', () => {
     const at100 = (100 * RECORDING_RATE) / 1000;
     expect(samples.findIndex((v) => v !== 0)).toBe(at100);
     expect(samples[at100 + 10 * FRAME]).toBe(1_010);
+    await recorder.discard();
+  });
+
+  it('stores the peaks of the caller and of the assistant beside the tracks, measured from the audio the tracks hold', async () => {
+    const dataDir = await tempDir();
+    const storage = new LocalFileStorage(dataDir);
+    const recorder = new CallRecorder(START, spoolDirOf(dataDir, 'CApeaks'));
+    const expected = feed(recorder);
+    const stored = await recorder.save(storage, 'CApeaks', TRACKS, 'mp3');
+    expect(existsSync(path.join(path.dirname(stored[0]!.path!), 'peaks.json'))).toBe(true);
+    const peaks = (await readPeaks(storage, 'CApeaks'))!;
+    expect(peaks).toMatchObject({ bucketMs: 100, durationMs: stored[0]!.durationMs });
+    expect(Array.from(peaks.tracks.user!)).toEqual(levelsOf(expected.user));
+    expect(Array.from(peaks.tracks.assistant!)).toEqual(levelsOf(expected.assistant));
+    // The assistant was silent for its first 500 ms and spoke from 500 ms; the caller spoke throughout.
+    expect(Array.from(peaks.tracks.assistant!.subarray(0, 5))).toEqual([0, 0, 0, 0, 0]);
+    expect(peaks.tracks.assistant![5]).toBe(levelOf(10_359));
+    expect(peaks.tracks.user!.every((level) => level === levelOf(30_000))).toBe(true);
+    await recorder.discard();
+  });
+
+  it('measures both sides from the mixed track when only it is kept, and keeps no peaks of a side no track holds', async () => {
+    const dataDir = await tempDir();
+    const storage = new LocalFileStorage(dataDir);
+    const mixedOnly = new CallRecorder(START, spoolDirOf(dataDir, 'CAmixed'));
+    const expected = feed(mixedOnly);
+    await mixedOnly.save(storage, 'CAmixed', ['mixed'], 'wav');
+    const mixedPeaks = (await readPeaks(storage, 'CAmixed'))!;
+    expect(Array.from(mixedPeaks.tracks.user!)).toEqual(levelsOf(expected.user));
+    expect(Array.from(mixedPeaks.tracks.assistant!)).toEqual(levelsOf(expected.assistant));
+    await mixedOnly.discard();
+
+    const assistantOnly = new CallRecorder(START, spoolDirOf(dataDir, 'CAassistant'));
+    feed(assistantOnly);
+    await assistantOnly.save(storage, 'CAassistant', ['assistant'], 'wav');
+    expect(Object.keys((await readPeaks(storage, 'CAassistant'))!.tracks)).toEqual(['assistant']);
+    await assistantOnly.discard();
+  });
+
+  it('stores the tracks when their peaks cannot be stored, and says why', async () => {
+    const dataDir = await tempDir();
+    const local = new LocalFileStorage(dataDir);
+    const refusingPeaks: RecordingStorage = {
+      put: (key, body) => (key.endsWith('/peaks.json') ? Promise.reject(new Error('peaks refused')) : local.put(key, body)),
+      size: (key) => local.size(key),
+      read: (key, range) => local.read(key, range),
+      remove: (key) => local.remove(key),
+    };
+    const recorder = new CallRecorder(START, spoolDirOf(dataDir, 'CAnopeaks'));
+    feed(recorder);
+    const errors: unknown[] = [];
+    const stored = await recorder.save(refusingPeaks, 'CAnopeaks', TRACKS, 'wav', { onPeaksError: (error) => errors.push(error) });
+    expect(stored.map((t) => t.track)).toEqual(TRACKS);
+    for (const t of stored) expect(existsSync(t.path!)).toBe(true);
+    expect(errors).toEqual([new Error('peaks refused')]);
+    expect(await readPeaks(local, 'CAnopeaks')).toBeNull();
     await recorder.discard();
   });
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { downmix, resampleLinear } from '../pcm.js';
-import { storeSpooledTracks, type RecordingFormat, type StoredTrack, type Track } from './render.js';
+import { storeSpooledTracks, type RecordingFormat, type StoredTrack, type StoreTracksOptions, type Track } from './render.js';
 import type { RecordingStorage } from './storage.js';
 import { openSpool, removeSpool, SpoolWriter } from './spool.js';
 
@@ -105,10 +105,17 @@ export class CallRecorder {
   }
 
   /**
-   * Renders the requested tracks, each as long as the call, into storage. The spool stays until `discard`: the caller
-   * removes it once the call's record lists the tracks, so a process that dies in between still leaves it behind.
+   * Renders the requested tracks, each as long as the call, into storage, with their peaks beside them
+   * (`onPeaksError` hears why there are none). The spool stays until `discard`: the caller removes it once the call's
+   * record lists the tracks, so a process that dies in between still leaves it behind.
    */
-  async save(storage: RecordingStorage, callSid: string, tracks: Track[], format: RecordingFormat): Promise<StoredTrack[]> {
+  async save(
+    storage: RecordingStorage,
+    callSid: string,
+    tracks: Track[],
+    format: RecordingFormat,
+    options: Pick<StoreTracksOptions, 'onPeaksError'> = {},
+  ): Promise<StoredTrack[]> {
     this.stop();
     const lengthSamples = Math.max(Math.round(((this.#stoppedAt! - this.#startedAt) * RECORDING_RATE) / 1000), this.#userCursor);
     await this.#spool.close();
@@ -116,7 +123,7 @@ export class CallRecorder {
     if (!spool) throw new Error('recording spool is missing');
     let stored: StoredTrack[];
     try {
-      stored = await storeSpooledTracks(spool, { callSid, tracks, format, lengthSamples, storage });
+      stored = await storeSpooledTracks(spool, { callSid, tracks, format, lengthSamples, storage, ...options });
     } finally {
       await spool.close();
     }

@@ -1,12 +1,15 @@
 import { Readable } from 'node:stream';
 import { createMp3Stream } from '../mp3.js';
+import { bucketMsFor, PeakMeter, type PeaksDirection, storePeaks } from './peaks.js';
 import type { RecordingStorage } from './storage.js';
 import type { SpoolReader } from './spool.js';
 import { wavHeader } from '../wav.js';
 
 // A spooled recording rendered into its stored tracks: user, assistant, and mixed (their sum). Each track is read from
 // the spool, encoded and streamed into storage one second at a time, so rendering a 60-minute call holds a few tens of
-// KB of audio, not the ~115 MB each track of it is as PCM.
+// KB of audio, not the ~115 MB each track of it is as PCM. The peaks the call's page draws as waveforms
+// (media/recording/peaks.ts) are measured from those same reads and stored after the tracks; they are never a reason
+// for a recording not to be stored.
 
 export type Track = 'user' | 'assistant' | 'mixed';
 export type RecordingFormat = 'mp3' | 'wav';
@@ -35,15 +38,44 @@ export interface StoreTracksOptions {
   /** Every track is this long; audio past it is cut, and silence fills it where nothing was written. */
   lengthSamples: number;
   storage: RecordingStorage;
+  /** Told when the peaks could not be measured or stored: the tracks are stored all the same, and drawn as no waveform. */
+  onPeaksError?: (error: unknown) => void;
 }
+
+/**
+ * Which stored track each direction's peaks are measured from: its own, or the mixed track, whose rendering reads both.
+ * A direction no stored track holds has no peaks: a recording that keeps only the assistant keeps no trace of the caller.
+ */
+const PEAKS_SOURCES: Record<PeaksDirection, Track[]> = { user: ['user', 'mixed'], assistant: ['assistant', 'mixed'] };
 
 export async function storeSpooledTracks(spool: SpoolReader, options: StoreTracksOptions): Promise<StoredTrack[]> {
   const { format, lengthSamples } = options;
+  const durationMs = Math.round((lengthSamples * 1000) / spool.sampleRate);
+  const bucketMs = bucketMsFor(durationMs);
+  const meters = new Map<PeaksDirection, { source: Track; meter: PeakMeter }>();
+  let peaksError: unknown;
+  for (const direction of ['user', 'assistant'] as const) {
+    const source = PEAKS_SOURCES[direction].find((t) => options.tracks.includes(t));
+    try {
+      if (source) meters.set(direction, { source, meter: new PeakMeter(spool.sampleRate, lengthSamples, bucketMs) });
+    } catch (error) {
+      peaksError ??= error;
+    }
+  }
   const stored: StoredTrack[] = [];
   for (const track of options.tracks) {
+    const heard = (direction: PeaksDirection, samples: Int16Array) => {
+      const measured = meters.get(direction);
+      if (peaksError !== undefined || measured?.source !== track) return;
+      try {
+        measured.meter.add(samples);
+      } catch (error) {
+        peaksError = error;
+      }
+    };
     let sizeBytes = 0;
     async function* counted(): AsyncGenerator<Buffer> {
-      for await (const bytes of encode(samplesOf(spool, track, lengthSamples), format, spool.sampleRate, lengthSamples)) {
+      for await (const bytes of encode(samplesOf(spool, track, lengthSamples, heard), format, spool.sampleRate, lengthSamples)) {
         sizeBytes += bytes.length;
         yield bytes;
       }
@@ -54,24 +86,47 @@ export async function storeSpooledTracks(spool: SpoolReader, options: StoreTrack
       track,
       format,
       storageKey,
-      durationMs: Math.round((lengthSamples * 1000) / spool.sampleRate),
+      durationMs,
       sizeBytes,
       ...(put.path ? { path: put.path } : {}),
     });
   }
+  if (meters.size > 0) {
+    try {
+      if (peaksError !== undefined) throw peaksError;
+      const tracks = Object.fromEntries([...meters].map(([direction, { meter }]) => [direction, meter.levels()]));
+      await storePeaks(options.storage, options.callSid, { bucketMs, durationMs, tracks });
+    } catch (error) {
+      try {
+        options.onPeaksError?.(error);
+      } catch {
+        // A report that fails changes nothing: the tracks are stored all the same.
+      }
+    }
+  }
   return stored;
 }
 
-async function* samplesOf(spool: SpoolReader, track: Track, length: number): AsyncGenerator<Int16Array> {
+/** A track's samples one second at a time; `heard` is given each direction's samples as read, before any mixing. */
+async function* samplesOf(
+  spool: SpoolReader,
+  track: Track,
+  length: number,
+  heard: (direction: PeaksDirection, samples: Int16Array) => void,
+): AsyncGenerator<Int16Array> {
   const step = spool.sampleRate * CHUNK_SECONDS;
   for (let from = 0; from < length; from += step) {
     const count = Math.min(step, length - from);
     if (track !== 'mixed') {
-      yield await spool.read(track, from, count);
+      const samples = await spool.read(track, from, count);
+      heard(track, samples);
+      yield samples;
       continue;
     }
     const mixed = await spool.read('user', from, count);
     const assistant = await spool.read('assistant', from, count);
+    heard('user', mixed);
+    heard('assistant', assistant);
     // Int16Array stores wrap around; the sum is clipped instead.
     for (let i = 0; i < count; i++) mixed[i] = Math.max(-32768, Math.min(32767, mixed[i]! + assistant[i]!));
     yield mixed;

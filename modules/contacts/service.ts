@@ -7,6 +7,7 @@ import { coerceCustomFields, coerceValue, type FieldValue, type PropertyDef } fr
 import { scrubContactCalls } from './call-scrub.js';
 import { scrubContactTestRuns } from './test-run-scrub.js';
 import type { RecordingStorage } from '../../media/recording/storage.js';
+import { peaksKey } from '../../media/recording/peaks.js';
 import { normalizePhone, phoneDigitsOf } from '../../lib/phone.js';
 
 export type ContactSource = (typeof CONTACT_SOURCES)[number];
@@ -258,13 +259,18 @@ export async function deleteContact(
       if (found.length === 0) throw notFound('Contact');
       // Read before the calls lose their link to the contact.
       const recordings = options.recordings
-        ? await tx.callRecording.findMany({ where: { call: { organizationId, contactId: id } }, select: { id: true, storageKey: true } })
+        ? await tx.callRecording.findMany({
+            where: { call: { organizationId, contactId: id } },
+            select: { id: true, storageKey: true, call: { select: { callSid: true } } },
+          })
         : [];
       if (recordings.length > 0) await tx.callRecording.deleteMany({ where: { id: { in: recordings.map((r) => r.id) } } });
       await scrubContactCalls(tx, organizationId, id);
       await scrubContactTestRuns(tx, organizationId, id);
       await tx.contact.delete({ where: { id } });
-      return recordings.map((r) => r.storageKey);
+      // The tracks, and the waveform peaks stored beside them: when the caller spoke is theirs too.
+      const peaks = [...new Set(recordings.map((r) => peaksKey(r.call.callSid)))];
+      return [...recordings.map((r) => r.storageKey), ...peaks];
     },
     { timeout: DELETE_TIMEOUT_MS, maxWait: 10_000 },
   );

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it as plainIt } from 'vitest';
+import { peaksKey } from '../../media/recording/peaks.js';
 import { LocalFileStorage } from '../../media/recording/storage.js';
 import { createApiContext } from '../helpers/api.js';
 import { callEndedPayload } from '../../modules/calls/events.js';
@@ -266,6 +267,8 @@ describe('deleting a contact with its recordings', () => {
           await storage.put(storageKey, Buffer.from(`voice of ${callSid}`));
           await api.db.prisma.callRecording.create({ data: { callId: call.id, track, format: 'wav', storageKey, durationMs: 1_000, sizeBytes: 20 } });
         }
+        // The waveform peaks stored beside the tracks say when the caller spoke: they go with them.
+        await storage.put(peaksKey(callSid), Buffer.from('{"version":1}'));
         return call;
       };
       const erased = (await api.call(acme, 'POST', '/api/contacts', { phone_number: '+14155550199', first_name: 'Erin' })).body.data as { id: number };
@@ -281,6 +284,7 @@ describe('deleting a contact with its recordings', () => {
       for (const call of [first, second]) {
         expect(await api.db.prisma.callRecording.count({ where: { callId: call.id } })).toBe(0);
         expect(await storage.size(`recordings/${call.callSid}/mixed.wav`)).toBeNull();
+        expect(await storage.size(peaksKey(call.callSid))).toBeNull();
         expect((await api.call(acme, 'GET', `/api/calls/${call.callSid}`)).body.data.recordings).toEqual([]);
         expect((await api.call(acme, 'GET', `/api/calls/${call.callSid}/recordings/mixed`)).status).toBe(404);
       }
@@ -288,6 +292,7 @@ describe('deleting a contact with its recordings', () => {
       for (const call of [keptCall, unrelated]) {
         expect(await api.db.prisma.callRecording.count({ where: { callId: call.id } })).toBe(2);
         expect(await storage.size(`recordings/${call.callSid}/mixed.wav`)).toBeGreaterThan(0);
+        expect(await storage.size(peaksKey(call.callSid))).toBeGreaterThan(0);
       }
       // The flag is checked like any query parameter.
       const bad = await api.call(acme, 'DELETE', `/api/contacts/${kept.id}?delete_recordings=maybe`);

@@ -21,7 +21,9 @@ import { html, type Html } from '../html.js';
 import { dashboardPage, sendPage } from '../layout.js';
 import { when } from '../format.js';
 import type { DashboardDeps } from '../deps.js';
+import { readPeaks } from '../../../media/recording/peaks.js';
 import { analysisProblem, costView, decisionInWords, latencySplit, toolCallsView } from './call-review.js';
+import { callWaveform, clock, turnAnchor } from './call-waveform.js';
 
 const session = { auth: 'session' as const };
 
@@ -96,7 +98,17 @@ ${select(
     const me = request.signedIn!;
     const { call_sid } = request.params as z.output<typeof CallParams>;
     const [call, turns] = await Promise.all([getCall(deps.prisma, me.organizationId, call_sid), getTranscript(deps.prisma, me.organizationId, call_sid)]);
-    const assistant = call.assistant_id ? await assistantName(deps.prisma, me.organizationId, call.assistant_id) : undefined;
+    const [assistant, peaks] = await Promise.all([
+      call.assistant_id ? assistantName(deps.prisma, me.organizationId, call.assistant_id) : undefined,
+      // Drawn only beside tracks the call still lists; a call recorded before peaks were kept has none, and one whose
+      // peaks cannot be read is shown without them.
+      call.recordings.length > 0
+        ? readPeaks(deps.recordings, call.call_sid).catch((error: unknown) => {
+            request.log.warn({ err: error, call_sid }, 'recording peaks not readable');
+            return null;
+          })
+        : null,
+    ]);
     const mixed = call.recordings.find((r) => r.track === 'mixed') ?? call.recordings[0];
     const facts: [string, Html | string | null][] = [
       ['Status', html`<span class="badge">${call.status}</span>${call.end_reason ? ` · ${call.end_reason}` : ''}`],
@@ -112,7 +124,8 @@ ${select(
 <div class="card"><dl class="facts">${facts.filter(([, v]) => v !== null && v !== '').map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl></div>
 ${
   mixed
-    ? html`<div class="card"><h2>Recording</h2><audio controls preload="metadata" src="/calls/${call.call_sid}/recordings/${mixed.track}"></audio>
+    ? html`<div class="card"><h2>Recording</h2><audio id="call-audio" controls preload="metadata" src="/calls/${call.call_sid}/recordings/${mixed.track}"></audio>
+${peaks ? html`${callWaveform(peaks, turns, { audioId: 'call-audio' })}<script src="/assets/call-waveform.js" defer></script>` : ''}
 <p class="hint">${call.recordings.map((r) => html`<a href="/calls/${call.call_sid}/recordings/${r.track}">${r.track}</a> `)}(${mixed.format})</p></div>`
     : ''
 }
@@ -122,10 +135,11 @@ ${call.outcomes ? html`<pre>${JSON.stringify(call.outcomes, null, 2)}</pre>` : '
 ${
   turns.length === 0
     ? html`<div class="card empty">No turns were spoken in this call.</div>`
-    : html`<div class="table-wrap"><table class="transcript"><thead><tr><th>At</th><th>Who</th><th>Said</th><th>Latency</th></tr></thead><tbody>${turns.map(
+    : html`<div class="table-wrap"><table class="transcript"><thead><tr><th>Turn</th><th>Who</th><th>Said</th><th>Latency</th></tr></thead><tbody>${turns.map(
         (
           t,
-        ) => html`<tr><td>${(t.start_ms / 1000).toFixed(1)} s</td><td>${t.role}</td><td>${t.text}${t.interrupted ? html` <span class="badge off">interrupted</span>` : ''}
+          i,
+        ) => html`<tr id="${turnAnchor(i + 1)}"><td>${i + 1} <span class="hint at">at ${clock(t.start_ms)}</span></td><td>${t.role === 'user' ? 'caller' : t.role}</td><td>${t.text}${t.interrupted ? html` <span class="badge off">interrupted</span>` : ''}
 ${decisionInWords(t.turn_decision)}${toolCallsView(t.tool_calls)}</td>
 <td>${latencySplit(t.metrics)}</td></tr>`,
       )}</tbody></table></div>`
