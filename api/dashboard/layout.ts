@@ -9,6 +9,7 @@ const SECTIONS: { group: string; links: { href: string; label: string; action?: 
     group: 'Build',
     links: [
       { href: '/assistants', label: 'Assistants' },
+      { href: '/phone-numbers', label: 'Phone numbers' },
       { href: '/calls', label: 'Calls' },
       { href: '/contacts', label: 'Contacts' },
       { href: '/campaigns', label: 'Campaigns' },
@@ -25,6 +26,7 @@ const SECTIONS: { group: string; links: { href: string; label: string; action?: 
       { href: '/api-keys', label: 'API keys', action: 'manage_keys' },
       { href: '/members', label: 'Members' },
       { href: '/billing', label: 'Billing', action: 'billing' },
+      { href: '/settings', label: 'Settings' },
       { href: '/profile', label: 'Profile' },
     ],
   },

@@ -28,6 +28,8 @@ import { registerDocumentPages } from './pages/documents.js';
 import { registerCampaignPages } from './pages/campaigns.js';
 import { registerToolPages } from './pages/tools.js';
 import { registerPasskeyPages } from './pages/passkeys.js';
+import { registerPhoneNumberPages } from './pages/phone-numbers.js';
+import { registerOrganizationSettingsPages } from './pages/organization-settings.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -163,4 +165,6 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
   registerCampaignPages(app, deps);
   registerToolPages(app, deps);
   registerPasskeyPages(app, deps);
+  registerPhoneNumberPages(app, deps);
+  registerOrganizationSettingsPages(app, deps);
 }

@@ -75,6 +75,9 @@ function describe(issue: Issue, input: unknown, fromText: boolean): Omit<Validat
     case 'invalid_format':
       if (issue.format === 'url') return [{ type: 'url_parsing', msg: 'Input should be a valid URL' }];
       if (issue.format === 'email') return [{ type: 'value_error', msg: 'value is not a valid email address' }];
+      // A pattern the schema explains in its own words ("AC followed by 32 hex digits") says so; zod's default
+      // ("Invalid string: must match pattern /…/") would show a regular expression to a person.
+      if (issue.format === 'regex' && !issue.message.startsWith('Invalid string')) return [{ type: 'string_pattern_mismatch', msg: issue.message }];
       return [{ type: 'string_pattern_mismatch', msg: `Input should be a valid ${issue.format}` }];
     case 'not_multiple_of':
       return [{ type: 'multiple_of', msg: `Input should be a multiple of ${String(issue.divisor)}` }];

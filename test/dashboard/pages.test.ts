@@ -106,6 +106,7 @@ beforeAll(async () => {
   });
 
   const connection = (await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Trunk', sip_address: 'sip.example.com' })).body.data.id;
+  ids.connection = connection;
   await api.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550199', phone_connection_id: connection, assistant_id: ids.assistant });
   ids.campaign = (
     await api.call(tenant, 'POST', '/api/campaigns', { name: 'Spring reminders', assistant_id: ids.assistant, from_numbers: ['+14155550199'] })
@@ -252,6 +253,9 @@ const PAGES = (): [string, string][] => [
   [`/campaigns/${ids.campaign}/edit`, 'campaign-edit'],
   [`/documents/${ids.document}`, 'document'],
   [`/webhooks/${ids.endpoint}`, 'webhook'],
+  ['/phone-numbers', 'phone-numbers'],
+  [`/phone-numbers/connections/${ids.connection}`, 'phone-connection'],
+  ['/settings', 'settings'],
 ];
 
 describe.skipIf(!hasChromium)('every dashboard page', () => {

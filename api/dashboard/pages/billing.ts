@@ -34,7 +34,7 @@ ${
 }
 <h2>Limits</h2>
 <div class="card"><dl class="facts"><dt>Calls at once</dt><dd>${bill.limits.max_concurrent_calls} (${bill.limits.active_calls} under way now)</dd></dl>
-<p class="hint">Set with <code>PATCH /api/organization/settings</code> (<code>max_concurrent_calls</code>).</p></div>`;
+<p class="hint">Changed in <a href="/settings">Settings</a> (or with <code>PATCH /api/organization/settings</code>, <code>max_concurrent_calls</code>).</p></div>`;
 }
 
 export function registerBillingPages(app: FastifyInstance, deps: DashboardDeps): void {
