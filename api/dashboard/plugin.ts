@@ -60,6 +60,7 @@ function loadAssets(): Map<string, { body: Buffer; type: string; etag: string }>
     'dashboard.css',
     'dashboard.js',
     'passkeys.js',
+    'campaign-form.js',
     'favicon.svg',
     'call-client.js',
     'mic-worklet.js',
