@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { addPerson } from '../helpers/people.js';
+import { signIn } from '../helpers/sign-in.js';
 
 // The assistant builder as a product team uses it, in Debian's Chromium: a template to start from, a section per
 // concern, tools and documents picked by name, the voice chosen from a list and heard, unsaved changes marked, a refused
@@ -39,11 +40,7 @@ async function signedIn(viewport = { width: 1280, height: 800 }): Promise<{ cont
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   page.on('dialog', (dialog) => void dialog.accept());
-  await page.goto(`${base}/login`);
-  await page.getByLabel('Email').fill(owner.email);
-  await page.getByLabel('Password').fill(owner.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${base}/assistants`);
+  await signIn(page, base, owner);
   return { context, page };
 }
 

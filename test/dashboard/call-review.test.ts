@@ -16,6 +16,7 @@ import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { apiTestWith } from '../helpers/fixtures.js';
 import type { ApiContext, Tenant } from '../helpers/api.js';
 import { addPerson, type Person } from '../helpers/people.js';
+import { signIn } from '../helpers/sign-in.js';
 
 // A call's review with its waveforms: a call recorded by the recorder, its tracks and peaks rendered into storage as
 // at the end of a call, read in the dashboard with a marker per turn; calls without peaks read without waveforms. In
@@ -194,11 +195,7 @@ describe("a call's review with its waveforms", () => {
             if (m.type() === 'error') problems.push(m.text());
           });
           page.on('pageerror', (e) => problems.push(e.message));
-          await page.goto(`${base}/login`);
-          await page.getByLabel('Email').fill(owner.email);
-          await page.getByLabel('Password').fill(owner.password);
-          await page.getByRole('button', { name: 'Sign in' }).click();
-          await page.waitForURL(`${base}/assistants`);
+          await signIn(page, base, owner);
           await page.goto(`${base}/calls/CAwaves0001`);
           await page.waitForSelector('figure.waveform.live');
           await page.waitForFunction(`document.getElementById('call-audio').readyState >= 1`);

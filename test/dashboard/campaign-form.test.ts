@@ -7,6 +7,7 @@ import { BrowserSession } from '../helpers/browser-session.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { addPerson } from '../helpers/people.js';
+import { signIn } from '../helpers/sign-in.js';
 
 // The campaign form as a product team fills it in, in Debian's Chromium: the assistant picked by name, numbers ticked
 // by number and label, a week of calling hours in a chosen time zone said back in words, retries by outcome. What a
@@ -57,11 +58,7 @@ afterAll(async () => {
 async function signedIn(viewport = DESKTOP, javaScriptEnabled = true): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser!.newContext({ viewport, javaScriptEnabled, timezoneId: 'America/New_York' });
   const page = await context.newPage();
-  await page.goto(`${base}/login`);
-  await page.getByLabel('Email').fill(owner.email);
-  await page.getByLabel('Password').fill(owner.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${base}/assistants`);
+  await signIn(page, base, owner);
   return { context, page };
 }
 

@@ -7,6 +7,7 @@ import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.j
 import { BrowserSession } from '../helpers/browser-session.js';
 import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { addPerson, type Person } from '../helpers/people.js';
+import { signIn } from '../helpers/sign-in.js';
 
 // The organisation's settings page as its people use it, in Debian's Chromium: an owner changes how many calls may be
 // under way at once and the country of local numbers, sees the default beside the limit and the API's refusal at its
@@ -43,11 +44,7 @@ afterAll(async () => {
 async function signedIn(person: Person, viewport: { width: number; height: number } = WIDTHS.desktop): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser!.newContext({ viewport });
   const page = await context.newPage();
-  await page.goto(`${base}/login`);
-  await page.getByLabel('Email').fill(person.email);
-  await page.getByLabel('Password').fill(person.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${base}/assistants`);
+  await signIn(page, base, person);
   await page.goto(`${base}/settings`);
   return { context, page };
 }

@@ -12,6 +12,7 @@ import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { addPerson } from '../helpers/people.js';
 import { until } from '../helpers/until.js';
 import { startDocumentProcessing } from '../../modules/knowledge/processing.js';
+import { signIn as signInOn } from '../helpers/sign-in.js';
 
 // Every page of the dashboard, with data and empty, at a phone's width and a desktop's: it loads, fits the width, has
 // a label on every control, and runs without a script error or a blocked resource. With SCREENSHOTS_DIR set (`npm run
@@ -166,11 +167,7 @@ async function signIn(
 ): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport, ...where });
   const page = await context.newPage();
-  await page.goto(`${base}/login`);
-  await page.getByLabel('Email').fill(person.email);
-  await page.getByLabel('Password').fill(person.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${base}/assistants`);
+  await signInOn(page, base, person);
   await page.close();
   return context;
 }

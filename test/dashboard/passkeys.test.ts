@@ -5,6 +5,7 @@ import { createApiContext, type ApiContext } from '../helpers/api.js';
 import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { addPerson, type Person } from '../helpers/people.js';
 import { BrowserSession } from '../helpers/browser-session.js';
+import { signIn } from '../helpers/sign-in.js';
 
 // Passkeys as people use them, in Debian's headless Chromium with a virtual authenticator (the DevTools WebAuthn
 // domain: a platform authenticator that holds discoverable credentials and verifies its user): added on the profile
@@ -54,11 +55,7 @@ async function withAuthenticator(): Promise<{ context: BrowserContext; page: Pag
 const signOut = (page: Page) => page.locator('form[action="/logout"] button').click();
 
 async function signInWithPassword(page: Page): Promise<void> {
-  await page.goto(`${base}/login`);
-  await page.getByLabel('Email').fill(person.email);
-  await page.getByLabel('Password').fill(person.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${base}/assistants`);
+  await signIn(page, base, person);
 }
 
 describe.skipIf(!hasChromium)('passkeys in Chromium', () => {

@@ -7,6 +7,7 @@ import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.j
 import { BrowserSession } from '../helpers/browser-session.js';
 import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { addPerson, type Person } from '../helpers/people.js';
+import { signIn } from '../helpers/sign-in.js';
 
 // The phone numbers page as a person uses it, in Debian's Chromium: a Twilio account added (its auth token afterwards
 // only said to be set), a number added with its connection and assistant picked by name, its assistant changed in its
@@ -54,11 +55,7 @@ async function signedIn(
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser!.newContext({ viewport });
   const page = await context.newPage();
-  await page.goto(`${base}/login`);
-  await page.getByLabel('Email').fill(person.email);
-  await page.getByLabel('Password').fill(person.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL(`${base}/assistants`);
+  await signIn(page, base, person);
   await page.goto(`${base}/phone-numbers`);
   return { context, page };
 }

@@ -17,6 +17,7 @@ import { localSettings } from '../runtime/call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
 import { speechSamples } from '../fakes/scripted-caller.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
+import { signIn } from '../helpers/sign-in.js';
 
 // A product team's loop, in Chromium: a call started from the builder's talk panel with the fake microphone asking a
 // question, the call's transcript and latency read in the dashboard, its recording played in the page, and the call
@@ -81,11 +82,7 @@ afterAll(async () => {
 describe.skipIf(!hasChromium)('a test call from the dashboard', () => {
   it('is started from the builder’s talk panel with an unsaved change saved first, its transcript and latency shown live, then read in the call’s page with its recording played, and counted in a chart', async () => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill(owner.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/assistants`);
+    await signIn(page, base, owner);
     await page.getByRole('link', { name: 'Clock' }).click();
     // An edit not yet saved: the call must run it.
     await page.getByLabel('First message', { exact: true }).fill('Clock here.');
