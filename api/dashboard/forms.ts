@@ -1,10 +1,11 @@
 import type { z } from 'zod';
 import { AppError, ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
 import { zodIssuesToDetail } from '../../lib/zod/detail.js';
+import { friendlyMessage } from './friendly-errors.js';
 import { html, type Html } from './html.js';
 
 // Forms post the same fields the API takes and are validated by the same schemas and services, so a refusal is the
-// API's 422 `detail`, shown next to the field its `loc` names (`body.llm_settings.temperature` under that field; a
+// API's 422 `detail`, in plain words (friendly-errors.ts), shown next to the field its `loc` names (`body.llm_settings.temperature` under that field; a
 // form sent by GET names its fields in the query: `query.to`).
 
 /** Messages by field path (`email`, `llm_settings.temperature`); `''` for the form as a whole. */
@@ -14,7 +15,7 @@ export function errorsOfDetail(detail: ValidationDetail[]): FieldErrors {
   const errors: FieldErrors = {};
   for (const d of detail) {
     const path = (d.loc[0] === 'body' || d.loc[0] === 'query' ? d.loc.slice(1) : d.loc).join('.');
-    errors[path] ??= d.msg;
+    errors[path] ??= friendlyMessage(d);
   }
   return errors;
 }

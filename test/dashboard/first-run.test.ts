@@ -53,9 +53,9 @@ describe('first-run setup', () => {
       const res = await browser.post('/setup', { organization_name: 'Acme', name: 'Ada', email: 'not-an-email', password: 'short' });
       expect(res.status).toBe(422);
       expect(res.body).toMatch(
-        /<input id="f-email"[^>]*value="not-an-email"[^>]*aria-invalid="true">\s*<div class="error" id="f-email-error">value is not a valid email address/,
+        /<input id="f-email"[^>]*value="not-an-email"[^>]*aria-invalid="true">\s*<div class="error" id="f-email-error">Use an email address, like name@example.com./,
       );
-      expect(res.body).toMatch(/id="f-password-error">String should have at least 10 characters/);
+      expect(res.body).toMatch(/id="f-password-error">Use at least 10 characters./);
       expect(await fresh.db.prisma.organization.count()).toBe(0);
     } finally {
       await fresh.close();

@@ -184,7 +184,7 @@ describe('organisation settings, request by request', () => {
       await form('max_concurrent_calls=x&max_concurrent_calls=5'),
     ];
     for (const answer of refused) expect(answer.status, answer.body.slice(0, 300)).toBe(422);
-    expect(refused[0]!.body).toMatch(/id="f-max_concurrent_calls-error">Input should be a valid integer</);
+    expect(refused[0]!.body).toMatch(/id="f-max_concurrent_calls-error">Use a whole number.</);
     expect(refused[0]!.body).toMatch(/id="f-max_concurrent_calls"[^>]*value="many"/);
     expect(refused[2]!.body).toMatch(/id="f-default_phone_region-error">Input should be an ISO 3166-1 alpha-2 region/);
     // A region the list does not offer is kept in the select as typed, not replaced by another.

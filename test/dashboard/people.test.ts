@@ -193,7 +193,7 @@ describe('the profile', () => {
 
     const page = await browser.post('/profile/password', { current_password: person.password, new_password: 'short' });
     expect(page.status).toBe(422);
-    expect(page.body).toMatch(/id="f-password-new_password-error">String should have at least 10 characters/);
+    expect(page.body).toMatch(/id="f-password-new_password-error">Use at least 10 characters./);
     expect((await browser.api('PUT', '/api/users/me/password', { current_password: person.password, new_password: 'a changed password' })).status).toBe(200);
     expect((await other.api('GET', '/api/users/me')).status).toBe(401);
     expect((await browser.api('GET', '/api/users/me')).status).toBe(200);

@@ -99,14 +99,20 @@ describe('campaigns in the dashboard', () => {
     const refused = await browser.post('/campaigns', {
       name: 'Renewals',
       assistant_id: String(assistant),
-      from_numbers: '["not a number"]',
+      from_numbers: '+14155550111',
       'pacing.max_concurrent_calls': '0',
     });
     expect(refused.status).toBe(422);
-    expect(refused.body).toMatch(/id="f-from_numbers-error">0: /);
-    expect(refused.body).toMatch(/id="f-pacing-max_concurrent_calls-error">/);
+    expect(refused.body).toMatch(/id="f-schedule-windows-error">Give at least one day a range of hours\./);
+    expect(refused.body).toMatch(/id="f-pacing-max_concurrent_calls-error">At least 1\./);
 
-    const created = await browser.post('/campaigns', { name: 'Renewals', assistant_id: String(assistant), from_numbers: '["+14155550111"]' });
+    const created = await browser.post('/campaigns', {
+      name: 'Renewals',
+      assistant_id: String(assistant),
+      from_numbers: '+14155550111',
+      'window_mon_start[]': '09:00',
+      'window_mon_end[]': '17:00',
+    });
     expect(created.status).toBe(302);
     const page = await browser.get(created.location!);
     expect(page.body).toContain('draft');

@@ -1,5 +1,6 @@
 import { AppError, ValidationFailed, type ValidationDetail } from '../../../../lib/errors.js';
 import { formErrors, type FieldErrors } from '../../forms.js';
+import { friendlyMessage } from '../../friendly-errors.js';
 import type { FormBody, FormValues } from './form-fields.js';
 import { PERCENT } from './form-fields.js';
 import { LEAF } from './schema-facts.js';
@@ -41,14 +42,14 @@ function inWords(key: string, d: Detail): string {
     if (d.type === 'greater_than_equal' && leaf.min !== undefined) return `At least ${leaf.min.toLocaleString('en-GB')}.`;
     if (d.type.endsWith('_type') || d.type.endsWith('_parsing')) return leaf.kind === 'integer' ? 'Give a whole number.' : 'Give a number.';
   }
-  return d.msg;
+  return friendlyMessage(d);
 }
 
 function rangeInWords(d: Detail): string {
   const part = d.path[3];
   if ((part === 'start' || part === 'end') && d.type === 'string_pattern_mismatch') return 'Give both times of the range, or clear both to remove it.';
   if (part === 'end' && d.type === 'value_error') return 'It ends before it starts: the end must come later the same day (00:00 is midnight).';
-  return d.msg;
+  return friendlyMessage(d);
 }
 
 /** Each refusal of the API's `detail` at the control that shows it. */
@@ -64,11 +65,13 @@ export function placeDetail(detail: readonly ValidationDetail[], values: FormVal
     if (field === 'schedule' && second === 'windows' && typeof path[2] === 'number') {
       const rows = built.windowRows[path[2]] ?? [];
       for (const row of rows) put(rangeKey(row.day, row.index), rangeInWords(d));
-      if (rows.length === 0) put('schedule.windows', d.msg);
+      if (rows.length === 0) put('schedule.windows', friendlyMessage(d));
     } else if (field === 'variables' && path.length > 1) {
       const index = values.variables.findIndex((v) => v.name === String(second));
       const message =
-        d.type === 'invalid_key' ? 'A name is letters, digits and _, and does not start with a digit (64 at most).' : `${String(second)}: ${d.msg}`;
+        d.type === 'invalid_key'
+          ? 'A name is letters, digits and _, and does not start with a digit (64 at most).'
+          : `${String(second)}: ${friendlyMessage(d)}`;
       put(index >= 0 ? variableKey(index) : 'variables', message);
     } else if (field === 'from_numbers' && typeof second === 'number') {
       const number = (built.body.from_numbers as unknown[] | undefined)?.[second];
