@@ -116,6 +116,9 @@ describe('campaigns in the dashboard', () => {
     expect(created.status).toBe(302);
     const page = await browser.get(created.location!);
     expect(page.body).toContain('draft');
+    // The campaign's page names its assistant and says its calling hours in words.
+    expect(page.body).toMatch(new RegExp(`<a href="/assistants/${assistant}">Caller</a>`));
+    expect(page.body).toContain('<dt>Calling hours</dt><dd>Mon 09:00-17:00, in each contact’s own time zone (UTC when it is not known)</dd>');
     const added = await browser.post(`${created.location}/contacts`, {
       csv: 'first_name,phone_number,email,var.plan\nAda,+14155550177,,gold\nNo phone,,nophone@example.com,silver\n',
     });

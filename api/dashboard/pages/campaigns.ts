@@ -19,6 +19,9 @@ import { csrfField, dashboardPage, sendPage } from '../layout.js';
 import { when } from '../format.js';
 import { EDITABLE_STATES, registerCampaignSettingsPages } from './campaign-settings.js';
 import { addContactsForms, idsOfForm } from './campaign-contacts.js';
+import { weekOf } from './campaign-form/form-fields.js';
+import { describeWeek } from './campaign-form/week-summary.js';
+import { assistantName } from '../../../modules/assistants/index.js';
 import type { DashboardDeps } from '../deps.js';
 
 const session = { auth: 'session' as const };
@@ -59,13 +62,16 @@ ${
   async function campaignPage(request: FastifyRequest, id: number, extra: { notice?: string; errors?: FieldErrors } = {}): Promise<Html> {
     const c = await getCampaign(deps.prisma, request.signedIn!.organizationId, id);
     const p = c.progress;
+    const assistant = c.assistant_id ? await assistantName(deps.prisma, request.signedIn!.organizationId, c.assistant_id) : undefined;
+    const schedule = c.schedule;
     return dashboardPage(
       request,
       c.name,
       html`<p><a href="/campaigns">← All campaigns</a></p>${extra.notice ? html`<div class="notice" role="status">${extra.notice}</div>` : ''}${formError(extra.errors)}
 ${c.state === 'running' ? html`<div data-refresh-ms="${LIVE_REFRESH_MS}" class="hint" role="status">Running: this page updates by itself.</div>` : ''}
 <div class="card"><dl class="facts"><dt>State</dt><dd><span class="badge">${c.state}</span>${c.state_reason ? ` · ${c.state_reason}` : ''}</dd><dt>Progress</dt><dd>${progressBar(c)}</dd>
-<dt>Calling from</dt><dd>${c.from_numbers.join(', ')}</dd><dt>Assistant</dt><dd>${c.assistant_id ? html`<a href="/assistants/${c.assistant_id}">#${c.assistant_id}</a>` : 'deleted'}</dd>
+<dt>Calling from</dt><dd>${c.from_numbers.join(', ')}</dd><dt>Assistant</dt><dd>${c.assistant_id && assistant !== undefined ? html`<a href="/assistants/${c.assistant_id}">${assistant}</a>` : 'deleted'}</dd>
+<dt>Calling hours</dt><dd>${describeWeek(weekOf(schedule.windows), schedule.timezone, schedule.use_contact_timezone)}</dd>
 ${p.next_window_opens_at ? html`<dt>Next window</dt><dd>${when(p.next_window_opens_at)}</dd>` : ''}${p.estimated_completion_at ? html`<dt>Done by about</dt><dd>${when(p.estimated_completion_at)}</dd>` : ''}
 <dt>Circuit breaker</dt><dd>${p.circuit_breaker.state} (${p.circuit_breaker.recent_failures} of ${p.circuit_breaker.recent_attempts} recent attempts failed)</dd></dl>
 <div class="actions">${EDITABLE_STATES.includes(c.state) ? html`<a class="button secondary" href="/campaigns/${c.id}/edit">Edit settings</a>` : ''}${(
