@@ -309,7 +309,7 @@ describe('phone numbers pages, request by request', () => {
     ];
     for (const answer of answers) expect(answer.status, answer.body.slice(0, 300)).toBeLessThan(500);
     expect(answers.slice(0, 10).map((a) => a.status)).toEqual([422, 422, 422, 422, 422, 422, 422, 422, 422, 422]);
-    expect(answers[5]!.body).toMatch(/role="alert">[^<]*sip/);
+    expect(answers[5]!.body).toMatch(/role="alert">[^<]*Pick one of the choices/);
     expect(answers[8]!.body).toMatch(/id="f-sip-sip_address-error">/);
     expect(answers[8]!.body).toMatch(/id="f-sip-sip_transport-error">/);
     expect(answers[9]!.body).toMatch(/id="f-sip-livekit_trunk_id-error">/);
