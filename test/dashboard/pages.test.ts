@@ -283,6 +283,8 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
       for (const [url, name] of [
         ['/login', 'login'],
         ['/forgot', 'forgot'],
+        // The browser call's page, as a caller opens it (its socket is only opened by Start).
+        ['/call/CA00000000000000000000000000000000', 'call-page'],
       ] as const)
         await check(visitorTab, url, name, width);
       await Promise.all([full.close(), empty.close(), visitor.close()]);

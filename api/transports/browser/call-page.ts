@@ -29,7 +29,7 @@ function callPage(assistant: string | undefined): string {
   button[aria-pressed="true"] { background: #b42318; border-color: #b42318; color: #fff; }
   .controls { display: flex; gap: .5rem; flex-wrap: wrap; margin: 1rem 0; }
   #activity { display: inline-flex; align-items: center; gap: .4rem; color: #555; min-height: 1.4em; }
-  #activity::before { content: ""; width: .7rem; height: .7rem; border-radius: 50%; background: #c5ccd8; }
+  #activity:not(:empty)::before { content: ""; width: .7rem; height: .7rem; border-radius: 50%; background: #c5ccd8; }
   #activity[data-who="assistant"]::before { background: #2b8a3e; }
   #activity[data-who="caller"]::before { background: #2f5bea; }
 </style>
