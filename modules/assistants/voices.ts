@@ -9,6 +9,8 @@ export interface Voice {
   name: string;
   /** Accent and character, as a person choosing would want to know. */
   description: string;
+  /** Where the vendor serves a short recording of the voice, when its catalogue names one (read server-side only). */
+  previewUrl?: string;
 }
 
 export const VOICES: Record<TtsProvider, Voice[]> = {

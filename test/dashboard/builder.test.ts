@@ -202,7 +202,7 @@ describe.skipIf(!hasChromium)('the assistant builder', () => {
     await page.getByRole('alert').waitFor();
     expect(await page.getByRole('tab', { name: /Model/ }).getAttribute('aria-selected')).toBe('true');
     expect(await page.getByRole('tab', { name: /Model/ }).getAttribute('class')).toContain('has-error');
-    expect(await page.locator('#f-llm_settings-temperature-error').textContent()).toMatch(/less than or equal to 2/);
+    expect(await page.locator('#f-llm_settings-temperature-error').textContent()).toBe('Use 2 or less.');
     expect(await page.getByLabel('Creativity (temperature)').inputValue()).toBe('5');
     expect(((await stored(assistantId)).llmSettings as { temperature: number }).temperature).toBe(0.4);
     await context.close();

@@ -150,34 +150,79 @@ for (const form of document.querySelectorAll('form[data-builder]')) {
       if (!form.querySelector('.fallback-row[data-spare][hidden]')) addFallback.hidden = true;
     });
   }
-  // The voice list follows the provider; "Another voice id…" opens a field for one typed in.
+  // The voice list follows the provider: the account's own voices when the service can read them with a key
+  // (GET /assistants/:id/voices), else the stock list the page carries; "Another voice id…" opens a field for one typed
+  // in. The voice stored stays chosen whichever list is shown.
   const provider = form.querySelector('[name="tts_settings.provider"]');
   const voiceList = form.querySelector('select.voice-list');
   const other = form.querySelector('input.voice-other');
   const syncOther = () => {
     if (other) other.hidden = voiceList?.value !== '__other';
   };
-  provider?.addEventListener('change', () => {
-    if (!voiceList) return;
-    const voices = JSON.parse(voiceList.dataset.voices || '{}')[provider.value] ?? [];
-    const options = [new Option('Provider’s default voice', ''), ...voices.map((v) => new Option(`${v.name} · ${v.description}`, v.id))];
+  const chosenVoice = () => (voiceList?.value === '__other' ? (other?.value.trim() ?? '') : (voiceList?.value ?? ''));
+  const assistantPath = /^\/assistants\/\d+$/.exec(new URL(form.action, location.href).pathname)?.[0];
+  const stored = { provider: provider?.value, voice: chosenVoice() };
+  const source = document.createElement('span');
+  source.className = 'hint';
+  source.dataset.voiceSource = '';
+  source.setAttribute('aria-live', 'polite');
+  (other ?? voiceList)?.after(source);
+  let previews = new Set();
+  let asked = 0;
+  const optionOf = (v) => new Option(v.description ? `${v.name} · ${v.description}` : v.name, v.id);
+  const group = (label, voices) => {
+    const g = document.createElement('optgroup');
+    g.label = label;
+    g.append(...voices.map(optionOf));
+    return g;
+  };
+  const showVoices = (answer, current) => {
+    const options = [new Option('Provider’s default voice', '')];
+    if (answer.source === 'account') {
+      const own = answer.voices.filter((v) => v.own);
+      const stock = answer.voices.filter((v) => !v.own);
+      if (own.length > 0) options.push(group('Your voices', own));
+      if (stock.length > 0) options.push(group('Stock voices', stock));
+    } else {
+      options.push(...answer.voices.map(optionOf));
+    }
     options.push(new Option('Another voice id…', '__other'));
     voiceList.replaceChildren(...options);
-    voiceList.value = '';
+    previews = new Set(answer.voices.filter((v) => v.preview).map((v) => v.id));
+    if (current === '' || answer.voices.some((v) => v.id === current)) {
+      voiceList.value = current;
+    } else {
+      voiceList.value = '__other';
+      if (other) other.value = current;
+    }
+    const vendor = provider?.selectedOptions[0]?.textContent ?? '';
+    source.textContent = answer.note ?? (answer.source === 'account' ? `From your ${vendor} account` : '');
     syncOther();
+  };
+  const stockVoices = (name) => ({ source: 'curated', voices: JSON.parse(voiceList.dataset.voices || '{}')[name] ?? [] });
+  // The account's list replaces the stock one when it arrives, keeping whatever voice is chosen by then.
+  const loadVoices = async () => {
+    const name = provider?.value;
+    const ask = ++asked;
+    if (!assistantPath || !name || name === 'local') return;
+    const res = await fetch(`${assistantPath}/voices?provider=${encodeURIComponent(name)}`, { headers: { accept: 'application/json' } }).catch(() => undefined);
+    const answer = res?.ok ? await res.json().catch(() => undefined) : undefined;
+    if (ask !== asked || provider.value !== name || !Array.isArray(answer?.voices)) return;
+    showVoices(answer, chosenVoice());
+  };
+  provider?.addEventListener('change', () => {
+    if (!voiceList) return;
+    showVoices(stockVoices(provider.value), provider.value === stored.provider ? stored.voice : '');
+    void loadVoices();
   });
   voiceList?.addEventListener('change', syncOther);
+  if (voiceList) void loadVoices();
   const preview = form.querySelector('[data-voice-preview]');
   const status = form.querySelector('[data-voice-preview-status]');
-  preview?.addEventListener('click', async () => {
-    const voice = voiceList?.value || 'en-us';
-    if (provider?.value !== 'local' || voice === '__other') {
-      status.textContent = 'Samples play for the built-in voice here; a vendor’s voice is heard in a test call, with its key.';
-      return;
-    }
+  const play = async (url, voice) => {
     status.textContent = 'Loading…';
-    const res = await fetch(`/assistants/voice-sample?voice=${encodeURIComponent(voice)}`);
-    if (!res.ok) {
+    const res = await fetch(url).catch(() => undefined);
+    if (!res?.ok) {
       status.textContent = 'No sample for this voice.';
       return;
     }
@@ -187,5 +232,22 @@ for (const form of document.querySelectorAll('form[data-builder]')) {
     audio.hidden = true;
     await audio.play().catch(() => undefined);
     status.textContent = 'Playing a sample.';
+  };
+  preview?.addEventListener('click', async () => {
+    if (provider?.value === 'local') {
+      const voice = voiceList?.value || 'en-us';
+      if (voice === '__other') {
+        status.textContent = 'Samples play for the voices listed here; another voice is heard in a test call.';
+        return;
+      }
+      await play(`/assistants/voice-sample?voice=${encodeURIComponent(voice)}`, voice);
+      return;
+    }
+    const voice = chosenVoice();
+    if (!assistantPath || !previews.has(voice)) {
+      status.textContent = 'No sample of this voice here: hear it in a test call, with its key.';
+      return;
+    }
+    await play(`${assistantPath}/voices/preview?provider=${encodeURIComponent(provider.value)}&voice=${encodeURIComponent(voice)}`, voice);
   });
 }

@@ -7,12 +7,17 @@ import {
   createAssistant,
   deleteAssistant,
   listAssistants,
+  loadAssistantSettings,
   readAssistantJson,
   STARTERS,
   starterById,
+  TTS_PROVIDERS,
   updateAssistant,
+  VoiceCatalogue,
   VOICES,
+  type CatalogueRequest,
 } from '../../../modules/assistants/index.js';
+import { vendorCredentialsFromEnv } from '../../../lib/vendor-credentials.js';
 import { encodeWav } from '../../../media/wav.js';
 import { espeakSynthesize } from '../../../media/voice/espeak.js';
 import { createBrowserCall } from '../../transports/browser/create-call.js';
@@ -175,6 +180,60 @@ ${target.id ? html`<div class="builder-layout">${talkPanel(target.id, csrfField(
     const { voice } = request.query as z.output<typeof SampleQuery>;
     const audio = await espeakSynthesize(VOICE_SAMPLE, { voice, wordsPerMinute: 175, pitch: 50 });
     return reply.type('audio/wav').header('cache-control', 'private, max-age=3600').send(encodeWav(audio));
+  });
+
+  // The voices the builder offers for a provider: the account's own catalogue read with the assistant's key (or the
+  // service's), else the stock list with a note. The keys never leave the server: the page gets names, descriptions,
+  // and whether a preview can be played through the route below. Answered as JSON, bad input included (422, 404).
+  const catalogue = new VoiceCatalogue({ policy: deps.vendorTargets });
+  const VoicesQuery = z.object({ provider: z.enum(TTS_PROVIDERS) });
+  const PreviewQuery = VoicesQuery.extend({ voice: z.string().min(1).max(200) });
+  async function catalogueRequest<Q extends typeof VoicesQuery>(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    query: Q,
+  ): Promise<{ asked: CatalogueRequest; query: z.output<Q> } | undefined> {
+    const params = Params.safeParse(request.params);
+    const parsed = query.safeParse(request.query);
+    if (!params.success || !parsed.success) {
+      await reply.status(422).send({ message: `Name an assistant and a voice provider (${TTS_PROVIDERS.join(', ')})` });
+      return undefined;
+    }
+    const organizationId = request.signedIn!.organizationId;
+    const settings = await loadAssistantSettings(deps.prisma, organizationId, params.data.assistant_id, deps.secrets);
+    if (!settings) {
+      await reply.status(404).send({ message: 'No such assistant' });
+      return undefined;
+    }
+    const asked: CatalogueRequest = {
+      organizationId,
+      assistantId: params.data.assistant_id,
+      provider: parsed.data.provider,
+      tts: settings.tts_settings,
+      credentials: vendorCredentialsFromEnv(),
+    };
+    return { asked, query: parsed.data };
+  }
+
+  app.get('/assistants/:assistant_id/voices', { config: session }, async (request, reply) => {
+    const found = await catalogueRequest(request, reply, VoicesQuery);
+    if (!found) return reply;
+    const answer = await catalogue.voices(found.asked);
+    return reply.header('cache-control', 'private, no-store').send({
+      source: answer.source,
+      voices: answer.voices.map((v) => ({ id: v.id, name: v.name, description: v.description, own: v.own, preview: Boolean(v.previewUrl) })),
+      ...(answer.note ? { note: answer.note } : {}),
+    });
+  });
+
+  // A voice's preview as its vendor recorded it, played by "Play a sample": the page plays audio from its own origin
+  // only, so the recording the catalogue named for the voice is fetched here (never an address the page sends).
+  app.get('/assistants/:assistant_id/voices/preview', { config: session }, async (request, reply) => {
+    const found = await catalogueRequest(request, reply, PreviewQuery);
+    if (!found) return reply;
+    const audio = await catalogue.preview(found.asked, found.query.voice);
+    if (!audio) return reply.status(404).send({ message: 'No sample of this voice' });
+    return reply.type(audio.contentType).header('cache-control', 'private, max-age=3600').header('x-content-type-options', 'nosniff').send(audio.body);
   });
 
   // The built-in browser call, as POST /api/web-calls/browser makes it, opened in this browser.
