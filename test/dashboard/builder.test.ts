@@ -173,6 +173,35 @@ describe.skipIf(!hasChromium)('the assistant builder', () => {
     await context.close();
   });
 
+  it('picks the numbers it answers by number, moving one from another assistant, and leaves an unticked one unanswered', async () => {
+    const other = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Night desk' })).body.id as number;
+    const connection = (await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Trunk', sip_address: 'sip.example.com' })).body.data.id;
+    const free = (await api.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550101', phone_connection_id: connection, label: 'Front line' })).body
+      .data.id as number;
+    const taken = (await api.call(tenant, 'POST', '/api/phone-numbers', { number: '+14155550102', phone_connection_id: connection, assistant_id: other })).body
+      .data.id as number;
+    const answeredBy = async (id: number) => (await api.db.prisma.phoneNumber.findUniqueOrThrow({ where: { id } })).assistantId;
+
+    const { context, page } = await signedIn();
+    await page.goto(`${base}/assistants/${assistantId}`);
+    const numbers = page.getByRole('group', { name: 'Answers calls to' });
+    expect(await numbers.getByText('answered by Night desk now').isVisible()).toBe(true);
+    await numbers.getByLabel(/\+14155550101/).check();
+    await numbers.getByLabel(/\+14155550102/).check();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect([await answeredBy(free), await answeredBy(taken)]).toEqual([assistantId, assistantId]);
+
+    await page
+      .getByRole('group', { name: 'Answers calls to' })
+      .getByLabel(/\+14155550101/)
+      .uncheck();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect([await answeredBy(free), await answeredBy(taken)]).toEqual([null, assistantId]);
+    await context.close();
+  });
+
   it('plays a sample of the built-in voice before anything is saved', async () => {
     const { context, page } = await signedIn();
     await page.goto(`${base}/assistants/${assistantId}`);

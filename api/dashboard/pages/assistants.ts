@@ -32,6 +32,7 @@ import { settingNamed } from './assistant-builder/sections.js';
 import { builderBody } from './assistant-builder/form-body.js';
 import { pickerChoices } from './assistant-builder/pickers.js';
 import { talkPanel } from './assistant-builder/talk-panel.js';
+import { answerTickedNumbers, checkTickedNumbers, tickedNumbers } from './assistant-builder/answered-numbers.js';
 import { when } from '../format.js';
 import type { DashboardDeps } from '../deps.js';
 
@@ -66,7 +67,7 @@ ${pagination.total_pages > 1 ? html`<p>Page ${page} of ${pagination.total_pages}
   async function editor(
     request: FastifyRequest,
     reply: FastifyReply,
-    target: { id?: number; name?: string; starter?: string },
+    target: { id?: number; name?: string; starter?: string; ticked?: number[] },
     value: unknown,
     errors: FieldErrors = {},
     status = 200,
@@ -82,7 +83,13 @@ ${pagination.total_pages > 1 ? html`<p>Page ${page} of ${pagination.total_pages}
       leaves: LEAVES,
       value,
       errors,
-      ctx: { pickers: await pickerChoices(deps, request.signedIn!.organizationId), voices: VOICES, voiceProvider },
+      ctx: {
+        pickers: await pickerChoices(deps, request.signedIn!.organizationId),
+        voices: VOICES,
+        voiceProvider,
+        assistantId: target.id,
+        checkedNumbers: target.ticked ? new Set(target.ticked) : undefined,
+      },
       action,
       csrf: csrfField(request),
       submitLabel: target.id ? 'Save' : 'Create assistant',
@@ -128,7 +135,9 @@ ${target.id ? html`<div class="builder-layout">${talkPanel(target.id, csrfField(
     const form = request.body as Record<string, unknown>;
     const body = builderBody(LEAVES, form);
     const starter = typeof form.starter === 'string' ? starterById(form.starter)?.id : undefined;
+    const ticked = tickedNumbers(form);
     try {
+      await checkTickedNumbers(deps.prisma, me.organizationId, ticked);
       const created = await createAssistant(
         deps.prisma,
         { organizationId: me.organizationId, userId: me.userId },
@@ -136,10 +145,11 @@ ${target.id ? html`<div class="builder-layout">${talkPanel(target.id, csrfField(
         deps.secrets,
         deps.vendorTargets,
       );
+      if (ticked) await answerTickedNumbers(deps.prisma, me.organizationId, created.id, ticked);
       written(created.id);
       return reply.redirect(`/assistants/${created.id}?created=1`);
     } catch (error) {
-      return editor(request, reply, { starter }, mergeShallow(defaults, body), formErrors(error), 422);
+      return editor(request, reply, { starter, ticked }, mergeShallow(defaults, body), formErrors(error), 422);
     }
   });
 
@@ -153,16 +163,20 @@ ${target.id ? html`<div class="builder-layout">${talkPanel(target.id, csrfField(
   app.post('/assistants/:assistant_id', { config: session, schema: { params: Params } }, async (request, reply) => {
     const { assistant_id } = request.params as z.output<typeof Params>;
     const organizationId = request.signedIn!.organizationId;
-    const body = builderBody(LEAVES, request.body as Record<string, unknown>);
+    const form = request.body as Record<string, unknown>;
+    const body = builderBody(LEAVES, form);
+    const ticked = tickedNumbers(form);
     try {
+      await checkTickedNumbers(deps.prisma, organizationId, ticked);
       const updated = await updateAssistant(deps.prisma, organizationId, assistant_id, body, deps.secrets, deps.vendorTargets);
+      if (ticked) await answerTickedNumbers(deps.prisma, organizationId, assistant_id, ticked);
       written(assistant_id);
       return editor(request, reply, { id: assistant_id, name: updated.name }, updated, {}, 200, 'Saved.');
     } catch (error) {
       written(assistant_id);
       if (error instanceof AppError && error.kind === 'not_found') throw error;
       const stored = JSON.parse(await readAssistantJson(deps.prisma, deps.assistantCache, organizationId, assistant_id, deps.secrets));
-      return editor(request, reply, { id: assistant_id, name: stored.name }, mergeShallow(stored, body), formErrors(error), 422);
+      return editor(request, reply, { id: assistant_id, name: stored.name, ticked }, mergeShallow(stored, body), formErrors(error), 422);
     }
   });
 

@@ -20,6 +20,8 @@ export interface PickerChoices {
   tools: Choice[];
   documents: Choice[];
   playbooks: Choice[];
+  /** The organisation's numbers, each with the assistant that answers it now (null: none). */
+  numbers: (Choice & { assistantId: number | null; assistantName?: string })[];
 }
 
 /** The marker a voice select posts when the voice is typed in instead. */
@@ -27,6 +29,10 @@ export const OTHER_VOICE = '__other';
 
 export interface ControlContext {
   errors: FieldErrors;
+  /** The assistant being edited; none while it is being created. */
+  assistantId?: number;
+  /** The numbers ticked in a form sent back with a refusal: what the person chose, not what is stored. */
+  checkedNumbers?: Set<number>;
   pickers: PickerChoices;
   voices: Record<string, Voice[]>;
   /** The voice provider chosen in the form, whose list the voice select shows first. */
@@ -75,6 +81,7 @@ export function settingRow(field: Field, leaf: Leaf | undefined, value: unknown,
   if (control === 'tools' || control === 'documents' || control === 'playbooks') {
     return pickerRow(field, control, value, ctx, hint, errorLine);
   }
+  if (control === 'numbers') return numbersRow(field, ctx, hint, errorLine);
   if (control === 'voice') return voiceRow(field, value, ctx, label, hint, errorLine, aria);
   if (control === 'fallbacks') return fallbackRows(field, value, ctx.errors, hint, ctx.errors[field.key] ? errorLine : '');
   if (control === 'lines') {
@@ -113,7 +120,7 @@ const PICKER = {
   playbooks: { empty: 'No playbooks yet.', create: '/playbooks/new', createText: 'Create a playbook' },
 } as const;
 
-function pickerRow(field: Field, kind: keyof PickerChoices, value: unknown, ctx: ControlContext, hint: Html | string, errorLine: Html | string): Html {
+function pickerRow(field: Field, kind: keyof typeof PICKER, value: unknown, ctx: ControlContext, hint: Html | string, errorLine: Html | string): Html {
   const chosen = new Set(Array.isArray(value) ? value.map(Number) : []);
   const choices = ctx.pickers[kind];
   const id = idOf(field.key);
@@ -146,4 +153,20 @@ function voiceOptions(voices: Voice[], current: string): Html {
   return html`<option value=""${current === '' ? html` selected` : ''}>Provider’s default voice</option>${voices.map(
     (v) => html`<option value="${v.id}"${v.id === current ? html` selected` : ''}>${v.name} · ${v.description}</option>`,
   )}<option value="${OTHER_VOICE}"${current !== '' && !known ? html` selected` : ''}>Another voice id…</option>`;
+}
+
+/** The numbers this assistant answers, ticked: ticking one another assistant answers moves it here, as the note says. */
+function numbersRow(field: Field, ctx: ControlContext, hint: Html | string, errorLine: Html | string): Html {
+  const id = idOf(field.key);
+  const present = html`<input type="hidden" name="${field.key}" value="">`;
+  if (ctx.pickers.numbers.length === 0) {
+    return html`<fieldset class="setting wide picker" id="${id}">${present}<legend>${field.label}</legend><p class="muted">No phone numbers yet. <a href="/phone-numbers">Add a number</a></p>${errorLine}</fieldset>`;
+  }
+  return html`<fieldset class="setting wide picker" id="${id}">${present}<legend>${field.label}</legend>${hint}<div class="choices">${ctx.pickers.numbers.map(
+    (n) => {
+      const mine = ctx.assistantId !== undefined && n.assistantId === ctx.assistantId;
+      const elsewhere = !mine && n.assistantId !== null ? html` <span class="hint">answered by ${n.assistantName ?? 'another assistant'} now</span>` : '';
+      return html`<label class="check"><input type="checkbox" name="${field.key}" value="${n.id}"${(ctx.checkedNumbers ? ctx.checkedNumbers.has(n.id) : mine) ? html` checked` : ''}> ${n.name}${n.note ? html` <span class="hint">${n.note}</span>` : ''}${elsewhere}</label>`;
+    },
+  )}</div>${errorLine}</fieldset>`;
 }

@@ -18,7 +18,12 @@ export type Control =
   /** A long text: the prompt, messages. */
   | 'text'
   /** A row a fallback model: provider, model, server address and key, tried in order. */
-  | 'fallbacks';
+  | 'fallbacks'
+  /** The organisation's phone numbers this assistant answers, ticked by number (not a setting: the numbers' own). */
+  | 'numbers';
+
+/** The builder's field for the numbers the assistant answers: posted beside its settings, never part of them. */
+export const PHONE_NUMBERS_FIELD = 'phone_numbers';
 
 export interface Field {
   /** The setting's path, dotted as the API's errors name it. */
@@ -74,6 +79,7 @@ export const SECTIONS: Section[] = [
       { key: 'tts_settings.provider', label: 'Voice provider', choices: TTS_CHOICES },
       { key: 'tts_settings.voice_id', label: 'Voice', control: 'voice' },
       { key: 'is_active', label: 'Takes calls', control: 'switch', help: 'Off: calls to this assistant are refused.' },
+      { key: PHONE_NUMBERS_FIELD, label: 'Answers calls to', control: 'numbers', help: 'The numbers whose calls this assistant answers.' },
     ],
   },
   {
