@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analysisProblem, costView, decisionInWords, latencySplit, toolCallsView } from './call-review.js';
+import { analysisProblem, collectedView, costView, decisionInWords, latencySplit, toolCallsView, valuesView } from './call-review.js';
 
 describe("a call's review", () => {
   it('splits a reply’s latency into its stages, each as wide as its share', () => {
@@ -58,5 +58,19 @@ describe("a call's review", () => {
     expect(out).toContain('$0.12');
     expect(out).toContain('<dt>Transcriber</dt><dd>$0.05</dd>');
     expect(out).toContain('deepgram nova-3: 2 minutes × $0.025');
+  });
+
+  it('lists the analysis’s outcomes and the values collected in words, not as JSON', () => {
+    const outcomes = String(valuesView({ goal_achieved: true, sentiment: 'positive', fields: { preferred_day: 'Tuesday', party_size: 4 } }));
+    expect(outcomes).toContain('<dt>Goal achieved</dt><dd>Yes</dd>');
+    expect(outcomes).toContain('<dt>Sentiment</dt><dd>positive</dd>');
+    expect(outcomes).toContain('<dt>Preferred day</dt><dd>Tuesday</dd>');
+    expect(outcomes).toContain('<dt>Party size</dt><dd>4</dd>');
+    const collected = String(collectedView({ 'Book a table': { date: '2026-12-01', confirmed: false, '<b>': 'x' } }));
+    expect(collected).toContain('<h4>Book a table</h4>');
+    expect(collected).toContain('<dt>Confirmed</dt><dd>No</dd>');
+    expect(collected).toContain('<dt>&lt;b&gt;</dt>');
+    expect(String(collectedView(null))).toBe('');
+    expect(String(valuesView({}))).toBe('');
   });
 });

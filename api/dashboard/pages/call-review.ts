@@ -111,3 +111,40 @@ export function analysisProblem(error: string | null): string {
   const reason = error.replace(/^analysis failed:\s*/, '');
   return `The summary could not be written: the model that writes it failed (${reason}). The call itself is complete; its transcript and recording are below.`;
 }
+
+/** A value the analysis or a playbook gave, as a person reads it. */
+function valueInWords(value: unknown): string {
+  if (value === true) return 'Yes';
+  if (value === false) return 'No';
+  if (value === null || value === undefined || value === '') return '—';
+  if (Array.isArray(value)) return value.map(valueInWords).join(', ');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+const label = (key: string) => {
+  const words = key.replace(/[_.]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+/**
+ * The analysis's outcomes or a playbook's collected values as a list of what was found: `goal_achieved: true` reads
+ * "Goal achieved: Yes"; an object one level down (the analysis's own `fields`) lists its values as if at the top.
+ */
+export function valuesView(values: Record<string, unknown> | null): Html | string {
+  if (!values || Object.keys(values).length === 0) return '';
+  const rows: [string, unknown][] = [];
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) for (const [k, v] of Object.entries(value)) rows.push([k, v]);
+    else rows.push([key, value]);
+  }
+  if (rows.length === 0) return '';
+  return html`<dl class="facts">${rows.map(([k, v]) => html`<dt>${label(k)}</dt><dd>${valueInWords(v)}</dd>`)}</dl>`;
+}
+
+/** The values a call's playbooks collected, under each playbook's name. */
+export function collectedView(collected: Record<string, unknown> | null): Html | string {
+  const playbooks = Object.entries(collected ?? {}).filter(([, values]) => values !== null && typeof values === 'object');
+  if (playbooks.length === 0) return '';
+  return html`<h3>Collected during the call</h3>${playbooks.map(([name, values]) => html`<h4>${name}</h4>${valuesView(values as Record<string, unknown>)}`)}`;
+}

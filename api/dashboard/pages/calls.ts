@@ -22,7 +22,7 @@ import { dashboardPage, sendPage } from '../layout.js';
 import { when } from '../format.js';
 import type { DashboardDeps } from '../deps.js';
 import { readPeaks } from '../../../media/recording/peaks.js';
-import { analysisProblem, costView, decisionInWords, latencySplit, toolCallsView } from './call-review.js';
+import { analysisProblem, costView, decisionInWords, latencySplit, toolCallsView, collectedView, valuesView } from './call-review.js';
 import { callWaveform, clock, turnAnchor } from './call-waveform.js';
 
 const session = { auth: 'session' as const };
@@ -130,7 +130,7 @@ ${peaks ? html`${callWaveform(peaks, turns, { audioId: 'call-audio' })}<script s
     : ''
 }
 <div class="card"><h2>Analysis</h2>${call.summary ? html`<p>${call.summary}</p>` : html`<p class="muted">No summary. ${analysisProblem(call.analysis_error)}</p>`}
-${call.outcomes ? html`<pre>${JSON.stringify(call.outcomes, null, 2)}</pre>` : ''}${call.collected_values ? html`<h3>Collected</h3><pre>${JSON.stringify(call.collected_values, null, 2)}</pre>` : ''}</div>
+${valuesView(call.outcomes)}${collectedView(call.collected_values)}</div>
 <h2>Transcript</h2>
 ${
   turns.length === 0
