@@ -118,7 +118,7 @@ describe.skipIf(!hasChromium)('the dashboard in Chromium', () => {
     await owner.getByLabel('Creativity (temperature)').fill('5');
     await owner.getByRole('button', { name: 'Create assistant' }).click();
     const error = owner.locator('#f-llm_settings-temperature-error');
-    expect(await error.textContent()).toMatch(/less than or equal to 2/);
+    expect(await error.textContent()).toBe('Use 2 or less.');
     expect(await owner.getByLabel('Creativity (temperature)').getAttribute('aria-invalid')).toBe('true');
     await owner.getByRole('tab', { name: 'Essentials' }).click();
     expect(await owner.getByLabel('Name', { exact: true }).inputValue()).toBe('Front desk');

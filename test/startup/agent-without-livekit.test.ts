@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../../prisma/embedded-postgres.js';
-import { killGroup, runNpm, serviceEnv, waitForExit, type NpmProcess } from './service-process.js';
+import { killGroup, runNpm, scriptOutput, serviceEnv, waitForExit, type NpmProcess } from './service-process.js';
 
 // Without LiveKit a worker alone gets no calls (the built-in transports hand theirs to the worker inside `npm start`):
 // it must say so and fail, not report "started" and idle.
@@ -21,7 +21,7 @@ afterAll(async () => {
 it('npm run agent without LiveKit says what it needs and exits 1 without starting a database', async () => {
   running = runNpm(['run', 'agent'], serviceEnv(dataDir, await freePort()));
   expect(await waitForExit(running)).toBe(1);
-  const output = running.output().trim();
+  const output = scriptOutput(running).trim();
   expect(output).toBe(
     'cannot start: npm run agent takes its calls from a LiveKit server: set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET, or run `npm start`, whose worker runs calls from the built-in transports',
   );
