@@ -125,7 +125,7 @@ ${refused ? html`<div class="notice bad" role="alert">${errors[''] ?? 'Not saved
           // The builder's rows: a switch for yes/no, the unit after a number, its default beside it.
           return settingRow(setting.field, offering(setting, value), value, {
             errors,
-            pickers: { tools: [], documents: [], playbooks: [] },
+            pickers: { tools: [], documents: [], playbooks: [], numbers: [] },
             voices: {},
             voiceProvider: '',
           });
