@@ -122,12 +122,15 @@ describe.skipIf(!hasChromium)('the organisation settings page', () => {
   });
 
   it('fits a phone and a desktop, for an owner and a member, every control labelled', async () => {
-    for (const [width, viewport] of Object.entries(WIDTHS)) {
-      for (const [person, name] of [
-        [owner, 'settings'],
-        [member, 'settings-member'],
-      ] as const) {
-        const { context, page } = await signedIn(person, viewport);
+    // One sign-in a person, the page seen at each width in turn.
+    for (const [person, name] of [
+      [owner, 'settings'],
+      [member, 'settings-member'],
+    ] as const) {
+      const { context, page } = await signedIn(person);
+      for (const [width, viewport] of Object.entries(WIDTHS)) {
+        await page.setViewportSize(viewport);
+        await page.reload();
         const layout = (await page.evaluate(`(() => ({
           overflow: document.documentElement.scrollWidth - window.innerWidth,
           unlabelled: [...document.querySelectorAll('input:not([type=hidden]), select, textarea')].filter((el) => !el.labels?.length).length,
@@ -138,8 +141,8 @@ describe.skipIf(!hasChromium)('the organisation settings page', () => {
           await mkdir(shotsDir, { recursive: true });
           await page.screenshot({ path: path.join(shotsDir, `${name}-${width}.png`), fullPage: true });
         }
-        await context.close();
       }
+      await context.close();
     }
   });
 });

@@ -208,30 +208,39 @@ describe.skipIf(!hasChromium)('the phone numbers page', () => {
     const empty = await api.tenant('No numbers yet');
     const emptyOwner = await addPerson(api, empty.organizationId, 'owner');
     const connection = (await api.db.prisma.phoneConnection.findFirstOrThrow({ where: { organizationId: tenant.organizationId } })).id;
-    for (const [width, viewport] of Object.entries(WIDTHS)) {
-      for (const [person, url, name] of [
-        [owner, '/phone-numbers', 'phone-numbers'],
-        [owner, `/phone-numbers/connections/${connection}`, 'phone-connection'],
-        [emptyOwner, '/phone-numbers', 'phone-numbers-empty'],
-      ] as const) {
-        const { context, page } = await signedIn(person, viewport);
-        await page.goto(`${base}${url}`);
-        // Nothing sticks out of the screen, and no table hides a control off its edge behind a sideways scroll.
-        const layout = (await page.evaluate(`(() => ({
+    // One sign-in a person, its pages seen at each width in turn.
+    for (const [person, pages] of [
+      [
+        owner,
+        [
+          ['/phone-numbers', 'phone-numbers'],
+          [`/phone-numbers/connections/${connection}`, 'phone-connection'],
+        ],
+      ],
+      [emptyOwner, [['/phone-numbers', 'phone-numbers-empty']]],
+    ] as const) {
+      const { context, page } = await signedIn(person);
+      for (const [width, viewport] of Object.entries(WIDTHS)) {
+        await page.setViewportSize(viewport);
+        for (const [url, name] of pages) {
+          await page.goto(`${base}${url}`);
+          // Nothing sticks out of the screen, and no table hides a control off its edge behind a sideways scroll.
+          const layout = (await page.evaluate(`(() => ({
           overflow: document.documentElement.scrollWidth - window.innerWidth,
           unlabelled: [...document.querySelectorAll('input:not([type=hidden]), select, textarea')].filter((el) => !el.labels?.length).length,
           hidden: [...document.querySelectorAll('.table-wrap')].filter((wrap) => wrap.scrollWidth > wrap.clientWidth
             || [...wrap.querySelectorAll('td select, td button')].some((el) => el.getBoundingClientRect().right > wrap.getBoundingClientRect().right)).length,
         }))()`)) as { overflow: number; unlabelled: number; hidden: number };
-        expect(layout.overflow, `${url} at ${width}`).toBeLessThanOrEqual(0);
-        expect(layout.unlabelled, `${url}`).toBe(0);
-        expect(layout.hidden, `${url} at ${width}: a table scrolls sideways`).toBe(0);
-        if (shotsDir) {
-          await mkdir(shotsDir, { recursive: true });
-          await page.screenshot({ path: path.join(shotsDir, `${name}-${width}.png`), fullPage: true });
+          expect(layout.overflow, `${url} at ${width}`).toBeLessThanOrEqual(0);
+          expect(layout.unlabelled, `${url}`).toBe(0);
+          expect(layout.hidden, `${url} at ${width}: a table scrolls sideways`).toBe(0);
+          if (shotsDir) {
+            await mkdir(shotsDir, { recursive: true });
+            await page.screenshot({ path: path.join(shotsDir, `${name}-${width}.png`), fullPage: true });
+          }
         }
-        await context.close();
       }
+      await context.close();
     }
   });
 
