@@ -4,7 +4,7 @@ import { Prisma } from '../../prisma/generated/client.js';
 import { AppError, notFound, ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
 import { paginationOf } from '../../lib/pagination.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import { isMaskOf, maskSecret } from '../../lib/secrets.js';
+import { isMasked, isMaskOf, maskSecret } from '../../lib/secrets.js';
 import { loadContactFields } from '../calls/index.js';
 import { executeHttpTool, type HttpToolResult } from './http-executor.js';
 import { KNOWLEDGE_TOOL_PARAMETERS, ToolCreate, type ToolCreateIn, type ToolOut, type ToolTestRequest, type ToolUpdateIn } from './schemas.js';
@@ -95,7 +95,17 @@ function storable(
     const context = sealContext(organizationId, name);
     const keptSealed = stored[name] ?? Object.entries(stored).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
     const current = keptSealed === undefined ? undefined : opened(deps.secrets, keptSealed, context);
-    const keeps = keptSealed !== undefined && current !== undefined && isMaskOf(value, current);
+    // A credential sealed under another SECRETS_KEY reads as a bare mask: sent back, it is kept as it is (it opens
+    // again if that key returns), not replaced by the mask.
+    const keeps = keptSealed !== undefined && (current !== undefined ? isMaskOf(value, current) : value === maskSecret(''));
+    if (!keeps && isMasked(value)) {
+      kept.push({
+        loc: ['body', 'http', 'secret_headers', name],
+        msg: 'This is a masked value, not a credential: send the value itself, or the mask this header was read with',
+        type: 'value_error',
+      });
+      continue;
+    }
     if (keeps && moved)
       kept.push({
         loc: ['body', 'http', 'secret_headers', name],

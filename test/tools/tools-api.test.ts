@@ -72,6 +72,10 @@ describe('tools API', () => {
       http: { ...http, secret_headers: { Authorization: 'Bearer sk_live_replacement_9999' } },
     });
     expect(replaced.body.data.http.secret_headers.Authorization).toBe('****9999');
+    // A mask that masks nothing stored under that name is not a credential: refused, never stored as one.
+    const copied = await create(httpTool({ name: 'copied_lookup' }, { secret_headers: { Authorization: '****9999' } }));
+    expect(copied.status).toBe(422);
+    expect(copied.body.detail[0]).toMatchObject({ loc: ['body', 'http', 'secret_headers', 'Authorization'], type: 'value_error' });
   });
 
   it('refuses to keep a stored credential for a URL moved to another host, and takes one sent again', async ({ api, tenant, create }) => {
