@@ -61,6 +61,8 @@ function loadAssets(): Map<string, { body: Buffer; type: string; etag: string }>
     'dashboard.js',
     'passkeys.js',
     'campaign-form.js',
+    'row-editors.js',
+    'chart-form.js',
     'favicon.svg',
     'call-client.js',
     'mic-worklet.js',

@@ -1,6 +1,4 @@
-import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserSession } from '../helpers/browser-session.js';
@@ -8,6 +6,7 @@ import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.j
 import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { addPerson } from '../helpers/people.js';
 import { signIn } from '../helpers/sign-in.js';
+import { expectFitsAndShoot } from '../helpers/page-fit.js';
 
 // The campaign form as a product team fills it in, in Debian's Chromium: the assistant picked by name, numbers ticked
 // by number and label, a week of calling hours in a chosen time zone said back in words, retries by outcome. What a
@@ -17,7 +16,6 @@ import { signIn } from '../helpers/sign-in.js';
 
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-const shotsDir = process.env.SCREENSHOTS_DIR ? path.resolve(process.env.SCREENSHOTS_DIR) : undefined;
 
 let api: ApiContext;
 let base: string;
@@ -66,20 +64,6 @@ const stored = (name: string) => api.db.prisma.campaign.findFirstOrThrow({ where
 const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri'];
 
 /** How far the page sticks out of the screen, and the outermost elements that do. */
-const OVERFLOW = `(() => ({
-  overflow: document.documentElement.scrollWidth - window.innerWidth,
-  wide: [...document.querySelectorAll('body *')]
-    .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !(el.parentElement && el.parentElement.getBoundingClientRect().right > window.innerWidth + 1))
-    .map((el) => el.outerHTML.slice(0, 100)),
-}))()`;
-
-async function shoot(page: Page, name: string): Promise<void> {
-  const fit = (await page.evaluate(OVERFLOW)) as { overflow: number; wide: string[] };
-  expect(fit.overflow, `${name} is wider than the screen: ${fit.wide.join(' | ')}`).toBeLessThanOrEqual(0);
-  if (!shotsDir) return;
-  await mkdir(shotsDir, { recursive: true });
-  await page.screenshot({ path: path.join(shotsDir, `${name}.png`), fullPage: true });
-}
 
 describe.skipIf(!hasChromium)('the campaign form in a browser', () => {
   let campaignId: number;
@@ -116,7 +100,7 @@ describe.skipIf(!hasChromium)('the campaign form in a browser', () => {
     expect(await page.locator('.retry-row', { hasText: 'Busy' }).textContent()).toContain('Default: 2 more, 15 min apart');
     await page.getByLabel('No answer: more calls').fill('3');
     await page.getByLabel('No answer: minutes before the next call').fill('120');
-    await shoot(page, 'campaign-new-1280');
+    await expectFitsAndShoot(page, 'campaign-new-1280');
     await page.getByRole('button', { name: 'Create draft' }).click();
     await page.waitForURL(/\/campaigns\/\d+$/);
     campaignId = Number(new URL(page.url()).pathname.split('/').pop());
@@ -164,7 +148,7 @@ describe.skipIf(!hasChromium)('the campaign form in a browser', () => {
     await page.getByLabel('Variable 1 value').fill('ten percent off');
     await page.getByLabel('Share of the organisation’s lines').fill('50');
     await page.getByLabel('No calls before').fill('2030-03-02T08:30');
-    await shoot(page, 'campaign-edit-1280');
+    await expectFitsAndShoot(page, 'campaign-edit-1280');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Settings saved.').waitFor();
 
@@ -203,7 +187,7 @@ describe.skipIf(!hasChromium)('the campaign form in a browser', () => {
     expect(await page.getByLabel('Busy: more calls').inputValue()).toBe('25');
     expect(await page.getByLabel('Time zone', { exact: true }).inputValue()).toBe('Asia/Tokyo');
     expect(await api.db.prisma.campaign.count({ where: { name: 'Refused campaign' } })).toBe(0);
-    await shoot(page, 'campaign-refused-1280');
+    await expectFitsAndShoot(page, 'campaign-refused-1280');
     await context.close();
   });
 
@@ -212,9 +196,9 @@ describe.skipIf(!hasChromium)('the campaign form in a browser', () => {
     await page.goto(`${base}/campaigns/new`);
     await page.getByRole('button', { name: 'Create draft' }).click();
     await page.getByRole('alert').first().waitFor();
-    await shoot(page, 'campaign-refused-390');
+    await expectFitsAndShoot(page, 'campaign-refused-390');
     await page.goto(`${base}/campaigns/${campaignId}/edit`);
-    await shoot(page, 'campaign-edit-390');
+    await expectFitsAndShoot(page, 'campaign-edit-390');
     await context.close();
   });
 
@@ -236,7 +220,7 @@ describe.skipIf(!hasChromium)('the campaign form in a browser', () => {
     await page.getByLabel('Voicemail: more calls').fill('0');
     await page.getByLabel('Variable 1 name').fill('region');
     await page.getByLabel('Variable 1 value').fill('north');
-    await shoot(page, 'campaign-new-noscript-1280');
+    await expectFitsAndShoot(page, 'campaign-new-noscript-1280');
     await page.getByRole('button', { name: 'Create draft' }).click();
     await page.waitForURL(/\/campaigns\/\d+$/);
 

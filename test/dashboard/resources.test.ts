@@ -142,7 +142,7 @@ describe('tools and playbooks in the dashboard', () => {
   }) => {
     const browser = await ownerOf(api, tenant);
     await browser.get('/tools/new');
-    const refused = await browser.post('/tools', { name: 'lookup order', type: 'http', http: '{"url": "https://api.example.com/orders"}' });
+    const refused = await browser.post('/tools', { name: 'lookup order', type: 'http', 'http.url': 'https://api.example.com/orders' });
     expect(refused.status).toBe(422);
     expect(refused.body).toMatch(/id="f-name-error">/);
 
@@ -150,8 +150,9 @@ describe('tools and playbooks in the dashboard', () => {
       name: 'lookup_order',
       type: 'http',
       description: 'Finds an order',
-      http: '{"url": "https://api.example.com/orders/{{args.number}}"}',
-      parameters: '{"type": "object", "properties": {"number": {"type": "string"}}}',
+      'http.url': 'https://api.example.com/orders/{{args.number}}',
+      'param_name[]': 'number',
+      'param_type[]': 'string',
     });
     expect(created.status).toBe(302);
     const toolPath = created.location!;
@@ -160,17 +161,18 @@ describe('tools and playbooks in the dashboard', () => {
       name: 'lookup_order',
       type: 'http',
       description: 'Finds an order by number',
-      http: '{"url": "https://api.example.com/orders/{{args.number}}"}',
-      parameters: '{"type": "object", "properties": {"number": {"type": "string"}}}',
+      'http.url': 'https://api.example.com/orders/{{args.number}}',
+      'param_name[]': 'number',
+      'param_type[]': 'string',
     });
-    expect(edited.body).toContain('Saved.');
+    expect((await browser.get(edited.location!)).body).toContain('Saved.');
     expect((await api.call(tenant, 'GET', `/api/tools/${toolId}`)).body.data.description).toBe('Finds an order by number');
 
     const playbook = await browser.post('/playbooks', {
       name: 'Order status',
       goal: 'Say where the order is',
-      instructions: '["Ask for the number"]',
-      tool_ids: `[${toolId}]`,
+      instructions: 'Ask for the number',
+      tool_ids: String(toolId),
     });
     expect(playbook.status).toBe(302);
     const playbookId = Number(playbook.location!.split('/').pop());
@@ -248,11 +250,11 @@ describe('custom properties in the dashboard', () => {
     await browser.get('/contacts/properties/new');
     const refused = await browser.post('/contacts/properties', { key: 'plan', label: 'Plan', type: 'select' });
     expect(refused.status).toBe(422);
-    expect(refused.body).toMatch(/id="f-options-error">A select property needs options/);
+    expect(refused.body).toMatch(/id="f-options-error">Give the choices, one a line\./);
 
-    const created = await browser.post('/contacts/properties', { key: 'plan', label: 'Plan', type: 'select', options: '["gold", "silver"]' });
+    const created = await browser.post('/contacts/properties', { key: 'plan', label: 'Plan', type: 'select', options: 'gold\nsilver' });
     expect(created.status).toBe(302);
-    const saved = await browser.post(created.location!, { key: 'renamed', label: 'Service plan', type: 'text', options: '["gold", "silver"]' });
+    const saved = await browser.post(created.location!, { key: 'renamed', label: 'Service plan', type: 'text', options: 'gold\nsilver' });
     expect(saved.body).toContain('Saved.');
     const property = await api.db.prisma.contactProperty.findFirstOrThrow({ where: { organizationId: tenant.organizationId } });
     expect(property).toMatchObject({ key: 'plan', label: 'Service plan', type: 'select' });
@@ -303,8 +305,14 @@ describe('saved charts in the dashboard', () => {
     await browser.get('/analytics/charts/new');
     const refused = await browser.post('/analytics/charts', { name: 'Spend', metric: 'cost', aggregation: 'p99' });
     expect(refused.status).toBe(422);
-    expect(refused.body).toMatch(/id="f-aggregation-error">cost takes/);
-    const made = await browser.post('/analytics/charts', { name: 'Daily spend', metric: 'cost', aggregation: 'sum', chart_type: 'line', group_by: '["day"]' });
+    expect(refused.body).toMatch(/id="f-aggregation-error">Cost is shown as Total, Average/);
+    const made = await browser.post('/analytics/charts', {
+      name: 'Daily spend',
+      metric: 'cost',
+      aggregation: 'sum',
+      chart_type: 'line',
+      'group_by.time': 'day',
+    });
     expect(made.status).toBe(302);
     const analytics = await browser.get('/analytics');
     expect(analytics.body).toContain('Daily spend');

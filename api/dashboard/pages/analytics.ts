@@ -1,22 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import {
-  type Chart,
-  ChartParams,
-  ChartWrite,
-  createChart,
-  deleteChart,
-  exportChart,
-  getChart,
-  listCharts,
-  PERIOD_PRESETS,
-  replaceChart,
-  runChart,
-  timezone,
-} from '../../../modules/analytics/index.js';
-import { registerResourcePages } from '../resource-pages.js';
-import { leavesOf } from '../schema-form.js';
-import { validated } from '../forms.js';
+import { ChartParams, exportChart, listCharts, PERIOD_PRESETS, runChart, timezone } from '../../../modules/analytics/index.js';
+import { registerChartPages } from './chart-form/chart-pages.js';
 import { drawChart } from '../charts.js';
 import { html } from '../html.js';
 import { dashboardPage, sendPage } from '../layout.js';
@@ -29,26 +14,9 @@ const Query = z.object({ period: z.enum(PERIOD_PRESETS).or(z.literal('')).option
 // A page draws this many charts; an organisation with more pages through them.
 const PER_PAGE = 24;
 
-/** A new chart's settings: every default of the schema, with the name left to the person. */
-const { name: _name, ...CHART_DEFAULTS } = ChartWrite.parse({ name: 'chart', metric: 'calls' });
-
 export function registerAnalyticsPages(app: FastifyInstance, deps: DashboardDeps): void {
-  // The saved charts themselves, made and changed with the API's own schema and functions.
-  registerResourcePages<z.output<typeof Chart>>(app, {
-    path: '/analytics/charts',
-    title: 'Saved charts',
-    noun: 'chart',
-    empty: 'No saved charts.',
-    leaves: leavesOf((ChartWrite as unknown as z.ZodObject).shape as Record<string, z.ZodType>),
-    defaults: CHART_DEFAULTS,
-    columns: ['Metric', 'Type'],
-    cells: (c) => [html`${c.metric.replace(/_/g, ' ')} · ${c.aggregation}`, html`${c.chart_type}`],
-    list: async (org) => (await listCharts(deps.prisma, org, 1, 500)).data,
-    get: (org, id) => getChart(deps.prisma, org, id),
-    create: (org, body) => createChart(deps.prisma, org, validated(ChartWrite, body)),
-    update: (org, id, body) => replaceChart(deps.prisma, org, id, validated(ChartWrite, body)),
-    remove: (org, id) => deleteChart(deps.prisma, org, id),
-  });
+  // The saved charts themselves, made and changed through the API's own schema and functions (chart-form/).
+  registerChartPages(app, deps);
 
   app.get('/analytics', { config: session, schema: { querystring: Query } }, async (request, reply) => {
     const me = request.signedIn!;

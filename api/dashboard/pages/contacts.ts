@@ -5,23 +5,16 @@ import {
   contactFields,
   ContactImportBody,
   ContactParams,
-  ContactPropertyCreate,
-  type ContactPropertyOut,
-  ContactPropertyUpdate,
   ContactUpdate,
   createContact,
-  createContactProperty,
   deleteContact,
-  deleteContactProperty,
   getContact,
-  getContactProperty,
   importContacts,
   type ImportReportOut,
   listContactProperties,
   listContacts,
   storableText,
   updateContact,
-  updateContactProperty,
 } from '../../../modules/contacts/index.js';
 import { bodyOfForm } from '../schema-form.js';
 import { repeated } from '../../../lib/zod/query.js';
@@ -32,7 +25,17 @@ import { html, type Html } from '../html.js';
 import { csrfField, dashboardPage, sendPage } from '../layout.js';
 import { when } from '../format.js';
 import type { DashboardDeps } from '../deps.js';
-import { registerResourcePages } from '../resource-pages.js';
+import { AppError } from '../../../lib/errors.js';
+import {
+  contactRefusal,
+  customFieldsBody,
+  customFieldsSection,
+  type Property,
+  valuesOfContact,
+  valuesOfPost as customValuesOfPost,
+  zoneOf,
+} from './contact-form/custom-fields.js';
+import { registerPropertyPages } from './contact-form/property-pages.js';
 import { leavesOf, schemaFields } from '../schema-form.js';
 import { validated } from '../forms.js';
 
@@ -43,34 +46,9 @@ const ListQuery = z.object({
   q: repeated(storableText(200).transform((s) => s.trim())).optional(),
 });
 
-/** A property as the resource pages list it: named by its label. */
-const named = (p: ContactPropertyOut) => ({ ...p, name: p.label });
-
 export function registerContactPages(app: FastifyInstance, deps: DashboardDeps): void {
-  registerResourcePages<ContactPropertyOut & { name: string }>(app, {
-    path: '/contacts/properties',
-    title: 'Custom properties',
-    noun: 'property',
-    empty: 'No custom properties. A property is created once, then set per contact in custom_fields, imported as a CSV column, and read as {{contact.<key>}}.',
-    leaves: leavesOf((ContactPropertyCreate as unknown as z.ZodObject).shape as Record<string, z.ZodType>),
-    defaults: { type: 'text' },
-    columns: ['Key', 'Type'],
-    cells: (p) => [html`<code>${p.key}</code>`, html`${p.type}${p.options ? html` <span class="muted">${p.options.join(', ')}</span>` : ''}`],
-    list: async (org) => (await listContactProperties(deps.prisma, org)).map(named),
-    get: async (org, id) => named(await getContactProperty(deps.prisma, org, id)),
-    create: async (org, body) => named(await createContactProperty(deps.prisma, org, validated(ContactPropertyCreate, body))),
-    // Key and type are fixed once created: only the label and a select's options change.
-    update: async (org, id, body) =>
-      named(
-        await updateContactProperty(
-          deps.prisma,
-          org,
-          id,
-          validated(ContactPropertyUpdate, { label: body.label, ...(body.options !== undefined ? { options: body.options } : {}) }),
-        ),
-      ),
-    remove: (org, id) => deleteContactProperty(deps.prisma, org, id),
-  });
+  // The custom properties, made and changed through the API's own schemas and functions (contact-form/).
+  registerPropertyPages(app, deps);
 
   async function render(
     request: FastifyRequest,
@@ -121,46 +99,74 @@ ${csvError ? html`<div class="error" id="csv-error">${csvError}</div>` : ''}
 <div class="actions"><button type="submit">Import</button></div></form>`;
   }
 
-  // One contact, edited in a form of the API's contact fields (custom fields as JSON, coerced to their properties' types).
-  const CONTACT_LEAVES = leavesOf(contactFields as unknown as Record<string, z.ZodType>);
+  // One contact, edited in a form of the API's contact fields, each custom field a control of its property's type
+  // (contact-form/custom-fields.ts) that the contact service coerces as it does the API's `custom_fields`.
+  const CONTACT_LEAVES = leavesOf(contactFields as unknown as Record<string, z.ZodType>).filter((l) => l.key !== 'custom_fields');
+  const propertiesOf = (request: FastifyRequest) => listContactProperties(deps.prisma, request.signedIn!.organizationId);
+  const refusedNotice = (errors: FieldErrors) =>
+    Object.keys(errors).length > 0
+      ? html`<div class="notice bad" role="alert">${errors[''] ?? 'The API refused some fields: see the marked fields.'}</div>`
+      : '';
+
+  /** The form's fields as posted: the contact's own as the API takes them, the custom ones as typed. */
+  function posted(request: FastifyRequest, properties: Property[], update: boolean) {
+    const form = (request.body ?? {}) as Record<string, unknown>;
+    const body = bodyOfForm(CONTACT_LEAVES, form);
+    const custom = customValuesOfPost(properties, request.body);
+    const fields = customFieldsBody(properties, custom, { update, zone: zoneOf(body.timezone) });
+    if (Object.keys(fields).length > 0) body.custom_fields = fields;
+    return { body, custom };
+  }
+
   async function contactPage(
     request: FastifyRequest,
     id: number,
-    extra: { errors?: FieldErrors; notice?: string; values?: Record<string, unknown> } = {},
+    extra: { errors?: FieldErrors; notice?: string; values?: Record<string, unknown>; custom?: Record<string, string> } = {},
   ): Promise<Html> {
-    const contact = await getContact(deps.prisma, request.signedIn!.organizationId, id);
+    const [contact, properties] = await Promise.all([getContact(deps.prisma, request.signedIn!.organizationId, id), propertiesOf(request)]);
     const title = [contact.first_name, contact.last_name].filter(Boolean).join(' ') || contact.email || contact.phone_number || `Contact ${contact.id}`;
     const errors = extra.errors ?? {};
+    const values = { ...contact, ...extra.values };
+    const zone = zoneOf(values.timezone);
     return dashboardPage(
       request,
       title,
       html`<p><a href="/contacts">← All contacts</a> · <a href="/calls?contact_id=${contact.id}">Calls</a></p>${extra.notice ? html`<div class="notice" role="status">${extra.notice}</div>` : ''}
-${Object.keys(errors).length > 0 ? html`<div class="notice bad" role="alert">${errors[''] ?? 'The API refused some fields: see the marked fields.'}</div>` : ''}
-<form method="post" action="/contacts/${contact.id}" novalidate>${csrfField(request)}${schemaFields(CONTACT_LEAVES, { ...contact, ...extra.values }, errors)}
+${refusedNotice(errors)}
+<form method="post" action="/contacts/${contact.id}" novalidate>${csrfField(request)}${schemaFields(CONTACT_LEAVES, values, errors)}
+${customFieldsSection(properties, extra.custom ?? valuesOfContact(properties, contact.custom_fields, zone), errors, zone)}
 <div class="actions"><button type="submit">Save</button></div></form>
 <form method="post" action="/contacts/${contact.id}/delete">${csrfField(request)}<button class="danger" type="submit" data-confirm="Delete this contact? Their calls are kept, without their personal details.">Delete contact</button></form>`,
     );
   }
   const contactId = (request: FastifyRequest) => (request.params as z.output<typeof ContactParams>).contact_id;
   // One contact added by hand, in the form of the API's contact fields, as POST /api/contacts takes them.
-  function newContactPage(request: FastifyRequest, values: Record<string, unknown> = {}, errors: FieldErrors = {}): Html {
+  function newContactPage(
+    request: FastifyRequest,
+    properties: Property[],
+    values: Record<string, unknown> = {},
+    custom: Record<string, string> = {},
+    errors: FieldErrors = {},
+  ): Html {
     return dashboardPage(
       request,
       'New contact',
       html`<p><a href="/contacts">← All contacts</a></p>
-${Object.keys(errors).length > 0 ? html`<div class="notice bad" role="alert">${errors[''] ?? 'The API refused some fields: see the marked fields.'}</div>` : ''}
+${refusedNotice(errors)}
 <form method="post" action="/contacts/new" novalidate>${csrfField(request)}${schemaFields(CONTACT_LEAVES, values, errors)}
+${customFieldsSection(properties, custom, errors, zoneOf(values.timezone))}
 <div class="actions"><button type="submit">Add contact</button><a href="/contacts">Cancel</a></div></form>`,
     );
   }
-  app.get('/contacts/new', { config: session }, async (request, reply) => sendPage(reply, newContactPage(request)));
+  app.get('/contacts/new', { config: session }, async (request, reply) => sendPage(reply, newContactPage(request, await propertiesOf(request))));
   app.post('/contacts/new', { config: session }, async (request, reply) => {
-    const body = bodyOfForm(CONTACT_LEAVES, request.body as Record<string, unknown>);
+    const properties = await propertiesOf(request);
+    const { body, custom } = posted(request, properties, false);
     try {
       const created = await createContact(deps.prisma, request.signedIn!.organizationId, validated(ContactCreate, body));
       return reply.redirect(`/contacts/${created.id}?created=1`);
     } catch (error) {
-      return sendPage(reply, newContactPage(request, body, formErrors(error)), 422);
+      return sendPage(reply, newContactPage(request, properties, body, custom, contactRefusal(error, properties)), 422);
     }
   });
 
@@ -168,11 +174,13 @@ ${Object.keys(errors).length > 0 ? html`<div class="notice bad" role="alert">${e
     sendPage(reply, await contactPage(request, contactId(request), (request.query as { created?: string }).created ? { notice: 'Contact added.' } : {})),
   );
   app.post('/contacts/:contact_id', { config: session, schema: { params: ContactParams } }, async (request, reply) => {
-    const body = bodyOfForm(CONTACT_LEAVES, request.body as Record<string, unknown>);
+    const properties = await propertiesOf(request);
+    const { body, custom } = posted(request, properties, true);
     try {
       await updateContact(deps.prisma, request.signedIn!.organizationId, contactId(request), validated(ContactUpdate, body));
     } catch (error) {
-      return sendPage(reply, await contactPage(request, contactId(request), { errors: formErrors(error), values: body }), 422);
+      if (error instanceof AppError && error.kind === 'not_found') throw error;
+      return sendPage(reply, await contactPage(request, contactId(request), { errors: contactRefusal(error, properties), values: body, custom }), 422);
     }
     return sendPage(reply, await contactPage(request, contactId(request), { notice: 'Saved.' }));
   });

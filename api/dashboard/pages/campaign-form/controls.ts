@@ -1,43 +1,13 @@
-import type { FieldErrors } from '../../forms.js';
 import { html, type Html } from '../../html.js';
 import { LEAF } from './schema-facts.js';
 import { PERCENT } from './form-fields.js';
+import { aria, errorLine, idOf, type Marks } from '../../form-marks.js';
 
 // The campaign form's controls: a label in people's words, the unit beside the input, the default and bounds in the
 // hint, the API's refusal under it and tied to it for screen readers. Every control reads its refusal from one
 // `Marks`, which remembers what it showed, so a refusal no control claims still reaches the page's notice.
 
-export class Marks {
-  private readonly shown = new Set<string>();
-  constructor(private readonly errors: FieldErrors) {}
-
-  at(key: string): string | undefined {
-    const message = this.errors[key];
-    if (message !== undefined) this.shown.add(key);
-    return message;
-  }
-
-  get count(): number {
-    return Object.keys(this.errors).filter((k) => k !== '').length;
-  }
-
-  /** Refusals no control showed, with the setting they name. */
-  unshown(): [key: string, message: string][] {
-    return Object.entries(this.errors).filter(([k]) => k !== '' && !this.shown.has(k));
-  }
-}
-
-export const idOf = (key: string): string => `f-${key.replace(/[^a-z0-9_-]/gi, '-')}`;
-
-export function errorLine(id: string, error: string | undefined): Html {
-  return error ? html`<div class="error" id="${id}-error">${error}</div>` : html``;
-}
-
-/** `aria-describedby` and `aria-invalid` for a control with this hint and error. */
-export function aria(id: string, hint: boolean, error: string | undefined): Html {
-  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
-  return html`${described ? html` aria-describedby="${described}"` : ''}${error ? html` aria-invalid="true"` : ''}`;
-}
+export { aria, errorLine, idOf, Marks } from '../../form-marks.js';
 
 const plain = (n: number) => n.toLocaleString('en-GB');
 

@@ -3,19 +3,12 @@ import { CampaignWrite } from '../../../../modules/campaigns/index.js';
 import { OTHER_LEAVES } from './campaign-form.js';
 import { bodyOfValues, valuesOfPost, valuesOfSettings } from './form-fields.js';
 import { DEFAULTS } from './schema-facts.js';
+import { postedForm } from '../../../../test/helpers/posted-form.js';
 
 // The campaign form's posted fields turned into the API's body: what a browser posts without a script, what the
 // schema then takes, and the way back from stored settings to the same fields.
 
-const posted = (fields: [string, string][]) => {
-  // As the form body parser hands them over: a repeated field is a list, a single one a string.
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of fields) {
-    const had = out[k];
-    out[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];
-  }
-  return out;
-};
+const posted = postedForm;
 
 const base: [string, string][] = [
   ['name', 'Spring renewals'],

@@ -1,0 +1,166 @@
+import type { FieldErrors } from '../../forms.js';
+import { html, type Html } from '../../html.js';
+import { type Choice, Marks, numberRow, radioRow, refusalNotice, section, selectRow, switchRow, textAreaRow, textRow } from './controls.js';
+import type { ToolFormValues } from './form-fields.js';
+import { headersEditor, queryEditor } from './header-rows.js';
+import { parametersEditor } from './parameter-rows.js';
+import { defaultOf, KINDS, maxLengthOf, METHODS, shownNumber, TRANSFER_MODES } from './schema-facts.js';
+
+// The tool form, a card per decision: what the tool does (chosen first), what the model knows it by, the request it
+// sends or the call's destination, the arguments the model passes, and what the caller hears meanwhile. With the page's
+// script only the chosen kind's cards show; without it every card shows, each saying which kind it is for, and only
+// the chosen kind's is read.
+
+const KIND_WORDS: Record<string, { label: string; help: string }> = {
+  http: { label: 'HTTP request', help: 'Calls your API with the arguments the model passes; the model reads the answer.' },
+  transfer_call: { label: 'Transfer the call', help: 'Hands the caller over to a phone number or a SIP address.' },
+  end_call: { label: 'End the call', help: 'Hangs up once the goodbye is said.' },
+  send_dtmf: { label: 'Press keys', help: 'Plays keypad tones, to get through a phone menu.' },
+  knowledge_search: { label: 'Search knowledge', help: 'Looks up the assistant’s documents for what the caller asks.' },
+};
+/** A kind of tool in people's words: "HTTP request". */
+export const kindLabel = (kind: string): string => KIND_WORDS[kind]?.label ?? kind.replace(/_/g, ' ');
+
+const TRANSFER_WORDS: Record<string, { label: string; help: string }> = {
+  cold: { label: 'Hand over at once', help: 'the caller goes straight through' },
+  warm: { label: 'Tell the caller first', help: 'the handoff message below is said, then the caller goes through' },
+};
+
+/** What the notice calls a refused setting no control showed. */
+const LABELS: Record<string, string> = {
+  name: 'Name',
+  type: 'Kind',
+  http: 'Request',
+  transfer: 'Transfer',
+  messages: 'Spoken messages',
+  parameters: 'Arguments',
+};
+export const labelOfKey = (key: string): string => LABELS[key] ?? key.replace(/[._]/g, ' ');
+
+export interface ToolFormOptions {
+  values: ToolFormValues;
+  errors: FieldErrors;
+  /** The stored secret headers as the API masks them, by name. */
+  masks: Record<string, string>;
+  action: string;
+  submit: string;
+  csrf: Html;
+}
+
+const atMost = (key: string, what = 'characters') => {
+  const max = maxLengthOf(key);
+  return max === undefined ? '' : `${max.toLocaleString('en-GB')} ${what} at most.`;
+};
+
+function secondsHint(key: string, help: string): string {
+  const [min, max, fallback] = [shownNumber(key, 'min'), shownNumber(key, 'max'), shownNumber(key, 'default')];
+  return [help, fallback !== undefined ? `Default ${fallback} seconds` : '', min !== undefined && max !== undefined ? `${min} to ${max}` : '']
+    .filter(Boolean)
+    .join(' · ');
+}
+
+export function toolForm(o: ToolFormOptions): Html {
+  const marks = new Marks(o.errors);
+  const f = o.values.fields;
+  const kind = f.type ?? '';
+  const choices: Choice[] = KINDS.map((k) => ({ value: k, label: kindLabel(k), help: KIND_WORDS[k]?.help }));
+
+  const kindSection = section({
+    id: 'kind',
+    title: 'What it does',
+    intro: 'A tool lets the assistant act during a call. Choose first: the rest of the form follows.',
+    marks,
+    body: radioRow({ key: 'type', legend: 'Kind of tool', choices, value: kind, marks, className: 'kinds-choice' }),
+  });
+
+  const basics = section({
+    id: 'basics',
+    title: 'How the model knows it',
+    intro: 'The model reads the name and the description to decide when to call the tool.',
+    marks,
+    body: html`<div class="settings">${textRow({ key: 'name', label: 'Name', value: f.name ?? '', marks, code: true, placeholder: 'lookup_order', help: 'Letters, digits, _ and -, starting with a letter; unique in the organisation.' })}
+${textAreaRow({ key: 'description', label: 'What it does and when to use it', value: f.description ?? '', marks, rows: 3, help: `Written for the model. A built-in left empty gets one that says when to use it. ${atMost('description')}` })}
+${switchRow({ key: 'enabled', label: 'Enabled', on: f.enabled !== 'false', marks, help: 'A disabled tool is not offered in calls, and cannot be given to an assistant or a playbook.' })}</div>`,
+  });
+
+  const methods: Choice[] = METHODS.map((m) => ({ value: m, label: m }));
+  const request = section({
+    id: 'request',
+    key: 'http',
+    kind: 'http',
+    title: 'The request',
+    intro: html`<span data-no-script>For an HTTP request tool. </span>Placeholders are filled in at each call: <code>{{args.name}}</code> an argument the model passes, <code>{{var.name}}</code> a call variable, <code>{{contact.field}}</code> the contact’s field.`,
+    marks,
+    body: html`<div class="settings"><div class="setting wide request-line">${selectRow({ key: 'http.method', label: 'Method', choices: methods, value: f['http.method'] ?? '', marks, help: `Default ${String(defaultOf('http.method'))}` })}
+${textRow({ key: 'http.url', label: 'URL', value: f['http.url'] ?? '', marks, code: true, inputmode: 'url', placeholder: 'https://api.example.com/orders/{{args.number}}', help: 'http:// or https:// and the host written out; placeholders may fill the path and the query, never the host.' })}</div>
+${headersEditor(o.values.headers, marks, o.masks)}
+${queryEditor(o.values.query, marks)}
+${textAreaRow({
+  key: 'http.body',
+  label: 'Body template',
+  value: f['http.body'] ?? '',
+  marks,
+  kind: 'json',
+  rows: 3,
+  placeholder: '{"order": "{{args.number}}", "note": "Asked by {{contact.first_name}}"}',
+  help: 'JSON. A text that is exactly one placeholder ("{{args.count}}") becomes that value with its type. Empty: the arguments the model passes are sent as the body (for POST, PUT and PATCH).',
+})}
+${numberRow({ key: 'http.timeout_ms', label: 'Give up after', unit: 'seconds', value: f['http.timeout_ms'] ?? '', marks, decimals: true, min: shownNumber('http.timeout_ms', 'min'), max: shownNumber('http.timeout_ms', 'max'), placeholder: String(shownNumber('http.timeout_ms', 'default') ?? ''), help: secondsHint('http.timeout_ms', 'The model is told the request took too long.') })}</div>`,
+  });
+
+  const parameters = section({
+    id: 'parameters',
+    kind: 'http',
+    title: 'What the model passes',
+    intro: html`<span data-no-script>For an HTTP request tool. </span>The arguments the model fills in when it calls the tool, each used as <code>{{args.name}}</code>. None: the tool takes no arguments. A built-in’s arguments are fixed.`,
+    marks,
+    body: parametersEditor({ rows: o.values.params, asJson: f.parameters_as_json === 'true', json: f.parameters ?? '', marks }),
+  });
+
+  const transfer = section({
+    id: 'transfer',
+    key: 'transfer',
+    kind: 'transfer_call',
+    title: 'Where the call goes',
+    intro: html`<span data-no-script>For a transfer tool. </span>The caller is handed over here; the model never chooses the destination.`,
+    marks,
+    body: html`<div class="settings">${textRow({ key: 'transfer.destination', label: 'Destination', value: f['transfer.destination'] ?? '', marks, code: true, inputmode: 'tel', placeholder: '+14155550123', help: 'A phone number with its country code, or a SIP address (sip:desk@pbx.example.com).' })}
+${radioRow({
+  key: 'transfer.mode',
+  legend: 'How the call is handed over',
+  value: f['transfer.mode'] ?? '',
+  marks,
+  choices: TRANSFER_MODES.map((m) => ({
+    value: m,
+    label: TRANSFER_WORDS[m]?.label ?? m,
+    help: `${TRANSFER_WORDS[m]?.help ?? ''}${m === defaultOf('transfer.mode') ? ' (default)' : ''}`,
+  })),
+})}
+${textAreaRow({ key: 'transfer.handoff_message', label: 'Handoff message', value: f['transfer.handoff_message'] ?? '', marks, rows: 2, help: `Said to the caller before a warm transfer; without one, a warm transfer is a cold one. ${atMost('transfer.handoff_message')}` })}</div>`,
+  });
+
+  const messages = section({
+    id: 'messages',
+    key: 'messages',
+    title: 'What the caller hears',
+    intro: `Said while the tool runs, so the line is never silent. Each is optional; ${atMost('messages.on_start')}`,
+    marks,
+    body: html`<div class="settings">${textRow({ key: 'messages.on_start', label: 'When it starts', value: f['messages.on_start'] ?? '', marks, wide: true, placeholder: 'Let me check that for you.', help: 'Not said over the caller.' })}
+${textRow({ key: 'messages.on_slow', label: 'When it runs slow', value: f['messages.on_slow'] ?? '', marks, wide: true, placeholder: 'Still looking, one moment.' })}
+${numberRow({ key: 'messages.slow_after_ms', label: 'Slow after', unit: 'seconds', value: f['messages.slow_after_ms'] ?? '', marks, decimals: true, min: shownNumber('messages.slow_after_ms', 'min'), max: shownNumber('messages.slow_after_ms', 'max'), placeholder: String(shownNumber('messages.slow_after_ms', 'default') ?? ''), help: secondsHint('messages.slow_after_ms', 'Said once, this long into the call.') })}
+${textRow({ key: 'messages.on_failure', label: 'When it fails', value: f['messages.on_failure'] ?? '', marks, wide: true, placeholder: 'Sorry, I could not reach our system.', help: 'The model is told of the failure either way.' })}</div>`,
+  });
+
+  const sections = html`${kindSection}
+${basics}
+${request}
+${parameters}
+${transfer}
+${messages}`;
+  // Drawn after the sections, which have claimed their refusals: any left are listed, so none goes unseen.
+  return html`${refusalNotice(o.errors, marks, labelOfKey)}
+<form method="post" action="${o.action}" novalidate class="resource-form tool-form" data-tool-form>${o.csrf}
+${sections}
+<div class="actions save-bar"><button type="submit">${o.submit}</button><a href="/tools">Cancel</a></div>
+</form>`;
+}
