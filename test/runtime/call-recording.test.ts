@@ -39,8 +39,10 @@ describe('call recording', () => {
       const info = mp3Info(bytes);
       expect(info.sampleRate).toBe(16_000);
       // LAME pads the stream with up to two frames (72 ms at 16 kHz).
-      expect(Math.abs(info.durationMs - stored.durationMs!)).toBeLessThan(150);
-      expect(Math.abs(recording.durationMs - stored.durationMs!)).toBeLessThan(50);
+      expect(Math.abs(info.durationMs - recording.durationMs)).toBeLessThan(150);
+      // Every track covers the whole call. It is longer only by caller audio that reached the service faster than it
+      // was spoken, as a scripted caller catching up on a busy machine sends it: it is kept, never cut.
+      expect(recording.durationMs).toBeGreaterThanOrEqual(stored.durationMs! - 50);
     }
     const event = await db.prisma.event.findFirstOrThrow({ where: { type: 'call.completed', organizationId: call.organizationId } });
     expect((event.payload as { recordings: unknown[] }).recordings).toHaveLength(3);

@@ -29,7 +29,8 @@ dbTest.beforeAll(async ({ db }) => {
       if (child.exitCode !== null) throw new Error(`api process exited:\n${output}`);
       return /listening (\d+)/.test(output);
     },
-    { timeoutMs: 20_000, message: () => `api process did not start:\n${output}` },
+    // A cap for a process that hangs: loading the API takes seconds, many more on a busy machine.
+    { timeoutMs: 120_000, message: () => `api process did not start:\n${output}` },
   );
   port = Number(/listening (\d+)/.exec(output)![1]);
 }, 120_000);
