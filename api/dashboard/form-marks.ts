@@ -44,3 +44,15 @@ export function aria(id: string, hint: boolean, error: string | undefined): Html
   const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return html`${described ? html` aria-describedby="${described}"` : ''}${error ? html` aria-invalid="true"` : ''}`;
 }
+
+/** The notice above a refused form: how many settings were refused, and any no control showed, by name. */
+/** The form's notice of refusals: how many, and any no control showed, named by `labelOf` (the key as code by default). */
+export function refusalNotice(errors: FieldErrors, marks: Marks, labelOf: (key: string) => Html | string = (key) => html`<code>${key}</code>`): Html {
+  if (errors[''] === undefined && marks.count === 0) return html``;
+  const unshown = marks.unshown();
+  const count = marks.count;
+  const summary = errors[''] ?? (count === 1 ? 'One setting was refused: see the marked field.' : `${count} settings were refused: see the marked fields.`);
+  return html`<div class="notice bad" role="alert">${summary}${
+    unshown.length > 0 ? html`<ul>${unshown.map(([key, message]) => html`<li>${labelOf(key)}: ${message}</li>`)}</ul>` : ''
+  }</div>`;
+}

@@ -2,6 +2,7 @@ import type { FieldErrors } from '../../forms.js';
 import { html, type Html } from '../../html.js';
 import { bodyOfForm, schemaFields } from '../../schema-form.js';
 import { aria, errorLine, idOf, Marks, numberRow, radioRow, section, switchRow, textRow } from './controls.js';
+import { refusalNotice } from '../../form-marks.js';
 import { SCALAR_LEAVES, type FormValues } from './form-fields.js';
 import { assistantPicker, type CampaignChoices, numbersPicker } from './pickers.js';
 import { retrySection } from './retry-rows.js';
@@ -141,13 +142,7 @@ ${variablesSection(o.values, marks, frozen('variables'))}
 ${others}`;
 
   // Drawn after the sections, which have claimed their refusals: any left are listed here, so none goes unseen.
-  const unshown = marks.unshown();
-  const notice =
-    o.errors[''] !== undefined || marks.count > 0
-      ? html`<div class="notice bad" role="alert">${o.errors[''] ?? (marks.count === 1 ? 'One setting was refused: see the marked field.' : `${marks.count} settings were refused: see the marked fields.`)}${
-          unshown.length > 0 ? html`<ul>${unshown.map(([key, message]) => html`<li><code>${key}</code>: ${message}</li>`)}</ul>` : ''
-        }</div>`
-      : '';
+  const notice = refusalNotice(o.errors, marks);
   return html`${notice}
 <form method="post" action="${o.action}" novalidate class="campaign-form" data-campaign-form>${o.csrf}
 ${sections}

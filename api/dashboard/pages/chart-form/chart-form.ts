@@ -1,7 +1,7 @@
 import { METRICS } from '../../../../modules/analytics/index.js';
 import type { FieldErrors } from '../../forms.js';
 import { html, type Html } from '../../html.js';
-import { aria, errorLine, idOf, Marks } from '../campaign-form/controls.js';
+import { aria, errorLine, idOf, Marks, refusalNotice } from '../../form-marks.js';
 import { isListed, zoneGroups } from '../campaign-form/time-zones.js';
 import { boxes, inputRow, selectRow } from './controls.js';
 import { type ChartFormValues, CUSTOM } from './form-fields.js';
@@ -178,13 +178,7 @@ ${periodSection(o.values, marks)}
 ${groupingSection(o.values, marks)}
 ${filtersSection(o.values, o.choices, marks, o.errors)}`;
   // Drawn after the sections, which have claimed their refusals: any left are listed here, so none goes unseen.
-  const unshown = marks.unshown();
-  const notice =
-    o.errors[''] !== undefined || marks.count > 0
-      ? html`<div class="notice bad" role="alert">${o.errors[''] ?? (marks.count === 1 ? 'One setting was refused: see the marked field.' : `${marks.count} settings were refused: see the marked fields.`)}${
-          unshown.length > 0 ? html`<ul>${unshown.map(([key, message]) => html`<li><code>${key}</code>: ${message}</li>`)}</ul>` : ''
-        }</div>`
-      : '';
+  const notice = refusalNotice(o.errors, marks);
   // The first submit button is the one Enter presses: saving, not the contact search further down.
   return html`${notice}
 <form method="post" action="${o.action}" novalidate class="chart-form" data-chart-form>${o.csrf}<button type="submit" name="intent" value="save" class="visually-hidden" tabindex="-1" aria-hidden="true">${o.submit}</button>

@@ -1,5 +1,5 @@
 import { html, type Html } from '../../html.js';
-import { aria, errorLine, idOf, type Marks } from '../campaign-form/controls.js';
+import { aria, errorLine, idOf, type Marks } from '../../form-marks.js';
 
 // The chart form's own controls, on the campaign form's marks (one refusal each, remembered once shown, so any no
 // control claims still reaches the notice): a list of boxes to tick, a select in people's words.

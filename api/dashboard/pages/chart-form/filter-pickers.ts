@@ -1,6 +1,6 @@
 import type { FieldErrors } from '../../forms.js';
 import { html, type Html } from '../../html.js';
-import { errorLine, idOf, type Marks } from '../campaign-form/controls.js';
+import { errorLine, idOf, type Marks } from '../../form-marks.js';
 import { numberInWords } from '../campaign-form/pickers.js';
 import { boxes, inputRow } from './controls.js';
 import type { ChartFormValues } from './form-fields.js';

@@ -6,7 +6,7 @@ import { aria, errorLine, idOf, type Marks } from '../../form-marks.js';
 // default in the hint, the API's refusal under the control and tied to it for screen readers. Every control reads its
 // refusal from one `Marks`, which remembers what it showed, so a refusal no control claims still reaches the notice.
 
-export { aria, errorLine, idOf, Marks } from '../../form-marks.js';
+export { aria, errorLine, idOf, Marks, refusalNotice } from '../../form-marks.js';
 
 const hintLine = (id: string, help: Html | string | undefined) => (help ? html`<span class="hint" id="${id}-hint">${help}</span>` : html``);
 
@@ -101,15 +101,4 @@ export function selectRow(o: { key: string; label: string; choices: Choice[]; va
 export function section(o: { id: string; title: string; intro: Html | string; marks: Marks; body: Html; key?: string; kind?: string }): Html {
   const error = o.key ? o.marks.at(o.key) : undefined;
   return html`<fieldset class="card form-section" id="${o.id}"${o.kind ? html` data-kind-section="${o.kind}"` : ''}><legend>${o.title}</legend><p class="muted intro">${o.intro}</p>${error ? html`<div class="error" id="${o.id}-error" role="alert">${error}</div>` : ''}${o.body}</fieldset>`;
-}
-
-/** The notice above a refused form: how many settings were refused, and any no control showed, by name. */
-export function refusalNotice(errors: FieldErrors, marks: Marks, labelOf: (key: string) => string): Html {
-  if (errors[''] === undefined && marks.count === 0) return html``;
-  const unshown = marks.unshown();
-  const count = marks.count;
-  const summary = errors[''] ?? (count === 1 ? 'One setting was refused: see the marked field.' : `${count} settings were refused: see the marked fields.`);
-  return html`<div class="notice bad" role="alert">${summary}${
-    unshown.length > 0 ? html`<ul>${unshown.map(([key, message]) => html`<li>${labelOf(key)}: ${message}</li>`)}</ul>` : ''
-  }</div>`;
 }
