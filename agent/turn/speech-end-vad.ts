@@ -10,8 +10,11 @@ import { UtteranceAudio } from './utterance-audio.js';
 
 /** The most the end of speech is moved earlier than the VAD put it: Silero's lag on a noisy line (~150 ms). */
 export const MAX_END_CORRECTION_MS = 160;
-/** Audio received but not yet judged is less than one inference window (32 ms) and the frame that overfilled it. */
-const MAX_PENDING_MS = 64;
+/**
+ * The most audio counted as waiting to be judged: a VAD further behind than this is a call failing anyway, and a flush
+ * racing the backlog must not move an end of speech by more.
+ */
+const MAX_BACKLOG_MS = 3_000;
 /** Below this the trailing silence is too short to read the line's noise floor from (media/speech-end.ts). */
 const MIN_MEASURED_SILENCE_MS = 80;
 /** Past the end-of-turn model's 200 ms of silence the measure changes nothing the session acts on. */
@@ -149,18 +152,28 @@ class SpeechEndStream extends VADStream {
     this.#recent.append(audio.data, audio.sampleRate);
     const silence = event.rawAccumulatedSilence;
     const spoken = spokenSoFar(event);
+    // The session dates the start of speech as "now" less the speech this event reports; audio waiting to be judged
+    // behind it was spoken before now too.
+    const rawSpeech = event.rawAccumulatedSpeech > 0 ? event.rawAccumulatedSpeech + this.#pendingMs(event) : event.rawAccumulatedSpeech;
+    const base = { ...event, speechDuration: spoken, rawAccumulatedSpeech: rawSpeech };
     if (!event.speaking || silence < MIN_MEASURED_SILENCE_MS || silence >= MAX_MEASURED_SILENCE_MS)
-      return spoken === event.speechDuration ? event : { ...event, speechDuration: spoken };
+      return spoken === event.speechDuration && rawSpeech === event.rawAccumulatedSpeech ? event : base;
     // The model reads the audio received so far, the part not yet judged included (silence, or speech that a later
     // window will report and that cancels the inference).
     const measured = measuredSilenceMs(this.#recent.samples(), audio.sampleRate, silence, MAX_END_CORRECTION_MS);
-    return { ...event, speechDuration: spoken, rawAccumulatedSilence: measured + this.#pendingMs(event) };
+    return { ...base, rawAccumulatedSilence: measured + this.#pendingMs(event) };
   }
 
-  /** Audio received since the last window the VAD judged: less than one 32 ms window and the frame that overfilled it. */
+  /**
+   * Audio received since the last window the VAD judged: on a machine that keeps up, less than one 32 ms window and the
+   * frame that overfilled it; more when the VAD has fallen behind (a process starved of CPU for a moment, then judging
+   * its backlog at once). The session dates speech by "now" less the durations events report, so the backlog is counted
+   * in them: otherwise an utterance judged in one burst would seem to end before it started, and its turn would be
+   * stored without its latency.
+   */
   #pendingMs(event: VADEvent): number {
     // `timestamp` is the audio the VAD has judged since its last reset, ms.
-    return Math.min(Math.max(this.#forwardedMs - event.timestamp, 0), MAX_PENDING_MS);
+    return Math.min(Math.max(this.#forwardedMs - event.timestamp, 0), MAX_BACKLOG_MS);
   }
 
   /**

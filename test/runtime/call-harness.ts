@@ -92,8 +92,13 @@ export interface TimelineRun {
   caller: ScriptedCaller;
   output: PacedAudioOutput;
   progress: CallProgress;
-  /** Wall-clock ms (from call start) at which assistant audio frames played. */
+  /** Ms after the caller started (as `caller.spoken` counts) at which assistant audio frames played. */
   playedAtMs: number[];
+  /**
+   * Ms after the caller started at which the call itself started: the origin of its recordings. A busy machine widens
+   * it (the caller speaks from the first moment, the call starts once its settings and models are loaded).
+   */
+  callStartMs: number;
   dataDir: string;
 }
 
@@ -167,7 +172,8 @@ export async function runTimeline(
       ...(opts.retrievalTimeoutMs !== undefined ? { retrievalTimeoutMs: opts.retrievalTimeoutMs } : {}),
       ...(opts.machineDetector ? { machineDetector: opts.machineDetector } : {}),
     });
-    return { result, caller, output, progress, playedAtMs, dataDir };
+    const { startedAt } = await prisma.call.findUniqueOrThrow({ where: { id: callId }, select: { startedAt: true } });
+    return { result, caller, output, progress, playedAtMs, callStartMs: (startedAt?.getTime() ?? t0) - t0, dataDir };
   } finally {
     if (timer) clearTimeout(timer);
     caller.stop();

@@ -4,7 +4,7 @@ import { mp3Info } from '../../media/mp3-duration.js';
 import { rms } from '../../media/pcm.js';
 import { decodeWav } from '../../media/wav.js';
 import { dbTest } from '../helpers/fixtures.js';
-import { afterReply, createCall, localSettings, runTimeline } from './call-harness.js';
+import { afterReply, connected, createCall, localSettings, runTimeline } from './call-harness.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 
 const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
@@ -53,16 +53,18 @@ describe('call recording', () => {
       db.prisma,
       localSettings(llm.url, { recording_settings: { recording_enabled: true, recording_format: 'wav', record_mixed_audio: false } }),
     );
-    // Once the answer has been spoken, the caller hangs up.
-    const run = await runTimeline(db.prisma, call.id, [{ atMs: 1000, text: 'what time is it' }], { hangupWhen: afterReply(1) });
+    // A second into the call the caller asks; once the answer has been spoken, they hang up.
+    const run = await runTimeline(db.prisma, call.id, [{ after: connected, atMs: 1000, text: 'what time is it' }], { hangupWhen: afterReply(1) });
     const recordings = await db.prisma.callRecording.findMany({ where: { callId: call.id } });
     expect(recordings.map((r) => r.track).sort()).toEqual(['assistant', 'user']);
     const user = decodeWav(await readFile(`${run.dataDir}/${recordings.find((r) => r.track === 'user')!.storageKey}`));
     const assistant = decodeWav(await readFile(`${run.dataDir}/${recordings.find((r) => r.track === 'assistant')!.storageKey}`));
-    const spoken = run.caller.spoken[0]!;
+    // Recordings start with the call; the caller's and the player's times count from when the caller started.
+    const onCall = (ms: number) => ms - run.callStartMs;
+    const spoken = { startMs: onCall(run.caller.spoken[0]!.startMs), endMs: onCall(run.caller.spoken[0]!.endMs) };
     expect(level(user.samples, user.sampleRate, spoken.startMs, spoken.endMs)).toBeGreaterThan(500);
     expect(level(user.samples, user.sampleRate, 0, spoken.startMs - 100)).toBeLessThan(50);
-    const firstReply = run.playedAtMs[0]!;
+    const firstReply = onCall(run.playedAtMs[0]!);
     expect(firstReply).toBeGreaterThan(spoken.endMs);
     expect(level(assistant.samples, assistant.sampleRate, firstReply, firstReply + 500)).toBeGreaterThan(500);
     expect(level(assistant.samples, assistant.sampleRate, 0, spoken.endMs)).toBeLessThan(50);
