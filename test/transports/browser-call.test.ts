@@ -1,5 +1,5 @@
 import { initializeLogger } from '@livekit/agents';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,6 +28,7 @@ let acme: Tenant;
 let base: string;
 let browser: Browser;
 let wavPath: string;
+let dataDir: string | undefined;
 let runner: CallAudioRunner | undefined;
 let assistantId: number;
 
@@ -38,7 +39,7 @@ beforeAll(async () => {
       return { text: JSON.stringify({ summary: 'Asked the time.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
     return { text: 'It is noon.' };
   });
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'browser-call-'));
+  const dir = (dataDir = await mkdtemp(path.join(os.tmpdir(), 'browser-call-')));
   api = await createApiContext({ dataDir: dir, callAudioRunner: { open: (id) => runner!.open(id) } });
   runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dir, { access: loopbackVendorAccess() }));
   await api.app.listen({ port: 0, host: '127.0.0.1' });
@@ -72,6 +73,8 @@ afterAll(async () => {
   await browser?.close();
   await api?.close();
   await llm?.close();
+  // The call's recordings and the fake microphone's file.
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
 describe('a browser call on the built-in transport', () => {
