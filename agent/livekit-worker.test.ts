@@ -1,8 +1,10 @@
 import { JobType, ServerMessage, WorkerMessage, WorkerStatus } from '@livekit/protocol';
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,11 +20,18 @@ import { readConfig } from '../lib/config.js';
 // server's side of registration, load reports, a job offer and the drain.
 
 let db: TestDatabase;
+/** The worker's DATA_DIR, where it keeps its secrets key. */
+let dataDir: string;
 beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'livekit-worker-'));
   db = await createTestDatabase();
 });
 afterAll(async () => {
-  await db.drop();
+  try {
+    await db.drop();
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
 });
 
 async function freePort(): Promise<number> {
@@ -68,7 +77,7 @@ describe('the agent worker with a LiveKit server', () => {
       prisma: db.prisma,
       databaseUrl: db.url,
       config: readConfig({
-        DATA_DIR: os.tmpdir(),
+        DATA_DIR: dataDir,
         LOG_LEVEL: process.env.TEST_WORKER_LOG ?? 'silent',
         LIVEKIT_URL: url,
         LIVEKIT_API_KEY: 'devkey',
@@ -82,7 +91,7 @@ describe('the agent worker with a LiveKit server', () => {
       expect(worker.mode).toBe('livekit');
       // A job process is forked by the framework with no options of ours: what it inherits is all it gets.
       const handover = JSON.parse(await inAChildProcess(`console.log(JSON.stringify((await import('./agent/livekit-job-handover.ts')).handedOverByWorker()))`));
-      expect(handover).toMatchObject({ databaseUrl: db.url, dataDir: os.tmpdir(), agent: { pocketsphinxBin: 'pocketsphinx_continuous' } });
+      expect(handover).toMatchObject({ databaseUrl: db.url, dataDir, agent: { pocketsphinxBin: 'pocketsphinx_continuous' } });
       await until(() => received.some((m) => m.message.case === 'register'), 20_000);
       expect(path).toBe('/agent');
       const claims = JSON.parse(Buffer.from(authorization.replace('Bearer ', '').split('.')[1]!, 'base64url').toString()) as Record<string, any>;

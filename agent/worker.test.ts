@@ -8,19 +8,28 @@ import { createTestDatabase, type TestDatabase } from '../test/helpers/database.
 import { createCall, localSettings } from '../test/runtime/call-harness.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../test/fakes/vendors/openai.js';
 import { ScriptedCaller } from '../test/fakes/scripted-caller.js';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 
 let db: TestDatabase;
 let llm: FakeOpenAI;
+/** The workers' DATA_DIR, where a worker keeps its secrets key, its calls' recordings and their spools. */
+let dataDir: string;
 
 beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'agent-worker-'));
   db = await createTestDatabase();
   llm = await startFakeOpenAI(() => ({ text: 'Sure.' }));
 });
 
 afterAll(async () => {
-  await llm.close();
-  await db.drop();
+  try {
+    await llm.close();
+    await db.drop();
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
 });
 
 function audioPair() {
@@ -37,7 +46,7 @@ const startLocalWorker = () =>
     prisma: db.prisma,
     databaseUrl: db.url,
     changes: db.changes,
-    config: readConfig({ DATA_DIR: os.tmpdir(), LOG_LEVEL: 'silent', VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
+    config: readConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
   });
 
 describe('the agent worker without LiveKit', () => {

@@ -1,8 +1,8 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RequestThread } from './request-thread.js';
 
 // A thread that echoes, answers out of order, honours a cancel, and dies when asked to.
@@ -17,12 +17,14 @@ parentPort.on('message', (m) => {
   parentPort.postMessage({ id: m.id, text: m.text.toUpperCase() });
 });`;
 
+let dir: string;
 let entry: URL;
 beforeAll(async () => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'request-thread-'));
+  dir = await mkdtemp(path.join(os.tmpdir(), 'request-thread-'));
   await writeFile(path.join(dir, 'echo.mjs'), ECHO);
   entry = pathToFileURL(path.join(dir, 'echo.mjs'));
 });
+afterAll(() => rm(dir, { recursive: true, force: true }));
 
 type Answer = { id: number; text?: string; cancelled?: boolean };
 const stopped = (why: string) => new Error(`stopped (${why})`);

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { loadSecretsKey, SecretBox, SECRETS_KEY_FILE } from './secret-box.js';
 
 const box = () => new SecretBox(Buffer.alloc(32, 7));
@@ -30,6 +30,7 @@ describe('sealed secrets', () => {
 
   it('takes SECRETS_KEY when given, else makes a key file only its owner can read, and keeps using it', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'secrets-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const given = Buffer.alloc(32, 3).toString('base64');
     expect(loadSecretsKey(given, dir)).toEqual(Buffer.alloc(32, 3));
     const made = loadSecretsKey(undefined, dir);

@@ -1,7 +1,7 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   BASE_BUCKET_MS,
   bucketMsFor,
@@ -95,7 +95,9 @@ describe('recording peaks', () => {
   });
 
   it('is stored beside the tracks and read back; a call without peaks reads as none', async () => {
-    const storage = new LocalFileStorage(await mkdtemp(path.join(os.tmpdir(), 'peaks-')));
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'peaks-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const storage = new LocalFileStorage(dir);
     expect(await readPeaks(storage, 'CAnone')).toBeNull();
     const peaks: CallPeaks = { bucketMs: 100, durationMs: 300, tracks: { user: Uint8Array.of(0, 128, 255) } };
     await storePeaks(storage, 'CAstored', peaks);

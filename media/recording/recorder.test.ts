@@ -1,9 +1,9 @@
 import { AudioFrame } from '@livekit/rtc-node';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { CallRecorder, RECORDING_RATE, type Track } from './recorder.js';
 import { encodeMp3 } from '../mp3.js';
 import { levelOf, readPeaks } from './peaks.js';
@@ -72,8 +72,11 @@ function levelsOf(samples: Int16Array): number[] {
   );
 }
 
+/** A data folder of the test's own: `discard` removes a spool, never the tracks saved beside it, so the folder goes when the test ends. */
 async function tempDir(): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), 'recorder-'));
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'recorder-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 describe('call recorder', () => {

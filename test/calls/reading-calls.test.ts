@@ -1,4 +1,4 @@
-import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
@@ -6,7 +6,11 @@ import type { Tenant } from '../helpers/api.js';
 import { apiTest } from '../helpers/fixtures.js';
 
 const it = apiTest
-  .extend('dataDir', { scope: 'file' }, async () => mkdtemp(path.join(os.tmpdir(), 'calls-read-')))
+  .extend('dataDir', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'calls-read-'));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
+    return dir;
+  })
   .extend('apiOptions', { scope: 'file' }, async ({ dataDir }) => ({ dataDir }))
   .extend('acme', { scope: 'file' }, async ({ api }) => api.tenant('Acme'))
   .extend('other', { scope: 'file' }, async ({ api }) => api.tenant('Other'))

@@ -1,5 +1,5 @@
 import { initializeLogger } from '@livekit/agents';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +30,8 @@ let llm: FakeOpenAI;
 let carrier: FakeTwilioRest;
 let acme: Tenant;
 let runner: ReturnType<typeof audioRunnerOf> | undefined;
+let local: LocalCallRunner | undefined;
+let dataDir: string | undefined;
 const FROM = '+14155550700';
 
 beforeAll(async () => {
@@ -42,7 +44,7 @@ beforeAll(async () => {
   carrier = await startFakeTwilioRest({ authToken: 'campaign-carrier-token' });
   const port = await freePort();
   const secrets = new SecretBox(Buffer.alloc(32, 4));
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'campaign-carrier-'));
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'campaign-carrier-'));
   api = await createApiContext({
     publicUrl: `http://127.0.0.1:${port}`,
     carrierApiBaseUrl: carrier.url,
@@ -51,13 +53,20 @@ beforeAll(async () => {
     campaignTickMs: 200,
     callAudioRunner: { open: (id) => runner!.open(id) },
   });
-  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { secrets, carrierApiBaseUrl: carrier.url, access: loopbackVendorAccess() }));
+  local = new LocalCallRunner(api.db.prisma, dataDir, { secrets, carrierApiBaseUrl: carrier.url, access: loopbackVendorAccess() });
+  runner = audioRunnerOf(local);
   await api.app.listen({ port, host: '127.0.0.1' });
   acme = await api.tenant('Acme');
 }, 180_000);
 afterAll(async () => {
-  await api.close();
-  await Promise.all([llm.close(), carrier.close()]);
+  try {
+    // A call a failed test left running ends now and finishes writing to the data folder before the folder goes.
+    await local?.drain(0);
+    await api.close();
+    await Promise.all([llm.close(), carrier.close()]);
+  } finally {
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  }
 });
 
 describe('a campaign through a carrier connection', () => {

@@ -1,9 +1,9 @@
 import { initializeLogger } from '@livekit/agents';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { WebSocket } from 'ws';
 import { audioRunnerOf } from '../../agent/io/audio-link.js';
 import { LocalCallRunner } from '../../agent/local-runner.js';
@@ -52,6 +52,8 @@ let carrier: FakeTwilioRest;
 let acme: Tenant;
 let base: string;
 let runner: CallAudioRunner | undefined;
+let local: LocalCallRunner | undefined;
+let dataDir: string | undefined;
 /** What the model answers in the test that runs; the post-call analysis is answered apart. */
 let replies: (messages: Array<{ role: string; content: unknown }>) => OpenAIReply = () => ({ text: 'Hello.' });
 const tools: Record<string, number> = {};
@@ -70,7 +72,7 @@ beforeAll(async () => {
     return replies(messages);
   });
   carrier = await startFakeTwilioRest({ authToken: AUTH_TOKEN });
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-transfer-'));
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-transfer-'));
   api = await createApiContext({
     twilioAuthToken: AUTH_TOKEN,
     callAudioRunner: {
@@ -83,12 +85,11 @@ beforeAll(async () => {
       },
     },
   });
-  runner = audioRunnerOf(
-    new LocalCallRunner(api.db.prisma, dataDir, {
-      carrier: { accountSid: carrier.accountSid, authToken: AUTH_TOKEN, apiBaseUrl: carrier.url },
-      access: loopbackVendorAccess(),
-    }),
-  );
+  local = new LocalCallRunner(api.db.prisma, dataDir, {
+    carrier: { accountSid: carrier.accountSid, authToken: AUTH_TOKEN, apiBaseUrl: carrier.url },
+    access: loopbackVendorAccess(),
+  });
+  runner = audioRunnerOf(local);
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
   acme = await api.tenant('Acme');
@@ -125,8 +126,14 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  await api.close();
-  await Promise.all([llm.close(), carrier.close()]);
+  try {
+    // A call a failed test left running ends now and finishes writing to the data folder before the folder goes.
+    await local?.drain(0);
+    await api.close();
+    await Promise.all([llm.close(), carrier.close()]);
+  } finally {
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  }
 });
 
 /**
@@ -455,6 +462,13 @@ describe('the built-ins on a LiveKit SIP call', () => {
   });
   afterAll(() => livekit.close());
 
+  /** The data folder of one SIP call, as the job has its own: runCall leaves it to its owner, so it goes when the test ends. */
+  async function sipDataDir(): Promise<string> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'sip-call-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    return dir;
+  }
+
   /**
    * A call as the LiveKit job runs it, with the SIP caller's line: the room itself is the one part not run here. The
    * caller speaks a second in and hangs up once `hangupWhen` holds; without it, the call ends itself.
@@ -493,7 +507,7 @@ describe('the built-ins on a LiveKit SIP call', () => {
         audioInput: input,
         audioOutput: output,
         signal: hangup.signal,
-        dataDir: await mkdtemp(path.join(os.tmpdir(), 'sip-call-')),
+        dataDir: await sipDataDir(),
         access: vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' }),
         secrets,
         line,

@@ -1,5 +1,5 @@
 import { initializeLogger } from '@livekit/agents';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import pg from 'pg';
 import path from 'node:path';
@@ -34,6 +34,8 @@ let carrier: FakeTwilioRest;
 let acme: Tenant;
 let base: string;
 let runner: ReturnType<typeof audioRunnerOf> | undefined;
+let local: LocalCallRunner | undefined;
+let dataDir: string | undefined;
 let trunkNumber: string;
 const FROM = '+14155550400';
 const DESK = '+14155550142';
@@ -52,7 +54,7 @@ beforeAll(async () => {
   carrier = await startFakeTwilioRest({ accountSid: `AC${'fedcba9876543210'.repeat(2)}`, authToken: 'acme-carrier-token-0001' });
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'carrier-outbound-'));
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'carrier-outbound-'));
   const secrets = new SecretBox(Buffer.alloc(32, 9));
   api = await createApiContext({
     publicUrl: base,
@@ -62,7 +64,8 @@ beforeAll(async () => {
     quietCarrierDialMs: 2_000,
     callAudioRunner: { open: (id) => runner!.open(id) },
   });
-  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { secrets, carrierApiBaseUrl: carrier.url, access: loopbackVendorAccess() }));
+  local = new LocalCallRunner(api.db.prisma, dataDir, { secrets, carrierApiBaseUrl: carrier.url, access: loopbackVendorAccess() });
+  runner = audioRunnerOf(local);
   await api.app.listen({ port, host: '127.0.0.1' });
   acme = await api.tenant('Acme');
   const assistant = await api.call(
@@ -92,8 +95,14 @@ beforeAll(async () => {
   await api.call(acme, 'POST', '/api/phone-numbers', { number: trunkNumber, phone_connection_id: trunk.body.data.id, assistant_id: assistant.body.id });
 }, 180_000);
 afterAll(async () => {
-  await api.close();
-  await Promise.all([llm.close(), carrier.close()]);
+  try {
+    // A call a failed test left running ends now and finishes writing to the data folder before the folder goes.
+    await local?.drain(0);
+    await api.close();
+    await Promise.all([llm.close(), carrier.close()]);
+  } finally {
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  }
 });
 
 async function initiate(to: string, body: Record<string, unknown> = {}) {

@@ -1,5 +1,5 @@
 import { initializeLogger } from '@livekit/agents';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,12 +33,15 @@ let llm: FakeOpenAI;
 let acme: Tenant;
 let base: string;
 let runner: CallAudioRunner | undefined;
+let local: LocalCallRunner | undefined;
+let dataDir: string | undefined;
 
 beforeAll(async () => {
   llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'media-stream-'));
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'media-stream-'));
   api = await createApiContext({ twilioAuthToken: AUTH_TOKEN, callAudioRunner: { open: (id) => runner!.open(id) } });
-  runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dataDir, { access: loopbackVendorAccess() }));
+  local = new LocalCallRunner(api.db.prisma, dataDir, { access: loopbackVendorAccess() });
+  runner = audioRunnerOf(local);
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
   acme = await api.tenant('Acme');
@@ -47,8 +50,14 @@ beforeAll(async () => {
   await api.call(acme, 'POST', '/api/phone-numbers', { number: '+14155550300', phone_connection_id: conn.body.data.id, assistant_id: assistant.body.id });
 });
 afterAll(async () => {
-  await api.close();
-  await llm.close();
+  try {
+    // A call a failed test left running ends now and finishes writing to the data folder before the folder goes.
+    await local?.drain(0);
+    await api.close();
+    await llm.close();
+  } finally {
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  }
 });
 
 async function voiceWebhook(params: Record<string, string>, signature = twilioSignature(AUTH_TOKEN, `${base}/telephony/twilio/voice`, params)) {

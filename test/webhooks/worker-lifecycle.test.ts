@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { startApi } from '../../api/server.js';
 import { startAgentWorker } from '../../agent/worker.js';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import { startWebhookDelivery } from '../../modules/webhooks/delivery-worker.js';
 import { recordEvent } from '../../modules/webhooks/events.js';
 import { readConfig } from '../../lib/config.js';
@@ -73,11 +75,14 @@ describe('the delivery worker lifecycle', () => {
 
 describe('startApi', () => {
   it('delivers webhooks from a process running the API and an agent worker, woken on its one LISTEN connection, which closes with its database', async () => {
+    // Their DATA_DIR, where the API and the worker keep the secrets key they share, as `npm start` keeps it.
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'worker-lifecycle-'));
+    onTestFinished(() => rm(dataDir, { recursive: true, force: true }));
     const db = await createTestDatabase();
     const receiver = await startReceiver();
-    const config = { ...readConfig({ LOG_LEVEL: 'silent', PORT: '0' }), webhookAllowPrivateTargets: true };
+    const config = { ...readConfig({ LOG_LEVEL: 'silent', PORT: '0', DATA_DIR: dataDir }), webhookAllowPrivateTargets: true };
     // As `npm start` runs them: the worker's test-run job, the API's caches and its jobs on one database handle.
-    const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, changes: db.changes, config: { ...config, dataDir: os.tmpdir() } });
+    const worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, changes: db.changes, config });
     const app = await startApi(config, { url: db.url, prisma: db.prisma, changes: db.changes, embedded: false, close: async () => {} });
     try {
       const { bootstrap } = await import('../../modules/organizations/bootstrap.js');
