@@ -62,6 +62,9 @@ export function openChangeFeed(databaseUrl: string, onError?: (error: unknown) =
   const heard = new Set<string>();
   let failures = 0;
   let timer: NodeJS.Timeout | undefined;
+  // LISTENs for channels first subscribed while the connection listens, one after another: a client given a query
+  // while one is under way queues it, and pg deprecates that (a warning printed by every `npm start`).
+  let listens: Promise<void> = Promise.resolve();
 
   const each = (fn: (h: ChannelHandlers, channel: string) => void) => {
     for (const [channel, set] of subscribers) for (const h of [...set]) fn(h, channel);
@@ -132,7 +135,8 @@ export function openChangeFeed(databaseUrl: string, onError?: (error: unknown) =
 
   /** A channel first subscribed while the connection listens: LISTEN on it, then tell its subscribers. */
   const listenOn = async (client: pg.Client, channel: string) => {
-    heard.add(channel);
+    // A connection given up on while this waited its turn LISTENs on nothing more: its replacement LISTENs on all.
+    if (client !== current) return;
     try {
       await client.query(`LISTEN "${channel}"`);
     } catch (error) {
@@ -155,7 +159,11 @@ export function openChangeFeed(databaseUrl: string, onError?: (error: unknown) =
       else if (current && listening) {
         // Told on a later tick, as at every other reset: the subscriber has finished subscribing by then.
         if (heard.has(channel)) queueMicrotask(() => set.has(handlers) && handlers.onReset());
-        else void listenOn(current, channel);
+        else {
+          const client = current;
+          heard.add(channel);
+          listens = listens.then(() => listenOn(client, channel));
+        }
       }
       // Otherwise the connection being opened LISTENs on it and resets every subscriber once it does.
       return () => {
