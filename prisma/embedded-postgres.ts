@@ -158,7 +158,15 @@ const FORCED_LOCK_TIMEOUT_MS = 2_000;
  * stops when the last of them stops; a cluster left running by processes that are all gone (killed, or crashed) is
  * taken over by the next one and stops with it.
  */
-export async function startEmbeddedPostgres(dataDir: string, options: { port?: number; persistent?: boolean } = {}): Promise<EmbeddedDatabase> {
+export interface EmbeddedPostgresOptions {
+  port?: number;
+  /** false: the cluster is thrown away when stopped. */
+  persistent?: boolean;
+  /** Server settings for this start (`name=value`), on top of the cluster's own: a throwaway cluster's durability. */
+  settings?: string[];
+}
+
+export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedPostgresOptions = {}): Promise<EmbeddedDatabase> {
   const user = postgresUser();
   const bin = await binaries(user);
   const dir = await clusterDirectory(path.resolve(dataDir), user);
@@ -177,7 +185,22 @@ export async function startEmbeddedPostgres(dataDir: string, options: { port?: n
         await initialise(dir, bin, user);
       port = options.port ?? (await freePort());
       // 60 s: a start after a crash replays WAL first; an ordinary start takes about a second.
-      await run(bin.pg_ctl, ['start', '-D', dir, '-w', '-t', '60', '-l', path.join(dir, 'server.log'), '-o', `-p ${port} -c listen_addresses=127.0.0.1`], user);
+      await run(
+        bin.pg_ctl,
+        [
+          'start',
+          '-D',
+          dir,
+          '-w',
+          '-t',
+          '60',
+          '-l',
+          path.join(dir, 'server.log'),
+          '-o',
+          [`-p ${port} -c listen_addresses=127.0.0.1`, ...(options.settings ?? []).map((setting) => `-c ${setting}`)].join(' '),
+        ],
+        user,
+      );
     }
     try {
       const admin = new pg.Client({ connectionString: urlFor(port, 'postgres') });
