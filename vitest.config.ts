@@ -20,9 +20,9 @@ export default defineConfig({
     // CPU-minutes this way. Test files therefore keep no state in shared modules: fixtures are per file (a helper's cache
     // is keyed by the file's database) and `apiTest.override` is never used at a file's top level (test/README.md).
     isolate: false,
-    // Most of the suite's time is whole calls played in real time, which wait far more than they compute: on a 2-core
-    // machine three files at a time take the suite from about 12 to under 6 minutes, with the CPU still not saturated.
-    maxWorkers: 3,
+    // Many files wait far more than they compute (calls paced by their audio, pages loading in Chromium): on a 2-core
+    // machine four files at a time keep both cores busy (test/sequencer.ts has the figures); more only queue for them.
+    maxWorkers: 4,
     // One file that keeps a core busy at a time, beside files that mostly wait (test/sequencer.ts).
     sequence: { sequencer: SuiteSequencer },
     projects: [
