@@ -30,6 +30,22 @@ describe('the VAD silence window follows the assistant endpointing delay', () =>
   });
 });
 
+/** `text` in espeak's voice at 16 kHz, up to its last voiced sample. */
+async function spokenPhrase(text: string): Promise<Int16Array> {
+  const spoken = await espeakSynthesize(text, { voice: 'en-us', wordsPerMinute: 175, pitch: 50 });
+  const speech = resampleLinear(spoken.samples, spoken.sampleRate, 16_000);
+  let end = speech.length;
+  while (end > 0 && Math.abs(speech[end - 1]!) < 100) end--;
+  return speech.slice(0, end);
+}
+
+/** A line at 16 kHz: 300 ms of quiet, the speech, then a second of quiet. */
+function onLine(speech: Int16Array): Int16Array {
+  const audio = new Int16Array(16_000 * 0.3 + speech.length + 16_000);
+  audio.set(speech, 16_000 * 0.3);
+  return audio;
+}
+
 /**
  * Feeds 300 ms of line noise, the phrase, then a second of noise in 20 ms frames; answers how late the reported end of
  * speech is, taking "now" at the event as the audio pushed so far. As in a call, where audio arrives in real time and
@@ -41,8 +57,7 @@ const WINDOW_MS = 32;
 
 async function endOfSpeechLagMs(vad: VAD, speech: Int16Array, noise: number): Promise<number> {
   const rate = 16_000;
-  const audio = new Int16Array(rate * 0.3 + speech.length + rate);
-  audio.set(speech, rate * 0.3);
+  const audio = onLine(speech);
   // A fixed pseudo-random hiss, so the test reads the same audio every run.
   let seed = 7;
   for (let i = 0; i < audio.length; i++) {
@@ -86,11 +101,7 @@ describe('the end of speech the VAD reports', () => {
     const corrected = await loadVad(370);
     const rawLag: number[] = [];
     for (const text of phrases) {
-      const spoken = await espeakSynthesize(text, { voice: 'en-us', wordsPerMinute: 175, pitch: 50 });
-      let speech = resampleLinear(spoken.samples, spoken.sampleRate, 16_000);
-      let end = speech.length;
-      while (end > 0 && Math.abs(speech[end - 1]!) < 100) end--;
-      speech = speech.slice(0, end);
+      const speech = await spokenPhrase(text);
       for (const noise of [0, 300]) {
         rawLag.push(await endOfSpeechLagMs(silero250, speech, noise));
         const lag = await endOfSpeechLagMs(corrected, speech, noise);
@@ -104,14 +115,9 @@ describe('the end of speech the VAD reports', () => {
 
 describe('the speech duration the VAD reports while the caller may have stopped', () => {
   it('stops growing with the last word, so min_interruption_duration counts speech, not the silence after it', async () => {
-    const spoken = await espeakSynthesize('yeah', { voice: 'en-us', wordsPerMinute: 175, pitch: 50 });
-    let speech = resampleLinear(spoken.samples, spoken.sampleRate, 16_000);
-    let end = speech.length;
-    while (end > 0 && Math.abs(speech[end - 1]!) < 100) end--;
-    speech = speech.slice(0, end);
+    const speech = await spokenPhrase('yeah');
     const rate = 16_000;
-    const audio = new Int16Array(rate * 0.3 + speech.length + rate);
-    audio.set(speech, rate * 0.3);
+    const audio = onLine(speech);
     const spokenMs = (speech.length * 1000) / rate;
     const longest = async (vad: VAD) => {
       const stream = vad.stream();
@@ -175,14 +181,9 @@ describe('the utterance an end of speech carries', () => {
 
 describe('speech the VAD judges in a burst, behind the audio received', () => {
   it('is dated from the audio, so the session sees it end after it started, and as long as it was spoken', async () => {
-    const spoken = await espeakSynthesize('What time is it?', { voice: 'en-us', wordsPerMinute: 175, pitch: 50 });
-    let speech = resampleLinear(spoken.samples, spoken.sampleRate, 16_000);
-    let end = speech.length;
-    while (end > 0 && Math.abs(speech[end - 1]!) < 100) end--;
-    speech = speech.slice(0, end);
+    const speech = await spokenPhrase('What time is it?');
     const rate = 16_000;
-    const audio = new Int16Array(rate * 0.3 + speech.length + rate);
-    audio.set(speech, rate * 0.3);
+    const audio = onLine(speech);
     const stream = (await loadVad(370)).stream();
     // The whole call's audio at once: a process that stalled while the caller kept talking, then judges its backlog.
     for (let at = 0; at + 320 <= audio.length; at += 320) stream.pushFrame(new AudioFrame(audio.slice(at, at + 320), rate, 1, 320));

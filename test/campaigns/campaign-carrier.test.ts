@@ -1,5 +1,5 @@
 import { initializeLogger } from '@livekit/agents';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { startFakeTwilioRest, type FakeTwilioRest } from '../fakes/twilio-rest.j
 import { ALWAYS } from './campaign-world.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
+import { endRunnerAndRemoveData } from '../helpers/runner-teardown.js';
 
 // A campaign run whole on the embedded default: the API's dispatcher queues its calls, the dialler places them through
 // the carrier fake, the callees answer (one a person, one a machine), are busy or do not answer, and the campaign
@@ -58,16 +59,12 @@ beforeAll(async () => {
   await api.app.listen({ port, host: '127.0.0.1' });
   acme = await api.tenant('Acme');
 }, 180_000);
-afterAll(async () => {
-  try {
-    // A call a failed test left running ends now and finishes writing to the data folder before the folder goes.
-    await local?.drain(0);
+afterAll(() =>
+  endRunnerAndRemoveData(local, dataDir, async () => {
     await api.close();
     await Promise.all([llm.close(), carrier.close()]);
-  } finally {
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 describe('a campaign through a carrier connection', () => {
   it('calls every contact once, counts answered, voicemail, busy and no answer, and completes with its events', async () => {

@@ -32,6 +32,7 @@ import { SecretBox } from '../../lib/secret-box.js';
 import crypto from 'node:crypto';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
+import { endRunnerAndRemoveData } from '../helpers/runner-teardown.js';
 
 // The built-in tools in whole audio calls. The test plays the carrier: it POSTs the signed voice webhook, streams the
 // caller's words as 8 kHz mu-law over the Media Streams socket, and hears what the assistant sends back; the carrier's
@@ -125,16 +126,12 @@ beforeAll(async () => {
     numbers[assigned[0]] = number;
   }
 });
-afterAll(async () => {
-  try {
-    // A call a failed test left running ends now and finishes writing to the data folder before the folder goes.
-    await local?.drain(0);
+afterAll(() =>
+  endRunnerAndRemoveData(local, dataDir, async () => {
     await api.close();
     await Promise.all([llm.close(), carrier.close()]);
-  } finally {
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 /**
  * One phone call as the carrier makes it: the webhook, the socket, one second of silence, the caller's words, then

@@ -1,5 +1,5 @@
 import { initializeLogger } from '@livekit/agents';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import pg from 'pg';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from '../fakes/ven
 import { INVALID_TO, startFakeTwilioRest, type CreatedCall, type FakeTwilioRest } from '../fakes/twilio-rest.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
+import { endRunnerAndRemoveData } from '../helpers/runner-teardown.js';
 
 // Outbound calls on the embedded default, with no LiveKit anywhere: the number's connection is a carrier account, the
 // dialler sends the carrier's "create call" request, and the fake carrier plays its part as Twilio does: signed status
@@ -94,16 +95,12 @@ beforeAll(async () => {
   trunkNumber = '+14155550499';
   await api.call(acme, 'POST', '/api/phone-numbers', { number: trunkNumber, phone_connection_id: trunk.body.data.id, assistant_id: assistant.body.id });
 }, 180_000);
-afterAll(async () => {
-  try {
-    // A call a failed test left running ends now and finishes writing to the data folder before the folder goes.
-    await local?.drain(0);
+afterAll(() =>
+  endRunnerAndRemoveData(local, dataDir, async () => {
     await api.close();
     await Promise.all([llm.close(), carrier.close()]);
-  } finally {
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 async function initiate(to: string, body: Record<string, unknown> = {}) {
   const res = await api.call(acme, 'POST', '/api/telephony/calls/initiate', { to_phone_number: to, from_phone_number: FROM, ...body });

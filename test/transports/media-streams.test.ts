@@ -1,5 +1,5 @@
 import { initializeLogger } from '@livekit/agents';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import { speechSamples } from '../fakes/scripted-caller.js';
 import { until } from '../helpers/until.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
+import { endRunnerAndRemoveData } from '../helpers/runner-teardown.js';
 
 // The test plays the carrier: it POSTs the signed voice webhook for a managed number, connects the Media Streams socket
 // the TwiML names, and streams a spoken question as 20 ms frames of 8 kHz mu-law on the wall clock.
@@ -49,16 +50,12 @@ beforeAll(async () => {
   const conn = await api.call(acme, 'POST', '/api/phone-connections', { name: 'Carrier', sip_address: 'sip.carrier.example' });
   await api.call(acme, 'POST', '/api/phone-numbers', { number: '+14155550300', phone_connection_id: conn.body.data.id, assistant_id: assistant.body.id });
 });
-afterAll(async () => {
-  try {
-    // A call a failed test left running ends now and finishes writing to the data folder before the folder goes.
-    await local?.drain(0);
+afterAll(() =>
+  endRunnerAndRemoveData(local, dataDir, async () => {
     await api.close();
     await llm.close();
-  } finally {
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 async function voiceWebhook(params: Record<string, string>, signature = twilioSignature(AUTH_TOKEN, `${base}/telephony/twilio/voice`, params)) {
   const res = await fetch(`${base}/telephony/twilio/voice`, {
