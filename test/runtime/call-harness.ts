@@ -20,7 +20,7 @@ import { CALL_CLOCK_SCALE, scaleClock } from '../helpers/scaled-clock.js';
 // out in real time, vendors are fake servers on 127.0.0.1. A test hangs up on a cue too (the reply it waits for has
 // been spoken), so the conversation is the same on a loaded machine as on an idle one, only slower.
 
-export { afterCallerSaid, afterReply, connected, whileSpeaking, type Cue } from './call-progress.js';
+export { afterAssistantSaid, afterCallerSaid, afterReply, connected, whileSpeaking, type Cue } from './call-progress.js';
 
 /** An utterance of the script: at `atMs` from the start, or `atMs` after its cue first held. */
 export type ScriptLine = Omit<ScheduledUtterance, 'after'> & { after?: Cue };

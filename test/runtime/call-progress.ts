@@ -85,6 +85,12 @@ export const whileSpeaking =
   (p) =>
     p.speakingStarts >= n;
 
+/** The assistant has finished saying (or been cut off in) a speech holding these words. */
+export const afterAssistantSaid =
+  (words: string): Cue =>
+  (p) =>
+    p.items.some((i) => i.role === 'assistant' && i.text.includes(words));
+
 /** A caller's turn ending with these words has been committed. */
 export const afterCallerSaid =
   (words: string): Cue =>
