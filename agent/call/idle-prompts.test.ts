@@ -2,7 +2,7 @@ import { voice } from '@livekit/agents';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_IDLE_MESSAGE } from '../../modules/assistants/settings.js';
 import { CallEnding, FINAL_PLAYOUT_TIMEOUT_MS } from './ending.js';
-import { DEFAULT_MAX_IDLE_MESSAGES, IDLE_GOODBYE, idlePromptsOf, startIdlePrompts } from './idle-prompts.js';
+import { DEFAULT_MAX_IDLE_MESSAGES, IDLE_GOODBYE, idlePromptsOf, PENDING_TURN_MAX_MS, startIdlePrompts } from './idle-prompts.js';
 import { FakeSession } from './testing/fake-session.js';
 
 // Idle prompts on a session that is only its states and events, on a fake clock.
@@ -25,7 +25,15 @@ afterEach(() => {
 
 const texts = () => session.said.map((s) => s.text);
 
+/** The caller says something, and the assistant takes it up (thinks) without a word to say back. */
 function userSpeaks(): void {
+  callerSpeaks();
+  session.send(AgentStateChanged, voice.createAgentStateChangedEvent('listening', 'thinking'));
+  session.send(AgentStateChanged, voice.createAgentStateChangedEvent('thinking', 'listening'));
+}
+
+/** The caller says something; what becomes of it is up to the test. */
+function callerSpeaks(): void {
   session.userState = 'speaking';
   session.send(UserStateChanged, voice.createUserStateChangedEvent('listening', 'speaking'));
   session.userState = 'listening';
@@ -89,6 +97,27 @@ describe('idle prompts', () => {
     await vi.advanceTimersByTimeAsync(800);
     expect(texts()).toEqual([]);
     await vi.advanceTimersByTimeAsync(300);
+    expect(texts()).toEqual(['Are you there?']);
+  });
+
+  it('waits while the caller’s words await the reply, however slow the turn, up to its bound', async () => {
+    startIdlePrompts(session, ending, { idleMs: 1_000, maxPrompts: 1, message: 'Are you there?' });
+    callerSpeaks();
+    // The transcript and the end-of-turn decision take seconds on a starved machine: the caller is not idle meanwhile.
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(texts()).toEqual([]);
+    session.send(AgentStateChanged, voice.createAgentStateChangedEvent('listening', 'thinking'));
+    session.send(AgentStateChanged, voice.createAgentStateChangedEvent('thinking', 'listening'));
+    await vi.advanceTimersByTimeAsync(1_100);
+    expect(texts()).toEqual(['Are you there?']);
+  });
+
+  it('counts again once words that never became a turn have held the count for its bound', async () => {
+    startIdlePrompts(session, ending, { idleMs: 1_000, maxPrompts: 1, message: 'Are you there?' });
+    callerSpeaks();
+    await vi.advanceTimersByTimeAsync(PENDING_TURN_MAX_MS);
+    expect(texts()).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1_100);
     expect(texts()).toEqual(['Are you there?']);
   });
 

@@ -15,6 +15,13 @@ export const IDLE_GOODBYE = "It seems you're no longer there, so I'll end the ca
 export const DEFAULT_MAX_IDLE_MESSAGES = 1;
 /** How often the silence is measured: a prompt comes at most this late, against an idle_timeout of a second or more. */
 const CHECK_INTERVAL_MS = 100;
+/**
+ * How long words the caller has just said may await the assistant before the call can idle again. Between the end of
+ * the caller's speech and the assistant thinking come the final transcript and the end-of-turn decision, quick on an
+ * idle machine but seconds on a starved one: asking "are you still there?" then answers a caller who has just spoken.
+ * Words that never become a turn (a cough the recogniser makes nothing of) stop holding the count after this.
+ */
+export const PENDING_TURN_MAX_MS = 5_000;
 
 export interface IdleSession extends SessionEvents<voice.AgentSessionEventTypes.AgentStateChanged | voice.AgentSessionEventTypes.UserStateChanged> {
   readonly agentState: voice.AgentState;
@@ -40,8 +47,9 @@ export function idlePromptsOf(settings: Pick<AssistantSettings, 'idle_timeout' |
 }
 
 /**
- * Prompts an idle caller until `stop` is called or the call ends. While `busy` (a tool call is running) the call is not
- * idle, whatever was last said: the caller is waiting for the assistant, not the other way round.
+ * Prompts an idle caller until `stop` is called or the call ends. While `busy` (a tool call is running), or while words
+ * the caller has just said await the reply, the call is not idle, whatever was last said: the caller is waiting for the
+ * assistant, not the other way round.
  */
 export function startIdlePrompts(
   session: IdleSession,
@@ -52,16 +60,23 @@ export function startIdlePrompts(
   let prompts = 0;
   let quietSince = Date.now();
   let saidGoodbye = false;
+  /** When the caller last stopped speaking, while the assistant has not yet taken their words up. */
+  let turnPendingSince: number | undefined;
   const activity = () => void (quietSince = Date.now());
   const stops = [
-    listen(session, voice.AgentSessionEventTypes.AgentStateChanged, activity),
+    listen(session, voice.AgentSessionEventTypes.AgentStateChanged, (ev) => {
+      activity();
+      if (ev.newState === 'thinking' || ev.newState === 'speaking') turnPendingSince = undefined;
+    }),
     listen(session, voice.AgentSessionEventTypes.UserStateChanged, (ev) => {
       activity();
       if (ev.newState === 'speaking') prompts = 0;
+      turnPendingSince = ev.oldState === 'speaking' ? Date.now() : undefined;
     }),
   ];
   const check = setInterval(() => {
-    if (busy()) quietSince = Date.now();
+    const turnPending = turnPendingSince !== undefined && Date.now() - turnPendingSince < PENDING_TURN_MAX_MS;
+    if (busy() || turnPending) quietSince = Date.now();
     if (saidGoodbye || ending.ended || session.agentState !== 'listening' || session.userState === 'speaking' || Date.now() - quietSince < idle.idleMs) return;
     quietSince = Date.now();
     if (prompts < idle.maxPrompts) {
