@@ -43,6 +43,13 @@ const FRAME = 160;
 const LOUD = 500;
 /** The assistant has stopped speaking once this much quiet followed its speech. */
 const QUIET_MS = 900;
+/** A callee that hangs up on its own gives up on a silent call after this. */
+const MAX_CALL_MS = 30_000;
+/**
+ * One that stays on the line waits for the other side this long at most: a cap for a test gone wrong, as long as a
+ * test's own timeout, so that a transfer slowed by a busy machine is not cut short by the callee.
+ */
+const STAY_ON_LINE_MS = 120_000;
 
 export async function connectCallee(streamUrl: string, token: string, callSid: string, script: CalleeScript): Promise<CalleeLeg> {
   const ws = new WebSocket(streamUrl);
@@ -111,7 +118,7 @@ export async function connectCallee(streamUrl: string, token: string, callSid: s
       const due = answeredAt + chunk * 20;
       if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
       const now = Date.now();
-      if (now - answeredAt > (script.maxMs ?? 30_000)) return stop('callee_hung_up');
+      if (now - answeredAt > (script.maxMs ?? (script.stayOnLine ? STAY_ON_LINE_MS : MAX_CALL_MS))) return stop('callee_hung_up');
       if (script.hangUpMidSpeechMs !== undefined && firstLoudAt && now - firstLoudAt >= script.hangUpMidSpeechMs) return stop('callee_hung_up');
       const assistantDone = heardSinceSpoke && now - lastLoudAt >= QUIET_MS;
       if (!speaking && assistantDone && script.hangUpMidSpeechMs === undefined && next < phrases.length + (script.stayOnLine ? 0 : 1)) {

