@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { openDatabase } from '../prisma/database.js';
-import { readConfig } from '../lib/config.js';
-import { bootstrap, listApiKeys, revokeApiKey } from '../modules/organizations/index.js';
+import type { PrismaClient } from '../prisma/client.js';
 
-// Operator commands. Output goes to stdout (one JSON object with --json); diagnostics go to stderr.
+// Operator commands. Output goes to stdout (one JSON object with --json); diagnostics go to stderr. The database and
+// the organisations module are loaded once a command's arguments are known to be good, as `npm start` loads the service
+// after its checks: a mistyped command answers at once instead of after seconds of loading.
 
 const USAGE = `usage:
   npm run cli -- bootstrap --org NAME --email EMAIL [--json]   create (or reuse) an organisation and user, print a new API key
@@ -38,7 +38,7 @@ async function main(argv: string[]): Promise<void> {
     const email = z.email().safeParse(values.email?.trim());
     if (!org.success) throw new UsageError('bootstrap needs --org NAME');
     if (!email.success) throw new UsageError('bootstrap needs --email with a valid email address');
-    await withDatabase(async (prisma) => {
+    await withDatabase(async (prisma, { bootstrap }) => {
       const result = await bootstrap(prisma, { organizationName: org.data, email: email.data });
       print(
         result,
@@ -52,7 +52,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'keys' && sub === 'list') {
     const orgId = z.coerce.number().int().min(1).safeParse(values['org-id']);
     if (!orgId.success) throw new UsageError('keys list needs --org-id ID');
-    await withDatabase(async (prisma) => {
+    await withDatabase(async (prisma, { listApiKeys }) => {
       const keys = await listApiKeys(prisma, orgId.data);
       print(
         { keys },
@@ -66,7 +66,7 @@ async function main(argv: string[]): Promise<void> {
 
   if (command === 'keys' && sub === 'revoke') {
     if (!arg) throw new UsageError('keys revoke needs the key prefix');
-    await withDatabase(async (prisma) => {
+    await withDatabase(async (prisma, { revokeApiKey }) => {
       const revoked = await revokeApiKey(prisma, arg);
       if (!revoked) throw new UsageError(`no active key with prefix ${arg}`);
       print({ revoked: arg }, `revoked ${arg}; running servers stop accepting it within their key cache TTL (5 s by default)`);
@@ -76,11 +76,18 @@ async function main(argv: string[]): Promise<void> {
   throw new UsageError(`unknown command: ${positionals.join(' ')}`);
 }
 
-async function withDatabase(work: (prisma: import('../prisma/client.js').PrismaClient) => Promise<void>): Promise<void> {
+type Organizations = typeof import('../modules/organizations/index.js');
+
+async function withDatabase(work: (prisma: PrismaClient, organizations: Organizations) => Promise<void>): Promise<void> {
+  const [{ readConfig }, { openDatabase }, organizations] = await Promise.all([
+    import('../lib/config.js'),
+    import('../prisma/database.js'),
+    import('../modules/organizations/index.js'),
+  ]);
   const config = readConfig();
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    await work(db.prisma);
+    await work(db.prisma, organizations);
   } finally {
     await db.close();
   }
