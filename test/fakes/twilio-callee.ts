@@ -117,6 +117,9 @@ export async function connectCallee(streamUrl: string, token: string, callSid: s
     for (let chunk = 0; open; chunk++) {
       const due = answeredAt + chunk * 20;
       if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      // Audio that reached the socket while this process was stalled is read before the quiet is judged: a timer runs
+      // before the sockets are read, and would otherwise take a stall for the assistant falling silent.
+      await new Promise((r) => setImmediate(r));
       const now = Date.now();
       if (now - answeredAt > (script.maxMs ?? (script.stayOnLine ? STAY_ON_LINE_MS : MAX_CALL_MS))) return stop('callee_hung_up');
       if (script.hangUpMidSpeechMs !== undefined && firstLoudAt && now - firstLoudAt >= script.hangUpMidSpeechMs) return stop('callee_hung_up');
