@@ -241,10 +241,7 @@ describe.skipIf(!hasChromium)('the campaign form in a browser', () => {
 
 describe('the campaign form’s posts', () => {
   async function session() {
-    const s = new BrowserSession(api.app);
-    await s.signIn(owner.email, owner.password);
-    await s.get('/campaigns/new');
-    return s;
+    return BrowserSession.signedIn(api.app, owner, '/campaigns/new');
   }
   const fields = (changes: Record<string, string>) => ({
     name: 'Tenancy check',

@@ -254,10 +254,7 @@ describe.skipIf(!hasChromium)('the chart form in a browser', () => {
 
 describe('the chart form’s posts', () => {
   async function session() {
-    const s = new BrowserSession(api.app);
-    await s.signIn(owner.email, owner.password);
-    await s.get('/analytics/charts/new');
-    return s;
+    return BrowserSession.signedIn(api.app, owner, '/analytics/charts/new');
   }
   const raw = (s: BrowserSession, url: string, payload: string, type = 'application/x-www-form-urlencoded') =>
     s.request({ method: 'POST', url, payload, headers: { 'content-type': type, 'x-csrf-token': s.csrf } });

@@ -187,10 +187,7 @@ describe.skipIf(!hasChromium)('custom properties and custom fields in a browser'
 
 describe('the contact forms’ posts', () => {
   async function session() {
-    const s = new BrowserSession(api.app);
-    await s.signIn(owner.email, owner.password);
-    await s.get('/contacts/new');
-    return s;
+    return BrowserSession.signedIn(api.app, owner, '/contacts/new');
   }
 
   it('shows a custom field the service refuses at its control, in plain words, with what was typed', async () => {

@@ -50,10 +50,7 @@ async function signedIn(person: Person, viewport: { width: number; height: numbe
 }
 
 async function sessionOf(person: Person): Promise<BrowserSession> {
-  const session = new BrowserSession(api.app);
-  await session.signIn(person.email, person.password);
-  await session.get('/settings');
-  return session;
+  return BrowserSession.signedIn(api.app, person, '/settings');
 }
 
 const stored = (organizationId = tenant.organizationId) => api.db.prisma.organization.findUniqueOrThrow({ where: { id: organizationId } });

@@ -61,10 +61,7 @@ async function signedIn(
 }
 
 async function sessionOf(person: Person): Promise<BrowserSession> {
-  const session = new BrowserSession(api.app);
-  await session.signIn(person.email, person.password);
-  await session.get('/phone-numbers');
-  return session;
+  return BrowserSession.signedIn(api.app, person, '/phone-numbers');
 }
 
 const formOf = (page: Page, heading: string) => page.locator('form').filter({ has: page.getByRole('heading', { name: heading, exact: true }) });

@@ -350,10 +350,7 @@ describe.skipIf(!hasChromium)('the tool and playbook forms in a browser', () => 
 
 describe('the tool and playbook forms’ posts', () => {
   async function session() {
-    const s = new BrowserSession(api.app);
-    await s.signIn(owner.email, owner.password);
-    await s.get('/playbooks/new');
-    return s;
+    return BrowserSession.signedIn(api.app, owner, '/playbooks/new');
   }
 
   it('refuses another organisation’s tool at its box, stores nothing, and never names it', async () => {

@@ -19,6 +19,14 @@ export class BrowserSession {
 
   constructor(private readonly app: FastifyInstance) {}
 
+  /** A session signed in as `person`, on the page at `path` (its form's anti-forgery token read) when one is given. */
+  static async signedIn(app: FastifyInstance, person: { email: string; password: string }, path?: string): Promise<BrowserSession> {
+    const session = new BrowserSession(app);
+    await session.signIn(person.email, person.password);
+    if (path) await session.get(path);
+    return session;
+  }
+
   cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
