@@ -43,13 +43,23 @@ await runner.initialize();
 await runner.run({ pcm: Buffer.alloc(19_200 * 2).toString('base64') });
 lowerPriority();
 
+/**
+ * Answers the parent. A parent that stopped while the model loaded or ran has closed the channel: the answer is dropped
+ * (the callback takes the error that would otherwise be thrown as an 'error' event, ending this process with a stack
+ * trace in the service's output), and 'disconnect' ends the process.
+ */
+function reply(message) {
+  if (process.connected) process.send?.(message, undefined, {}, () => {});
+}
+
 process.on('message', (message) => {
   const { id, data } = message;
   runner.run(data).then(
-    (result) => process.send?.({ id, result }),
-    (error) => process.send?.({ id, error: error instanceof Error ? error.message : String(error) }),
+    (result) => reply({ id, result }),
+    (error) => reply({ id, error: error instanceof Error ? error.message : String(error) }),
   );
 });
 // The parent is gone (exited, or closed the channel): nothing is left to answer.
 process.on('disconnect', () => process.exit(0));
-process.send?.({ ready: true });
+if (!process.connected) process.exit(0);
+reply({ ready: true });

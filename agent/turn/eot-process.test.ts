@@ -1,4 +1,6 @@
+import { fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { until } from '../../test/helpers/until.js';
 import { eotProcess, stopEotProcess } from './eot-process.js';
@@ -78,5 +80,19 @@ describe('the end-of-turn model process', () => {
       request(() => 0),
     )) as { probability: number };
     expect(typeof answer.probability).toBe('number');
+  }, 120_000);
+
+  it('leaves quietly, exit code 0 and nothing on stderr, when the service stops while the model is still loading', async () => {
+    const child = fork(fileURLToPath(new URL('./eot-process-entry.mjs', import.meta.url)), [], {
+      env: { ...process.env, EOT_PROCESS_NICE: '0', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // As a service stopping at once after its start does: the channel closes before the model has loaded.
+    child.disconnect();
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
   }, 120_000);
 });
