@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import type { AgentWorker } from './agent/worker.js';
+import type { MetricsServer } from './lib/metrics/index.js';
 import { onShutdownClosingLast, survivePromiseLeaks } from './lib/process.js';
 import { browserUrl, ensurePortFree, exitOnStartupFailure, listenProblem, printReady, readConfigOrExit } from './lib/startup.js';
 
@@ -15,13 +16,19 @@ await ensurePortFree(config.host, config.port).catch(exitOnStartupFailure);
 // loading share the machine's cores instead of taking turns.
 const { openDatabase } = await import('./prisma/database.js');
 const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-const loading = Promise.all([import('./agent/io/audio-link.js'), import('./agent/worker.js'), import('./api/server.js')]).then(
+const loading = Promise.all([
+  import('./agent/io/audio-link.js'),
+  import('./agent/worker.js'),
+  import('./api/server.js'),
+  import('./lib/metrics/index.js'),
+]).then(
   (modules) => ({ modules }),
   // Held until the database is open, so that a failure stops it too.
   (error: unknown) => ({ error }),
 );
 let worker: AgentWorker | undefined;
 let app: FastifyInstance | undefined;
+let metrics: MetricsServer | undefined;
 // Handlers from the first moment a database may be running, so that no signal leaves it behind.
 onShutdownClosingLast(
   opening,
@@ -32,6 +39,7 @@ onShutdownClosingLast(
     // taking requests, and the database they write to closes last.
     await worker?.stop();
     await app?.close();
+    await metrics?.close();
   },
   () => (app?.log.info.bind(app.log) ?? console.error)('service stopped'),
 );
@@ -41,20 +49,22 @@ if ('error' in loaded) {
   await db.close();
   exitOnStartupFailure(loaded.error);
 }
-const [{ audioRunnerOf }, { startAgentWorker }, { startApi }] = loaded.modules;
+const [{ audioRunnerOf }, { startAgentWorker }, { startApi }, { startProcessMetrics }] = loaded.modules;
 try {
+  metrics = await startProcessMetrics(config.metrics, db.prisma);
   worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, changes: db.changes, config });
   // The built-in transports hand their calls to this process's worker (when it runs calls locally, without LiveKit).
   app = await startApi(config, db, { callAudioRunner: worker.runner ? audioRunnerOf(worker.runner) : undefined });
 } catch (error) {
   // Nothing has run yet: leave no worker or database behind (the database keeps running for other processes using it).
   await worker?.stop({ drainTimeoutMs: 0 });
+  await metrics?.close();
   await db.close();
   exitOnStartupFailure(listenProblem(error, config.host, config.port) ?? error);
 }
 const { port } = app.server.address() as AddressInfo;
 app.log.info(
-  { url: `http://${config.host}:${port}`, embeddedDatabase: db.embedded, databaseFiles: db.cluster?.directory, agentMode: worker.mode },
+  { url: `http://${config.host}:${port}`, metrics: metrics?.url, embeddedDatabase: db.embedded, databaseFiles: db.cluster?.directory, agentMode: worker.mode },
   'service started',
 );
 printReady(browserUrl(config.host, port, config.publicUrl));

@@ -55,6 +55,7 @@ import { memberRoutes } from './routes/members.js';
 import { profileRoutes } from './routes/profile.js';
 import { passkeyRoutes } from './routes/passkeys.js';
 import { dashboard } from './dashboard/plugin.js';
+import { observeHttpResponse } from '../lib/metrics/index.js';
 
 export interface AppOptions {
   prisma: PrismaClient;
@@ -135,6 +136,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerBodyTimeouts(app, httpTimeouts);
   registerStorableTextCheck(app);
   app.addHook('onResponse', async (request, reply) => {
+    observeHttpResponse(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
     request.log.info(
       { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request completed',

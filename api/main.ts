@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { MetricsServer } from '../lib/metrics/index.js';
 import { onShutdownClosingLast } from '../lib/process.js';
 import { ensurePortFree, exitOnStartupFailure, listenProblem, readConfigOrExit } from '../lib/startup.js';
 
@@ -7,16 +8,24 @@ const config = readConfigOrExit();
 // A port in use stops the start before a database exists that would have to be stopped again.
 await ensurePortFree(config.host, config.port).catch(exitOnStartupFailure);
 // Loaded after the checks: the API takes seconds to load, and a refusal should not wait for it.
-const [{ openDatabase }, { startApi }] = await Promise.all([import('../prisma/database.js'), import('./server.js')]);
+const [{ openDatabase }, { startApi }, { startProcessMetrics }] = await Promise.all([
+  import('../prisma/database.js'),
+  import('./server.js'),
+  import('../lib/metrics/index.js'),
+]);
 const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 let app: FastifyInstance | undefined;
+let metrics: MetricsServer | undefined;
 onShutdownClosingLast(opening, async () => {
   await app?.close();
+  await metrics?.close();
 });
 const db = await opening.catch(exitOnStartupFailure);
 try {
+  metrics = await startProcessMetrics(config.metrics, db.prisma);
   app = await startApi(config, db);
 } catch (error) {
+  await metrics?.close();
   await db.close();
   exitOnStartupFailure(listenProblem(error, config.host, config.port) ?? error);
 }

@@ -53,6 +53,13 @@ const Env = z.object({
   AGENT_HEALTH_PORT: z.coerce.number().int().min(1).max(65535).default(DEFAULT_HEALTH_PORT),
   /** Its address; 0.0.0.0 in a container so the orchestrator's probe reaches it. */
   AGENT_HEALTH_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * The Prometheus endpoint's port (`GET /metrics`, lib/metrics/server.ts); unset, the process serves no metrics. A port
+   * of its own, never the API's: the figures cover every organisation, so only the operator's scraper should reach them.
+   */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /** Its address; 0.0.0.0 in a container so the scraper reaches it. */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** The carrier account's auth token: Media Streams voice webhooks must carry its signature. */
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   /** The carrier account's SID: with the auth token, calls on Media Streams can be transferred (its REST API). */
@@ -173,6 +180,8 @@ export interface AgentConfig {
 
 export interface Config {
   databaseUrl: string | undefined;
+  /** The Prometheus endpoint, when METRICS_PORT is set. */
+  metrics: { host: string; port: number } | undefined;
   dataDir: string;
   port: number;
   host: string;
@@ -241,6 +250,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: { orgPerSecond: e.RATE_LIMIT_ORG_PER_SECOND, keyPerSecond: e.RATE_LIMIT_KEY_PER_SECOND, orgInFlight: e.RATE_LIMIT_ORG_IN_FLIGHT },
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_S === undefined ? undefined : e.HTTP_KEEP_ALIVE_TIMEOUT_S * 1000,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
+    metrics: e.METRICS_PORT === undefined ? undefined : { host: e.METRICS_HOST, port: e.METRICS_PORT },
     agent: {
       idleProcesses: e.LIVEKIT_IDLE_PROCESSES,
       healthPort: e.AGENT_HEALTH_PORT,

@@ -7,6 +7,7 @@ import { type CallRow, findCall, markCallStarted, type TranscriptEntry } from '.
 import type { KnowledgeSearch } from '../../modules/knowledge/index.js';
 import type { MachineDetectorSettings } from '../../modules/campaigns/index.js';
 import { loadSecretsKey, SecretBox } from '../../lib/secret-box.js';
+import { callStarted } from '../../lib/metrics/index.js';
 import { DEFAULT_DATA_DIR } from '../../lib/config.js';
 import { keepPiiOutOfInfoLogs } from '../logging.js';
 import type { VendorAccess } from '../providers/speech-providers.js';
@@ -85,12 +86,30 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   const stored = found.assistantId === null ? null : await loadAssistantSettings(prisma, found.organizationId, found.assistantId, secrets).catch(() => null);
   const startedAt = new Date();
   const call = await markCallStarted(prisma, found, startedAt);
+  // Counted on the process's metrics from here to its end; a call that throws on its way counts as failed.
+  const recordEnd = callStarted(call.transport);
+  const result = await runStartedCall({ ...options, secrets }, call, startedAt, stored).catch((error: unknown) => {
+    recordEnd('failed');
+    throw error;
+  });
+  recordEnd(result.status);
+  return result;
+}
+
+/** The call from its row marked started to its record written. */
+async function runStartedCall(
+  options: RunCallOptions & { secrets: SecretBox },
+  call: CallRow,
+  startedAt: Date,
+  stored: Awaited<ReturnType<typeof loadAssistantSettings>> | null,
+): Promise<CallResult> {
+  const { prisma } = options;
   const logFields = { callSid: call.callSid, callId: call.id };
   const stopHeartbeat = startHeartbeat(prisma, call.id, { intervalMs: options.heartbeatIntervalMs, logFields });
   const ending = new CallEnding();
   const lineTools = new CallLineTools({ line: lineOf(call, options.line), ending, logFields });
   const scene = {
-    options: { ...options, secrets },
+    options,
     call,
     startedAt,
     ending,
@@ -116,6 +135,6 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
     stopHeartbeat,
     logFields,
   });
-  logger.info({ ...logFields, status: outcome.status, endReason: outcome.reason }, 'call ended');
+  log().info({ ...logFields, status: outcome.status, endReason: outcome.reason }, 'call ended');
   return { callId: call.id, callSid: call.callSid, status: outcome.status, endReason: outcome.reason, transcript: said.spoken };
 }

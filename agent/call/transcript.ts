@@ -1,6 +1,7 @@
 import { log, voice, type llm } from '@livekit/agents';
 import type { StoredTurn, ToolCallEntry, TranscriptEntry, TurnRetrieval } from '../../modules/calls/index.js';
 import { turnLatency } from '../turn/metrics.js';
+import { observeTurnLatency } from '../../lib/metrics/index.js';
 import { CONTINUES_TURN } from '../turn/turn-taking.js';
 import type { TurnDecision } from '../turn/turn-signals.js';
 import { listen, type SessionEvents } from './session-events.js';
@@ -99,6 +100,7 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
         ...(retrieval ? { retrieval } : {}),
       };
       if (answers) unanswered = undefined;
+      observeTurnLatency(turn.metrics);
       if (continued >= 0) {
         turns[continued] = turn;
         write(continued);

@@ -1,0 +1,88 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+// The process's Prometheus metrics: one registry per process, read by the metrics endpoint (lib/metrics/server.ts).
+// Labels are bounded sets (route templates, statuses, transports, stage names), never ids, numbers or text: a label
+// value per call would grow the series without bound, and a caller's number must not leave the process this way.
+
+export const registry = new Registry();
+
+// Event-loop lag, CPU, memory, GC and handles, under the names Grafana's Node.js dashboards expect.
+collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+
+/** Seconds, for latencies from a few ms to a slow vendor's several seconds. */
+const LATENCY_BUCKETS = [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 8];
+
+const callsStarted = new Counter({
+  name: 'voice_calls_started_total',
+  help: 'Calls this process started running, by transport.',
+  labelNames: ['transport'] as const,
+  registers: [registry],
+});
+const callsEnded = new Counter({
+  name: 'voice_calls_ended_total',
+  help: 'Calls this process ran to their end, by final status and transport.',
+  labelNames: ['status', 'transport'] as const,
+  registers: [registry],
+});
+const callsActive = new Gauge({
+  name: 'voice_calls_active',
+  help: 'Calls running in this process now, by transport.',
+  labelNames: ['transport'] as const,
+  registers: [registry],
+});
+const turnLatency = new Histogram({
+  name: 'voice_turn_latency_seconds',
+  help: "An assistant reply's latency by stage: end_of_utterance (speech end to turn end), llm_ttft, tts_ttfb, e2e (speech end to first audio).",
+  labelNames: ['stage'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+const httpResponses = new Counter({
+  name: 'voice_http_responses_total',
+  help: 'API responses by route template, method and status code.',
+  labelNames: ['route', 'method', 'status'] as const,
+  registers: [registry],
+});
+const httpDuration = new Histogram({
+  name: 'voice_http_request_duration_seconds',
+  help: 'API request duration by route template and method.',
+  labelNames: ['route', 'method'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [registry],
+});
+
+/** The stages a stored turn's `metrics` carries (agent/turn/metrics.ts), by their metric label. */
+const STAGES: ReadonlyArray<[key: string, stage: string]> = [
+  ['end_of_utterance_delay_ms', 'end_of_utterance'],
+  ['llm_ttft_ms', 'llm_ttft'],
+  ['tts_ttfb_ms', 'tts_ttfb'],
+  ['e2e_latency_ms', 'e2e'],
+];
+
+/** A call began running here; the returned function records its end with its final status (call it once). */
+export function callStarted(transport: string): (status: string) => void {
+  callsStarted.inc({ transport });
+  callsActive.inc({ transport });
+  let ended = false;
+  return (status) => {
+    if (ended) return;
+    ended = true;
+    callsActive.dec({ transport });
+    callsEnded.inc({ status, transport });
+  };
+}
+
+/** An assistant reply's latency breakdown, in ms as stored on the turn. */
+export function observeTurnLatency(metrics: Record<string, number> | null): void {
+  if (!metrics) return;
+  for (const [key, stage] of STAGES) {
+    const ms = metrics[key];
+    if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) turnLatency.observe({ stage }, ms / 1000);
+  }
+}
+
+/** One API response; `route` is the route's template (`/api/calls/:call_sid`), or `unmatched`. */
+export function observeHttpResponse(route: string, method: string, status: number, seconds: number): void {
+  httpResponses.inc({ route, method, status: String(status) });
+  httpDuration.observe({ route, method }, seconds);
+}
