@@ -171,7 +171,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
 
   // On the root: every key-authenticated route is counted, whichever scope registered it.
-  if (options.rateLimit) registerRateLimit(app, options.rateLimit);
+  if (options.rateLimit) registerRateLimit(app, options.rateLimit, options.prisma);
   await registerOpenApi(app);
   const upgrades = new UpgradeRoutes(app, app.log.child({ component: 'upgrades' }));
   // A page may sit open a while before its user presses Start.

@@ -106,6 +106,8 @@ const Env = z.object({
   RATE_LIMIT_KEY_PER_SECOND: z.coerce.number().int().min(0).default(50),
   /** Requests of one organisation answered at once per process: 5 is half the 10 database connections, one query each. */
   RATE_LIMIT_ORG_IN_FLIGHT: z.coerce.number().int().min(0).default(5),
+  /** Where the per-second limits count: `postgres`, shared by every API process on the database, or each process's `memory`. */
+  RATE_LIMIT_STORE: z.enum(['postgres', 'memory']).default('postgres'),
   /**
    * How the dashboard's mail (password reset links, invitations) leaves: unset, it is appended to DATA_DIR/mail.log for
    * the operator; an SMTP URL (`smtps://user:pass@smtp.example.com`) sends it, from MAIL_FROM.
@@ -200,7 +202,7 @@ export interface Config {
   mediaStreamSecret?: string | undefined;
   /** SECRETS_KEY as given; unset, the key file under `dataDir` is used (lib/secret-box.ts). */
   secretsKey?: string | undefined;
-  rateLimit: { orgPerSecond: number; keyPerSecond: number; orgInFlight: number };
+  rateLimit: { orgPerSecond: number; keyPerSecond: number; orgInFlight: number; store: 'postgres' | 'memory' };
   httpKeepAliveTimeoutMs?: number | undefined;
   /** SMTP_URL and MAIL_FROM; without an SMTP URL, mail goes to DATA_DIR/mail.log. */
   mail: { smtpUrl?: string | undefined; from: string };
@@ -247,7 +249,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxyHops: e.TRUST_PROXY_HOPS,
     mediaStreamSecret: e.MEDIA_STREAM_SECRET,
     secretsKey: e.SECRETS_KEY,
-    rateLimit: { orgPerSecond: e.RATE_LIMIT_ORG_PER_SECOND, keyPerSecond: e.RATE_LIMIT_KEY_PER_SECOND, orgInFlight: e.RATE_LIMIT_ORG_IN_FLIGHT },
+    rateLimit: {
+      orgPerSecond: e.RATE_LIMIT_ORG_PER_SECOND,
+      keyPerSecond: e.RATE_LIMIT_KEY_PER_SECOND,
+      orgInFlight: e.RATE_LIMIT_ORG_IN_FLIGHT,
+      store: e.RATE_LIMIT_STORE,
+    },
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_S === undefined ? undefined : e.HTTP_KEEP_ALIVE_TIMEOUT_S * 1000,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     metrics: e.METRICS_PORT === undefined ? undefined : { host: e.METRICS_HOST, port: e.METRICS_PORT },

@@ -1,11 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { setTimeout as delay } from 'node:timers/promises';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterPrisma, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { PrismaClient } from '../../prisma/client.js';
 import { HttpError } from './errors.js';
 
-// Per-organisation and per-key limits on key-authenticated /api requests, counted in this process's memory: what a
-// limit protects is this process's event loop and its database pool, so a 429 costs no database round trip. Several
-// API processes side by side each count on their own (docs/api.md, "Rate limits").
+// Per-organisation and per-key limits on key-authenticated /api requests, counted where every API process counts: in
+// Postgres (the `rate_limits` table the sign-in limit uses, through rate-limiter-flexible's Prisma store), so ten
+// processes behind a load balancer admit the limit, not ten times it. Once a process has seen a key or an organisation
+// spend its window, it refuses the rest of that window from memory, so a flood costs no database round trip; if the
+// database cannot answer, each process counts in its own memory until it can (the store's insurance), and requests go
+// on being answered. The in-flight cap stays per process: it protects that process's event loop and pool
+// (docs/api.md, "Rate limits").
 
 export interface RateLimitOptions {
   /** Requests per second for all keys of one organisation together; 0: no limit. */
@@ -14,10 +19,22 @@ export interface RateLimitOptions {
   keyPerSecond: number;
   /** Requests of one organisation being answered at the same moment; 0: no cap. */
   orgInFlight: number;
+  /**
+   * Where the per-second counts are kept: `postgres` (default), shared by every process on the database, or `memory`,
+   * this process's own (RATE_LIMIT_STORE).
+   */
+  store?: 'postgres' | 'memory';
+  /**
+   * The window the two limits count in, in seconds: 1 (they are per second) unless told. A test that must send a whole
+   * burst within one window, whatever the machine's speed, makes it long.
+   */
+  windowS?: number;
 }
 
 /** The window both limits are counted in. A fixed window lets a client send up to twice a limit across a boundary. */
 const WINDOW_S = 1;
+/** A refusal's retry pacing below is in these units, whatever the window. */
+const SECOND_MS = 1000;
 /**
  * A refused request is answered when its window reopens, not at once (as nginx's limit_req delays what exceeds a rate).
  * A client that retries the moment its 429 arrives would otherwise turn refusals into a flood of their own: 100
@@ -25,25 +42,42 @@ const WINDOW_S = 1;
  * went from 26 ms to 766 ms. Held, each connection costs one refusal per window. A held refusal is a timer and the
  * request's objects: bounded by the connections a client holds open.
  */
-const MAX_REFUSAL_HOLD_MS = WINDOW_S * 1000;
+const MAX_REFUSAL_HOLD_MS = SECOND_MS;
 /**
  * Refusals held to the same reopening would all come back at its first millisecond, with the requests the window lets
  * in, and queue everyone else's behind them: each is held a random part of a further window, so retries spread out.
  */
-const REFUSAL_JITTER_MS = WINDOW_S * 1000;
+const REFUSAL_JITTER_MS = SECOND_MS;
 /** An organisation's own answers free an in-flight slot within tens of milliseconds: a refusal waits that long. */
 const IN_FLIGHT_REFUSAL_HOLD_MS = 100;
 
 interface Limit {
-  limiter: RateLimiterMemory;
+  limiter: RateLimiterAbstract;
   points: number;
   /** What the 429 message names: "this API key", "this organisation". */
   subject: string;
 }
 
-function limitOf(points: number, subject: string): Limit | undefined {
+/** A limit counted in `prisma`'s database, or in memory without one; `name` keeps its counts apart from others'. */
+function limitOf(points: number, subject: string, name: string, windowS: number, prisma: PrismaClient | undefined): Limit | undefined {
   if (points <= 0) return undefined;
-  return { limiter: new RateLimiterMemory({ points, duration: WINDOW_S }), points, subject };
+  const memory = new RateLimiterMemory({ points, duration: windowS, keyPrefix: name });
+  if (!prisma) return { limiter: memory, points, subject };
+  const limiter = new RateLimiterPrisma({
+    storeClient: prisma,
+    tableName: 'rateLimit',
+    keyPrefix: name,
+    points,
+    duration: windowS,
+    // Spent here: refused from memory for the rest of the window (any process would refuse it too).
+    inMemoryBlockOnConsumed: points,
+    inMemoryBlockDuration: windowS,
+    // The database down or slow to answer: counted in this process until it is back, never a 500.
+    insuranceLimiter: memory,
+    // Expired rows are swept by the API's job (api/jobs.ts), which stops with the app, not by the store's own timer.
+    clearExpiredByTimeout: false,
+  });
+  return { limiter, points, subject };
 }
 
 function resetSeconds(res: RateLimiterRes): number {
@@ -69,14 +103,17 @@ function rateLimited(message: string, retryAfterS: number, headers: Record<strin
  * hook runs after every onRequest hook, the route's own included, and before a body is read: a refused contact
  * import never parses its 8 MiB.
  */
-export function registerRateLimit(api: FastifyInstance, options: RateLimitOptions): void {
-  const key = limitOf(options.keyPerSecond, 'this API key');
-  const org = limitOf(options.orgPerSecond, 'this organisation');
+export function registerRateLimit(api: FastifyInstance, options: RateLimitOptions, prisma?: PrismaClient): void {
+  const shared = options.store === 'memory' ? undefined : prisma;
+  const windowS = options.windowS ?? WINDOW_S;
+  const per = windowS === 1 ? 'per second' : `per ${windowS} seconds`;
+  const key = limitOf(options.keyPerSecond, 'this API key', 'api_key', windowS, shared);
+  const org = limitOf(options.orgPerSecond, 'this organisation', 'api_org', windowS, shared);
   const inFlightCap = options.orgInFlight > 0 ? options.orgInFlight : 0;
   if (!key && !org && !inFlightCap) return;
   const policy = [org, key]
     .filter((l): l is Limit => l !== undefined)
-    .map((l) => `${l.points};w=${WINDOW_S}`)
+    .map((l) => `${l.points};w=${windowS}`)
     .join(', ');
   const inFlight = new Map<number, number>();
 
@@ -105,7 +142,7 @@ export function registerRateLimit(api: FastifyInstance, options: RateLimitOption
       return await limit.limiter.consume(id);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const message = `Too many requests for ${limit.subject}: at most ${limit.points} per second`;
+      const message = `Too many requests for ${limit.subject}: at most ${limit.points} ${per}`;
       await delay(Math.min(rejection.msBeforeNext, MAX_REFUSAL_HOLD_MS) + Math.random() * REFUSAL_JITTER_MS);
       return refusal(message, resetSeconds(rejection), rateLimitHeaders(limit, rejection, policy));
     }
@@ -115,21 +152,19 @@ export function registerRateLimit(api: FastifyInstance, options: RateLimitOption
     const identity = request.identity;
     if (!identity) return;
     const organizationId = identity.organizationId;
-    let tightest: { limit: Limit; res: RateLimiterRes } | undefined;
-    if (key) {
-      const res = await consume(key, identity.apiKeyId);
-      if (res instanceof HttpError) throw res;
-      tightest = { limit: key, res };
+    // Both counted at once: with the counts in the database, one round trip's wait instead of two.
+    const [keyRes, orgRes] = await Promise.all([key && consume(key, identity.apiKeyId), org && consume(org, organizationId)]);
+    // A request one limit refused does not spend the other's.
+    if (keyRes instanceof HttpError) {
+      if (org && orgRes instanceof RateLimiterRes) await org.limiter.reward(organizationId);
+      throw keyRes;
     }
-    if (org) {
-      const res = await consume(org, organizationId);
-      if (res instanceof HttpError) {
-        // A request the organisation's limit refused does not also spend the key's.
-        if (key) await key.limiter.reward(identity.apiKeyId);
-        throw res;
-      }
-      if (!tightest || res.remainingPoints < tightest.res.remainingPoints) tightest = { limit: org, res };
+    if (orgRes instanceof HttpError) {
+      if (key && keyRes instanceof RateLimiterRes) await key.limiter.reward(identity.apiKeyId);
+      throw orgRes;
     }
+    let tightest: { limit: Limit; res: RateLimiterRes } | undefined = key && keyRes ? { limit: key, res: keyRes } : undefined;
+    if (org && orgRes && (!tightest || orgRes.remainingPoints < tightest.res.remainingPoints)) tightest = { limit: org, res: orgRes };
     const headers = tightest ? rateLimitHeaders(tightest.limit, tightest.res, policy) : undefined;
     if (inFlightCap) {
       const running = inFlight.get(organizationId) ?? 0;

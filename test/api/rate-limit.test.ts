@@ -7,6 +7,9 @@ import { apiTest } from '../helpers/fixtures.js';
 
 // Limits count in windows of 1 s that open at a bucket's first request. Each burst below is sent at once
 // (Promise.all), so all of its requests reach the limiter within milliseconds of each other, far inside the window.
+// They count in the process's memory here, where a burst takes no database round trips: what this file proves (windows,
+// headers, held refusals, the in-flight cap) is the same in either store. test/api/shared-rate-limit.test.ts proves the
+// counts shared in Postgres between two processes.
 
 type Answer = Awaited<ReturnType<ApiContext['call']>>;
 
@@ -15,7 +18,7 @@ function statuses(answers: Answer[]): number[] {
 }
 
 const limitedTest = apiTest
-  .extend('apiOptions', { scope: 'file' }, { keyCacheTtlMs: 60_000, rateLimit: { keyPerSecond: 3, orgPerSecond: 4, orgInFlight: 0 } })
+  .extend('apiOptions', { scope: 'file' }, { keyCacheTtlMs: 60_000, rateLimit: { keyPerSecond: 3, orgPerSecond: 4, orgInFlight: 0, store: 'memory' } })
   .extend(
     'burst',
     { scope: 'file' },
@@ -180,8 +183,10 @@ describe('without limits', () => {
 
 describe('rate limit configuration', () => {
   it('has limits by default, turns one off with 0 and refuses a negative value', () => {
-    expect(readConfig({}).rateLimit).toEqual({ orgPerSecond: 100, keyPerSecond: 50, orgInFlight: 5 });
+    expect(readConfig({}).rateLimit).toEqual({ orgPerSecond: 100, keyPerSecond: 50, orgInFlight: 5, store: 'postgres' });
     expect(readConfig({ RATE_LIMIT_KEY_PER_SECOND: '0' }).rateLimit.keyPerSecond).toBe(0);
     expect(() => readConfig({ RATE_LIMIT_ORG_PER_SECOND: '-1' })).toThrow(/RATE_LIMIT_ORG_PER_SECOND/);
+    expect(readConfig({ RATE_LIMIT_STORE: 'memory' }).rateLimit.store).toBe('memory');
+    expect(() => readConfig({ RATE_LIMIT_STORE: 'disk' })).toThrow(/RATE_LIMIT_STORE/);
   });
 });
