@@ -26,7 +26,8 @@ async function startServer(args: string[]): Promise<{ child: ChildProcess; info:
 
 async function measure(url: string, headers: Record<string, string>) {
   const result = await autocannon({ url, headers, connections, duration: seconds, pipelining: 1 });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors ${JSON.stringify(result.statusCodeStats)}`);
   return { rps: result.requests.average, p99: result.latency.p99 };
 }
 
