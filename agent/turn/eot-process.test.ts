@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { until } from '../../test/helpers/until.js';
+import { registry } from '../../lib/metrics/index.js';
 import { eotProcess, stopEotProcess } from './eot-process.js';
 
 // The audio end-of-turn model in its own process: it answers predictions, runs below the calls' priority, and is
@@ -26,10 +27,16 @@ function threadNiceValues(pid: number): number[] {
 }
 
 describe('the end-of-turn model process', () => {
-  it('answers a prediction with a probability and the time the model took', async () => {
+  it('answers a prediction with a probability and the time the model took, counted on the metrics', async () => {
     const runner = eotProcess();
     const speechThenSilence = request((i) => (i < 14_400 ? Math.round(6000 * Math.sin(i / 9)) : 0));
+    const counted = async () =>
+      (await registry.getSingleMetric('voice_eot_inference_seconds')!.get()).values.find((v) => (v as { metricName?: string }).metricName?.endsWith('_count'))
+        ?.value ?? 0;
+    const before = await counted();
     const answer = (await runner.doInference('lk_eot_audio', speechThenSilence)) as { probability: number; inferenceDurationMs: number };
+    // Each prediction is on the process's metrics.
+    expect((await counted()) - before).toBe(1);
     expect(answer.probability).toBeGreaterThanOrEqual(0);
     expect(answer.probability).toBeLessThanOrEqual(1);
     expect(answer.inferenceDurationMs).toBeGreaterThan(0);

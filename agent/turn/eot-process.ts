@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_EOT_PROCESS_NICE } from '../../lib/config.js';
+import { observeEotInference } from '../../lib/metrics/index.js';
 
 // The audio end-of-turn model in a child process at lower scheduling priority. One inference over its 1.2 s of audio
 // takes 50 to 120 ms of CPU (measured here; more on a slower core), and the calls of a process tend to reach the end of
@@ -105,7 +106,7 @@ class EotProcess implements EotRunnerProcess {
       await this.ready;
       if (this.#exited) throw new Error('end-of-turn model process exited');
       const id = this.#nextId++;
-      return await new Promise((resolve, reject) => {
+      const answer = await new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           this.#pending.delete(id);
           reject(new Error('end-of-turn model did not answer'));
@@ -119,6 +120,9 @@ class EotProcess implements EotRunnerProcess {
         this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
         this.#child.send({ id, data });
       });
+      const took = (answer as { inferenceDurationMs?: unknown } | null)?.inferenceDurationMs;
+      if (typeof took === 'number') observeEotInference(took);
+      return answer;
     } finally {
       if (--this.#inFlight === 0) this.#child.channel?.unref();
     }

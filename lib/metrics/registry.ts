@@ -51,6 +51,19 @@ const httpDuration = new Histogram({
   registers: [registry],
 });
 
+const dials = new Counter({
+  name: 'voice_dials_total',
+  help: 'Outbound calls this process started dialling (API calls and campaigns), by transport.',
+  labelNames: ['transport'] as const,
+  registers: [registry],
+});
+const eotInference = new Histogram({
+  name: 'voice_eot_inference_seconds',
+  help: "The audio end-of-turn model's time for one prediction, in its own process.",
+  buckets: [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 1],
+  registers: [registry],
+});
+
 /** The stages a stored turn's `metrics` carries (agent/turn/metrics.ts), by their metric label. */
 const STAGES: ReadonlyArray<[key: string, stage: string]> = [
   ['end_of_utterance_delay_ms', 'end_of_utterance'],
@@ -85,4 +98,14 @@ export function observeTurnLatency(metrics: Record<string, number> | null): void
 export function observeHttpResponse(route: string, method: string, status: number, seconds: number): void {
   httpResponses.inc({ route, method, status: String(status) });
   httpDuration.observe({ route, method }, seconds);
+}
+
+/** An outbound call's dial began here. */
+export function dialStarted(transport: string): void {
+  dials.inc({ transport });
+}
+
+/** One end-of-turn prediction, as long as the model reports it took. */
+export function observeEotInference(ms: number): void {
+  if (Number.isFinite(ms) && ms >= 0) eotInference.observe(ms / 1000);
 }

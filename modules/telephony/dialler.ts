@@ -1,3 +1,4 @@
+import { dialStarted } from '../../lib/metrics/index.js';
 import type { Logger } from '../../lib/logger.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
@@ -69,8 +70,14 @@ export function startDialler(prisma: PrismaClient, paths: DiallerPaths, options:
 
   async function dial(callId: number): Promise<void> {
     const call = await prisma.call.findUniqueOrThrow({ where: { id: callId }, include: { phoneNumber: { include: { connection: true } } } });
-    if (call.transport === 'media_stream' && carrier) return dialThroughCarrier(prisma, carrier, call, log);
-    if (call.transport === 'sip' && livekit) return dialThroughLiveKit(prisma, livekit, call, log);
+    if (call.transport === 'media_stream' && carrier) {
+      dialStarted(call.transport);
+      return dialThroughCarrier(prisma, carrier, call, log);
+    }
+    if (call.transport === 'sip' && livekit) {
+      dialStarted(call.transport);
+      return dialThroughLiveKit(prisma, livekit, call, log);
+    }
   }
 
   async function endLostLiveKitDials(telephony: LiveKitTelephony): Promise<void> {
