@@ -152,19 +152,23 @@ export function registerRateLimit(api: FastifyInstance, options: RateLimitOption
     const identity = request.identity;
     if (!identity) return;
     const organizationId = identity.organizationId;
-    // Both counted at once: with the counts in the database, one round trip's wait instead of two.
-    const [keyRes, orgRes] = await Promise.all([key && consume(key, identity.apiKeyId), org && consume(org, organizationId)]);
-    // A request one limit refused does not spend the other's.
-    if (keyRes instanceof HttpError) {
-      if (org && orgRes instanceof RateLimiterRes) await org.limiter.reward(organizationId);
-      throw keyRes;
+    // One after the other: a request the key's limit refuses must not spend the organisation's budget even for a
+    // moment (counted at once, a flood on one key would take the organisation's other keys' share with it).
+    let tightest: { limit: Limit; res: RateLimiterRes } | undefined;
+    if (key) {
+      const res = await consume(key, identity.apiKeyId);
+      if (res instanceof HttpError) throw res;
+      tightest = { limit: key, res };
     }
-    if (orgRes instanceof HttpError) {
-      if (key && keyRes instanceof RateLimiterRes) await key.limiter.reward(identity.apiKeyId);
-      throw orgRes;
+    if (org) {
+      const res = await consume(org, organizationId);
+      if (res instanceof HttpError) {
+        // A request the organisation's limit refused does not also spend the key's.
+        if (key) await key.limiter.reward(identity.apiKeyId);
+        throw res;
+      }
+      if (!tightest || res.remainingPoints < tightest.res.remainingPoints) tightest = { limit: org, res };
     }
-    let tightest: { limit: Limit; res: RateLimiterRes } | undefined = key && keyRes ? { limit: key, res: keyRes } : undefined;
-    if (org && orgRes && (!tightest || orgRes.remainingPoints < tightest.res.remainingPoints)) tightest = { limit: org, res: orgRes };
     const headers = tightest ? rateLimitHeaders(tightest.limit, tightest.res, policy) : undefined;
     if (inFlightCap) {
       const running = inFlight.get(organizationId) ?? 0;
