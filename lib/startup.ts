@@ -24,16 +24,28 @@ export function readConfigOrExit(): Config {
   }
 }
 
-/** What an operator should read when HOST:PORT cannot be listened on; undefined for other errors. */
-export function listenProblem(error: unknown, host: string, port: number): StartupError | undefined {
+/** The settings a listening socket comes from, as an operator's error names them. */
+export interface ListenSettingNames {
+  /** What the port is called in the message ("port", "metrics port"). */
+  what: string;
+  port: string;
+  host: string;
+  /** Said after "already in use". */
+  inUseHint: string;
+}
+
+const SERVICE_PORT: ListenSettingNames = { what: 'port', port: 'PORT', host: 'HOST', inUseHint: ' (is the service already running?)' };
+
+/** What an operator should read when HOST:PORT (or another listening setting) cannot be listened on; undefined for other errors. */
+export function listenProblem(error: unknown, host: string, port: number, names: ListenSettingNames = SERVICE_PORT): StartupError | undefined {
   switch ((error as NodeJS.ErrnoException | undefined)?.code) {
     case 'EADDRINUSE':
-      return new StartupError(`port ${port} on ${host} is already in use (is the service already running?): stop that process or set PORT to a free port`);
+      return new StartupError(`${names.what} ${port} on ${host} is already in use${names.inUseHint}: stop that process or set ${names.port} to a free port`);
     case 'EACCES':
-      return new StartupError(`port ${port} on ${host} needs privileges this process does not have: set PORT to 1024 or above`);
+      return new StartupError(`${names.what} ${port} on ${host} needs privileges this process does not have: set ${names.port} to 1024 or above`);
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
-      return new StartupError(`HOST ${host} is not an address of this machine: set HOST to one (127.0.0.1, or 0.0.0.0 for every interface)`);
+      return new StartupError(`${names.host} ${host} is not an address of this machine: set ${names.host} to one (127.0.0.1, or 0.0.0.0 for every interface)`);
     default:
       return undefined;
   }

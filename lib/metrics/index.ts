@@ -1,4 +1,4 @@
-import { StartupError } from '../startup.js';
+import { listenProblem, type ListenSettingNames } from '../startup.js';
 import { reportDatabaseQueues, type QueueDatabase } from './database-gauges.js';
 import { startMetricsServer, type MetricsServer } from './server.js';
 
@@ -7,6 +7,9 @@ import { startMetricsServer, type MetricsServer } from './server.js';
 
 export { callStarted, dialStarted, observeEotInference, observeHttpResponse, observeTurnLatency, registry } from './registry.js';
 export { reportDatabaseQueues, startMetricsServer, type MetricsServer, type QueueDatabase };
+
+/** How a refused endpoint is named to the operator: by its own settings, not the API's PORT and HOST. */
+const METRICS_PORT: ListenSettingNames = { what: 'metrics port', port: 'METRICS_PORT', host: 'METRICS_HOST', inUseHint: '' };
 
 /**
  * The endpoint of a service process (API, agent worker, or both in `npm start`) when METRICS_PORT is set, reporting the
@@ -26,21 +29,7 @@ export async function startProcessMetrics(settings: { host: string; port: number
     };
   } catch (error) {
     stopReporting();
-    throw metricsListenProblem(error, settings) ?? error;
-  }
-}
-
-/** The endpoint's port or address refused, said in terms of its own settings (not the API's PORT and HOST). */
-function metricsListenProblem(error: unknown, { host, port }: { host: string; port: number }): StartupError | undefined {
-  switch ((error as NodeJS.ErrnoException | undefined)?.code) {
-    case 'EADDRINUSE':
-      return new StartupError(`metrics port ${port} on ${host} is already in use: set METRICS_PORT to a free port (each process on a host needs its own)`);
-    case 'EACCES':
-      return new StartupError(`metrics port ${port} on ${host} needs privileges this process does not have: set METRICS_PORT to 1024 or above`);
-    case 'EADDRNOTAVAIL':
-    case 'ENOTFOUND':
-      return new StartupError(`METRICS_HOST ${host} is not an address of this machine: set it to one (127.0.0.1, or 0.0.0.0 for every interface)`);
-    default:
-      return undefined;
+    // Each process on a host needs a port of its own.
+    throw listenProblem(error, settings.host, settings.port, METRICS_PORT) ?? error;
   }
 }

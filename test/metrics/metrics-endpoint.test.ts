@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { reportDatabaseQueues, startMetricsServer, type MetricsServer } from '../../lib/metrics/index.js';
+import { reportDatabaseQueues, startMetricsServer, startProcessMetrics, type MetricsServer } from '../../lib/metrics/index.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { apiTest } from '../helpers/fixtures.js';
 import { afterReply, createCall, localSettings, runTimeline } from '../runtime/call-harness.js';
@@ -120,5 +120,12 @@ describe('the metrics endpoint', () => {
     } finally {
       stop();
     }
+  });
+
+  it('refuses a metrics port in use with one line naming METRICS_PORT, and serves nothing', async ({ api }) => {
+    const port = Number(new URL(server.url).port);
+    await expect(startProcessMetrics({ host: '127.0.0.1', port }, api.db.prisma)).rejects.toThrow(
+      `metrics port ${port} on 127.0.0.1 is already in use: stop that process or set METRICS_PORT to a free port`,
+    );
   });
 });
