@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_EOT_PROCESS_NICE } from '../../lib/config.js';
+import { processCpuMs } from '../../lib/process-cpu.js';
 import { observeEotInference } from '../../lib/metrics/index.js';
 
 // The audio end-of-turn model in a child process at lower scheduling priority. One inference over its 1.2 s of audio
@@ -11,8 +12,17 @@ import { observeEotInference } from '../../lib/metrics/index.js';
 // Inside a LiveKit job the framework's own inference process does this work instead (agent/turn/combined-turn-detector.ts).
 
 const ENTRY = fileURLToPath(new URL('./eot-process-entry.mjs', import.meta.url));
-/** Loading the model takes about a second; a process that is not ready in 30 s is not going to be. */
-const READY_TIMEOUT_MS = 30_000;
+/**
+ * Loading the model takes one to three seconds of CPU. Whether a starting process is getting anywhere is judged by the
+ * CPU it has used, not by the clock: on a loaded machine it may need a minute of wall time for those seconds, and
+ * killing it then only starts the same work again. One that has used 30 s of CPU without being ready is not going to
+ * be; where the CPU time cannot be read (no /proc), 30 s of wall time stands in for it.
+ */
+const READY_CPU_MS = 30_000;
+/** A process that is stopped or stuck makes no progress at all: the last resort, however the machine is loaded. */
+const READY_WALL_CAP_MS = 600_000;
+/** How often a starting process's progress is read. */
+const READY_CHECK_MS = 1_000;
 /**
  * The session stops waiting for a prediction after 1 s (the framework's prediction timeout) and commits without one; an
  * answer 5 s late is not coming, and its request must not stay pending (nor keep this process alive) for ever.
@@ -64,18 +74,25 @@ class EotProcess implements EotRunnerProcess {
     const env = { ...process.env, EOT_PROCESS_NICE: String(nice), LOG_LEVEL: logLevel };
     this.#child = fork(ENTRY, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [], env });
     this.ready = new Promise<void>((resolve, reject) => {
-      // A runner that did not start in time is stopped, so that the next request starts a new one instead of failing
-      // against this one for as long as it lives.
-      const timer = setTimeout(() => {
+      // A runner that will not start is stopped, so that the next request starts a new one instead of failing against
+      // this one for as long as it lives.
+      const started = Date.now();
+      const check = setInterval(() => {
+        const pid = this.#child.pid;
+        const cpuMs = pid === undefined ? undefined : processCpuMs(pid);
+        const waitedMs = Date.now() - started;
+        if ((cpuMs ?? waitedMs) < READY_CPU_MS && waitedMs < READY_WALL_CAP_MS) return;
+        clearInterval(check);
         reject(new Error('end-of-turn model process did not start'));
         this.#child.kill('SIGKILL');
-      }, READY_TIMEOUT_MS);
+      }, READY_CHECK_MS);
+      check.unref();
       this.#child.once('message', () => {
-        clearTimeout(timer);
+        clearInterval(check);
         resolve();
       });
       this.#child.once('exit', () => {
-        clearTimeout(timer);
+        clearInterval(check);
         reject(new Error('end-of-turn model process exited while starting'));
       });
     });
