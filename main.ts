@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import type { AgentWorker } from './agent/worker.js';
 import type { MetricsServer } from './lib/metrics/index.js';
+import type { Tracing } from './lib/tracing/index.js';
 import { onShutdownClosingLast, survivePromiseLeaks } from './lib/process.js';
 import { browserUrl, ensurePortFree, exitOnStartupFailure, listenProblem, printReady, readConfigOrExit } from './lib/startup.js';
 
@@ -21,6 +22,7 @@ const loading = Promise.all([
   import('./agent/worker.js'),
   import('./api/server.js'),
   import('./lib/metrics/index.js'),
+  import('./agent/tracing.js'),
 ]).then(
   (modules) => ({ modules }),
   // Held until the database is open, so that a failure stops it too.
@@ -29,6 +31,7 @@ const loading = Promise.all([
 let worker: AgentWorker | undefined;
 let app: FastifyInstance | undefined;
 let metrics: MetricsServer | undefined;
+let tracing: Tracing | undefined;
 // Handlers from the first moment a database may be running, so that no signal leaves it behind.
 onShutdownClosingLast(
   opening,
@@ -40,6 +43,8 @@ onShutdownClosingLast(
     await worker?.stop();
     await app?.close();
     await metrics?.close();
+    // Last: the spans of what just finished are sent before the process goes.
+    await tracing?.stop();
   },
   () => (app?.log.info.bind(app.log) ?? console.error)('service stopped'),
 );
@@ -49,8 +54,10 @@ if ('error' in loaded) {
   await db.close();
   exitOnStartupFailure(loaded.error);
 }
-const [{ audioRunnerOf }, { startAgentWorker }, { startApi }, { startProcessMetrics }] = loaded.modules;
+const [{ audioRunnerOf }, { startAgentWorker }, { startApi }, { startProcessMetrics }, { startAgentTracing }] = loaded.modules;
 try {
+  // Before the API is built (its request spans are added only when traces are exported) and before any call runs.
+  if (config.tracing) tracing = await startAgentTracing(config.tracing, 'voice-platform');
   metrics = await startProcessMetrics(config.metrics, db.prisma);
   worker = await startAgentWorker({ prisma: db.prisma, databaseUrl: db.url, changes: db.changes, config });
   // The built-in transports hand their calls to this process's worker (when it runs calls locally, without LiveKit).
@@ -59,6 +66,7 @@ try {
   // Nothing has run yet: leave no worker or database behind (the database keeps running for other processes using it).
   await worker?.stop({ drainTimeoutMs: 0 });
   await metrics?.close();
+  await tracing?.stop();
   await db.close();
   exitOnStartupFailure(listenProblem(error, config.host, config.port) ?? error);
 }

@@ -23,6 +23,8 @@ const JobHandover = z.object({
   allowPrivateToolTargets: z.boolean().default(false),
   /** The LiveKit server's API: a job transfers its SIP caller through it (agent/io/livekit-line.ts). */
   livekit: z.object({ url: z.string().min(1), apiKey: z.string().min(1), apiSecret: z.string().min(1) }).optional(),
+  /** OTLP trace export, as the worker's own (lib/tracing): a job's call spans go where the worker's go. */
+  tracing: z.object({ endpoint: z.string().min(1), serviceName: z.string().min(1).optional(), includeContent: z.boolean() }).optional(),
 });
 export type JobHandover = z.infer<typeof JobHandover>;
 

@@ -13,6 +13,8 @@ import { JOIN_GRACE_MS, openInboundCall, WEB_JOIN_WINDOW_MS } from '../modules/c
 import { withTimeout } from '../lib/async.js';
 import { survivePromiseLeaks } from '../lib/process.js';
 import { loadVad } from './turn/vad.js';
+import { startAgentTracing } from './tracing.js';
+import type { Tracing } from '../lib/tracing/index.js';
 
 // One LiveKit job is one call. The dispatch carries the call in its metadata (`{"call_id": 12}` or
 // `{"call_sid": "CA..."}`); the caller's audio track feeds the call's input and the call's paced output feeds a
@@ -45,9 +47,15 @@ export function callKeyFromMetadata(metadata: string): { callId?: number; callSi
  */
 const PARTICIPANT_WAIT_MS = WEB_JOIN_WINDOW_MS + JOIN_GRACE_MS;
 
+/** This job process's trace export, when its worker exports traces. */
+let tracing: Tracing | undefined;
+
 export default defineAgent({
   prewarm: async (_proc: JobProcess) => {
     survivePromiseLeaks();
+    // Spans of the calls this process runs go where its worker's go.
+    const { tracing: traces } = handedOverByWorker();
+    if (traces) tracing = await startAgentTracing(traces, 'voice-agent');
     // The VAD of the default endpointing delay (0.3 s); calls that need another window load theirs once per process.
     await loadVad(300);
   },
@@ -56,6 +64,8 @@ export default defineAgent({
     // The worker's database (embedded or not), data folder and vendor access: this process reads no configuration of its own.
     const handover = handedOverByWorker();
     const prisma = createPrismaClient(handover.databaseUrl, { maxConnections: 2 });
+    // The process ends with its job: the call's last spans are sent first.
+    if (tracing) ctx.addShutdownCallback(() => tracing!.provider.forceFlush());
     await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);
     const participant = await withTimeout(ctx.waitForParticipant(), PARTICIPANT_WAIT_MS);
     if (!participant) {

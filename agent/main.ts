@@ -14,18 +14,21 @@ if (!config.livekit) {
   );
 }
 // Loaded after the check: the speech framework takes seconds to load, and a refusal should not wait for it.
-const [{ log }, { openDatabase }, { startAgentWorker }, { startProcessMetrics }] = await Promise.all([
+const [{ log }, { openDatabase }, { startAgentWorker }, { startProcessMetrics }, { startAgentTracing }] = await Promise.all([
   import('@livekit/agents'),
   import('../prisma/database.js'),
   import('./worker.js'),
   import('../lib/metrics/index.js'),
+  import('./tracing.js'),
 ]);
+const tracing = config.tracing && (await startAgentTracing(config.tracing, 'voice-agent'));
 const opening = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 let worker: AgentWorker | undefined;
 let metrics: MetricsServer | undefined;
 onShutdownClosingLast(opening, async () => {
   await worker?.stop();
   await metrics?.close();
+  await tracing?.stop();
 });
 const db = await opening.catch(exitOnStartupFailure);
 try {

@@ -27,7 +27,8 @@ export const LOAD_THRESHOLD = 0.75;
 export type WorkerConfig = Pick<
   Config,
   'dataDir' | 'logLevel' | 'livekit' | 'agent' | 'vendors' | 'secretsKey' | 'webhookAllowPrivateTargets' | 'carrier' | 'carrierApiBaseUrl'
->;
+> &
+  Partial<Pick<Config, 'tracing'>>;
 
 export interface AgentWorker {
   mode: 'local' | 'livekit';
@@ -99,6 +100,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
     ...(config.secretsKey ? { secretsKey: config.secretsKey } : {}),
     allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false,
     livekit: { url: config.livekit.url, apiKey: config.livekit.apiKey, apiSecret: config.livekit.apiSecret },
+    ...(config.tracing ? { tracing: config.tracing } : {}),
   });
   const server = new AgentServer(
     new ServerOptions({

@@ -56,6 +56,8 @@ import { profileRoutes } from './routes/profile.js';
 import { passkeyRoutes } from './routes/passkeys.js';
 import { dashboard } from './dashboard/plugin.js';
 import { observeHttpResponse } from '../lib/metrics/index.js';
+import { tracingEnabled } from '../lib/tracing/index.js';
+import { registerRequestSpans } from './http/request-spans.js';
 
 export interface AppOptions {
   prisma: PrismaClient;
@@ -135,6 +137,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandler(app);
   registerBodyTimeouts(app, httpTimeouts);
   registerStorableTextCheck(app);
+  if (tracingEnabled()) registerRequestSpans(app);
   app.addHook('onResponse', async (request, reply) => {
     observeHttpResponse(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
     request.log.info(

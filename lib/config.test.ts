@@ -66,4 +66,24 @@ describe('configuration from the environment', () => {
     expect(read).toThrow(/^invalid environment: PORT: .*; CUSTOM_BASE_URL: /);
     expect(() => readConfig({ CUSTOM_BASE_URL: 'http://127.0.0.1:11434/v1' })).not.toThrow();
   });
+
+  it("exports traces only when an OTLP endpoint is set, to OpenTelemetry's endpoint for traces, and never with OTEL_TRACES_EXPORTER=none", () => {
+    expect(readConfig({}).tracing).toBeUndefined();
+    expect(readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing).toEqual({
+      endpoint: 'http://collector:4318/v1/traces',
+      serviceName: undefined,
+      includeContent: false,
+    });
+    // The traces' own variable is used as given, and wins over the base one.
+    expect(
+      readConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b.example/otlp/traces',
+        OTEL_SERVICE_NAME: 'voice-eu',
+      }).tracing,
+    ).toMatchObject({ endpoint: 'https://b.example/otlp/traces', serviceName: 'voice-eu' });
+    expect(readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).toBeUndefined();
+    expect(readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', TRACES_INCLUDE_CONTENT: 'true' }).tracing?.includeContent).toBe(true);
+    expect(() => readConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+  });
 });

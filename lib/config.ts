@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseHostAllowances, type HostAllowance } from './net/vendor-targets.js';
+import type { TracingSettings } from './tracing/index.js';
 
 // Process configuration from the environment: one schema for every process (the API, the agent worker, `npm start`
 // running both, the operator CLI), checked once at start-up so a typo fails loudly instead of later. Nothing below
@@ -60,6 +61,17 @@ const Env = z.object({
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** Its address; 0.0.0.0 in a container so the scraper reaches it. */
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * OpenTelemetry's own variables: traces are exported over OTLP/HTTP (protobuf) when either endpoint is set, to
+   * `<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces` or to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given; `none` in
+   * OTEL_TRACES_EXPORTER turns them off. The SDK reads the others (headers, sampler, batching) itself.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'none']).default('otlp'),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  /** Whether the speech framework's spans keep transcripts, prompts and tool arguments (lib/tracing/provider.ts). */
+  TRACES_INCLUDE_CONTENT: z.enum(['true', 'false']).default('false'),
   /** The carrier account's auth token: Media Streams voice webhooks must carry its signature. */
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   /** The carrier account's SID: with the auth token, calls on Media Streams can be transferred (its REST API). */
@@ -184,6 +196,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** The Prometheus endpoint, when METRICS_PORT is set. */
   metrics: { host: string; port: number } | undefined;
+  /** OTLP trace export, when an OTLP endpoint is set. */
+  tracing: TracingSettings | undefined;
   dataDir: string;
   port: number;
   host: string;
@@ -258,6 +272,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_S === undefined ? undefined : e.HTTP_KEEP_ALIVE_TIMEOUT_S * 1000,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },
     metrics: e.METRICS_PORT === undefined ? undefined : { host: e.METRICS_HOST, port: e.METRICS_PORT },
+    tracing: tracingOf(e),
     agent: {
       idleProcesses: e.LIVEKIT_IDLE_PROCESSES,
       healthPort: e.AGENT_HEALTH_PORT,
@@ -268,4 +283,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     vendors: vendorSettingsOf(cleaned),
   };
+}
+
+/** Where traces go, as OpenTelemetry's variables say (the specification's rules for the two endpoint variables). */
+function tracingOf(e: z.infer<typeof Env>): TracingSettings | undefined {
+  if (e.OTEL_TRACES_EXPORTER === 'none') return undefined;
+  const endpoint = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT && `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
+  if (!endpoint) return undefined;
+  return { endpoint, serviceName: e.OTEL_SERVICE_NAME, includeContent: e.TRACES_INCLUDE_CONTENT === 'true' };
 }

@@ -8,6 +8,7 @@ import type { Ending } from './ending.js';
 import type { CallRecording } from './recording.js';
 import type { Transcript } from './transcript.js';
 import type { UsageMeter } from './usage.js';
+import { inSpan } from '../../lib/tracing/index.js';
 
 // The end of a call, once it has ended and its session is closed: the recording rendered into storage, the post-call
 // analysis, and the call's record (status, end reason, transcript, outcomes, recordings, `call.completed`) written in
@@ -36,9 +37,13 @@ export interface CallToFinish {
 }
 
 export async function finalizeCall(prisma: PrismaClient, call: CallRow, finish: CallToFinish): Promise<void> {
+  return inSpan('call.finalize', { 'call.status': finish.ending.status, 'call.end_reason': finish.ending.reason }, () => writeRecord(prisma, call, finish));
+}
+
+async function writeRecord(prisma: PrismaClient, call: CallRow, finish: CallToFinish): Promise<void> {
   const { ending, recording, logFields } = finish;
-  const recordings = recording ? await saveRecording(recording, finish.storage, logFields) : null;
-  const analysis = await analysisOf(finish);
+  const recordings = recording ? await inSpan('call.recording.store', {}, () => saveRecording(recording, finish.storage, logFields)) : null;
+  const analysis = await inSpan('call.analysis', {}, async () => analysisOf(finish));
   try {
     await finishCall(prisma, call, {
       status: ending.status,

@@ -8,6 +8,7 @@ import type { KnowledgeSearch } from '../../modules/knowledge/index.js';
 import type { MachineDetectorSettings } from '../../modules/campaigns/index.js';
 import { loadSecretsKey, SecretBox } from '../../lib/secret-box.js';
 import { callStarted } from '../../lib/metrics/index.js';
+import { contextOfTraceParent, inSpan } from '../../lib/tracing/index.js';
 import { DEFAULT_DATA_DIR } from '../../lib/config.js';
 import { keepPiiOutOfInfoLogs } from '../logging.js';
 import type { VendorAccess } from '../providers/speech-providers.js';
@@ -81,6 +82,20 @@ export async function runCall(options: RunCallOptions): Promise<CallResult> {
   keepPiiOutOfInfoLogs(logger);
   const { prisma } = options;
   const found = await findCall(prisma, options);
+  // One trace per call, joined to the request that created it (its row keeps that request's trace context), so an
+  // operator follows a call from the API process that took it to the worker that ran it.
+  const attributes = {
+    'call.sid': found.callSid,
+    'call.transport': found.transport,
+    'call.direction': found.direction,
+    'organization.id': found.organizationId,
+  };
+  return inSpan('call', attributes, () => runFoundCall(options, found), contextOfTraceParent(found.traceParent));
+}
+
+/** The call from its row found to its record written. */
+async function runFoundCall(options: RunCallOptions, found: CallRow): Promise<CallResult> {
+  const { prisma } = options;
   // One box opens the assistant's vendor keys and its tools' credentials.
   const secrets = options.secrets ?? new SecretBox(loadSecretsKey(undefined, options.dataDir ?? DEFAULT_DATA_DIR));
   const stored = found.assistantId === null ? null : await loadAssistantSettings(prisma, found.organizationId, found.assistantId, secrets).catch(() => null);

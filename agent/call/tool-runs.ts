@@ -3,6 +3,7 @@ import type { ToolCallEntry } from '../../modules/calls/index.js';
 import type { ToolOut } from '../../modules/tools/index.js';
 import { substantiveWords } from '../turn/backchannels.js';
 import { listen, type SessionEvents } from './session-events.js';
+import { inSpan } from '../../lib/tracing/index.js';
 
 // The tool calls of one call while they run: the spoken messages around them, and their cancellation when the caller
 // takes the turn. @livekit/agents 1.9 neither aborts a tool when the caller speaks nor interrupts the reply that is
@@ -104,6 +105,22 @@ export class ToolRuns {
    * Throws ToolRunCancelled when the call was cancelled.
    */
   async run<T>(call: ToolRunCall, messages: ToolOut['messages'] | null, work: (signal: AbortSignal) => Promise<ToolRunOutcome<T>>): Promise<T> {
+    // A span per call, named for the tool and never carrying its arguments or its result.
+    return inSpan('tool_call', { 'tool.name': call.name, 'tool.call_id': call.id }, async (span) => {
+      const outcome = await this.#run(call, messages, work).catch((error: unknown) => {
+        span.setAttribute('tool.outcome', error instanceof ToolRunCancelled ? 'cancelled' : 'error');
+        throw error;
+      });
+      span.setAttribute('tool.outcome', outcome.failed ? 'failed' : 'ok');
+      return outcome.value;
+    });
+  }
+
+  async #run<T>(
+    call: ToolRunCall,
+    messages: ToolOut['messages'] | null,
+    work: (signal: AbortSignal) => Promise<ToolRunOutcome<T>>,
+  ): Promise<ToolRunOutcome<T>> {
     const controller = new AbortController();
     const onAbort = () => controller.abort(call.signal?.reason);
     if (call.signal?.aborted) onAbort();
@@ -117,7 +134,7 @@ export class ToolRuns {
       const outcome = await work(controller.signal);
       if (this.#cancelled.has(call.id)) throw new ToolRunCancelled();
       if (outcome.failed && messages?.on_failure) this.#speak(messages.on_failure);
-      return outcome.value;
+      return outcome;
     } finally {
       clearTimeout(slow);
       call.signal?.removeEventListener('abort', onAbort);

@@ -5,6 +5,7 @@ import type { HistorySummary } from './history-summary.js';
 import { fitPrompt, type PromptBudget } from './prompt-budget.js';
 import { listen, type SessionEvents } from './session-events.js';
 import { withTimeout } from '../../lib/async.js';
+import { inSpan, traceContext, type Context } from '../../lib/tracing/index.js';
 
 // Each reply's prompt, made in the framework's user-turn-completed hook: the knowledge passages for what the caller
 // just said, and the conversation cut to the budgets (prompt-budget.ts). Retrieval starts on the recogniser's final
@@ -52,9 +53,12 @@ export class TurnPrompt {
   #heard: string[] = [];
   #pending: Pending | undefined;
   #record: TurnRetrieval | undefined;
+  /** The call's trace: searches start from the recogniser's events, outside any span of the call's own. */
+  readonly #trace: Context;
 
   constructor(options: TurnPromptOptions) {
     this.#options = options;
+    this.#trace = traceContext.active();
     this.#timeoutMs = options.timeoutMs ?? RETRIEVAL_TIMEOUT_MS;
   }
 
@@ -132,10 +136,24 @@ export class TurnPrompt {
       query,
       startedAt: performance.now(),
       abort,
-      result: search(query, abort.signal).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
+      result: this.#search(search, query, abort.signal).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
     };
     this.#pending = pending;
     return pending;
+  }
+
+  /** One search, as a span of the call's trace saying what it found (never the words it searched for). */
+  #search(search: Search, query: string, signal: AbortSignal): Promise<SearchResult> {
+    return inSpan(
+      'knowledge.retrieval',
+      {},
+      async (span) => {
+        const result = await search(query, signal);
+        span.setAttributes({ 'knowledge.hits': result.hits.length, 'knowledge.vector_index': result.vector_index });
+        return result;
+      },
+      this.#trace,
+    );
   }
 }
 

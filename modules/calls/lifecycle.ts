@@ -9,6 +9,7 @@ import { IN_PROGRESS, NOT_STARTED, type FinishedEnd, type UnstartedEnd } from '.
 import { CallNotRunnableError, turnRow, type StoredRecording, type StoredTurn } from './store.js';
 import { callUsage, countTurns, priceUsage, usageColumns, NO_MODEL_USAGE, type ModelUsage } from './usage.js';
 import { loadPriceOverrides } from './price-table.js';
+import { currentTraceParent } from '../../lib/tracing/index.js';
 
 // Where a call changes state. Every call row is created here and every status change is made here, each a
 // compare-and-set on the statuses it moves from: processes racing for one call (two sweeps, a sweep and a dialler, a
@@ -58,7 +59,9 @@ export async function queueOutboundCall(
   prisma: Db,
   request: OutboundCallRequest & { transport?: OutboundTransport; detectVoicemail?: boolean; campaignId?: number; campaignAttempt?: number; createdAt?: Date },
 ): Promise<CallRow> {
-  return prisma.call.create({ data: { callSid: newCallSid(), transport: 'sip', ...request, direction: 'outbound', status: 'queued' } });
+  return prisma.call.create({
+    data: { callSid: newCallSid(), transport: 'sip', ...request, direction: 'outbound', status: 'queued', traceParent: currentTraceParent() },
+  });
 }
 
 export interface WebCallRequest {
@@ -74,7 +77,7 @@ export interface WebCallRequest {
 export async function openWebCall(prisma: PrismaClient, request: WebCallRequest): Promise<CallRow> {
   const callSid = newCallSid();
   const livekitRoom = request.transport === 'web' ? roomOfCall(callSid) : null;
-  return prisma.call.create({ data: { callSid, ...request, livekitRoom, direction: 'inbound', status: 'queued' } });
+  return prisma.call.create({ data: { callSid, ...request, livekitRoom, direction: 'inbound', status: 'queued', traceParent: currentTraceParent() } });
 }
 
 export interface InboundCallRequest {
@@ -114,6 +117,7 @@ export async function openInboundCall(prisma: PrismaClient, request: InboundCall
       toNumber: number.number,
       providerCallSid: request.providerCallSid ?? null,
       livekitRoom: request.livekitRoom ?? null,
+      traceParent: currentTraceParent(),
     },
   });
   return { call };
