@@ -1,5 +1,6 @@
 import type { AudioFrame } from '@livekit/rtc-node';
 import { Future, voice } from '@livekit/agents';
+import { observeFrameLateness } from '../../lib/metrics/index.js';
 
 export type PlayedFrameListener = (frame: AudioFrame, playedAt: number) => void;
 
@@ -145,6 +146,9 @@ export class PacedAudioOutput extends voice.AudioOutput {
     this.#timer = undefined;
     if (this.#paused) return;
     const now = Date.now();
+    // How late this tick came for its first frame: on a saturated process the timers run late, and this is what the
+    // caller hears as gaps (the metric an operator watches, and what the worker's load is judged by).
+    if (this.#queue.length > 0 && this.#nextDueAt <= now) observeFrameLateness(now - this.#nextDueAt);
     // Release every frame that is due; after a stall the clock restarts from now rather than bursting to catch up.
     if (now - this.#nextDueAt > 100) this.#nextDueAt = now;
     while (this.#queue.length > 0 && this.#nextDueAt <= now) {

@@ -1,6 +1,7 @@
 import { VAD, VADEventType, VADStream, type VADEvent } from '@livekit/agents';
 import { measuredSilenceMs } from '../../media/speech-end.js';
 import { UtteranceAudio } from './utterance-audio.js';
+import { observeVadInference } from '../../lib/metrics/index.js';
 
 // A VAD that reports when speech really ended. The session backdates the caller's last speaking time by the silence
 // the VAD reports with its end-of-speech event, then waits the endpointing delay from there; Silero's report comes 1 to
@@ -105,6 +106,9 @@ class SpeechEndStream extends VADStream {
     if (result.done) return result;
     const event = result.value;
     if (event.type === VADEventType.INFERENCE_DONE) {
+      // Counted here rather than from the framework's own VAD metrics, which 1.9 emits only after some thirty starts of
+      // speech (its counter advances on START_OF_SPEECH): a call would rarely report any.
+      observeVadInference(event.inferenceDuration);
       // Out of speech, only the pre-roll of an utterance yet to start is needed: a silent line keeps a second, not 61.
       if (!event.speaking) this.#forgetBefore(event.timestamp - KEEP_BEFORE_END_MS);
       return { done: false, value: this.#withTrailingSilence(event) };

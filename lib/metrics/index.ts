@@ -5,7 +5,18 @@ import { startMetricsServer, type MetricsServer } from './server.js';
 // The process's metrics for the operator: the instruments the API and the calls record into, and the endpoint that
 // serves them. docs/operations.md says what each means and what to watch.
 
-export { callStarted, dialStarted, observeEotInference, observeHttpResponse, observeTurnLatency, registry } from './registry.js';
+export {
+  callStarted,
+  dialStarted,
+  observeEotInference,
+  observeFrameLateness,
+  observeHttpResponse,
+  observeTurnLatency,
+  observeVadInference,
+  registry,
+  watchConnectionPool,
+  type ConnectionPool,
+} from './registry.js';
 export { reportDatabaseQueues, startMetricsServer, type MetricsServer, type QueueDatabase };
 
 /** How a refused endpoint is named to the operator: by its own settings, not the API's PORT and HOST. */

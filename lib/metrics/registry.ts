@@ -64,6 +64,59 @@ const eotInference = new Histogram({
   registers: [registry],
 });
 
+const vadInference = new Histogram({
+  name: 'voice_vad_inference_seconds',
+  help: "The voice activity detector's time for one inference (a 32 ms window of a call's audio), on the call's event loop.",
+  buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05],
+  registers: [registry],
+});
+const frameLateness = new Histogram({
+  name: 'voice_audio_frame_lateness_seconds',
+  help: "How late the assistant's audio frames left for the caller, past their due time.",
+  buckets: [0.005, 0.01, 0.02, 0.04, 0.06, 0.1, 0.2, 0.5],
+  registers: [registry],
+});
+
+/** The pools of database connections this process holds (prisma/client.ts adds each as it is made). */
+export interface ConnectionPool {
+  /** Set once the pool is closed: it is then forgotten. */
+  readonly ended: boolean;
+  readonly totalCount: number;
+  readonly idleCount: number;
+  readonly waitingCount: number;
+}
+const pools = new Set<ConnectionPool>();
+new Gauge({
+  name: 'voice_db_pool_connections',
+  help: "This process's database connections, by state: busy (running a statement or a transaction) or idle.",
+  labelNames: ['state'] as const,
+  registers: [registry],
+  collect() {
+    let total = 0;
+    let idle = 0;
+    for (const pool of pools) {
+      if (pool.ended) {
+        pools.delete(pool);
+        continue;
+      }
+      total += pool.totalCount;
+      idle += pool.idleCount;
+    }
+    this.set({ state: 'busy' }, total - idle);
+    this.set({ state: 'idle' }, idle);
+  },
+});
+new Gauge({
+  name: 'voice_db_pool_waiting',
+  help: 'Queries of this process waiting for a free database connection.',
+  registers: [registry],
+  collect() {
+    let waiting = 0;
+    for (const pool of pools) waiting += pool.waitingCount;
+    this.set(waiting);
+  },
+});
+
 /** The stages a stored turn's `metrics` carries (agent/turn/metrics.ts), by their metric label. */
 const STAGES: ReadonlyArray<[key: string, stage: string]> = [
   ['end_of_utterance_delay_ms', 'end_of_utterance'],
@@ -108,4 +161,21 @@ export function dialStarted(transport: string): void {
 /** One end-of-turn prediction, as long as the model reports it took. */
 export function observeEotInference(ms: number): void {
   if (Number.isFinite(ms) && ms >= 0) eotInference.observe(ms / 1000);
+}
+
+/** One inference of the voice activity detector, as long as it took (ms). */
+export function observeVadInference(ms: number): void {
+  if (Number.isFinite(ms) && ms >= 0) vadInference.observe(ms / 1000);
+}
+
+/** A frame of the assistant's audio left this late (ms past its due time). */
+export function observeFrameLateness(ms: number): void {
+  if (Number.isFinite(ms)) frameLateness.observe(Math.max(ms, 0) / 1000);
+}
+
+/** Counts `pool`'s connections on the endpoint until it is closed. */
+export function watchConnectionPool(pool: ConnectionPool): void {
+  // Closed pools are dropped here too, so that a process that makes many and is never scraped keeps none of them.
+  for (const known of pools) if (known.ended) pools.delete(known);
+  pools.add(pool);
 }

@@ -3,6 +3,7 @@ import { reportDatabaseQueues, startMetricsServer, startProcessMetrics, type Met
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { apiTest } from '../helpers/fixtures.js';
 import { afterReply, createCall, localSettings, runTimeline } from '../runtime/call-harness.js';
+import { until } from '../helpers/until.js';
 
 // The Prometheus endpoint as a scraper reads it: the process's figures over HTTP on a port of its own. Files that share
 // a worker share its registry, so each check compares the figures before and after what it does.
@@ -72,7 +73,7 @@ describe('the metrics endpoint', () => {
     expect(after).not.toContain('5550100');
   });
 
-  it('counts a call by transport and final status while it runs and once it ended, and its reply latency by stage', async ({ api, llm }) => {
+  it('counts a call by transport and final status while it runs and once it ended, its reply latency by stage, and its audio work', async ({ api, llm }) => {
     const before = await scrape();
     const call = await createCall(api.db.prisma, localSettings(llm.url, { llm_settings: { welcome_message: 'Hello, how can I help?' } }));
     const run = await runTimeline(api.db.prisma, call.id, [{ after: afterReply(1), atMs: 500, text: 'book an appointment' }], {
@@ -90,6 +91,48 @@ describe('the metrics endpoint', () => {
     }
     const e2e = delta('voice_turn_latency_seconds_sum', { stage: 'e2e' });
     expect(e2e).toBeGreaterThan(0);
+    // The detector's time per inference (one per 32 ms of the caller's audio), and how late each tick of the reply's
+    // audio left.
+    expect(delta('voice_vad_inference_seconds_count', {})).toBeGreaterThanOrEqual(30);
+    expect(delta('voice_vad_inference_seconds_sum', {})).toBeGreaterThan(0);
+    expect(delta('voice_audio_frame_lateness_seconds_count', {})).toBeGreaterThanOrEqual(50);
+  });
+
+  it("counts the process's database connections, busy and idle, and the queries waiting for one", async ({ api }) => {
+    const { createPrismaClient } = await import('../../prisma/client.js');
+    const prisma = createPrismaClient(api.db.url, { maxConnections: 1 });
+    try {
+      const before = await scrape();
+      // One connection, held by a transaction that sleeps; a second query waits for it.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      // Prisma's queries run when awaited: `then` starts them now.
+      const transaction = prisma
+        .$transaction(async (tx) => {
+          await tx.$queryRaw`SELECT 1`;
+          await held;
+        })
+        .then(() => undefined);
+      await until(
+        async () => sample(await scrape(), 'voice_db_pool_connections', { state: 'busy' }) > sample(before, 'voice_db_pool_connections', { state: 'busy' }),
+      );
+      const waiting = prisma.$queryRaw`SELECT 2`.then(() => undefined);
+      const during = await until(async () => {
+        const text = await scrape();
+        return sample(text, 'voice_db_pool_waiting') >= 1 && text;
+      });
+      expect(sample(during, 'voice_db_pool_waiting')).toBeGreaterThanOrEqual(1);
+      release();
+      await transaction;
+      await waiting;
+      const after = await until(async () => {
+        const text = await scrape();
+        return sample(text, 'voice_db_pool_waiting') === 0 && text;
+      });
+      expect(sample(after, 'voice_db_pool_connections', { state: 'idle' })).toBeGreaterThanOrEqual(1);
+    } finally {
+      await prisma.$disconnect();
+    }
   });
 
   it("reports the database's queues: webhook deliveries owed and the oldest one's age, documents waiting to be processed", async ({ api, tenant }) => {
