@@ -9,13 +9,14 @@ import { campaignDialPacing, startCampaignDispatcher } from '../modules/campaign
 import { startWebhookDelivery } from '../modules/webhooks/index.js';
 import { type PgVectors, startDocumentProcessing } from '../modules/knowledge/index.js';
 import { startJobLoop } from '../lib/jobs.js';
+import { startRollupFolder } from '../modules/analytics/index.js';
 import { clearExpiredSignInCounts } from './auth/sign-in-limit.js';
 
 // Every background job of an API process, started here and nowhere else, each a job loop (lib/jobs.ts) over leased
 // rows woken on the process's change feed: any number of API processes run the same jobs on the same database.
 // The outbound dialler and the campaign dispatcher run where a call path is configured; carrier reports always; webhook
 // delivery and document processing when the process is the service (tests start their own, with their own settings).
-// Expired sign-in counts are swept every 5 minutes.
+// Ended calls are folded into the charts' rollups every second; expired sign-in counts are swept every 5 minutes.
 
 export interface ApiJobOptions {
   prisma: PrismaClient;
@@ -75,6 +76,8 @@ export function startApiJobs(options: ApiJobOptions): ApiJobs {
     : undefined;
   // Carrier callbacks stored by any process are applied by every process's queue (modules/telephony/carrier-reports.ts).
   const carrierReports = startCarrierReportQueue(prisma, { logger: child('carrier-reports') });
+  // Ended calls' rollup deltas into the charts' rollups; every process runs it, one folds at a time.
+  const rollups = startRollupFolder(prisma, { logger: child('rollups') });
   const signInCounts = startJobLoop({
     intervalMs: SIGN_IN_SWEEP_MS,
     unref: true,
@@ -110,7 +113,7 @@ export function startApiJobs(options: ApiJobOptions): ApiJobs {
       (stopped ??= (async () => {
         // The dispatcher first: it queues calls for the dialler, which then finishes what it holds.
         await campaigns?.stop();
-        await Promise.all([dialler?.stop(), carrierReports.stop(), webhooks?.stop(), documents?.stop(), signInCounts.stop(SWEEP_STOP_MS)]);
+        await Promise.all([dialler?.stop(), carrierReports.stop(), rollups.stop(), webhooks?.stop(), documents?.stop(), signInCounts.stop(SWEEP_STOP_MS)]);
       })()),
   };
 }

@@ -65,6 +65,13 @@ export const readsWholeHours = (q: ChartQuery, groups: Group[]) =>
 
 const stored = (b: HistogramBounds) =>
   `FROM call_rollup_histograms h WHERE h.organization_id = ${b.org} AND h.metric = ${b.metric} AND h.hour >= ${b.from} AND h.hour < ${b.to} AND h.assistant_id ${b.whole ? '= -1' : '>= 0'}`;
+/**
+ * The entries of ended calls not folded yet (migration `call_rollups_folded`): under their own key, or under the whole
+ * hour's (assistant -1, the other fields empty) when the query reads those rows, as the folder adds them.
+ */
+const pending = (b: HistogramBounds, columns: string) =>
+  `SELECT ${b.whole ? `p.organization_id, p.hour, -1, -1, -1, '', '', '', '', ''` : key('p')}, ${columns}
+   FROM call_rollup_histogram_pending p WHERE p.organization_id = ${b.org} AND p.metric = ${b.metric} AND p.hour >= ${b.from} AND p.hour < ${b.to}`;
 /** The same entries made on the spot from the calls still under way, as the rollups read them (query.ts). */
 const underWay = (b: HistogramBounds) =>
   `FROM calls c, LATERAL call_rollup_row(c, 1) x, LATERAL call_histogram_entries(c, 1) e
@@ -72,7 +79,9 @@ const underWay = (b: HistogramBounds) =>
 
 /** How many values the period holds under the filters, from the rows' counts: which way the query goes. */
 export function countStatement(b: HistogramBounds, where: string[]): string {
-  const rows = `(SELECT ${key('h')}, h.value_count AS n ${stored(b)} UNION ALL SELECT ${key('x')}, 1 ${underWay(b)} AND e.bucket IS NOT NULL) r`;
+  const rows = `(SELECT ${key('h')}, h.value_count AS n ${stored(b)}
+    UNION ALL ${pending(b, 'p.n')} AND p.bucket IS NOT NULL
+    UNION ALL SELECT ${key('x')}, 1 ${underWay(b)} AND e.bucket IS NOT NULL) r`;
   return `SELECT coalesce(sum(r.n), 0)::float8 AS n FROM ${rows} WHERE ${where.join(' AND ')}`;
 }
 
@@ -80,6 +89,7 @@ export function countStatement(b: HistogramBounds, where: string[]): string {
 export function histogramRows(b: HistogramBounds): string {
   return `(SELECT ${key('h')}, h.low_bucket + u.i - 1 AS bucket, u.n ${stored(b).replace('FROM call_rollup_histograms h', 'FROM call_rollup_histograms h, unnest(h.counts) WITH ORDINALITY u(n, i)')} AND u.n <> 0
     UNION ALL SELECT ${key('h')}, NULL, h.calls ${stored(b)} AND h.calls <> 0
+    UNION ALL ${pending(b, 'p.bucket, p.n')}
     UNION ALL SELECT ${key('x')}, e.bucket, e.n ${underWay(b)}) r`;
 }
 

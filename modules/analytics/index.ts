@@ -5,6 +5,7 @@
 export { createChart, deleteChart, getChart, listCharts, replaceChart, runChart } from './charts.js';
 export { DEFAULT_CHARTS } from './default-charts.js';
 export { exportChart } from './export.js';
+export { FOLD_BATCH, FOLD_INTERVAL_MS, foldPendingRollups, startRollupFolder, type RollupFolder } from './fold.js';
 export { METRICS } from './metrics.js';
 export { resolvePeriod } from './period.js';
 export { runChartQuery } from './query.js';

@@ -97,13 +97,14 @@ interface Bounds {
 }
 
 /**
- * The rollup rows of the period: those of ended calls, and the same rows made on the spot from the calls still under
- * way (read through the `(organization_id, status, created_at)` index), which add to the rollups only once they end.
+ * The rollup rows of the period: those of ended calls (folded, and the deltas still waiting for the folder: the view
+ * `call_rollups_current`), and the same rows made on the spot from the calls still under way (read through the
+ * `(organization_id, status, created_at)` index), which add to the rollups only once they end.
  */
 const UNDER_WAY = [...NOT_STARTED, IN_PROGRESS].map((status) => `'${status}'`).join(', ');
 
 function rollupRows({ org, from, to }: Bounds): string {
-  return `(SELECT * FROM call_rollups WHERE organization_id = ${org} AND hour >= ${from} AND hour < ${to}
+  return `(SELECT * FROM call_rollups_current WHERE organization_id = ${org} AND hour >= ${from} AND hour < ${to}
     UNION ALL
     SELECT x.* FROM calls c, LATERAL call_rollup_row(c, 1) x
     WHERE c.organization_id = ${org} AND c.status IN (${UNDER_WAY}) AND c.created_at >= ${from} AND c.created_at < ${to}) r`;

@@ -3,6 +3,7 @@ import { apiTest } from '../helpers/fixtures.js';
 import type { ApiContext, Tenant } from '../helpers/api.js';
 import { runChartQuery } from '../../modules/analytics/query.js';
 import { ChartQuery } from '../../modules/analytics/schemas.js';
+import { foldAllRollups } from '../helpers/rollups.js';
 
 // Percentiles from the rollups' histograms, against values computed here from the raw rows: within the stated 2% of
 // the value of each rank once a period holds 50,000 values; and the histograms themselves, kept by the triggers, equal
@@ -162,6 +163,8 @@ const STAGES = ['end_of_utterance_delay_ms', 'llm_ttft_ms', 'tts_ttfb_ms', 'e2e_
  * each hour's rows of every call (assistant -1), keyed by organisation and hour.
  */
 async function storedHistograms(api: ApiContext, tenant: Tenant, whole: boolean): Promise<Record<string, number>> {
+  // The calls' ends appended their entries; the folder moves them into the histograms.
+  await foldAllRollups(api.db.prisma);
   const rows = await api.db.prisma.$queryRawUnsafe<Array<{ k: string; n: number }>>(
     `SELECT ${whole ? HOUR_KEY_SQL.replaceAll("date_trunc('hour', c.created_at, 'UTC')", 'h.hour').replaceAll('c.', 'h.') : STORED_KEY_SQL} || '|' || h.metric || '|' || b AS k, n::int AS n
      FROM call_rollup_histograms h, LATERAL (SELECT (h.low_bucket + i - 1)::text AS b, n FROM unnest(h.counts) WITH ORDINALITY u(n, i) UNION ALL SELECT 'calls', h.calls) u
