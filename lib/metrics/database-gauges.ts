@@ -34,6 +34,12 @@ const jobsQueued = new Gauge({
   registers: [registry],
   collect: () => readQueues(),
 });
+const rollupLag = new Gauge({
+  name: 'voice_rollup_fold_lag_seconds',
+  help: "Age of the oldest ended call's rollup delta not yet folded into the charts' rollups; 0 when none waits.",
+  registers: [registry],
+  collect: () => readQueues(),
+});
 const collectErrors = new Gauge({
   name: 'voice_metrics_database_up',
   help: '1 when the last scrape read the queues from the database, 0 when it could not.',
@@ -68,9 +74,20 @@ const QUEUES_SQL = `SELECT
   (SELECT count(*) FROM documents WHERE status IN ('pending', 'processing')) AS documents,
   (SELECT count(*) FROM test_runs WHERE status IN ('queued', 'running')) AS test_runs,
   (SELECT count(*) FROM campaign_contacts WHERE state = 'pending') AS contacts,
-  (SELECT count(*) FROM calls WHERE status = 'queued') AS calls`;
+  (SELECT count(*) FROM calls WHERE status = 'queued') AS calls,
+  (SELECT count(*) FROM call_rollup_pending) AS rollup_deltas,
+  (SELECT extract(epoch FROM now() - min(queued_at))::float8 FROM call_rollup_pending) AS rollup_lag_s`;
 
-type Row = { webhooks: bigint; oldest_s: number | null; documents: bigint; test_runs: bigint; contacts: bigint; calls: bigint };
+type Row = {
+  webhooks: bigint;
+  oldest_s: number | null;
+  documents: bigint;
+  test_runs: bigint;
+  contacts: bigint;
+  calls: bigint;
+  rollup_deltas: bigint;
+  rollup_lag_s: number | null;
+};
 
 async function collectOnce(): Promise<void> {
   if (!source) return;
@@ -84,6 +101,8 @@ async function collectOnce(): Promise<void> {
     jobsQueued.set({ kind: 'test_run' }, Number(row.test_runs));
     jobsQueued.set({ kind: 'campaign_contact' }, Number(row.contacts));
     jobsQueued.set({ kind: 'outbound_call' }, Number(row.calls));
+    jobsQueued.set({ kind: 'rollup_delta' }, Number(row.rollup_deltas));
+    rollupLag.set(Math.max(row.rollup_lag_s ?? 0, 0));
     collectErrors.set(1);
   } catch {
     collectErrors.set(0);

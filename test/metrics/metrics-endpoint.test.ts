@@ -4,6 +4,7 @@ import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { apiTest } from '../helpers/fixtures.js';
 import { afterReply, createCall, localSettings, runTimeline } from '../runtime/call-harness.js';
 import { until } from '../helpers/until.js';
+import pg from 'pg';
 
 // The Prometheus endpoint as a scraper reads it: the process's figures over HTTP on a port of its own. Files that share
 // a worker share its registry, so each check compares the figures before and after what it does.
@@ -135,7 +136,10 @@ describe('the metrics endpoint', () => {
     }
   });
 
-  it("reports the database's queues: webhook deliveries owed and the oldest one's age, documents waiting to be processed", async ({ api, tenant }) => {
+  it("reports the database's queues: webhook deliveries owed and the oldest one's age, documents waiting to be processed, rollup deltas and their lag", async ({
+    api,
+    tenant,
+  }) => {
     const stop = reportDatabaseQueues(api.db.prisma);
     try {
       const prisma = api.db.prisma;
@@ -154,7 +158,28 @@ describe('the metrics endpoint', () => {
         });
       }
       await prisma.document.create({ data: { organizationId: tenant.organizationId, name: 'Manual', status: 'pending' } });
-      const text = await scrape();
+      // A call's rollup delta queued an hour ago and not folded: the folder is held off by the lock taken here.
+      const folder = new pg.Client({ connectionString: api.db.url });
+      await folder.connect();
+      await folder.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtext('call_rollups_fold'))`);
+      await prisma.callRollupPending.create({
+        data: {
+          organizationId: tenant.organizationId,
+          hour: new Date('2026-10-10T10:00:00Z'),
+          assistantId: 0,
+          campaignId: 0,
+          phoneNumberId: 0,
+          direction: 'inbound',
+          status: 'completed',
+          transport: 'sip',
+          endReason: '',
+          calls: 1,
+          queuedAt: hourAgo,
+        },
+      });
+      const text = await scrape().finally(() => folder.end());
+      expect(sample(text, 'voice_jobs_queued', { kind: 'rollup_delta' })).toBe(1);
+      expect(sample(text, 'voice_rollup_fold_lag_seconds')).toBeGreaterThanOrEqual(3_600);
       expect(sample(text, 'voice_webhook_backlog')).toBe(2);
       expect(sample(text, 'voice_jobs_queued', { kind: 'webhook_delivery' })).toBe(2);
       expect(sample(text, 'voice_webhook_oldest_pending_age_seconds')).toBeGreaterThanOrEqual(3_600);
