@@ -13,6 +13,7 @@ import { vendorAccessOf } from './providers/speech-providers.js';
 import { configureEotProcess } from './turn/eot-process.js';
 import type { UnstartedCallLimits } from '../modules/calls/index.js';
 import type { ChangeFeed } from '../lib/pg-listen.js';
+import { FULL_LOAD, workerLoad } from './load/process-load.js';
 
 // The agent worker in one of two modes. With LiveKit configured (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET) it
 // registers with LiveKit, takes dispatched jobs (one job = one call, in its own process), reports load, and drains on
@@ -20,8 +21,8 @@ import type { ChangeFeed } from '../lib/pg-listen.js';
 
 /** How long closing the LiveKit connection may take once calls have drained. */
 export const CLOSE_TIMEOUT_MS = 5_000;
-/** LiveKit stops sending jobs to a worker above this load (fraction of CPU). */
-export const LOAD_THRESHOLD = 0.75;
+/** LiveKit stops sending jobs to a worker at this load (agent/load/process-load.ts). */
+export const LOAD_THRESHOLD = FULL_LOAD;
 
 /** What of the process's configuration the worker and its calls use. */
 export type WorkerConfig = Pick<
@@ -111,6 +112,9 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       // Named, so LiveKit sends a worker only the calls the API dispatches explicitly (and SIP dispatch rules name it).
       agentName: config.livekit.agentName,
       loadThreshold: LOAD_THRESHOLD,
+      // The machine's CPU and the busiest job process's, instead of the framework's machine CPU alone: a call's process
+      // saturating its core makes its audio late while the machine as a whole looks half idle.
+      loadFunc: async () => workerLoad(),
       drainTimeout: config.agent.drainTimeoutMs,
       production: true,
       numIdleProcesses: config.agent.idleProcesses,

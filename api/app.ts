@@ -214,6 +214,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: app.log,
     secrets,
     paths: { livekit: telephony, carrier: carrierPath },
+    carrierCallsAtCapacity: options.callAudioRunner?.atCapacity?.bind(options.callAudioRunner),
     diallerPollIntervalMs: options.diallerPollIntervalMs,
     quietCarrierDialMs: options.quietCarrierDialMs,
     campaignTickMs: options.campaignTickMs,

@@ -28,6 +28,8 @@ export interface ApiJobOptions {
     livekit: LiveKitTelephony | undefined;
     carrier: { publicUrl: string; tokens: StreamTokens; apiBaseUrl: string } | undefined;
   };
+  /** Whether the worker that runs this process's carrier calls is at capacity: its calls then wait in the queue. */
+  carrierCallsAtCapacity?: (() => boolean) | undefined;
   diallerPollIntervalMs?: number | undefined;
   quietCarrierDialMs?: number | undefined;
   campaignTickMs?: number | undefined;
@@ -67,6 +69,7 @@ export function startApiJobs(options: ApiJobOptions): ApiJobs {
             pollIntervalMs: options.diallerPollIntervalMs,
             quietCarrierDialMs: options.quietCarrierDialMs,
             dialGate: campaignDialPacing,
+            carrierCallsAtCapacity: options.carrierCallsAtCapacity,
           },
         )
       : undefined;

@@ -70,6 +70,8 @@ export const ERRORS = Object.freeze({
   /** Passkeys need the dashboard's public address (PUBLIC_URL) off loopback: the origin they are bound to. */
   passkeys_unavailable: 'unavailable',
   transport_unavailable: 'unavailable',
+  /** The process that would run the call is too loaded for one more: retry after the Retry-After seconds. */
+  at_capacity: 'unavailable',
   /** The database cannot be reached right now: retry after the Retry-After seconds. */
   database_unavailable: 'unavailable',
   internal_error: 'internal',

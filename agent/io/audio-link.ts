@@ -6,6 +6,7 @@ import { turnLatency } from '../turn/metrics.js';
 import { PacedAudioOutput } from './paced-audio-output.js';
 import { PushAudioInput } from './push-audio-input.js';
 import type { LocalCallRunner } from '../local-runner.js';
+import { FULL_LOAD, processLoad } from '../load/process-load.js';
 
 // The local worker's side of a built-in transport: one call over a push input and a paced output, through the same
 // runCall as every other transport.
@@ -50,5 +51,8 @@ export function audioRunnerOf(runner: LocalCallRunner): CallAudioRunner {
         ended,
       };
     },
+    // A process with no call running always takes one: refusing it would help nobody, and an idle process's readings
+    // are other programs' doing.
+    atCapacity: () => runner.activeCalls > 0 && processLoad().load >= FULL_LOAD,
   };
 }

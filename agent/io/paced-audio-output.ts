@@ -1,6 +1,6 @@
 import type { AudioFrame } from '@livekit/rtc-node';
 import { Future, voice } from '@livekit/agents';
-import { observeFrameLateness } from '../../lib/metrics/index.js';
+import { frameLeft } from '../load/process-load.js';
 
 export type PlayedFrameListener = (frame: AudioFrame, playedAt: number) => void;
 
@@ -148,7 +148,7 @@ export class PacedAudioOutput extends voice.AudioOutput {
     const now = Date.now();
     // How late this tick came for its first frame: on a saturated process the timers run late, and this is what the
     // caller hears as gaps (the metric an operator watches, and what the worker's load is judged by).
-    if (this.#queue.length > 0 && this.#nextDueAt <= now) observeFrameLateness(now - this.#nextDueAt);
+    if (this.#queue.length > 0 && this.#nextDueAt <= now) frameLeft(now - this.#nextDueAt);
     // Release every frame that is due; after a stall the clock restarts from now rather than bursting to catch up.
     if (now - this.#nextDueAt > 100) this.#nextDueAt = now;
     while (this.#queue.length > 0 && this.#nextDueAt <= now) {

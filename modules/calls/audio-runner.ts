@@ -25,4 +25,9 @@ export interface CallAudioLink {
 export interface CallAudioRunner {
   /** Starts the call (a `calls` row in a startable state) over a new audio link. */
   open(callId: number): CallAudioLink;
+  /**
+   * Whether the process is too loaded for one more call (agent/load/process-load.ts): the transports then refuse a new
+   * call with a clear status rather than make every call on the process worse. Absent: never.
+   */
+  atCapacity?(): boolean;
 }

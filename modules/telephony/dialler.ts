@@ -51,6 +51,11 @@ export interface DiallerOptions {
   quietCarrierDialMs?: number;
   /** Limits on how fast queued calls go out (a campaign's calls per minute), asked at each claim. */
   dialGate?: DialGate | undefined;
+  /**
+   * Whether this process's worker, which runs the calls dialled through a carrier (their media comes back to it), is
+   * at capacity: those calls then stay queued, for a later pass or another process, instead of joining a saturated one.
+   */
+  carrierCallsAtCapacity?: (() => boolean) | undefined;
 }
 
 export interface Dialler {
@@ -104,7 +109,9 @@ export function startDialler(prisma: PrismaClient, paths: DiallerPaths, options:
       if (paths.livekit) await endLostLiveKitDials(paths.livekit);
       if (carrier) await recoverCarrierDials(prisma, { ...carrier, quietDialMs: options.quietCarrierDialMs }, log);
       while (!jobs.stopping && jobs.inFlight < maxDials) {
-        const id = await claimNextOutboundCall(prisma, transports, options.dialGate);
+        const open = options.carrierCallsAtCapacity?.() ? transports.filter((t) => t !== 'media_stream') : transports;
+        if (open.length === 0) return;
+        const id = await claimNextOutboundCall(prisma, open, options.dialGate);
         if (id === null) return;
         jobs.track(dial(id).catch((error: unknown) => log.error({ callId: id, err: error }, 'dial failed')));
       }

@@ -8,7 +8,7 @@ export { type CarrierAccount, type CarrierAdapter, CarrierRequestError } from '.
 export { carrierStatusPath, machineDetectionPath, MEDIA_STREAM_PATH, VOICE_WEBHOOK_PATH } from './carriers/paths.js';
 export { carrierOfKind } from './carriers/registry.js';
 export { validTwilioSignature } from './carriers/twilio/signature.js';
-export { connectStreamTwiml, NOT_TAKEN_TWIML, REJECT_TWIML, UNAVAILABLE_TWIML } from './carriers/twilio/twiml.js';
+export { BUSY_TWIML, connectStreamTwiml, NOT_TAKEN_TWIML, REJECT_TWIML, UNAVAILABLE_TWIML } from './carriers/twilio/twiml.js';
 export { type Dialler, startDialler } from './dialler.js';
 export { createLiveKitWebCall } from './livekit-web-calls.js';
 export { type LiveKitConfig, LiveKitTelephony } from './livekit.js';

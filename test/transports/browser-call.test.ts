@@ -31,6 +31,8 @@ let wavPath: string;
 let dataDir: string | undefined;
 let runner: CallAudioRunner | undefined;
 let assistantId: number;
+/** What the worker says of its load (the real reading is the process's own: agent/load/process-load.ts). */
+let atCapacity = false;
 
 beforeAll(async () => {
   llm = await startFakeOpenAI((body) => {
@@ -40,7 +42,7 @@ beforeAll(async () => {
     return { text: 'It is noon.' };
   });
   const dir = (dataDir = await mkdtemp(path.join(os.tmpdir(), 'browser-call-')));
-  api = await createApiContext({ dataDir: dir, callAudioRunner: { open: (id) => runner!.open(id) } });
+  api = await createApiContext({ dataDir: dir, callAudioRunner: { open: (id) => runner!.open(id), atCapacity: () => atCapacity } });
   runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dir, { access: loopbackVendorAccess() }));
   await api.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(api.app.server.address() as AddressInfo).port}`;
@@ -165,6 +167,21 @@ describe('a browser call on the built-in transport', () => {
     const events = (await api.db.prisma.event.findMany()).filter((e) => (e.payload as { call_sid?: string }).call_sid === callSid).map((e) => e.type);
     expect(events).toEqual(['call.started', 'call.completed']);
   }, 120_000);
+
+  it('refuses a new call with 503 at_capacity and Retry-After while the worker is at capacity, creating nothing', async () => {
+    const before = await api.db.prisma.call.count();
+    atCapacity = true;
+    try {
+      const refused = await api.call(acme, 'POST', '/api/web-calls/browser', { assistant_id: assistantId });
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ success: false, code: 'at_capacity' });
+      expect(refused.headers['retry-after']).toBe('5');
+      expect(await api.db.prisma.call.count()).toBe(before);
+    } finally {
+      atCapacity = false;
+    }
+    expect((await api.call(acme, 'POST', '/api/web-calls/browser', { assistant_id: assistantId })).status).toBe(201);
+  });
 
   it('refuses an audio socket whose token names another call', async () => {
     const a = (await api.call(acme, 'POST', '/api/web-calls/browser', { assistant_id: assistantId })).body.data as { token: string };

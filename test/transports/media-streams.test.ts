@@ -36,11 +36,13 @@ let base: string;
 let runner: CallAudioRunner | undefined;
 let local: LocalCallRunner | undefined;
 let dataDir: string | undefined;
+/** What the worker says of its load (the real reading is the process's own: agent/load/process-load.ts). */
+let atCapacity = false;
 
 beforeAll(async () => {
   llm = await startFakeOpenAI(() => ({ text: 'It is noon.' }));
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'media-stream-'));
-  api = await createApiContext({ twilioAuthToken: AUTH_TOKEN, callAudioRunner: { open: (id) => runner!.open(id) } });
+  api = await createApiContext({ twilioAuthToken: AUTH_TOKEN, callAudioRunner: { open: (id) => runner!.open(id), atCapacity: () => atCapacity } });
   local = new LocalCallRunner(api.db.prisma, dataDir, { access: loopbackVendorAccess() });
   runner = audioRunnerOf(local);
   await api.app.listen({ port: 0, host: '127.0.0.1' });
@@ -167,6 +169,21 @@ describe('a phone call through the Media Streams endpoint', () => {
     const unknown = await voiceWebhook({ To: '+14155550399', From: '+14155550198', CallSid: 'CAunknown' });
     expect(unknown.body).toContain('<Hangup/>');
     expect(await api.db.prisma.call.count()).toBe(before);
+  });
+
+  it('answers busy, creating no call, while the worker is at capacity, and takes the next call once it is not', async () => {
+    const before = await api.db.prisma.call.count();
+    atCapacity = true;
+    try {
+      const refused = await voiceWebhook({ To: '+14155550300', From: '+14155550197', CallSid: 'CAbusy' });
+      expect(refused.status).toBe(200);
+      expect(refused.body).toContain('<Reject reason="busy"/>');
+      expect(await api.db.prisma.call.count()).toBe(before);
+    } finally {
+      atCapacity = false;
+    }
+    const taken = await voiceWebhook({ To: '+14155550300', From: '+14155550197', CallSid: 'CAafterbusy' });
+    expect(taken.body).toContain('<Stream');
   });
 
   it('closes a media socket that starts with a forged token', async () => {

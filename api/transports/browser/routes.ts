@@ -8,6 +8,7 @@ import { publicBaseUrl } from '../../http/public-url.js';
 import { commonErrors, envelope, ErrorResponse } from '../../schemas/common.js';
 import type { StreamTokens } from '../../../lib/stream-token.js';
 import { createBrowserCall } from './create-call.js';
+import { HttpError } from '../../http/errors.js';
 
 // The built-in browser call (transport `browser`), for when there is no LiveKit: the call and a link to the page this
 // process serves, whose socket carries the audio. The LiveKit web call (`POST /api/web-calls`) is in routes/telephony.ts.
@@ -31,6 +32,9 @@ export interface BuiltInBrowserCallRouteOptions {
   publicUrl: string | undefined;
 }
 
+/** How soon a refused browser call may be tried again: the load is read over the last seconds. */
+const AT_CAPACITY_RETRY_AFTER_S = 5;
+
 export const builtInBrowserCallRoutes: FastifyPluginAsyncZod<BuiltInBrowserCallRouteOptions> = async (app, { prisma, runner, tokens, publicUrl }) => {
   app.post('/web-calls/browser', {
     schema: {
@@ -38,12 +42,23 @@ export const builtInBrowserCallRoutes: FastifyPluginAsyncZod<BuiltInBrowserCallR
       summary: 'Start a browser call on the built-in transport',
       description: 'Without LiveKit: creates the call and returns a page link that talks to the assistant from a browser.',
       body: WebCallCreate,
-      response: { 201: envelope(BuiltInBrowserCall), 503: ErrorResponse.describe('No agent worker runs calls in this process'), ...commonErrors },
+      response: {
+        201: envelope(BuiltInBrowserCall),
+        503: ErrorResponse.describe(
+          'No agent worker runs calls in this process (`transport_unavailable`), or it is at capacity (`at_capacity`, with Retry-After)',
+        ),
+        ...commonErrors,
+      },
     },
     handler: async (request, reply) => {
-      const unavailable = runner
-        ? undefined
-        : new AppError('transport_unavailable', 'Browser calls on the built-in transport need the agent worker in this process (npm start)');
+      const unavailable = !runner
+        ? new AppError('transport_unavailable', 'Browser calls on the built-in transport need the agent worker in this process (npm start)')
+        : runner.atCapacity?.()
+          ? // Refused before the call exists: one more call on a saturated process would make every call on it worse.
+            new HttpError('at_capacity', 'This process is running as many calls as it can take right now; try again shortly', undefined, {
+              'Retry-After': String(AT_CAPACITY_RETRY_AFTER_S),
+            })
+          : undefined;
       const data = await createBrowserCall(prisma, tokens, publicBaseUrl(request, publicUrl), request.identity.organizationId, request.body, unavailable);
       return reply.status(201).send({ success: true as const, message: 'Browser call created', data });
     },

@@ -15,6 +15,7 @@ import {
   REJECT_TWIML,
   storeCarrierReport,
   UNAVAILABLE_TWIML,
+  BUSY_TWIML,
   validTwilioSignature,
   VOICE_WEBHOOK_PATH,
 } from '../../../modules/telephony/index.js';
@@ -66,6 +67,12 @@ export const mediaStreamRoutes: FastifyPluginAsync<MediaStreamRouteOptions> = as
     const base = publicBaseUrl(request, options.publicUrl);
     if (!validTwilioSignature(authToken, `${base}${request.url}`, params, request.headers['x-twilio-signature'] as string | undefined)) {
       return reply.status(403).send(REJECT_TWIML);
+    }
+    // A saturated process takes no new call: the caller hears busy (and the carrier may try the number's fallback)
+    // rather than every call on it, this one included, breaking up.
+    if (runner.atCapacity?.()) {
+      logger.warn('inbound call refused: at capacity');
+      return reply.send(BUSY_TWIML);
     }
     const opened = await openInboundCall(prisma, {
       toNumber: params.To ?? '',

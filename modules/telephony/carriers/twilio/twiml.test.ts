@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectStreamTwiml, NOT_TAKEN_TWIML, REJECT_TWIML, UNAVAILABLE_TWIML } from './twiml.js';
+import { BUSY_TWIML, connectStreamTwiml, NOT_TAKEN_TWIML, REJECT_TWIML, UNAVAILABLE_TWIML } from './twiml.js';
 
 describe('TwiML answers to the voice webhook', () => {
   it('connects the call to the stream URL and passes each parameter to its start message', () => {
@@ -17,6 +17,7 @@ describe('TwiML answers to the voice webhook', () => {
 
   it('refuses with a spoken apology and a hang-up, or with a reject that answers nothing', () => {
     expect(NOT_TAKEN_TWIML).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Say>Sorry, this number cannot take your call.</Say><Hangup/></Response>');
+    expect(BUSY_TWIML).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>');
     expect(UNAVAILABLE_TWIML).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Say>Sorry, calls cannot be taken right now.</Say><Hangup/></Response>');
     expect(REJECT_TWIML).toBe('<?xml version="1.0" encoding="UTF-8"?><Response><Reject/></Response>');
   });

@@ -21,5 +21,7 @@ export function dialTwiml(destination: string): string {
 export const NOT_TAKEN_TWIML = twiml('<Say>Sorry, this number cannot take your call.</Say><Hangup/>');
 /** While this process cannot take calls: no carrier auth token configured, or no agent worker. */
 export const UNAVAILABLE_TWIML = twiml('<Say>Sorry, calls cannot be taken right now.</Say><Hangup/>');
+/** The process is at capacity: the caller hears a busy signal, and the carrier can try the number's fallback. */
+export const BUSY_TWIML = twiml('<Reject reason="busy"/>');
 /** A request whose signature does not match: not the carrier. */
 export const REJECT_TWIML = twiml('<Reject/>');
