@@ -25,11 +25,13 @@ export class RequestThread<A extends { id: number }> {
   constructor(
     private readonly entry: URL,
     private readonly stopped: (why: string) => Error,
+    /** What the thread reads as `workerData` (its role, where one entry serves several). */
+    private readonly workerData?: unknown,
   ) {}
 
   #thread(): Worker {
     if (this.#worker) return this.#worker;
-    const worker = new Worker(this.entry);
+    const worker = new Worker(this.entry, this.workerData === undefined ? {} : { workerData: this.workerData });
     worker.unref();
     worker.on('message', (answer: A) => {
       const waiting = this.#waiting.get(answer.id);

@@ -55,6 +55,8 @@ for (const input of inputs) {
     `${input.name.padEnd(16)} | ${mb.toFixed(2).padStart(5)} MB | ${String(input.pages ?? '-').padStart(5)} | ${String(outcome.chunks).padStart(6)} | ${seconds.toFixed(1).padStart(5)} s | ${(mb / seconds).toFixed(3)} | ${input.pages ? (input.pages / seconds).toFixed(1).padStart(7) : '      -'} | ${(outcome.chunks / seconds).toFixed(0).padStart(8)}`,
   );
 }
-console.log(`\nnode ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model}); embedding: local/use-lite on its worker thread`);
+console.log(
+  `\nnode ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model}); embedding: local/use-lite on its document threads (one per core, two at most)`,
+);
 await closeLocalModel();
 await bench.stop();

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EmbeddingError } from '../../modules/knowledge/embeddings/embedder.js';
 import { closeLocalModel, LocalEmbedder } from '../../modules/knowledge/embeddings/local.js';
@@ -192,6 +193,23 @@ describe('the offline model', () => {
     expect(documentsDone).toBe(false);
     await documents;
   });
+
+  it.runIf(process.platform === 'linux')(
+    'embeds documents on threads below normal priority, in the order given, while this thread keeps its own',
+    async () => {
+      const texts = Array.from({ length: 40 }, (_, i) => `Passage ${i} about delivery days and refunds.`);
+      const together = await model.embed(texts, { purpose: 'document' });
+      // Batches answered by different threads still come back in their places: each matches its text embedded alone.
+      for (const i of [0, 17, 39]) expect(Array.from(together[i]!)).toEqual(Array.from((await model.embed([texts[i]!], { purpose: 'query' }))[0]!));
+      const nice = readdirSync(`/proc/${process.pid}/task`).map((tid) => {
+        const stat = readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      });
+      expect(nice.filter((n) => n >= 10).length).toBeGreaterThanOrEqual(1);
+      expect(nice[0]).toBe(0);
+    },
+    120_000,
+  );
 
   it('shares one thread between embedders, and answers two at once', async () => {
     const [a, b] = await Promise.all([new LocalEmbedder().embed(['refund policy']), new LocalEmbedder().embed(['refund policy'])]);

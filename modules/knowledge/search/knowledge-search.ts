@@ -106,6 +106,10 @@ export class KnowledgeSearch {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#embedders.values()].map((e) => ('close' in e ? e.close?.() : undefined)));
+    const vectors = await this.#vectors;
+    await Promise.all([
+      ...[...this.#embedders.values()].map((e) => ('close' in e ? e.close?.() : undefined)),
+      vectors instanceof MemoryVectors ? vectors.close() : undefined,
+    ]);
   }
 }
