@@ -14,8 +14,7 @@ import { FakeSession } from '../../agent/call/testing/fake-session.js';
 import { TurnPrompt } from '../../agent/call/turn-prompt.js';
 import { SecretBox, SECRETS_KEY_BYTES } from '../../lib/secret-box.js';
 import { createAssistant } from '../../modules/assistants/index.js';
-import { closeLocalModel, KnowledgeSearch } from '../../modules/knowledge/index.js';
-import { MemoryVectors } from '../../modules/knowledge/search/memory-vectors.js';
+import { closeLocalModel, KnowledgeSearch, MemoryVectors } from '../../modules/knowledge/index.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { startBenchDatabase } from './bench-database.js';
 
