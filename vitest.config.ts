@@ -4,7 +4,7 @@ import SuiteSequencer from './test/sequencer.js';
 const EXCLUDE = ['node_modules/**', 'dist/**', '.data/**'];
 // The files that convert documents or run the embedding model (see the second project below); the knowledge module's
 // pure tests (chunking, scoring, links) run in the shared workers like any other, without a process each.
-const OWN_PROCESS = ['test/knowledge/**/*.test.ts', 'modules/knowledge/parse/index.test.ts'];
+const OWN_PROCESS = ['test/knowledge/**/*.test.ts', 'modules/knowledge/parse/index.test.ts', 'modules/knowledge/parse/conversion-threads.test.ts'];
 
 export default defineConfig({
   test: {

@@ -1,5 +1,5 @@
-import { Worker } from 'node:worker_threads';
-import { DocumentParseError, type DocumentParseErrorCode } from './errors.js';
+import { ConversionThreads } from './conversion-threads.js';
+import { DocumentParseError } from './errors.js';
 import { mediaTypeOf } from './media-types.js';
 import { textToMarkdown } from './text.js';
 
@@ -18,67 +18,8 @@ export const PARSE_HEAP_MB = 512;
 // not see). A 1.5 MB PDF of Flate streams that inflate to gigabytes took a process from 1.6 to 3.9 GB through those
 // buffers alone. Measured every 50 ms, the thread is ended past this: no real document of at most 10 MiB comes near.
 export const PARSE_MEMORY_MB = 768;
-const MEMORY_CHECK_MS = 50;
-const TOO_MUCH_MEMORY = 'This document needs more memory to convert than any real document would, so it was abandoned.';
-
-const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
-
-type WorkerAnswer = { ok: true; markdown: string } | { ok: false; code: DocumentParseErrorCode; message: string | null };
-
-const UNREADABLE = 'This document is damaged and its text cannot be read.';
-
-function runInWorker(bytes: Buffer, mediaType: string, timeoutMs: number, memoryLimitMb: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const worker = new Worker(WORKER_URL, {
-      // The parent's flags (a loader, an inspector) are not the conversion's; the entry registers its own loader.
-      execArgv: [],
-      workerData: { bytes: new Uint8Array(bytes), mediaType },
-      resourceLimits: { maxOldGenerationSizeMb: PARSE_HEAP_MB },
-      stdout: true,
-      stderr: true,
-    });
-    const settle = (error: DocumentParseError | null, markdown?: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      clearInterval(memoryCheck);
-      void worker.terminate();
-      if (error) reject(error);
-      else resolve(markdown!);
-    };
-    const timer = setTimeout(
-      () =>
-        settle(
-          new DocumentParseError('document_too_complex', `This document took longer than ${Math.ceil(timeoutMs / 1000)} seconds to convert and was abandoned.`),
-        ),
-      timeoutMs,
-    );
-    // Node 24's Worker#getHeapStatistics (the installed type declarations predate it): the thread's heap and its external memory.
-    const statistics = worker as unknown as { getHeapStatistics(): Promise<{ used_heap_size: number; external_memory?: number }> };
-    const memoryCheck = setInterval(() => {
-      statistics.getHeapStatistics().then(
-        (heap) => {
-          const heldMb = (heap.used_heap_size + (heap.external_memory ?? 0)) / (1024 * 1024);
-          if (heldMb > memoryLimitMb) settle(new DocumentParseError('document_too_complex', TOO_MUCH_MEMORY));
-        },
-        () => {},
-      );
-    }, MEMORY_CHECK_MS);
-    worker.once('message', (answer: WorkerAnswer) => {
-      if (answer.ok) settle(null, answer.markdown);
-      else settle(new DocumentParseError(answer.code, answer.message ?? UNREADABLE));
-    });
-    worker.once('error', (error: NodeJS.ErrnoException) => {
-      settle(
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new DocumentParseError('document_too_complex', TOO_MUCH_MEMORY)
-          : new DocumentParseError('unreadable_document', UNREADABLE),
-      );
-    });
-    worker.once('exit', () => settle(new DocumentParseError('unreadable_document', UNREADABLE)));
-  });
-}
+// One pool for the process: a crawl's pages and an upload's files reuse a thread while each converts well.
+const threads = new ConversionThreads();
 
 /**
  * A document as Markdown: PDF (text per page), Word .docx, HTML (the page's main content), CSV (tables), Markdown and
@@ -99,5 +40,9 @@ export async function toMarkdown(
     }
     return `${markdown}\n`;
   }
-  return runInWorker(source.bytes, mediaType, options.timeoutMs ?? PARSE_TIMEOUT_MS, options.memoryLimitMb ?? PARSE_MEMORY_MB);
+  return threads.convert(source.bytes, mediaType, {
+    timeoutMs: options.timeoutMs ?? PARSE_TIMEOUT_MS,
+    heapMb: PARSE_HEAP_MB,
+    memoryLimitMb: options.memoryLimitMb ?? PARSE_MEMORY_MB,
+  });
 }
