@@ -113,7 +113,7 @@ class SpeechEndStream extends VADStream {
       if (!event.speaking) this.#forgetBefore(event.timestamp - KEEP_BEFORE_END_MS);
       return { done: false, value: this.#withTrailingSilence(event) };
     }
-    if (event.type === VADEventType.START_OF_SPEECH) return { done: false, value: this.#withOwnAudio(event) };
+    if (event.type === VADEventType.START_OF_SPEECH) return { done: false, value: this.#datedStart(this.#withOwnAudio(event)) };
     if (event.type === VADEventType.END_OF_SPEECH) {
       this.#recent.clear();
       const whole = this.#withOwnAudio(event);
@@ -142,6 +142,17 @@ class SpeechEndStream extends VADStream {
     const end = Math.round((event.timestamp * rate) / 1000);
     const copy = this.#audio.copy(end - frame.samplesPerChannel, end);
     return copy ? { ...event, frames: [copy] } : event;
+  }
+
+  /**
+   * The start of speech dated from the audio. The session dates it "now" less the speech and inference durations the
+   * event reports; audio received but not yet judged came after the start too, so it is counted in the inference
+   * duration (the one figure the session uses only for dating). Otherwise a VAD judging a backlog would date the start
+   * of a short utterance after its end, and the session would store its turn without latencies.
+   */
+  #datedStart(event: VADEvent): VADEvent {
+    const pending = this.#pendingMs(event);
+    return pending > 0 ? { ...event, inferenceDuration: event.inferenceDuration + pending } : event;
   }
 
   /**

@@ -189,11 +189,14 @@ describe('speech the VAD judges in a burst, behind the audio received', () => {
     for (let at = 0; at + 320 <= audio.length; at += 320) stream.pushFrame(new AudioFrame(audio.slice(at, at + 320), rate, 1, 320));
     // The framework's own arithmetic (voice/audio_recognition): start = now - rawAccumulatedSpeech at the first window
     // heard as speech, end = now - silenceDuration - inferenceDuration at the end of speech.
+    // The caller's turn is dated from the start of speech event (its span, and the end-of-turn metrics).
     let startedAt: number | undefined;
+    let turnStartedAt: number | undefined;
     let endedAt: number | undefined;
     try {
       for await (const ev of stream) {
         if (ev.type === VADEventType.INFERENCE_DONE && ev.rawAccumulatedSpeech > 0) startedAt ??= Date.now() - ev.rawAccumulatedSpeech;
+        if (ev.type === VADEventType.START_OF_SPEECH) turnStartedAt ??= Date.now() - ev.speechDuration - ev.inferenceDuration;
         if (ev.type === VADEventType.END_OF_SPEECH) {
           endedAt = Date.now() - ev.silenceDuration - ev.inferenceDuration;
           break;
@@ -207,5 +210,7 @@ describe('speech the VAD judges in a burst, behind the audio received', () => {
     // lag at the start, its speech threshold, a window each side).
     expect(endedAt! - startedAt!).toBeGreaterThan(spokenMs - 150);
     expect(endedAt! - startedAt!).toBeLessThan(spokenMs + 250);
+    expect(endedAt! - turnStartedAt!).toBeGreaterThan(spokenMs - 150);
+    expect(endedAt! - turnStartedAt!).toBeLessThan(spokenMs + 250);
   }, 60_000);
 });
