@@ -118,8 +118,13 @@ const Env = z.object({
   RATE_LIMIT_KEY_PER_SECOND: z.coerce.number().int().min(0).default(50),
   /** Requests of one organisation answered at once per process: 5 is half the 10 database connections, one query each. */
   RATE_LIMIT_ORG_IN_FLIGHT: z.coerce.number().int().min(0).default(5),
-  /** Where the per-second limits count: `postgres`, shared by every API process on the database, or each process's `memory`. */
-  RATE_LIMIT_STORE: z.enum(['postgres', 'memory']).default('postgres'),
+  /**
+   * Where the per-second limits count: `postgres`, shared by every API process on the database; `redis`, shared on
+   * REDIS_URL; or each process's `memory`. Unset: `redis` when REDIS_URL is set, else `postgres`.
+   */
+  RATE_LIMIT_STORE: z.enum(['postgres', 'redis', 'memory']).optional(),
+  /** A Redis server the API processes share (`redis://[:password@]host:6379[/db]`, `rediss://` with TLS). */
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   /**
    * How the dashboard's mail (password reset links, invitations) leaves: unset, it is appended to DATA_DIR/mail.log for
    * the operator; an SMTP URL (`smtps://user:pass@smtp.example.com`) sends it, from MAIL_FROM.
@@ -216,7 +221,7 @@ export interface Config {
   mediaStreamSecret?: string | undefined;
   /** SECRETS_KEY as given; unset, the key file under `dataDir` is used (lib/secret-box.ts). */
   secretsKey?: string | undefined;
-  rateLimit: { orgPerSecond: number; keyPerSecond: number; orgInFlight: number; store: 'postgres' | 'memory' };
+  rateLimit: { orgPerSecond: number; keyPerSecond: number; orgInFlight: number; store: 'postgres' | 'redis' | 'memory'; redisUrl?: string | undefined };
   httpKeepAliveTimeoutMs?: number | undefined;
   /** SMTP_URL and MAIL_FROM; without an SMTP URL, mail goes to DATA_DIR/mail.log. */
   mail: { smtpUrl?: string | undefined; from: string };
@@ -241,6 +246,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.TWILIO_ACCOUNT_SID && !e.TWILIO_AUTH_TOKEN) {
     throw new Error('invalid environment: TWILIO_ACCOUNT_SID needs TWILIO_AUTH_TOKEN');
+  }
+  if (e.RATE_LIMIT_STORE === 'redis' && !e.REDIS_URL) {
+    throw new Error('invalid environment: RATE_LIMIT_STORE=redis needs REDIS_URL');
   }
   return {
     databaseUrl: e.DATABASE_URL,
@@ -267,7 +275,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       orgPerSecond: e.RATE_LIMIT_ORG_PER_SECOND,
       keyPerSecond: e.RATE_LIMIT_KEY_PER_SECOND,
       orgInFlight: e.RATE_LIMIT_ORG_IN_FLIGHT,
-      store: e.RATE_LIMIT_STORE,
+      store: e.RATE_LIMIT_STORE ?? (e.REDIS_URL ? 'redis' : 'postgres'),
+      redisUrl: e.REDIS_URL,
     },
     httpKeepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_S === undefined ? undefined : e.HTTP_KEEP_ALIVE_TIMEOUT_S * 1000,
     mail: { smtpUrl: e.SMTP_URL, from: e.MAIL_FROM },

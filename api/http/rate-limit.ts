@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { setTimeout as delay } from 'node:timers/promises';
-import { RateLimiterMemory, RateLimiterPrisma, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterPrisma, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { PrismaClient } from '../../prisma/client.js';
 import { HttpError } from './errors.js';
 
@@ -9,7 +10,8 @@ import { HttpError } from './errors.js';
 // processes behind a load balancer admit the limit, not ten times it. Once a process has seen a key or an organisation
 // spend its window, it refuses the rest of that window from memory, so a flood costs no database round trip; if the
 // database cannot answer, each process counts in its own memory until it can (the store's insurance), and requests go
-// on being answered. The in-flight cap stays per process: it protects that process's event loop and pool
+// on being answered. Where the operator runs Redis (REDIS_URL), the counts live there instead: one round trip of a
+// Lua script per request rather than an upsert, and no rows to sweep. The in-flight cap stays per process: it protects that process's event loop and pool
 // (docs/api.md, "Rate limits").
 
 export interface RateLimitOptions {
@@ -20,10 +22,12 @@ export interface RateLimitOptions {
   /** Requests of one organisation being answered at the same moment; 0: no cap. */
   orgInFlight: number;
   /**
-   * Where the per-second counts are kept: `postgres` (default), shared by every process on the database, or `memory`,
-   * this process's own (RATE_LIMIT_STORE).
+   * Where the per-second counts are kept: `postgres` (default), shared by every process on the database; `redis`, shared
+   * by every process on `redisUrl`; or `memory`, this process's own (RATE_LIMIT_STORE).
    */
-  store?: 'postgres' | 'memory';
+  store?: 'postgres' | 'redis' | 'memory';
+  /** The Redis server of the `redis` store (REDIS_URL). */
+  redisUrl?: string | undefined;
   /**
    * The window the two limits count in, in seconds: 1 (they are per second) unless told. A test that must send a whole
    * burst within one window, whatever the machine's speed, makes it long.
@@ -58,26 +62,68 @@ interface Limit {
   subject: string;
 }
 
-/** A limit counted in `prisma`'s database, or in memory without one; `name` keeps its counts apart from others'. */
-function limitOf(points: number, subject: string, name: string, windowS: number, prisma: PrismaClient | undefined): Limit | undefined {
+/** Where a limit's counts are shared between processes: a database, a Redis server, or nowhere (memory). */
+type SharedStore = { kind: 'postgres'; prisma: PrismaClient } | { kind: 'redis'; client: Redis } | undefined;
+
+/** How long a request waits for Redis before this process counts it in memory instead. */
+const REDIS_TIMEOUT_MS = 200;
+
+/** A limit counted in the shared store, or in memory without one; `name` keeps its counts apart from others'. */
+function limitOf(points: number, subject: string, name: string, windowS: number, store: SharedStore): Limit | undefined {
   if (points <= 0) return undefined;
   const memory = new RateLimiterMemory({ points, duration: windowS, keyPrefix: name });
-  if (!prisma) return { limiter: memory, points, subject };
-  const limiter = new RateLimiterPrisma({
-    storeClient: prisma,
-    tableName: 'rateLimit',
+  if (!store) return { limiter: memory, points, subject };
+  const common = {
     keyPrefix: name,
     points,
     duration: windowS,
     // Spent here: refused from memory for the rest of the window (any process would refuse it too).
     inMemoryBlockOnConsumed: points,
     inMemoryBlockDuration: windowS,
-    // The database down or slow to answer: counted in this process until it is back, never a 500.
+    // The store down or slow to answer: counted in this process until it is back, never a 500.
     insuranceLimiter: memory,
-    // Expired rows are swept by the API's job (api/jobs.ts), which stops with the app, not by the store's own timer.
-    clearExpiredByTimeout: false,
-  });
+  };
+  const limiter =
+    store.kind === 'redis'
+      ? // Not connected: counted in memory at once rather than queued behind a reconnection.
+        new RateLimiterRedis({ ...common, storeClient: store.client, rejectIfRedisNotReady: true })
+      : new RateLimiterPrisma({
+          ...common,
+          storeClient: store.prisma,
+          tableName: 'rateLimit',
+          // Expired rows are swept by the API's job (api/jobs.ts), which stops with the app, not by the store's own timer.
+          clearExpiredByTimeout: false,
+        });
   return { limiter, points, subject };
+}
+
+/**
+ * The Redis client of the `redis` store: commands fail at once while it is disconnected (no offline queue, the limits
+ * fall back to memory) and within REDIS_TIMEOUT_MS when the server is slow; it reconnects on its own and is closed with
+ * the app.
+ */
+function redisClient(api: FastifyInstance, url: string): Redis {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    commandTimeout: REDIS_TIMEOUT_MS,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
+  });
+  // Connection errors are expected while Redis restarts; the limits count in memory meanwhile (logged once per outage).
+  let down = false;
+  client.on('error', (error: Error) => {
+    if (down) return;
+    down = true;
+    api.log.warn({ err: { message: error.message } }, 'rate limits counted in memory: Redis does not answer');
+  });
+  client.on('ready', () => {
+    if (down) api.log.info('rate limits counted in Redis again');
+    down = false;
+  });
+  api.addHook('onClose', async () => {
+    client.disconnect();
+  });
+  return client;
 }
 
 function resetSeconds(res: RateLimiterRes): number {
@@ -104,8 +150,15 @@ function rateLimited(message: string, retryAfterS: number, headers: Record<strin
  * import never parses its 8 MiB.
  */
 export function registerRateLimit(api: FastifyInstance, options: RateLimitOptions, prisma?: PrismaClient): void {
-  const shared = options.store === 'memory' ? undefined : prisma;
   const windowS = options.windowS ?? WINDOW_S;
+  const needed = options.keyPerSecond > 0 || options.orgPerSecond > 0;
+  let shared: SharedStore;
+  if (needed && options.store === 'redis') {
+    if (!options.redisUrl) throw new Error('the redis rate limit store needs REDIS_URL');
+    shared = { kind: 'redis', client: redisClient(api, options.redisUrl) };
+  } else if (options.store !== 'memory' && prisma) {
+    shared = { kind: 'postgres', prisma };
+  }
   const per = windowS === 1 ? 'per second' : `per ${windowS} seconds`;
   const key = limitOf(options.keyPerSecond, 'this API key', 'api_key', windowS, shared);
   const org = limitOf(options.orgPerSecond, 'this organisation', 'api_org', windowS, shared);

@@ -183,10 +183,17 @@ describe('without limits', () => {
 
 describe('rate limit configuration', () => {
   it('has limits by default, turns one off with 0 and refuses a negative value', () => {
-    expect(readConfig({}).rateLimit).toEqual({ orgPerSecond: 100, keyPerSecond: 50, orgInFlight: 5, store: 'postgres' });
+    expect(readConfig({}).rateLimit).toEqual({ orgPerSecond: 100, keyPerSecond: 50, orgInFlight: 5, store: 'postgres', redisUrl: undefined });
     expect(readConfig({ RATE_LIMIT_KEY_PER_SECOND: '0' }).rateLimit.keyPerSecond).toBe(0);
     expect(() => readConfig({ RATE_LIMIT_ORG_PER_SECOND: '-1' })).toThrow(/RATE_LIMIT_ORG_PER_SECOND/);
     expect(readConfig({ RATE_LIMIT_STORE: 'memory' }).rateLimit.store).toBe('memory');
     expect(() => readConfig({ RATE_LIMIT_STORE: 'disk' })).toThrow(/RATE_LIMIT_STORE/);
+  });
+
+  it('counts in Redis when REDIS_URL is set, unless told otherwise, and refuses a Redis store without a server', () => {
+    expect(readConfig({ REDIS_URL: 'redis://cache.internal:6379/1' }).rateLimit).toMatchObject({ store: 'redis', redisUrl: 'redis://cache.internal:6379/1' });
+    expect(readConfig({ REDIS_URL: 'rediss://cache.internal:6380', RATE_LIMIT_STORE: 'postgres' }).rateLimit.store).toBe('postgres');
+    expect(() => readConfig({ RATE_LIMIT_STORE: 'redis' })).toThrow('RATE_LIMIT_STORE=redis needs REDIS_URL');
+    expect(() => readConfig({ REDIS_URL: 'http://cache.internal:6379' })).toThrow(/REDIS_URL/);
   });
 });
