@@ -5,6 +5,7 @@ import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.j
 import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { addPerson } from '../helpers/people.js';
 import { signedInContext } from '../helpers/sign-in.js';
+import { until } from '../helpers/until.js';
 import { startFakeElevenLabsVoices, type FakeElevenLabsVoices } from '../fakes/vendors/elevenlabs-voices.js';
 
 // The builder's voice picker in Debian's Chromium with an ElevenLabs key on the service: switching the provider lists
@@ -101,7 +102,7 @@ describe.skipIf(!hasChromium)('the builder’s voice picker with a vendor key', 
 
     // Shown again, the stored voice is chosen by name once the account's list arrives.
     await page.reload();
-    await page.waitForFunction(`document.querySelector('select.voice-list')?.value === 'cl0nedV01ceAcmeSupp0rt'`);
+    await until(async () => (await voice.inputValue()) === 'cl0nedV01ceAcmeSupp0rt', { message: 'the stored voice not chosen again' });
     expect(await voice.locator('option:checked').textContent()).toBe('Acme Support · British, warm, female');
     await context.close();
   });

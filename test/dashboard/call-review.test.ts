@@ -1,4 +1,5 @@
 import { AudioFrame } from '@livekit/rtc-node';
+import type { Page } from 'playwright-core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +18,18 @@ import { apiTestWith } from '../helpers/fixtures.js';
 import type { ApiContext, Tenant } from '../helpers/api.js';
 import { addPerson, type Person } from '../helpers/people.js';
 import { signIn } from '../helpers/sign-in.js';
+import { until } from '../helpers/until.js';
+
+/**
+ * The recording's audio element as the page has it, read by a function: a string predicate is evaluated in the page,
+ * and the page's Content-Security-Policy (script-src 'self') refuses that.
+ */
+async function audioState(page: Page): Promise<{ readyState: number; currentTime: number }> {
+  return page.locator('#call-audio').evaluate((element) => {
+    const audio = element as unknown as { readyState: number; currentTime: number };
+    return { readyState: audio.readyState, currentTime: audio.currentTime };
+  });
+}
 
 // A call's review with its waveforms: a call recorded by the recorder, its tracks and peaks rendered into storage as
 // at the end of a call, read in the dashboard with a marker per turn; calls without peaks read without waveforms. In
@@ -198,18 +211,18 @@ describe("a call's review with its waveforms", () => {
           await signIn(page, base, owner);
           await page.goto(`${base}/calls/CAwaves0001`);
           await page.waitForSelector('figure.waveform.live');
-          await page.waitForFunction(`document.getElementById('call-audio').readyState >= 1`);
+          await until(async () => (await audioState(page)).readyState >= 1, { message: 'the recording not loaded' });
 
           const third = turns[2]!;
           await page.getByRole('link', { name: LABELS(turns)[2]! }).click();
-          await page.waitForFunction(`Math.abs(document.getElementById('call-audio').currentTime - ${third.start_ms / 1000}) < 0.05`);
+          await until(async () => Math.abs((await audioState(page)).currentTime - third.start_ms / 1000) < 0.05, { message: 'not seeked to the turn' });
           const duration = Number(await page.locator('figure.waveform').getAttribute('data-duration-ms'));
           expect(await page.locator('.playhead').getAttribute('x1')).toBe(`${((third.start_ms / duration) * 100).toFixed(2)}%`);
 
           const last = turns.at(-1)!;
           await page.getByRole('link', { name: LABELS(turns).at(-1)! }).focus();
           await page.keyboard.press('Enter');
-          await page.waitForFunction(`Math.abs(document.getElementById('call-audio').currentTime - ${last.start_ms / 1000}) < 0.05`);
+          await until(async () => Math.abs((await audioState(page)).currentTime - last.start_ms / 1000) < 0.05, { message: 'not seeked to the turn' });
           // Pressing a marker seeks; it does not scroll the page away to the transcript.
           expect(new URL(page.url()).hash).toBe('');
           if (shotsDir) await page.locator('figure.waveform').screenshot({ path: path.join(shotsDir, `call-waveform-focus-${viewport.width}.png`) });
@@ -218,7 +231,7 @@ describe("a call's review with its waveforms", () => {
           const quiet = (turns[3]!.end_ms + turns[4]!.start_ms) / 2;
           const box = (await page.locator('figure.waveform > svg').boundingBox())!;
           await page.mouse.click(box.x + (box.width * quiet) / duration, box.y + 60);
-          await page.waitForFunction(`Math.abs(document.getElementById('call-audio').currentTime - ${quiet / 1000}) < 0.2`);
+          await until(async () => Math.abs((await audioState(page)).currentTime - quiet / 1000) < 0.2, { message: 'not seeked to the click' });
 
           const fit = (await page.evaluate(`({ overflow: document.documentElement.scrollWidth - window.innerWidth })`)) as { overflow: number };
           expect(fit.overflow).toBeLessThanOrEqual(0);
