@@ -25,7 +25,9 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   try {
-    await admin.query(options.migrated === false ? `CREATE DATABASE "${name}"` : `CREATE DATABASE "${name}" TEMPLATE test_template`);
+    // FILE_COPY copies the template's files rather than logging each block (the default since Postgres 15): half the
+    // CPU of a clone of the 10 MB template on a cluster without durability, where its checkpoint costs no flush.
+    await admin.query(options.migrated === false ? `CREATE DATABASE "${name}"` : `CREATE DATABASE "${name}" TEMPLATE test_template STRATEGY FILE_COPY`);
   } finally {
     await admin.end();
   }
