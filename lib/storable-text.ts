@@ -28,6 +28,30 @@ export function unstorableTextMessage(text: string, what: 'String' | 'Key' = 'St
 
 type Loc = (string | number)[];
 
+const isUnstorable = (text: string) => SUSPECT.test(text) && unstorableTextMessage(text) !== undefined;
+
+/**
+ * Whether any string or object key inside `value` is text Postgres cannot store. The answer is almost always no, and
+ * every request asks: this walks without building a location for anything (findUnstorableText says where, once this
+ * has said yes).
+ */
+export function hasUnstorableText(value: unknown): boolean {
+  if (typeof value === 'string') return isUnstorable(value);
+  if (value === null || typeof value !== 'object') return false;
+  const stack: object[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const items: unknown[] = Array.isArray(node) ? node : Object.values(node);
+    if (!Array.isArray(node)) for (const key of Object.keys(node)) if (isUnstorable(key)) return true;
+    for (const item of items) {
+      if (typeof item === 'string') {
+        if (isUnstorable(item)) return true;
+      } else if (item !== null && typeof item === 'object') stack.push(item);
+    }
+  }
+  return false;
+}
+
 /** Where a node sits, as a chain to its parent: the `loc` array is built only for the rare node that is reported. */
 interface Place {
   key: string | number;

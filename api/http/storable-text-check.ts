@@ -1,18 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
-import { findUnstorableText, MAX_UNSTORABLE_REPORTED } from '../../lib/storable-text.js';
+import { findUnstorableText, hasUnstorableText, MAX_UNSTORABLE_REPORTED } from '../../lib/storable-text.js';
 
 /**
  * Refuses, on every route, text Postgres cannot store in the path parameters, the query string, the headers and the
  * parsed body: 422 with each offending value or key at its `loc`, before any schema or service sees it.
  */
 export function registerStorableTextCheck(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
+    // Every request is screened without allocating; only one that fails it is walked again for where.
+    const { params, query, headers, body } = request;
+    if (!hasUnstorableText(params) && !hasUnstorableText(query) && !hasUnstorableText(headers) && !hasUnstorableText(body)) return done();
     const parts: [unknown, string][] = [
-      [request.params, 'path'],
-      [request.query, 'query'],
-      [request.headers, 'header'],
-      [request.body, 'body'],
+      [params, 'path'],
+      [query, 'query'],
+      [headers, 'header'],
+      [body, 'body'],
     ];
     const detail: ValidationDetail[] = [];
     for (const [value, location] of parts) {
@@ -20,6 +23,6 @@ export function registerStorableTextCheck(app: FastifyInstance): void {
       detail.push(...findUnstorableText(value, [location], MAX_UNSTORABLE_REPORTED - detail.length));
       if (detail.length >= MAX_UNSTORABLE_REPORTED) break;
     }
-    if (detail.length > 0) throw new ValidationFailed(detail);
+    done(detail.length > 0 ? new ValidationFailed(detail) : undefined);
   });
 }
