@@ -99,6 +99,7 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
     logFields,
     decisionForReply: () => built.turns.takeDecision(),
     retrievalForReply: () => prompt?.takeRetrieval(),
+    toolMessageOf: (text) => runs.toolMessageOf(text),
     toolCallDetail: (id) => {
       const result = toolResults.get(id);
       return { ...(result && { http_status: result.status, duration_ms: result.duration_ms }), ...runs.detail(id) };

@@ -1,5 +1,5 @@
 import { llm, log, voice } from '@livekit/agents';
-import type { ToolCallEntry } from '../../modules/calls/index.js';
+import type { ToolCallEntry, ToolMessageKind } from '../../modules/calls/index.js';
 import type { ToolOut } from '../../modules/tools/index.js';
 import { substantiveWords } from '../turn/backchannels.js';
 import { listen, type SessionEvents } from './session-events.js';
@@ -74,6 +74,8 @@ export class ToolRuns {
   /** The caller's words since the oldest running call started: finished segments, and the one being said. */
   #heardFinal = '';
   #heardInterim = '';
+  /** The messages said, in order, until the transcript claims each as its turn. */
+  readonly #said: Array<{ text: string; kind: ToolMessageKind }> = [];
 
   constructor(options: ToolRunsOptions) {
     this.#options = options;
@@ -128,12 +130,12 @@ export class ToolRuns {
     if (this.#running.size === 0) this.#heardFinal = this.#heardInterim = '';
     const running: Running = { call, controller, startedAt: Date.now() };
     this.#running.set(call.id, running);
-    if (messages?.on_start) this.#speak(messages.on_start);
-    const slow = messages?.on_slow ? setTimeout(() => this.#speak(messages.on_slow!), messages.slow_after_ms) : undefined;
+    if (messages?.on_start) this.#speak(messages.on_start, 'on_start');
+    const slow = messages?.on_slow ? setTimeout(() => this.#speak(messages.on_slow!, 'on_slow'), messages.slow_after_ms) : undefined;
     try {
       const outcome = await work(controller.signal);
       if (this.#cancelled.has(call.id)) throw new ToolRunCancelled();
-      if (outcome.failed && messages?.on_failure) this.#speak(messages.on_failure);
+      if (outcome.failed && messages?.on_failure) this.#speak(messages.on_failure, 'on_failure');
       return outcome;
     } finally {
       clearTimeout(slow);
@@ -142,12 +144,22 @@ export class ToolRuns {
     }
   }
 
-  #speak(text: string): void {
+  /**
+   * Which of a tool's messages an assistant turn of `text` is, if it is one the calls have said and not yet claimed:
+   * the transcript records such a turn as what it is, not as a reply (agent/call/transcript.ts).
+   */
+  toolMessageOf(text: string): ToolMessageKind | undefined {
+    const at = this.#said.findIndex((s) => s.text.trim() === text.trim());
+    return at < 0 ? undefined : this.#said.splice(at, 1)[0]!.kind;
+  }
+
+  #speak(text: string, kind: ToolMessageKind): void {
     const session = this.#session;
     // Never over the caller; a message that finds them speaking is not said at all (it would only come late).
     if (!session || session.userState === 'speaking') return;
     try {
       session.say(text, { allowInterruptions: true });
+      this.#said.push({ text, kind });
     } catch (error) {
       log().warn({ ...this.#options.logFields, err: error }, 'tool message not spoken');
     }

@@ -1,5 +1,5 @@
 import { log, voice, type llm } from '@livekit/agents';
-import type { StoredTurn, ToolCallEntry, TranscriptEntry, TurnRetrieval } from '../../modules/calls/index.js';
+import type { StoredTurn, ToolCallEntry, ToolMessageKind, TranscriptEntry, TurnRetrieval } from '../../modules/calls/index.js';
 import { turnLatency } from '../turn/metrics.js';
 import { observeTurnLatency } from '../../lib/metrics/index.js';
 import { CONTINUES_TURN } from '../turn/turn-taking.js';
@@ -24,6 +24,8 @@ export interface TranscriptOptions {
   decisionForReply?: () => TurnDecision | undefined;
   /** The knowledge passages the reply being recorded was given (agent/call/turn-prompt.ts). */
   retrievalForReply?: () => TurnRetrieval | undefined;
+  /** Which of a tool's spoken messages an assistant turn of this text is, if any (agent/call/tool-runs.ts). */
+  toolMessageOf?: (text: string) => ToolMessageKind | undefined;
   /** An HTTP tool call's status and duration, by the framework's tool call id (agent/call/tools.ts). */
   toolCallDetail?: (callId: string) => Pick<ToolCallEntry, 'http_status' | 'duration_ms'> | undefined;
 }
@@ -59,6 +61,14 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
     );
   };
 
+  // In the order spoken: a reply the caller talked over joins the conversation when it stops, after the caller's turn
+  // that stopped it, but it began first. The turns after it move down one place, stored again.
+  const insertInOrder = (turn: StoredTurn) => {
+    const position = turns.findLastIndex((t) => t.start_ms <= turn.start_ms) + 1;
+    turns.splice(position, 0, turn);
+    for (let p = position; p < turns.length; p++) write(p);
+  };
+
   const stops = [
     listen(session, voice.AgentSessionEventTypes.FunctionToolsExecuted, (ev) => {
       ev.functionCalls.forEach((fc, i) => {
@@ -81,6 +91,21 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
       const start = m.startedSpeakingAt !== undefined ? m.startedSpeakingAt * 1000 : item.createdAt;
       const stop = m.stoppedSpeakingAt !== undefined ? m.stoppedSpeakingAt * 1000 : Date.now();
       if (item.role === 'user') unanswered = { message: item, startMs: relMs(start) };
+      // A tool's message ("one moment, let me check") is said while the reply waits for the tool: it answers nothing,
+      // so it neither takes the reply's latency nor the tool calls the reply reports.
+      const toolMessage = item.role === 'assistant' ? options.toolMessageOf?.(text) : undefined;
+      if (toolMessage) {
+        const turn: StoredTurn = {
+          role: 'assistant',
+          text,
+          start_ms: relMs(start),
+          end_ms: relMs(stop),
+          interrupted: item.interrupted,
+          metrics: null,
+          tool_message: toolMessage,
+        };
+        return insertInOrder(turn);
+      }
       // A reply answers the caller's last turn if it began after it; one the caller talked over began before it.
       const answers = item.role === 'assistant' && unanswered !== undefined && relMs(start) >= unanswered.startMs ? unanswered : undefined;
       // The rest of a turn the caller was cut off in: the part stored before becomes the whole turn, where it was.
@@ -106,11 +131,7 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
         write(continued);
         return;
       }
-      // In the order spoken: a reply the caller talked over joins the conversation when it stops, after the caller's
-      // turn that stopped it, but it began first. The turns after it move down one place, stored again.
-      const position = turns.findLastIndex((t) => t.start_ms <= turn.start_ms) + 1;
-      turns.splice(position, 0, turn);
-      for (let p = position; p < turns.length; p++) write(p);
+      insertInOrder(turn);
     }),
   ];
 

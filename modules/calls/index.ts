@@ -34,6 +34,7 @@ export {
   CallParams,
   type CollectedValuesRecord,
   RecordingParams,
+  ToolMessageKind,
   TranscriptTurn,
   TurnDecision,
   TurnRetrieval,

@@ -1,7 +1,7 @@
 import type { Db } from '../../prisma/client.js';
 import type { Prisma } from '../../prisma/client.js';
 import { notFound } from '../../lib/errors.js';
-import type { CallFilters, CollectedValuesRecord, TurnDecision, TurnRetrieval } from './schemas.js';
+import type { CallFilters, CollectedValuesRecord, ToolMessageKind, TurnDecision, TurnRetrieval } from './schemas.js';
 import type { CallRow } from './lifecycle.js';
 import type { CallCost, CallUsage } from './usage-schemas.js';
 
@@ -110,6 +110,7 @@ export async function getTranscript(db: Db, organizationId: number, callSid: str
     tool_calls: (t.toolCalls as unknown[] | null) ?? null,
     turn_decision: (t.turnDecision as TurnDecision | null) ?? null,
     retrieval: (t.retrieval as TurnRetrieval | null) ?? null,
+    tool_message: (t.toolMessage as ToolMessageKind | null) ?? null,
   }));
 }
 

@@ -152,6 +152,10 @@ export const TurnRetrieval = z
   .meta({ id: 'TurnRetrieval' });
 export type TurnRetrieval = z.infer<typeof TurnRetrieval>;
 
+/** The spoken messages of a tool (modules/tools ToolMessages), as the transcript names the turns that are one. */
+export const ToolMessageKind = z.enum(['on_start', 'on_slow', 'on_failure']);
+export type ToolMessageKind = z.infer<typeof ToolMessageKind>;
+
 export const TranscriptTurn = z
   .object({
     role: z.enum(['user', 'assistant']),
@@ -163,5 +167,8 @@ export const TranscriptTurn = z
     tool_calls: z.array(z.unknown()).nullable(),
     turn_decision: TurnDecision.nullable().describe("assistant turns: why the caller's turn before it ended when it did"),
     retrieval: TurnRetrieval.nullable().describe('assistant turns: the knowledge passages the reply was given'),
+    tool_message: ToolMessageKind.nullable().describe(
+      "assistant turns that are a tool's spoken message while it runs or after it failed (messages.on_start, on_slow, on_failure), not a reply; null otherwise",
+    ),
   })
   .meta({ id: 'TranscriptTurn' });

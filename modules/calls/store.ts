@@ -1,7 +1,7 @@
 import type { Db, PrismaClient } from '../../prisma/client.js';
 import type { RecordingEntry, TranscriptEntry } from './events.js';
 import type { CallRow } from './lifecycle.js';
-import type { TurnDecision, TurnRetrieval } from './schemas.js';
+import type { ToolMessageKind, TurnDecision, TurnRetrieval } from './schemas.js';
 import { IN_PROGRESS } from './statuses.js';
 
 // What the runtime reads and writes on a call besides its status (which only lifecycle.ts moves): the call and its
@@ -76,6 +76,7 @@ export function turnRow(callId: number, position: number, t: StoredTurn) {
     toolCalls: (t.tool_calls ?? undefined) as object | undefined,
     turnDecision: (t.turn_decision ?? undefined) as object | undefined,
     retrieval: (t.retrieval ?? undefined) as object | undefined,
+    toolMessage: t.tool_message ?? null,
     // The latency stages again as columns: analytics computes percentiles over them without reading the JSON.
     endOfUtteranceDelayMs: t.metrics?.end_of_utterance_delay_ms ?? null,
     llmTtftMs: t.metrics?.llm_ttft_ms ?? null,
@@ -90,6 +91,8 @@ export interface StoredTurn extends TranscriptEntry {
   turn_decision?: TurnDecision | null;
   /** Assistant turns: what the knowledge base gave the reply. */
   retrieval?: TurnRetrieval | null;
+  /** Assistant turns that are a tool's spoken message, not a reply: which one. */
+  tool_message?: ToolMessageKind | null;
 }
 
 export interface StoredRecording extends RecordingEntry {

@@ -178,6 +178,7 @@ describe('GET /api/calls/{call_sid}', () => {
       tool_calls: null,
       turn_decision: null,
       retrieval: null,
+      tool_message: null,
     });
   });
 });

@@ -96,6 +96,11 @@ describe('a tool call while the caller waits', () => {
     // Both messages before the answer, and no idle prompt while the lookup ran.
     expect(said.indexOf('Still looking, one moment.')).toBeLessThan(said.indexOf('I have nine or eleven thirty.'));
     expect(said.slice(0, said.indexOf('I have nine or eleven thirty.')).some((t) => /still there/i.test(t))).toBe(false);
+    // The messages are on the transcript as what they are, without a reply's latency, which stays the answer's.
+    const byText = (text: string) => turns.find((t) => t.text === text)!;
+    expect(byText('Let me check.')).toMatchObject({ toolMessage: 'on_start', metrics: null });
+    expect(byText('Still looking, one moment.')).toMatchObject({ toolMessage: 'on_slow', metrics: null });
+    expect(byText('I have nine or eleven thirty.').toolMessage).toBeNull();
     const withTool = turns.find((t) => t.toolCalls !== null)!;
     expect(withTool.toolCalls).toEqual([
       {

@@ -139,7 +139,7 @@ ${
         (
           t,
           i,
-        ) => html`<tr id="${turnAnchor(i + 1)}"><td>${i + 1} <span class="hint at">at ${clock(t.start_ms)}</span></td><td>${t.role === 'user' ? 'caller' : t.role}</td><td>${t.text}${t.interrupted ? html` <span class="badge off">interrupted</span>` : ''}
+        ) => html`<tr id="${turnAnchor(i + 1)}"><td>${i + 1} <span class="hint at">at ${clock(t.start_ms)}</span></td><td>${t.role === 'user' ? 'caller' : t.role}</td><td>${t.text}${t.tool_message ? html` <span class="badge">${t.tool_message === 'on_failure' ? 'tool failed' : 'while a tool ran'}</span>` : ''}${t.interrupted ? html` <span class="badge off">interrupted</span>` : ''}
 ${decisionInWords(t.turn_decision)}${toolCallsView(t.tool_calls)}</td>
 <td>${latencySplit(t.metrics)}</td></tr>`,
       )}</tbody></table></div>`
