@@ -19,7 +19,7 @@ const openai = await startFakeOpenAI((body) => {
   return { text: `Summary ${asked.length}: the caller is Ana and wants a refund.` };
 });
 afterAll(() => openai.close());
-const model = buildLlm(
+const model = await buildLlm(
   AssistantSettings.parse({
     name: 'Summary',
     llm_provider: 'custom',

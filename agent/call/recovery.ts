@@ -199,7 +199,7 @@ async function analyzeOrphan(prisma: PrismaClient, call: CallRow, settings: Assi
       variables: (call.variables ?? {}) as Record<string, unknown>,
       contact,
     });
-    const model = buildLlm(settings, access);
+    const model = await buildLlm(settings, access);
     try {
       // Bounded by the analysis's own timeout (ANALYSIS_TIMEOUT_MS).
       return await analyzeCall(

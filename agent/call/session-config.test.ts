@@ -133,9 +133,9 @@ describe('the LLM from llm_provider, llm_provider_config, llm_settings and llm_f
     ]);
   });
 
-  it('wraps several LLMs in a fallback adapter and leaves a single one bare', () => {
-    expect(buildLlm(settings(), access)).not.toBeInstanceOf(llm.FallbackAdapter);
-    const wrapped = buildLlm(settings({ llm_fallback_providers: { enabled: true, fallbacks: [{ provider: 'groq' }] } }), access);
+  it('wraps several LLMs in a fallback adapter and leaves a single one bare', async () => {
+    expect(await buildLlm(settings(), access)).not.toBeInstanceOf(llm.FallbackAdapter);
+    const wrapped = await buildLlm(settings({ llm_fallback_providers: { enabled: true, fallbacks: [{ provider: 'groq' }] } }), access);
     expect(wrapped).toBeInstanceOf(llm.FallbackAdapter);
   });
 });

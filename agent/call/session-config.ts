@@ -71,10 +71,10 @@ export function llmEndpoints(settings: AssistantSettings, access: VendorAccess):
  * The assistant's LLM, wrapped with its fallbacks in order when they are enabled. An endpoint without its credential
  * is left out (the others answer); when none has one, building the first raises MissingCredentialsError.
  */
-export function buildLlm(settings: AssistantSettings, access: VendorAccess): llm.LLM {
+export async function buildLlm(settings: AssistantSettings, access: VendorAccess): Promise<llm.LLM> {
   const endpoints = llmEndpoints(settings, access);
   const usable = endpoints.filter(hasCredential);
-  const llms = (usable.length > 0 ? usable : endpoints.slice(0, 1)).map(createLlm);
+  const llms = await Promise.all((usable.length > 0 ? usable : endpoints.slice(0, 1)).map(createLlm));
   if (llms.length === 1) return llms[0]!;
   return new llm.FallbackAdapter({ llms, attemptTimeout: LLM_ATTEMPT_TIMEOUT_MS, maxRetryPerLLM: 0, retryInterval: 500 });
 }
@@ -160,7 +160,7 @@ export async function buildSessionOptions(
   const turn = settings.stt_settings.turn_detection;
   const delays = { minMs: secondsToMs(turn.min_endpointing_delay), maxMs: secondsToMs(turn.max_endpointing_delay) };
   const turns = new TurnTaking({ mode: turn.mode, delays, minInterruptionWords: settings.interruption_settings.min_interruption_words });
-  const chatLlm = buildLlm(settings, deps.access);
+  const chatLlm = await buildLlm(settings, deps.access);
   const options: voice.AgentSessionOptions = {
     vad: deps.vad,
     stt: deps.stt ?? createStt(settings.stt_settings, deps.access),

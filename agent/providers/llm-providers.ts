@@ -1,9 +1,5 @@
 import { llm } from '@livekit/agents';
-import * as google from '@livekit/agents-plugin-google';
-import * as mistral from '@livekit/agents-plugin-mistralai';
 import * as openai from '@livekit/agents-plugin-openai';
-import { Mistral } from '@mistralai/mistralai';
-import { HTTPClient } from '@mistralai/mistralai/lib/http.js';
 import OpenAI from 'openai';
 import { NO_PRIVATE_VENDOR_HOSTS, vendorFetch } from '../../lib/net/vendor-targets.js';
 import type { VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
@@ -94,8 +90,12 @@ class OpenAICompatibleLLM extends openai.LLM {
 
 const GROQ_BASE_URL = 'https://api.groq.com/openai/v1';
 
-/** One factory per vendor name in the assistant schema. The pipeline only ever calls through this table. */
-export const llmFactories: Record<LlmProvider, (endpoint: LlmEndpoint) => llm.LLM> = {
+/**
+ * One factory per vendor name in the assistant schema. The pipeline only ever calls through this table. Google's and
+ * Mistral's clients are loaded the first time an assistant uses them: Mistral's SDK alone is over a thousand modules,
+ * about half a second of CPU that every process start paid whether or not any assistant used it.
+ */
+export const llmFactories: Record<LlmProvider, (endpoint: LlmEndpoint) => llm.LLM | Promise<llm.LLM>> = {
   openai: (e) => new OpenAICompatibleLLM(e, keyed(e).apiKey, undefined),
   groq: (e) => new OpenAICompatibleLLM(e, keyed(e).apiKey, GROQ_BASE_URL),
   custom: (e) => {
@@ -103,19 +103,28 @@ export const llmFactories: Record<LlmProvider, (endpoint: LlmEndpoint) => llm.LL
     return new OpenAICompatibleLLM(e, e.apiKey ?? KEYLESS_SERVER, e.baseUrl);
   },
   anthropic: (e) => new AnthropicLLM(keyed(e)),
-  google: (e) =>
-    new google.LLM({
+  google: async (e) => {
+    const { apiKey } = keyed(e);
+    const google = await import('@livekit/agents-plugin-google');
+    return new google.LLM({
       model: e.model,
-      apiKey: keyed(e).apiKey,
+      apiKey,
       temperature: e.sampling.temperature,
       topP: e.sampling.topP,
       maxOutputTokens: e.sampling.maxTokens,
       frequencyPenalty: e.sampling.frequencyPenalty,
       presencePenalty: e.sampling.presencePenalty,
       httpOptions: { ...(e.baseUrl ? { baseUrl: e.baseUrl } : {}), fetch: endpointFetch(e) },
-    }),
-  mistral: (e) =>
-    new mistral.LLM({
+    });
+  },
+  mistral: async (e) => {
+    const { apiKey } = keyed(e);
+    const [mistral, { Mistral }, { HTTPClient }] = await Promise.all([
+      import('@livekit/agents-plugin-mistralai'),
+      import('@mistralai/mistralai'),
+      import('@mistralai/mistralai/lib/http.js'),
+    ]);
+    return new mistral.LLM({
       model: e.model,
       temperature: e.sampling.temperature,
       topP: e.sampling.topP,
@@ -123,14 +132,15 @@ export const llmFactories: Record<LlmProvider, (endpoint: LlmEndpoint) => llm.LL
       frequencyPenalty: e.sampling.frequencyPenalty,
       presencePenalty: e.sampling.presencePenalty,
       client: new Mistral({
-        apiKey: keyed(e).apiKey,
+        apiKey,
         httpClient: new HTTPClient({ fetcher: endpointFetch(e) }),
         ...(e.baseUrl ? { serverURL: e.baseUrl } : {}),
       }),
-    }),
+    });
+  },
 };
 
 /** The endpoint's LLM; MissingCredentialsError when its vendor's key (or a custom server's address) is not there. */
-export function createLlm(endpoint: LlmEndpoint): llm.LLM {
+export async function createLlm(endpoint: LlmEndpoint): Promise<llm.LLM> {
   return llmFactories[endpoint.provider](endpoint);
 }

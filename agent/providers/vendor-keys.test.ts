@@ -32,11 +32,26 @@ function missingOf(build: () => unknown): { stages: string[]; variables: string[
   try {
     build();
   } catch (error) {
-    expect(error).toBeInstanceOf(MissingCredentialsError);
-    const e = error as MissingCredentialsError;
-    return { stages: e.stages, variables: e.missing.map((m) => m.variable) };
+    return missingIn(error);
   }
   throw new Error('built without a key');
+}
+
+/** The same, for a provider built asynchronously (the LLMs, whose clients are loaded on first use). */
+async function missingOfAsync(build: () => Promise<unknown>): Promise<{ stages: string[]; variables: string[] }> {
+  const error = await build().then(
+    () => {
+      throw new Error('built without a key');
+    },
+    (e: unknown) => e,
+  );
+  return missingIn(error);
+}
+
+function missingIn(error: unknown): { stages: string[]; variables: string[] } {
+  expect(error).toBeInstanceOf(MissingCredentialsError);
+  const e = error as MissingCredentialsError;
+  return { stages: e.stages, variables: e.missing.map((m) => m.variable) };
 }
 
 const keyed = <T extends string>(vendors: T[]) => vendors.filter((v) => v !== 'local');
@@ -52,14 +67,14 @@ describe('a provider asked for without its key', () => {
     expect(createTts(ttsSettings(vendor, { api_key: 'own-key' }), noKeys)).toBeDefined();
   });
 
-  it.each(LLM_PROVIDERS.filter((p) => p !== 'custom'))('LLM %s raises the missing-credential error naming its variable', (vendor) => {
-    expect(missingOf(() => createLlm(endpoint(vendor)))).toEqual({ stages: ['llm'], variables: [`${vendor.toUpperCase()}_API_KEY`] });
-    expect(createLlm(endpoint(vendor, { apiKey: 'vendor-key', baseUrl: 'http://127.0.0.1:9/v1' }))).toBeInstanceOf(llm.LLM);
+  it.each(LLM_PROVIDERS.filter((p) => p !== 'custom'))('LLM %s raises the missing-credential error naming its variable', async (vendor) => {
+    expect(await missingOfAsync(() => createLlm(endpoint(vendor)))).toEqual({ stages: ['llm'], variables: [`${vendor.toUpperCase()}_API_KEY`] });
+    expect(await createLlm(endpoint(vendor, { apiKey: 'vendor-key', baseUrl: 'http://127.0.0.1:9/v1' }))).toBeInstanceOf(llm.LLM);
   });
 
-  it('a custom LLM needs the address of its server, and a key only if that server asks for one', () => {
-    expect(missingOf(() => createLlm(endpoint('custom')))).toEqual({ stages: ['llm'], variables: ['CUSTOM_BASE_URL'] });
-    expect(createLlm(endpoint('custom', { baseUrl: 'http://127.0.0.1:11434/v1' }))).toBeInstanceOf(llm.LLM);
+  it('a custom LLM needs the address of its server, and a key only if that server asks for one', async () => {
+    expect(await missingOfAsync(() => createLlm(endpoint('custom')))).toEqual({ stages: ['llm'], variables: ['CUSTOM_BASE_URL'] });
+    expect(await createLlm(endpoint('custom', { baseUrl: 'http://127.0.0.1:11434/v1' }))).toBeInstanceOf(llm.LLM);
   });
 
   it('the local vendors need nothing', () => {
@@ -73,15 +88,15 @@ describe("a call's LLM with fallbacks", () => {
     AssistantSettings.parse({ name: 'Keys', llm_provider: primary, llm_fallback_providers: { enabled: true, fallbacks: [{ provider: fallback }] } });
   const only = (vendor: string): VendorAccess => vendorAccessFromEnv({ [`${vendor.toUpperCase()}_API_KEY`]: `${vendor}-key` });
 
-  it('leaves out an endpoint without its key instead of building it, so the others answer', () => {
-    const withoutFallback = buildLlm(settings('openai', 'anthropic'), only('openai'));
+  it('leaves out an endpoint without its key instead of building it, so the others answer', async () => {
+    const withoutFallback = await buildLlm(settings('openai', 'anthropic'), only('openai'));
     expect(withoutFallback).not.toBeInstanceOf(llm.FallbackAdapter);
     expect(withoutFallback.label()).toBe('openai.LLM');
-    const withoutPrimary = buildLlm(settings('openai', 'anthropic'), only('anthropic'));
+    const withoutPrimary = await buildLlm(settings('openai', 'anthropic'), only('anthropic'));
     expect(withoutPrimary.label()).toBe('anthropic.LLM');
   });
 
-  it('raises the missing-credential error when no endpoint has its key', () => {
-    expect(missingOf(() => buildLlm(settings('openai', 'anthropic'), noKeys))).toEqual({ stages: ['llm'], variables: ['OPENAI_API_KEY'] });
+  it('raises the missing-credential error when no endpoint has its key', async () => {
+    expect(await missingOfAsync(() => buildLlm(settings('openai', 'anthropic'), noKeys))).toEqual({ stages: ['llm'], variables: ['OPENAI_API_KEY'] });
   });
 });

@@ -83,7 +83,7 @@ export async function runConversation(spec: ConversationSpec): Promise<{ record:
   const tools = testRunTools(spec.policy);
   const collected = new CollectedValues();
   const session = new voice.AgentSession({
-    llm: buildLlm(spec.settings, spec.access),
+    llm: await buildLlm(spec.settings, spec.access),
     userData: { customSettings: spec.settings.custom_settings ?? {} },
     connOptions: { llmConnOptions: LLM_CONN_OPTIONS, maxUnrecoverableErrors: 0 },
   });

@@ -46,7 +46,7 @@ export function endpointOf(ref: ModelRef, settings: AssistantSettings, access: V
   };
 }
 
-export function modelOf(ref: ModelRef, settings: AssistantSettings, access: VendorAccess, sampling: Partial<Sampling>): llm.LLM {
+export function modelOf(ref: ModelRef, settings: AssistantSettings, access: VendorAccess, sampling: Partial<Sampling>): Promise<llm.LLM> {
   return createLlm(endpointOf(ref, settings, access, sampling));
 }
 

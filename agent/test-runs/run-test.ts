@@ -65,7 +65,7 @@ async function load(deps: TestRunDeps, run: ClaimedRun): Promise<Loaded> {
   const settings = AssistantSettings.parse(stored);
   try {
     // Fails now, with the variable to set or the URL refused, rather than in the first turn.
-    buildLlm(settings, deps.access);
+    await buildLlm(settings, deps.access);
     await checkVendorTargets(settings, deps.access);
   } catch (error) {
     throw new CannotRun(error instanceof Error ? error.message : String(error));
@@ -141,7 +141,7 @@ export async function executeTestRun(
     const simulated = request.simulated_user;
     let speaker: Speaker;
     if (simulated) {
-      const model = modelOf(simulated.model, settings, deps.access, SIMULATED_USER_SAMPLING);
+      const model = await modelOf(simulated.model, settings, deps.access, SIMULATED_USER_SAMPLING);
       speaker = {
         kind: 'simulated',
         user: new SimulatedUser(model, simulated.persona, simulated.goal),
@@ -161,7 +161,7 @@ export async function executeTestRun(
             knowledge: deps.knowledge ?? processKnowledge(deps.prisma, deps.access),
             organizationId: run.organizationId,
             assistantId: run.assistantId,
-            model: modelOf(null, settings, deps.access, {}),
+            model: await modelOf(null, settings, deps.access, {}),
           });
     const { record: conversation, closed } = await runConversation({
       prompt: loaded.prompt,
@@ -184,7 +184,7 @@ export async function executeTestRun(
     options.onSessionClosing?.(closed);
     const judgeUsage = emptyUsage();
     const assertions = await judgeAll(request.assertions, conversation, async (question) => {
-      judge ??= modelOf(request.judge_model, settings, deps.access, JUDGE_SAMPLING);
+      judge ??= await modelOf(request.judge_model, settings, deps.access, JUDGE_SAMPLING);
       const answer = await askJudge(judge, question, conversation, halt.signal);
       addUsage(judgeUsage, answer.usage);
       return { passed: answer.passed, reason: answer.reason };

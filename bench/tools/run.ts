@@ -86,7 +86,7 @@ async function main(): Promise<void> {
       }
     },
   })) as unknown as llm.ToolContextLike;
-  const model = createLlm({
+  const model = await createLlm({
     provider: 'custom',
     model: 'instant',
     apiKey: 'bench',

@@ -61,7 +61,7 @@ export function llmConformance(target: LlmTarget): void {
 
   it('streams the reply to the request the vendor documents: its path, key, model and sampling', async () => {
     server = await startHttpServer(target.answer);
-    expect(await reply(model(server.url))).toBe('It is noon.');
+    expect(await reply(await model(server.url))).toBe('It is noon.');
     target.checkRequest(server.requests[0]!);
   });
 
@@ -70,14 +70,14 @@ export function llmConformance(target: LlmTarget): void {
       res.writeHead(target.error.status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(target.error.body));
     });
-    const error = await failure(model(server.url));
+    const error = await failure(await model(server.url));
     expect(error).toBeInstanceOf(APIError);
     target.error.check(error);
   });
 
   it('connects to no loopback server the operator has not allowed: the vendor key never leaves', async () => {
     server = await startHttpServer(target.answer);
-    const error = await failure(model(server.url, NO_PRIVATE_VENDOR_HOSTS));
+    const error = await failure(await model(server.url, NO_PRIVATE_VENDOR_HOSTS));
     expect(error).toBeInstanceOf(Error);
     expect(server.requests).toHaveLength(0);
   });
