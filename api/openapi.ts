@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { declareAuth } from './auth/plugin.js';
+import { OPERATION_IDS, openApiPath } from './openapi-operation-ids.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -31,8 +32,15 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         },
       },
       security: [{ bearer: [] }],
+      // Relative: the service that serves this document serves the API, whatever host and scheme it is reached at.
+      servers: [{ url: '/', description: 'This service' }],
     },
-    transform: jsonSchemaTransform,
+    transform: (input) => {
+      const out = jsonSchemaTransform(input);
+      const methods = [input.route.method].flat();
+      const operationId = methods.length === 1 ? OPERATION_IDS[`${methods[0]} ${openApiPath(out.url)}`] : undefined;
+      return operationId ? { ...out, schema: { ...out.schema, operationId } } : out;
+    },
     transformObject: jsonSchemaTransformObject,
   });
   // The document and its docs page describe the API to anyone who has not got a key yet.

@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { OPERATION_IDS } from '../../api/openapi-operation-ids.js';
 import { apiTest as it } from '../helpers/fixtures.js';
 
 describe('the OpenAPI description', () => {
@@ -12,6 +13,23 @@ describe('the OpenAPI description', () => {
   it('is OpenAPI 3.1.0 at version 0.1.0, served without a key', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('0.1.0');
+  });
+
+  it('names every operation with its own operationId, in camelCase, and says which server answers', () => {
+    const ids: string[] = [];
+    const unnamed: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { operationId?: string }>>)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        if (operation.operationId) ids.push(operation.operationId);
+        else unnamed.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(unnamed).toEqual([]);
+    expect(ids.length).toBe(Object.keys(OPERATION_IDS).length);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z]+$/);
+    expect(doc.paths['/api/calls/{call_sid}/transcript'].get.operationId).toBe('getCallTranscript');
+    expect(doc.servers).toEqual([{ url: '/', description: 'This service' }]);
   });
 
   it('declares HTTP bearer security for every operation', () => {
