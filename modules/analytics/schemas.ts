@@ -141,8 +141,8 @@ export const Chart = z
     period: Period,
     timezone: z.string(),
     limit: z.int(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
   })
   .meta({ id: 'AnalyticsChart' });
 
@@ -213,7 +213,7 @@ export const ChartResult = z
       .boolean()
       .describe('Percentiles read from the histograms of the rollups, each within `relative_error` of the exact value; false when computed exactly'),
     relative_error: z.number().nullable().describe('With `approximate`: the largest relative error of a value (0.02 is 2%)'),
-    generated_at: z.string(),
+    generated_at: z.iso.datetime(),
   })
   .meta({ id: 'AnalyticsResult' });
 export type ChartResult = z.infer<typeof ChartResult>;

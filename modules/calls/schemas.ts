@@ -83,9 +83,9 @@ export const Call = z
     provider_call_sid: z.string().nullable().describe('The carrier-side call id, once the carrier has one'),
     welcome_message: z.string().nullable(),
     variables: z.record(z.string(), z.unknown()),
-    created_at: z.string(),
-    started_at: z.string().nullable(),
-    ended_at: z.string().nullable(),
+    created_at: z.iso.datetime(),
+    started_at: z.iso.datetime().nullable(),
+    ended_at: z.iso.datetime().nullable(),
     duration_seconds: z.number().nullable(),
     end_reason: z.string().nullable(),
     answered_by: z

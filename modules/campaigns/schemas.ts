@@ -204,8 +204,8 @@ export const CampaignProgress = z
     outcomes: z.object({ answered: z.int(), voicemail: z.int(), no_answer: z.int(), busy: z.int(), failed: z.int() }).describe('Of every attempt made'),
     attempts: z.int(),
     calls_in_flight: z.int(),
-    next_window_opens_at: z.string().nullable().describe('When the earliest contact waiting for a window can be called; null when none waits'),
-    estimated_completion_at: z.string().nullable().describe('At the pace of the last hour; null before there is one, or when nothing is left'),
+    next_window_opens_at: z.iso.datetime().nullable().describe('When the earliest contact waiting for a window can be called; null when none waits'),
+    estimated_completion_at: z.iso.datetime().nullable().describe('At the pace of the last hour; null before there is one, or when nothing is left'),
     circuit_breaker: z.object({ state: z.enum(['closed', 'open']), recent_attempts: z.int(), recent_failures: z.int() }),
   })
   .meta({ id: 'CampaignProgress' });
@@ -230,10 +230,10 @@ export const Campaign = z
     circuit_breaker: CampaignCircuitBreaker,
     variables: z.record(z.string(), z.string()),
     progress: CampaignProgress,
-    started_at: z.string().nullable(),
-    completed_at: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    started_at: z.iso.datetime().nullable(),
+    completed_at: z.iso.datetime().nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
   })
   .meta({ id: 'Campaign' });
 export type CampaignOut = z.output<typeof Campaign>;
@@ -276,7 +276,7 @@ export const CampaignContact = z
     phone_number: z.string().nullable(),
     state: z.enum(['pending', 'scheduled', 'dialling', 'in_call', 'done', 'exhausted', 'skipped']),
     attempts: z.int(),
-    next_attempt_at: z.string().nullable(),
+    next_attempt_at: z.iso.datetime().nullable(),
     last_outcome: z.enum(OUTCOMES).nullable(),
     last_call_sid: z.string().nullable(),
     variables: z.record(z.string(), z.string()),

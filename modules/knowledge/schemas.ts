@@ -90,12 +90,12 @@ export const DocumentOut = z
     source_url: z.string().nullable(),
     crawl: CrawlSettings.nullable(),
     refresh_interval_hours: z.int().nullable(),
-    fetched_at: z.string().nullable().describe('A URL source: when it was last fetched'),
-    next_refresh_at: z.string().nullable(),
+    fetched_at: z.iso.datetime().nullable().describe('A URL source: when it was last fetched'),
+    next_refresh_at: z.iso.datetime().nullable(),
     metadata: z.record(z.string(), z.string()),
-    processed_at: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    processed_at: z.iso.datetime().nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
   })
   .meta({ id: 'Document' });
 export type DocumentOutT = z.infer<typeof DocumentOut>;

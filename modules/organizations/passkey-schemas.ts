@@ -49,7 +49,9 @@ export const AuthenticationAnswer = z
   })
   .meta({ id: 'PasskeyAuthenticationAnswer' });
 
-export const PasskeyItem = z.object({ id: z.int(), name: z.string(), created_at: z.string(), last_used_at: z.string().nullable() }).meta({ id: 'Passkey' });
+export const PasskeyItem = z
+  .object({ id: z.int(), name: z.string(), created_at: z.iso.datetime(), last_used_at: z.iso.datetime().nullable() })
+  .meta({ id: 'Passkey' });
 
 /** The options a browser passes to `navigator.credentials`, as the WebAuthn JSON encoding has them. */
 export const CeremonyOptions = z.looseObject({ challenge: z.string() }).meta({ id: 'PasskeyCeremonyOptions' });

@@ -118,8 +118,8 @@ export const Playbook = z
       z.object({ name: z.string(), type: z.enum(COLLECT_TYPES), description: z.string(), required: z.boolean(), values: z.array(z.string()).nullable() }),
     ),
     mode: z.enum(PLAYBOOK_MODES),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
   })
   .meta({ id: 'Playbook' });
 export type PlaybookOut = z.infer<typeof Playbook>;

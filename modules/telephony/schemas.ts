@@ -104,8 +104,8 @@ export const PhoneConnection = z
       .describe(
         'What will make calls on this connection fail, such as a PUBLIC_URL that is not https on a carrier connection; empty when nothing is known to be wrong',
       ),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
   })
   .meta({ id: 'PhoneConnection' });
 
@@ -137,8 +137,8 @@ export const PhoneNumber = z
     phone_connection_id: z.int(),
     label: z.string().nullable(),
     assistant_id: z.int().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
   })
   .meta({ id: 'PhoneNumber' });
 
@@ -196,6 +196,6 @@ export const WebCall = z
     livekit_url: z.string().describe('The LiveKit server the browser connects to'),
     room: z.string(),
     participant_token: z.string().describe('A LiveKit access token that joins only this room, valid until expires_at'),
-    expires_at: z.string(),
+    expires_at: z.iso.datetime(),
   })
   .meta({ id: 'WebCall' });

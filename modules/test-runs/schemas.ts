@@ -245,10 +245,10 @@ export const TestRun = z
     totals: TestRunTotals.nullable(),
     error: z.string().nullable().describe('Why the run failed or was cancelled'),
     attempts: z.int().describe('Times a worker took the run up (more than 1 after a worker stopped mid-run)'),
-    created_at: z.string(),
-    started_at: z.string().nullable(),
-    completed_at: z.string().nullable(),
-    updated_at: z.string(),
+    created_at: z.iso.datetime(),
+    started_at: z.iso.datetime().nullable(),
+    completed_at: z.iso.datetime().nullable(),
+    updated_at: z.iso.datetime(),
   })
   .meta({ id: 'TestRun' });
 export type TestRunOut = z.infer<typeof TestRun>;

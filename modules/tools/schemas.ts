@@ -139,8 +139,8 @@ export const Tool = z
       .nullable(),
     transfer: z.object({ destination: z.string(), mode: z.enum(['cold', 'warm']), handoff_message: z.string().nullable() }).nullable(),
     messages: z.object({ on_start: z.string().nullable(), on_slow: z.string().nullable(), slow_after_ms: z.int(), on_failure: z.string().nullable() }),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
   })
   .meta({ id: 'Tool' });
 export type ToolOut = z.infer<typeof Tool>;

@@ -32,6 +32,23 @@ describe('the OpenAPI description', () => {
     expect(doc.servers).toEqual([{ url: '/', description: 'This service' }]);
   });
 
+  it('marks every timestamp (a property named *_at) as a date-time', () => {
+    const untyped: string[] = [];
+    const isDateTime = (schema: any): boolean =>
+      schema?.format === 'date-time' || (Array.isArray(schema?.anyOf) && schema.anyOf.some((s: any) => s.format === 'date-time'));
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${where}[${i}]`));
+      if (node === null || typeof node !== 'object') return;
+      const properties = (node as { properties?: Record<string, unknown> }).properties;
+      if (properties && typeof properties === 'object') {
+        for (const [name, schema] of Object.entries(properties)) if (name.endsWith('_at') && !isDateTime(schema)) untyped.push(`${where}.${name}`);
+      }
+      for (const [key, value] of Object.entries(node)) walk(value, `${where}.${key}`);
+    };
+    walk(doc, '$');
+    expect(untyped).toEqual([]);
+  });
+
   it('declares HTTP bearer security for every operation', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearer: [] }]);

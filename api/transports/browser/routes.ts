@@ -19,7 +19,7 @@ export const BuiltInBrowserCall = z
     page_url: z.string().describe('Open in a browser to talk; carries the token'),
     websocket_url: z.string().describe('For a custom front end: 16 kHz mono 16-bit PCM both ways, JSON text frames for events'),
     token: z.string(),
-    expires_at: z.string().describe('The page must connect before this; the call itself may last longer'),
+    expires_at: z.iso.datetime().describe('The page must connect before this; the call itself may last longer'),
   })
   .meta({ id: 'BrowserCall' });
 
