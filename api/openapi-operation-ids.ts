@@ -134,3 +134,26 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
 export function openApiPath(url: string): string {
   return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
+
+const text = { type: 'string' };
+const audio = { type: 'string', format: 'binary' };
+
+/**
+ * The operations that answer a file rather than JSON: each success response with the media types it is sent as, so a
+ * generated client reads it as text or bytes instead of parsing JSON.
+ */
+export const DOWNLOADS: Readonly<Record<string, Record<string, { description: string; content: Record<string, { schema: object }> }>>> = {
+  exportCalls: {
+    200: { description: 'The calls, as CSV or JSON Lines (`format`)', content: { 'text/csv': { schema: text }, 'application/x-ndjson': { schema: text } } },
+  },
+  exportChart: {
+    200: {
+      description: "The chart's result, as CSV or as the JSON of the query answer (`format`), as an attachment",
+      content: { 'text/csv': { schema: text }, 'application/json': { schema: { type: 'object' } } },
+    },
+  },
+  getCallRecording: {
+    200: { description: 'The audio file', content: { 'audio/mpeg': { schema: audio }, 'audio/wav': { schema: audio } } },
+    206: { description: 'The requested range of it', content: { 'audio/mpeg': { schema: audio }, 'audio/wav': { schema: audio } } },
+  },
+};

@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { declareAuth } from './auth/plugin.js';
-import { OPERATION_IDS, openApiPath } from './openapi-operation-ids.js';
+import { DOWNLOADS, OPERATION_IDS, openApiPath } from './openapi-operation-ids.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -39,7 +39,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       const out = jsonSchemaTransform(input);
       const methods = [input.route.method].flat();
       const operationId = methods.length === 1 ? OPERATION_IDS[`${methods[0]} ${openApiPath(out.url)}`] : undefined;
-      return operationId ? { ...out, schema: { ...out.schema, operationId } } : out;
+      if (!operationId) return out;
+      const download = DOWNLOADS[operationId];
+      const response = download ? { ...(out.schema.response as object), ...download } : out.schema.response;
+      return { ...out, schema: { ...out.schema, operationId, ...(response ? { response } : {}) } };
     },
     transformObject: jsonSchemaTransformObject,
   });

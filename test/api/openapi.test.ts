@@ -49,6 +49,17 @@ describe('the OpenAPI description', () => {
     expect(untyped).toEqual([]);
   });
 
+  it('declares the downloads with the media types they are sent as, not as JSON', () => {
+    const typesOf = (path: string, status = '200') => Object.keys(doc.paths[path].get.responses[status].content).sort();
+    expect(typesOf('/api/calls/export')).toEqual(['application/x-ndjson', 'text/csv']);
+    expect(typesOf('/api/analytics/charts/{chart_id}/export')).toEqual(['application/json', 'text/csv']);
+    expect(typesOf('/api/calls/{call_sid}/recordings/{track}')).toEqual(['audio/mpeg', 'audio/wav']);
+    expect(typesOf('/api/calls/{call_sid}/recordings/{track}', '206')).toEqual(['audio/mpeg', 'audio/wav']);
+    expect(doc.paths['/api/calls/{call_sid}/recordings/{track}'].get.responses['200'].content['audio/mpeg'].schema).toMatchObject({ format: 'binary' });
+    // Their errors stay JSON.
+    expect(Object.keys(doc.paths['/api/calls/export'].get.responses['422'].content)).toEqual(['application/json']);
+  });
+
   it('declares HTTP bearer security for every operation', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearer: [] }]);
