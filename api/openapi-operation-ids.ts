@@ -157,3 +157,19 @@ export const DOWNLOADS: Readonly<Record<string, Record<string, { description: st
     206: { description: 'The requested range of it', content: { 'audio/mpeg': { schema: audio }, 'audio/wav': { schema: audio } } },
   },
 };
+
+/**
+ * Request bodies the route reads itself rather than through a validated schema (a multipart file): described here so
+ * that the document still says what to send.
+ */
+export const REQUEST_BODIES: Readonly<Record<string, object>> = {
+  uploadDocument: {
+    type: 'object',
+    required: ['file'],
+    properties: {
+      name: { type: 'string', description: "The document's name; the file's name otherwise. Sent before the file." },
+      media_type: { type: 'string', description: "The file's type, when its part does not say or says wrong. Sent before the file." },
+      file: { type: 'string', format: 'binary', description: 'PDF, Word .docx, HTML, CSV, Markdown or plain text, at most 10 MiB' },
+    },
+  },
+};

@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { declareAuth } from './auth/plugin.js';
-import { DOWNLOADS, OPERATION_IDS, openApiPath } from './openapi-operation-ids.js';
+import { DOWNLOADS, OPERATION_IDS, openApiPath, REQUEST_BODIES } from './openapi-operation-ids.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -42,7 +42,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       if (!operationId) return out;
       const download = DOWNLOADS[operationId];
       const response = download ? { ...(out.schema.response as object), ...download } : out.schema.response;
-      return { ...out, schema: { ...out.schema, operationId, ...(response ? { response } : {}) } };
+      const body = REQUEST_BODIES[operationId];
+      return { ...out, schema: { ...out.schema, operationId, ...(response ? { response } : {}), ...(body ? { body } : {}) } };
     },
     transformObject: jsonSchemaTransformObject,
   });

@@ -60,6 +60,15 @@ describe('the OpenAPI description', () => {
     expect(Object.keys(doc.paths['/api/calls/export'].get.responses['422'].content)).toEqual(['application/json']);
   });
 
+  it('describes the document upload as the multipart body it reads: a file part, and its name and type', () => {
+    const body = doc.paths['/api/documents/upload'].post.requestBody;
+    expect(Object.keys(body.content)).toEqual(['multipart/form-data']);
+    const schema = body.content['multipart/form-data'].schema;
+    expect(schema.required).toEqual(['file']);
+    expect(schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
+    expect(Object.keys(schema.properties).sort()).toEqual(['file', 'media_type', 'name']);
+  });
+
   it('declares HTTP bearer security for every operation', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearer: [] }]);
