@@ -173,3 +173,19 @@ export const REQUEST_BODIES: Readonly<Record<string, object>> = {
     },
   },
 };
+
+/** What every answer to an API key carries (api/http/rate-limit.ts, draft-ietf-httpapi-ratelimit-headers). */
+export const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { type: 'integer', description: 'Requests the limit closest to running out allows in its window' },
+  'RateLimit-Remaining': { type: 'integer', description: 'What is left of it in this window' },
+  'RateLimit-Reset': { type: 'integer', description: 'Seconds until its window ends' },
+  'RateLimit-Policy': { type: 'string', description: 'Both limits and their windows, e.g. `100;w=1, 50;w=1`' },
+} as const;
+
+/** A refusal of a limit: when to try again. */
+export const RETRY_AFTER_HEADER = { 'Retry-After': { type: 'integer', description: 'Seconds to wait before sending again' } } as const;
+
+/** A refused key: the challenge of RFC 6750. */
+export const WWW_AUTHENTICATE_HEADER = {
+  'WWW-Authenticate': { type: 'string', description: 'The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"`' },
+} as const;

@@ -3,9 +3,39 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { declareAuth } from './auth/plugin.js';
-import { DOWNLOADS, OPERATION_IDS, openApiPath, REQUEST_BODIES } from './openapi-operation-ids.js';
+import {
+  DOWNLOADS,
+  OPERATION_IDS,
+  openApiPath,
+  RATE_LIMIT_HEADERS,
+  REQUEST_BODIES,
+  RETRY_AFTER_HEADER,
+  WWW_AUTHENTICATE_HEADER,
+} from './openapi-operation-ids.js';
 
 export const API_VERSION = '0.1.0';
+
+/**
+ * The headers the responses carry: the rate limit's on every answer to an API key, and its refusal (429, with
+ * Retry-After) on every such operation; the bearer challenge on a 401.
+ */
+function withHeaders(responses: Record<string, object> | undefined, keyed: boolean): Record<string, object> | undefined {
+  if (!responses) return responses;
+  const out: Record<string, object> = {};
+  for (const [status, schema] of Object.entries(responses)) {
+    if (status === '401') out[status] = { ...schema, headers: WWW_AUTHENTICATE_HEADER };
+    else if (keyed && status.startsWith('2')) out[status] = { ...schema, headers: RATE_LIMIT_HEADERS };
+    else out[status] = schema;
+  }
+  if (keyed && !out['429'] && responses['401']) {
+    out['429'] = {
+      ...responses['401'],
+      description: 'Too many requests: a rate limit of the key or of the organisation, or requests in progress',
+      headers: { ...RETRY_AFTER_HEADER, ...RATE_LIMIT_HEADERS },
+    };
+  }
+  return out;
+}
 
 /** OpenAPI 3.1.0 generated from the zod schemas that validate requests, so the document cannot drift from behaviour. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
@@ -41,7 +71,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       const operationId = methods.length === 1 ? OPERATION_IDS[`${methods[0]} ${openApiPath(out.url)}`] : undefined;
       if (!operationId) return out;
       const download = DOWNLOADS[operationId];
-      const response = download ? { ...(out.schema.response as object), ...download } : out.schema.response;
+      const declared = download ? { ...(out.schema.response as object), ...download } : out.schema.response;
+      const response = withHeaders(declared as Record<string, object> | undefined, input.route.config?.auth === 'api_key');
       const body = REQUEST_BODIES[operationId];
       return { ...out, schema: { ...out.schema, operationId, ...(response ? { response } : {}), ...(body ? { body } : {}) } };
     },

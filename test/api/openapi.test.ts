@@ -69,6 +69,23 @@ describe('the OpenAPI description', () => {
     expect(Object.keys(schema.properties).sort()).toEqual(['file', 'media_type', 'name']);
   });
 
+  it("declares the rate limit's headers on every answer to a key, its 429 with Retry-After, and the 401's challenge", () => {
+    const keyed = doc.paths['/api/calls'].get.responses;
+    expect(Object.keys(keyed['200'].headers).sort()).toEqual(['RateLimit-Limit', 'RateLimit-Policy', 'RateLimit-Remaining', 'RateLimit-Reset']);
+    expect(Object.keys(keyed['429'].headers)).toContain('Retry-After');
+    expect(keyed['429'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorResponse' });
+    expect(Object.keys(keyed['401'].headers)).toEqual(['WWW-Authenticate']);
+    // Every operation a key may call can be refused by its limits.
+    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const byKey = (operation.security ?? doc.security).some((s: Record<string, unknown>) => 'bearer' in s);
+        if (byKey) expect(operation.responses['429'], `${method} ${path}`).toBeDefined();
+      }
+    }
+    // A dashboard session's own functions are not counted against a key's limits.
+    expect(doc.paths['/api/users/me'].get.responses['429']).toBeUndefined();
+  });
+
   it('declares HTTP bearer security for every operation', () => {
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearer: [] }]);
