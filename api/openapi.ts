@@ -37,6 +37,32 @@ function withHeaders(responses: Record<string, object> | undefined, keyed: boole
   return out;
 }
 
+/**
+ * The document without the component schemas no operation reaches: the zod provider registers an input and an output
+ * version of every named schema, and most of them are only ever one of the two.
+ */
+function withoutUnusedComponents<T>(document: T): T {
+  const doc = document as { paths?: unknown; components?: { schemas?: Record<string, unknown> } };
+  const schemas = doc.components?.schemas;
+  if (!schemas) return document;
+  const reached = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
+        const name = value.slice('#/components/schemas/'.length);
+        if (!reached.has(name)) {
+          reached.add(name);
+          visit(schemas[name]);
+        }
+      } else visit(value);
+    }
+  };
+  visit(doc.paths);
+  return { ...document, components: { ...doc.components, schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name))) } };
+}
+
 /** OpenAPI 3.1.0 generated from the zod schemas that validate requests, so the document cannot drift from behaviour. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -76,7 +102,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       const body = REQUEST_BODIES[operationId];
       return { ...out, schema: { ...out.schema, operationId, ...(response ? { response } : {}), ...(body ? { body } : {}) } };
     },
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => withoutUnusedComponents(jsonSchemaTransformObject(input)),
   });
   // The document and its docs page describe the API to anyone who has not got a key yet.
   await app.register(async (docs) => {

@@ -50,7 +50,6 @@ export const HttpRequestConfig = z
       .describe('Query parameters added to the URL; values are templates, encoded as URL components'),
     body: z
       .unknown()
-      .nullable()
       .default(null)
       .describe(
         'JSON body template: any JSON value; a string that is exactly one placeholder ("{{args.count}}") becomes that value with its type, others are text. Null: no body (the arguments are sent as the body when the method takes one)',

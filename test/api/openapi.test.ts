@@ -1,3 +1,4 @@
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect } from 'vitest';
 import { OPERATION_IDS } from '../../api/openapi-operation-ids.js';
 import { apiTest as it } from '../helpers/fixtures.js';
@@ -84,6 +85,12 @@ describe('the OpenAPI description', () => {
     }
     // A dashboard session's own functions are not counted against a key's limits.
     expect(doc.paths['/api/users/me'].get.responses['429']).toBeUndefined();
+  });
+
+  it("passes Redocly's recommended rules with no error and no warning, the license rule aside (docs/api.md)", async () => {
+    const config = await createConfig({ extends: ['recommended'], rules: { 'info-license': 'off' } });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: 'openapi.json', config });
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer ?? ''}`)).toEqual([]);
   });
 
   it('declares HTTP bearer security for every operation', () => {
