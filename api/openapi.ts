@@ -3,15 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { declareAuth } from './auth/plugin.js';
-import {
-  DOWNLOADS,
-  OPERATION_IDS,
-  openApiPath,
-  RATE_LIMIT_HEADERS,
-  REQUEST_BODIES,
-  RETRY_AFTER_HEADER,
-  WWW_AUTHENTICATE_HEADER,
-} from './openapi-operation-ids.js';
+import { DOWNLOADS, OPERATION_IDS, openApiPath, RATE_LIMIT_HEADERS, REQUEST_BODIES, RETRY_AFTER_HEADER, WWW_AUTHENTICATE_HEADER } from './openapi-additions.js';
 
 export const API_VERSION = '0.1.0';
 

@@ -1,6 +1,6 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect } from 'vitest';
-import { OPERATION_IDS } from '../../api/openapi-operation-ids.js';
+import { OPERATION_IDS } from '../../api/openapi-additions.js';
 import { apiTest as it } from '../helpers/fixtures.js';
 
 describe('the OpenAPI description', () => {

@@ -1,6 +1,8 @@
-// The name of every operation of the API, by method and path as the OpenAPI document writes them. A client generated
-// from the document names its functions after these, so they are chosen, stable and unique: renaming one breaks every
-// client built from an earlier document. A route added without an entry here has no operationId, and
+// What the zod schemas cannot say about the API, added to its OpenAPI document (api/openapi.ts).
+//
+// First, the name of every operation, by method and path as the document writes them. A client generated from the
+// document names its functions after these, so they are chosen, stable and unique: renaming one breaks every client
+// built from an earlier document. A route added without an entry here has no operationId, and
 // test/api/openapi.test.ts names it.
 
 export const OPERATION_IDS: Readonly<Record<string, string>> = {
