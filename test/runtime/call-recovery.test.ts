@@ -129,10 +129,10 @@ describe('calls whose process dies', () => {
       expect(Math.abs(info.durationMs - recording.durationMs)).toBeLessThan(150);
       // Up to the last audio written; which reaches the disk at least every second, the heartbeat every 200 ms here.
       expect(recording.durationMs).toBe(spooledMs);
-      // The call lasts at least as long as its tracks, and at most the spool's sync interval (1 s) longer: a turn
-      // stored after the last sync can end later than the audio that reached the disk.
+      // The call lasts at least as long as its tracks. How much longer is what the other evidence holds past the audio
+      // that reached the disk (a turn stored, or a beat, after the last sync), which the end's check above pins; no
+      // bound in time is asserted on it: the spool syncs every second only while the process runs its timers on time.
       expect(ended.durationMs! - recording.durationMs).toBeGreaterThanOrEqual(-1);
-      expect(ended.durationMs! - recording.durationMs).toBeLessThanOrEqual(1000);
       decoded[recording.track] = await decodeMp3(file, CALLER_RATE);
       expect(Math.abs((decoded[recording.track]!.length * 1000) / CALLER_RATE - recording.durationMs)).toBeLessThan(150);
     }
