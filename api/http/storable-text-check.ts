@@ -8,7 +8,7 @@ import { findUnstorableText, hasUnstorableText, MAX_UNSTORABLE_REPORTED } from '
  */
 export function registerStorableTextCheck(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
-    // Every request is screened without allocating; only one that fails it is walked again for where.
+    // Every request is screened without building a location for anything; only one that fails is walked again for where.
     const { params, query, headers, body } = request;
     if (!hasUnstorableText(params) && !hasUnstorableText(query) && !hasUnstorableText(headers) && !hasUnstorableText(body)) return done();
     const parts: [unknown, string][] = [
