@@ -200,7 +200,7 @@ describe('a running campaign changed with PUT', () => {
       schedule: { ...input.schedule, windows: [{ days: ['sat', 'sun'], start: '09:00', end: '17:00' }] },
     });
     expect(await campaignTick(db.prisma, log, now)).toMatchObject({ queued: 0 });
-    expect((await getCampaign(db.prisma, world.organizationId, world.campaignId)).progress.next_window_opens_at).toBe('2026-11-28T14:00:00.000Z'); // 09:00 in Washington (202)
+    expect((await getCampaign(db.prisma, world.organizationId, world.campaignId, now)).progress.next_window_opens_at).toBe('2026-11-28T14:00:00.000Z'); // 09:00 in Washington (202)
   });
 });
 
