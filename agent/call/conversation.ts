@@ -32,6 +32,7 @@ import type { SecretBox } from '../../lib/secret-box.js';
 import { processKnowledge, turnPromptOf } from './knowledge.js';
 import { watchForMachine } from './voicemail.js';
 import type { RunCallOptions } from './run-call.js';
+import { type LookedUp, startCallLookup } from './start-lookup.js';
 
 // The conversation of a call, between its start and its record (run-call.ts): the assistant's settings and texts, the
 // session with its vendors, the recording, transcript and usage meter, the tools and playbooks, the watchers that end
@@ -69,15 +70,17 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
   const made: Conversation = { missingVariables: [], stops: [] };
   const settings = await step(() => settingsOf(stored));
   if (!settings) return made;
+  // The team's lookup runs while the recording starts and the session loads; the texts wait for it (start-lookup.ts).
+  const lookup = startCallLookup(scene, settings);
   // Listening before the session's setup (VAD and vendors, up to a second), so that no caller audio is missed.
   made.recording = await step(() =>
     startRecording(settings.recording_settings, options, { callSid: call.callSid, startedAt: scene.startedAt.getTime(), dataDir: options.dataDir }),
   );
-  const texts = await step(() => renderTexts(prisma, call, settings));
-  if (!texts) return made;
-  made.missingVariables = texts.missing;
   const built = await step(() => buildSession(settings, options));
   if (!built) return made;
+  const texts = await step(async () => renderTexts(prisma, call, settings, await lookup));
+  if (!texts) return made;
+  made.missingVariables = texts.missing;
   const { session } = built;
   Object.assign(made, { session, analysis: { model: built.model, systemPrompt: texts.prompt } });
   prepareWelcome(session.tts, texts.welcome);
@@ -178,14 +181,14 @@ interface CallTexts {
   values: TemplateValues;
 }
 
-/** The assistant's texts with the call's variables and its contact's fields filled in. */
-async function renderTexts(prisma: PrismaClient, call: CallRow, settings: AssistantSettings): Promise<CallTexts> {
+/** The assistant's texts with the call's variables and its contact's fields filled in, and what the lookup answered. */
+async function renderTexts(prisma: PrismaClient, call: CallRow, settings: AssistantSettings, lookedUp: LookedUp | null): Promise<CallTexts> {
   const values: TemplateValues = {
-    variables: (call.variables ?? {}) as Record<string, unknown>,
+    variables: lookedUp?.variables ?? ((call.variables ?? {}) as Record<string, unknown>),
     contact: await loadContactFields(prisma, call.organizationId, call.contactId),
   };
-  const prompt = renderPrompt(settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT, values);
-  const welcome = renderTemplate(call.welcomeMessage ?? settings.llm_settings.welcome_message ?? '', values, 'speech');
+  const prompt = renderPrompt(lookedUp?.systemPrompt ?? settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT, values);
+  const welcome = renderTemplate(lookedUp?.welcomeMessage ?? call.welcomeMessage ?? settings.llm_settings.welcome_message ?? '', values, 'speech');
   const idleMessage = renderTemplate(settings.idle_message ?? DEFAULT_IDLE_MESSAGE, values, 'speech');
   const missing = [...new Set([...prompt.missing, ...welcome.missing, ...idleMessage.missing])];
   return { prompt: prompt.text, welcome: welcome.text, idleMessage: idleMessage.text, missing, values };

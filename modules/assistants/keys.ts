@@ -2,10 +2,11 @@ import type { Db } from '../../prisma/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { ValidationFailed, type ValidationDetail } from '../../lib/errors.js';
 import { isMasked, maskSecret, openedForm, sealedForm } from '../../lib/secrets.js';
+import { signingSecretProblem } from './settings.js';
 
 // The vendor keys an assistant may carry in its settings: `llm_provider_config.custom_config.api_key`,
 // `tts_settings.provider_config.api_key` and each `llm_fallback_providers.fallbacks[].api_key` (STT takes its key from
-// the service only). They are write-only and sealed at rest: stored sealed with the SecretBox (SECRETS_KEY), bound to
+// the service only); and the secret that signs the call-start lookup, `call_start_lookup.secret`. They are write-only and sealed at rest: stored sealed with the SecretBox (SECRETS_KEY), bound to
 // the organisation; shown masked in every answer; opened only for the call runtime. A value stored in the clear before
 // keys were sealed is still read, and is sealed by the next write of its assistant or by the API's start-up pass.
 //
@@ -22,6 +23,7 @@ export interface KeyHolders {
   llm_provider_config: { base_url?: string | null; custom_config: Record<string, unknown> | null };
   tts_settings: { provider: string; provider_config: Record<string, unknown> };
   llm_fallback_providers: { fallbacks: { provider: string; api_key: string | null; base_url?: string | null }[] };
+  call_start_lookup?: { secret: string | null };
 }
 
 interface Slot {
@@ -30,6 +32,8 @@ interface Slot {
   /** Where it is sent: the vendor and the address that overrides the vendor's own (`base_url`), if any. */
   destination: string;
   value: unknown;
+  /** Why a new value cannot be stored here; null when it can. */
+  problem?: (value: string) => string | null;
 }
 
 const destination = (vendor: string, baseUrl: unknown) => `${vendor} ${typeof baseUrl === 'string' ? baseUrl : ''}`;
@@ -49,6 +53,8 @@ function slotsOf(s: KeyHolders): Slot[] {
       destination: destination(f.provider, f.base_url),
       value: f.api_key,
     })),
+    // It signs what is sent to the lookup's URL and is never sent itself, so a new URL keeps it.
+    { field: 'call_start_lookup.secret', destination: 'call_start_lookup', value: s.call_start_lookup?.secret, problem: signingSecretProblem },
   ];
 }
 
@@ -59,7 +65,9 @@ const locOf = (field: string) => ['body', ...field.split('.').map((p) => (/^\d+$
  * becomes null). Nothing else changes.
  */
 function withKeys<S extends KeyHolders>(s: S, replace: (slot: Slot & { value: string }) => string | undefined): S {
-  const [llm, tts, ...fallbacks] = slotsOf(s);
+  const [llm, tts, ...rest] = slotsOf(s);
+  const lookup = rest.pop()!;
+  const fallbacks = rest;
   const swap = <R extends Record<string, unknown> | null>(record: R, slot: Slot): R => {
     if (!record || typeof slot.value !== 'string') return record;
     const next = replace(slot as Slot & { value: string });
@@ -78,6 +86,9 @@ function withKeys<S extends KeyHolders>(s: S, replace: (slot: Slot & { value: st
         return typeof slot.value === 'string' ? { ...f, api_key: replace(slot as Slot & { value: string }) ?? null } : f;
       }),
     },
+    ...(s.call_start_lookup && typeof lookup.value === 'string'
+      ? { call_start_lookup: { ...s.call_start_lookup, secret: replace(lookup as Slot & { value: string }) ?? null } }
+      : {}),
   };
 }
 
@@ -159,6 +170,11 @@ export function sealKeys<S extends KeyHolders>(
         msg: 'This is a masked key, not a key: send the key itself, or leave it out to keep the stored one',
         type: 'value_error',
       });
+      return undefined;
+    }
+    const problem = slot.problem?.(slot.value);
+    if (problem) {
+      refused.push({ loc: locOf(slot.field), msg: problem, type: 'value_error' });
       return undefined;
     }
     return secrets.seal(slot.value, context);

@@ -120,6 +120,37 @@ export const InterruptionSettings = z
   })
   .meta({ id: 'InterruptionSettings' });
 
+/** Why a new lookup secret is not a Standard Webhooks secret (`whsec_` and the base64 of 24 to 64 bytes); null when it is. */
+export function signingSecretProblem(value: string): string | null {
+  const encoded = value.startsWith('whsec_') ? value.slice('whsec_'.length) : null;
+  const bytes = encoded !== null && /^[A-Za-z0-9+/]+={0,2}$/.test(encoded) ? Buffer.from(encoded, 'base64').length : 0;
+  return bytes >= 24 && bytes <= 64
+    ? null
+    : 'The secret must be whsec_ followed by the base64 of 24 to 64 random bytes: whsec_ and the output of openssl rand -base64 32';
+}
+
+// Asked of the team's own server as each call starts, before the greeting (agent/call/start-lookup.ts): who is
+// calling, so the greeting and the prompt can use a CRM's answer. Off while `url` is null.
+export const CallStartLookup = z
+  .strictObject({
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .nullable()
+      .default(null)
+      .describe('Called with a signed POST as each call starts; its answer sets variables and overrides for that call. Null: no lookup'),
+    // Checked as a Standard Webhooks secret when it is new (keys.ts): a read shows it masked, and a write may send that back.
+    secret: z
+      .string()
+      .min(1)
+      .max(200)
+      .nullable()
+      .default(null)
+      .describe('Signs each request as a webhook is signed (Standard Webhooks). Write-only: stored sealed, masked in every answer. Required with `url`'),
+    timeout_ms: int().min(100).max(10_000).default(2000).describe('How long the call waits for the answer before it goes on with what it has, ms'),
+  })
+  .meta({ id: 'CallStartLookup' });
+
 const idList = z.array(int().min(1).max(2_147_483_647)).max(200);
 
 /** Every writable field of an assistant, with the spec's defaults. */
@@ -140,6 +171,7 @@ export const assistantFields = {
   // Seconds of caller silence before the idle message; a day is far past any real call.
   idle_timeout: int().min(1).max(86_400).nullable().default(null),
   max_idle_messages: int().min(0).max(100).nullable().default(null),
+  call_start_lookup: CallStartLookup.prefault({}),
   custom_settings: freeForm.nullable().default(null),
   playbook_ids: idList.nullable().default(null),
   assigned_documents: idList.default([]),
@@ -155,6 +187,15 @@ function crossFieldRules(value: AssistantSettingsInput, ctx: z.RefinementCtx): v
       path: ['stt_settings', 'turn_detection', 'max_endpointing_delay'],
       message: 'max_endpointing_delay must be greater than or equal to min_endpointing_delay',
       params: { type: 'greater_than_equal' },
+    });
+  }
+  const lookup = value.call_start_lookup;
+  if (lookup.url !== null && lookup.secret === null) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['call_start_lookup', 'secret'],
+      message: 'a lookup url needs a secret to sign its requests: whsec_ followed by base64 (openssl rand -base64 32)',
+      params: { type: 'missing' },
     });
   }
   const rag = value.rag_settings;

@@ -6,6 +6,7 @@ import type { SecretBox } from '../../lib/secret-box.js';
 import { openKeys } from './keys.js';
 import {
   AssistantSettings,
+  CallStartLookup,
   InterruptionSettings,
   LLMFallbackSettings,
   LLMProviderConfig,
@@ -40,6 +41,7 @@ const conform = {
   ragSettings: conformer(RAGSettings),
   recordingSettings: conformer(RecordingSettings),
   interruptionSettings: conformer(InterruptionSettings),
+  callStartLookup: conformer(CallStartLookup),
 };
 
 /**
@@ -63,6 +65,7 @@ export function settingsOf(row: AssistantRow): Settings {
     idle_message: row.idleMessage,
     idle_timeout: row.idleTimeout,
     max_idle_messages: row.maxIdleMessages,
+    call_start_lookup: conform.callStartLookup(row.callStartLookup ?? {}) as Settings['call_start_lookup'],
     custom_settings: row.customSettings as Settings['custom_settings'],
     playbook_ids: row.hasPlaybookIds ? row.playbooks.map((p) => p.playbookId) : null,
     assigned_documents: row.documents.map((d) => d.documentId),
@@ -90,6 +93,7 @@ export function columnsOf(settings: Settings) {
     idleMessage: settings.idle_message,
     idleTimeout: settings.idle_timeout,
     maxIdleMessages: settings.max_idle_messages,
+    callStartLookup: settings.call_start_lookup as Prisma.InputJsonValue,
     customSettings: json(settings.custom_settings),
     hasPlaybookIds: settings.playbook_ids !== null,
   };

@@ -32,6 +32,7 @@ export {
   CallExportQuery,
   CallListQuery,
   CallParams,
+  CallStartLookupResult,
   type CollectedValuesRecord,
   RecordingParams,
   ToolMessageKind,
@@ -39,6 +40,7 @@ export {
   TurnDecision,
   TurnRetrieval,
 } from './schemas.js';
+export { CALL_STARTING, lookUpCall, recordCallStartLookup, type StartLookup, type StartLookupConfig } from './start-lookup.js';
 export { CALL_STATUSES, DIALLING, IN_PROGRESS, NOT_STARTED, TERMINAL, type UnstartedEnd } from './statuses.js';
 export { appendCallTurn, CallNotRunnableError, findCall, loadContactFields, type StoredRecording, type StoredTurn, touchCallHeartbeat } from './store.js';
 export { endStaleUnstartedCalls, JOIN_GRACE_MS, LOST_DIAL_AFTER_MS, type UnstartedCallLimits, WEB_JOIN_WINDOW_MS } from './unstarted.js';

@@ -1,7 +1,7 @@
 import type { Db } from '../../prisma/client.js';
 import type { Prisma } from '../../prisma/client.js';
 import { notFound } from '../../lib/errors.js';
-import type { CallFilters, CollectedValuesRecord, ToolMessageKind, TurnDecision, TurnRetrieval } from './schemas.js';
+import type { CallFilters, CallStartLookupResult, CollectedValuesRecord, ToolMessageKind, TurnDecision, TurnRetrieval } from './schemas.js';
 import type { CallRow } from './lifecycle.js';
 import type { CallCost, CallUsage } from './usage-schemas.js';
 
@@ -39,6 +39,7 @@ export function callRecord(call: CallRow, recordings: RecordingRow[] = []) {
     collected_values: (call.collectedValues as CollectedValuesRecord | null) ?? null,
     analysis_error: call.analysisError,
     missing_variables: (call.missingVariables as string[] | null) ?? [],
+    call_start_lookup: (call.callStartLookup as CallStartLookupResult | null) ?? null,
     latency: (call.metrics as Record<string, unknown> | null) ?? null,
     usage: (call.usage as CallUsage | null) ?? null,
     cost: (call.cost as CallCost | null) ?? null,

@@ -68,6 +68,21 @@ export const CollectedValues = z
 /** What a call stores in `calls.collected_values` and `call.completed` carries: by playbook name, then value name. */
 export type CollectedValuesRecord = z.output<typeof CollectedValues>;
 
+/** What a call's start lookup did (start-lookup.ts). */
+export const CallStartLookupResult = z
+  .object({
+    status: z
+      .enum(['applied', 'failed', 'timed_out'])
+      .describe('applied: the answer was used (an empty answer too); failed: a refused target, a network error, a non-2xx status or an answer not understood'),
+    http_status: z.int().nullable(),
+    duration_ms: z.int(),
+    error: z.string().nullable(),
+    variables: z.array(z.string()).describe('Names of the `{{var.*}}` values the answer set'),
+    overrides: z.array(z.enum(['welcome_message', 'system_prompt'])).describe('What else of the call the answer replaced'),
+  })
+  .meta({ id: 'CallStartLookupResult' });
+export type CallStartLookupResult = z.output<typeof CallStartLookupResult>;
+
 export const Call = z
   .object({
     call_sid: z.string(),
@@ -101,6 +116,7 @@ export const Call = z
     ),
     analysis_error: z.string().nullable(),
     missing_variables: z.array(z.string()),
+    call_start_lookup: CallStartLookupResult.nullable().describe("What the assistant's call-start lookup did for this call; null when it has none"),
     latency: z.record(z.string(), z.unknown()).nullable().describe('p50/p95 of each latency stage of the assistant turns, ms'),
     usage: CallUsage.nullable().describe('What the call used, by vendor and model; null for a call that never started (docs/analytics.md)'),
     cost: CallCost.nullable().describe("Its cost from the organisation's price table, by component, in US dollars; null for a call that never started"),

@@ -16,6 +16,7 @@ export {
   type WebhookPolicy,
 } from './endpoints.js';
 export { EVENT_TYPES, recordEvent } from './events.js';
+export { signedHeaders } from './signing.js';
 export {
   DEFAULT_DELIVERY_LIMIT,
   DeliveriesQuery,

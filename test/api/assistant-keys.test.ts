@@ -270,3 +270,53 @@ describe('assistant vendor keys stored in the clear by an earlier release', () =
     expect(read.body.llm_provider_config.custom_config.api_key).toBe('****0111');
   });
 });
+
+describe("the call-start lookup's secret", () => {
+  const SECRET = `whsec_${crypto.randomBytes(32).toString('base64')}`;
+  const LOOKUP = { name: 'Looked up', call_start_lookup: { url: 'https://crm.example.com/voice/lookup', secret: SECRET, timeout_ms: 1500 } };
+
+  it('is masked in every answer, stored sealed, and opened for a call', async ({ api, tenant, create, row }) => {
+    const created = await create(LOOKUP);
+    expect(created.status).toBe(201);
+    expect(created.body.call_start_lookup).toEqual({ url: LOOKUP.call_start_lookup.url, secret: `****${SECRET.slice(-4)}`, timeout_ms: 1500 });
+    const read = await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
+    expect(JSON.stringify(read.body)).not.toContain(SECRET.slice(6, -4));
+    const stored = await row(created.body.id);
+    const sealed = (stored.callStartLookup as { secret: string }).secret;
+    expect(sealed.startsWith('v1.')).toBe(true);
+    expect(JSON.stringify(stored)).not.toContain(SECRET.slice(6, -4));
+    const loaded = await loadAssistantSettings(api.db.prisma, stored.organizationId, stored.id, secrets);
+    expect(loaded!.call_start_lookup.secret).toBe(SECRET);
+  });
+
+  it('is kept when the URL changes or the read is written back, and replaced when a new one is sent', async ({ api, tenant, create, row }) => {
+    const created = await create(LOOKUP);
+    const id = created.body.id;
+    const moved = await api.call(tenant, 'PATCH', `/api/assistants/${id}`, { call_start_lookup: { url: 'https://crm2.example.com/lookup' } });
+    expect(moved.status).toBe(200);
+    const writtenBack = await api.call(tenant, 'PATCH', `/api/assistants/${id}`, { call_start_lookup: moved.body.call_start_lookup });
+    expect(writtenBack.status).toBe(200);
+    const opened = async () => (await loadAssistantSettings(api.db.prisma, tenant.organizationId, id, secrets))!.call_start_lookup;
+    expect(await opened()).toEqual({ url: 'https://crm2.example.com/lookup', secret: SECRET, timeout_ms: 1500 });
+    const next = `whsec_${crypto.randomBytes(24).toString('base64')}`;
+    expect((await api.call(tenant, 'PATCH', `/api/assistants/${id}`, { call_start_lookup: { secret: next } })).status).toBe(200);
+    expect((await opened()).secret).toBe(next);
+    expect(((await row(id)).callStartLookup as { secret: string }).secret.startsWith('v1.')).toBe(true);
+  });
+
+  it.for([
+    [{ url: 'https://crm.example.com/lookup' }, 'call_start_lookup.secret', 'a lookup url needs a secret'],
+    [{ url: 'https://crm.example.com/lookup', secret: 'hunter2-but-longer-than-twelve' }, 'call_start_lookup.secret', 'whsec_'],
+    [{ url: 'https://crm.example.com/lookup', secret: `whsec_${crypto.randomBytes(8).toString('base64')}` }, 'call_start_lookup.secret', '24 to 64'],
+    [{ url: 'https://crm.example.com/lookup', secret: '****abcd' }, 'call_start_lookup.secret', 'masked key'],
+    [{ url: 'ftp://crm.example.com/lookup', secret: SECRET }, 'call_start_lookup.url', ''],
+    [{ url: 'https://crm.example.com/lookup', secret: SECRET, timeout_ms: 60_000 }, 'call_start_lookup.timeout_ms', ''],
+  ] as const)('refuses %o with a 422 at its field, storing nothing', async ([lookup, field, msg], { api, create }) => {
+    const before = await api.db.prisma.assistant.count();
+    const res = await create({ name: 'Refused', call_start_lookup: lookup });
+    expect(res.status).toBe(422);
+    const detail = res.body.detail.find((d: { loc: (string | number)[] }) => d.loc.join('.') === `body.${field}`);
+    expect(detail?.msg).toContain(msg);
+    expect(await api.db.prisma.assistant.count()).toBe(before);
+  });
+});

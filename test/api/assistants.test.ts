@@ -79,6 +79,7 @@ const SPEC_DEFAULTS = {
   idle_message: "Are you still there? I'm here to help if you need anything.",
   idle_timeout: null,
   max_idle_messages: null,
+  call_start_lookup: { url: null, secret: null, timeout_ms: 2000 },
   custom_settings: null,
   playbook_ids: null,
   assigned_documents: [],

@@ -148,6 +148,7 @@ describe('GET /api/calls/{call_sid}', () => {
       collected_values: null,
       analysis_error: null,
       missing_variables: [],
+      call_start_lookup: null,
       latency: { e2e_latency_ms: { p50: 700, p95: 900 } },
       usage: null,
       cost: null,

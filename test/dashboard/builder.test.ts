@@ -173,6 +173,37 @@ describe.skipIf(!hasChromium)('the assistant builder', () => {
     await context.close();
   });
 
+  it('sets the caller lookup with a signing secret it never shows again, kept when saved without retyping it', async () => {
+    const secret = `whsec_${Buffer.from('a-signing-secret-of-32-bytes-000').toString('base64')}`;
+    const { context, page } = await signedIn();
+    await page.goto(`${base}/assistants/${assistantId}`);
+    await page.getByRole('tab', { name: 'Caller lookup' }).click();
+    await page.getByLabel('Lookup URL').fill('https://crm.example.com/voice/lookup');
+    // A URL without its secret is refused at the secret, in its section.
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('a lookup url needs a secret').waitFor();
+    await page.getByLabel('Signing secret').fill(secret);
+    await page.getByLabel('Wait at most').fill('1500');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    const lookup = () => stored(assistantId).then((row) => row.callStartLookup as { url: string; secret: string; timeout_ms: number });
+    expect(await lookup()).toMatchObject({ url: 'https://crm.example.com/voice/lookup', timeout_ms: 1500 });
+    expect((await lookup()).secret.startsWith('v1.')).toBe(true);
+    await page.reload();
+    await page.getByRole('tab', { name: 'Caller lookup' }).click();
+    expect(await page.content()).not.toContain(secret.slice(6, -4));
+    expect(await page.getByLabel('Signing secret').getAttribute('placeholder')).toBe(`Saved secret ****${secret.slice(-4)}`);
+    // Saved again with the secret left empty and a new wait: the secret stays.
+    const sealed = (await lookup()).secret;
+    await page.getByLabel('Wait at most').fill('2500');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect(await lookup()).toMatchObject({ timeout_ms: 2500 });
+    // The same sealed secret, not a new one made of its mask.
+    expect((await lookup()).secret).toBe(sealed);
+    await context.close();
+  });
+
   it('picks the numbers it answers by number, moving one from another assistant, and leaves an unticked one unanswered', async () => {
     const other = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Night desk' })).body.id as number;
     const connection = (await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Trunk', sip_address: 'sip.example.com' })).body.data.id;

@@ -84,6 +84,12 @@ export function settingRow(field: Field, leaf: Leaf | undefined, value: unknown,
   if (control === 'numbers') return numbersRow(field, ctx, hint, errorLine);
   if (control === 'voice') return voiceRow(field, value, ctx, label, hint, errorLine, aria);
   if (control === 'fallbacks') return fallbackRows(field, value, ctx.errors, hint, ctx.errors[field.key] ? errorLine : '');
+  if (control === 'secret') {
+    // What a read shows of a saved secret is its mask; posted back as `.kept`, it keeps the saved secret (keys.ts).
+    const saved = typeof value === 'string' && value !== '' ? value : '';
+    const keep = saved ? html`<input type="hidden" name="${field.key}.kept" value="${saved}">` : '';
+    return html`<div class="setting">${label}<input type="password" autocomplete="off" id="${id}" name="${field.key}" placeholder="${saved ? `Saved secret ${saved}` : 'whsec_…'}"${aria}>${keep}${hint}${saved ? html` <span class="hint">Leave empty to keep the saved secret.</span>` : ''}${errorLine}</div>`;
+  }
   if (control === 'lines') {
     const lines = Array.isArray(value) ? value.map(String).join('\n') : asText(value);
     return html`<div class="setting wide">${label}${hint}<textarea class="lines" id="${id}" name="${field.key}" rows="${Math.min(8, Math.max(3, lines.split('\n').length + 1))}"${aria}>${lines}</textarea>${errorLine}</div>`;

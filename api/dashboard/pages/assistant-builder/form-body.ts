@@ -24,6 +24,12 @@ export function builderBody(leaves: Leaf[], form: Record<string, unknown>): Reco
       continue;
     }
     const posted = values(form[leaf.key]);
+    if (control === 'secret') {
+      // Typed: the new secret. Left empty: the saved one, by its mask; none saved: none.
+      const typed = (posted[0] ?? '').trim();
+      if (posted.length > 0 || `${leaf.key}.kept` in form) text[leaf.key] = typed || (values(form[`${leaf.key}.kept`])[0] ?? '');
+      continue;
+    }
     if (posted.length === 0) continue;
     if (control === 'switch') {
       text[leaf.key] = posted.at(-1)!;

@@ -20,7 +20,9 @@ export type Control =
   /** A row a fallback model: provider, model, server address and key, tried in order. */
   | 'fallbacks'
   /** The organisation's phone numbers this assistant answers, ticked by number (not a setting: the numbers' own). */
-  | 'numbers';
+  | 'numbers'
+  /** A write-only secret: typed, never shown; left empty, the saved one stays. */
+  | 'secret';
 
 /** The builder's field for the numbers the assistant answers: posted beside its settings, never part of them. */
 export const PHONE_NUMBERS_FIELD = 'phone_numbers';
@@ -210,6 +212,21 @@ export const SECTIONS: Section[] = [
       { key: 'recording_settings.record_mixed_audio', label: 'Both together', control: 'switch' },
       { key: 'recording_settings.consent_required', label: 'Ask for consent first', control: 'switch' },
       { key: 'recording_settings.consent_prompt', label: 'Consent question', control: 'text' },
+    ],
+  },
+  {
+    id: 'lookup',
+    title: 'Caller lookup',
+    intro: 'Ask your own server who is calling as each call starts: its answer can set {{var.*}} values, the greeting and the prompt for that call.',
+    fields: [
+      { key: 'call_start_lookup.url', label: 'Lookup URL', help: 'Empty: no lookup. Receives a signed POST (call.starting) as each call starts.' },
+      {
+        key: 'call_start_lookup.secret',
+        label: 'Signing secret',
+        control: 'secret',
+        help: 'whsec_ and the output of openssl rand -base64 32. Your server checks each request with it, as it checks a webhook.',
+      },
+      { key: 'call_start_lookup.timeout_ms', label: 'Wait at most', unit: 'ms', help: 'Past this the call goes on without the answer.' },
     ],
   },
   {
