@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import SuiteSequencer from './test/sequencer.js';
 
@@ -7,6 +8,8 @@ const EXCLUDE = ['node_modules/**', 'dist/**', '.data/**'];
 const OWN_PROCESS = ['test/knowledge/**/*.test.ts', 'modules/knowledge/parse/index.test.ts', 'modules/knowledge/parse/conversion-threads.test.ts'];
 
 export default defineConfig({
+  // The typed client's examples import it by its package name, as its users do (tsconfig.json maps it the same way).
+  resolve: { alias: { '@voice-platform/client': fileURLToPath(new URL('./packages/client/src/index.ts', import.meta.url)) } },
   test: {
     exclude: EXCLUDE,
     globalSetup: ['test/helpers/global-postgres.ts'],
