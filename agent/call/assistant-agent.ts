@@ -5,6 +5,7 @@ import type { TurnTaking } from '../turn/turn-taking.js';
 import { CallAgent } from './call-agent.js';
 import type { CollectedValues } from './collected-values.js';
 import type { TurnPrompt } from './turn-prompt.js';
+import type { CallLanguages } from './languages.js';
 
 // The assistant's agent, built the same way for every session: a call (audio, real tools) and a text test run (mocked
 // tools). Playbooks are procedures, not a graph (docs/playbooks.md): an inline one is a section of the prompt; a
@@ -26,6 +27,8 @@ export interface AssistantAgentSpec {
   turns?: TurnTaking;
   /** Knowledge passages and prompt budgets for each reply. */
   prompt?: TurnPrompt | undefined;
+  /** The languages the call may switch between (languages.ts). */
+  languages?: CallLanguages | undefined;
   /** Where collected values accumulate. */
   collected: CollectedValues;
   /** A test run of one playbook starts inside it: the index of that playbook in `playbooks`. */
@@ -88,6 +91,7 @@ class AssistantAgents {
       tools: [...this.#mainTools, ...this.#playbookTools],
       turns: this.#spec.turns,
       prompt: this.#spec.prompt,
+      languages: this.#spec.languages,
       ...(chatCtx ? { chatCtx } : {}),
     });
   }
@@ -105,6 +109,7 @@ class AssistantAgents {
       tools,
       turns: this.#spec.turns,
       prompt: this.#spec.prompt,
+      languages: this.#spec.languages,
       ...(chatCtx ? { chatCtx } : {}),
     });
   }

@@ -2,6 +2,7 @@ import { voice, type llm, type stt } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import type { TurnTaking } from '../turn/turn-taking.js';
 import type { TurnPrompt } from './turn-prompt.js';
+import type { CallLanguages } from './languages.js';
 
 // The assistant as the session runs it: the framework's Agent with the call's turn-taking in two of its hooks. The
 // recogniser's events pass through the overlap filter before the session sees them, and a turn that finishes one cut
@@ -17,16 +18,20 @@ export interface CallAgentOptions extends voice.AgentOptions<unknown> {
   turns?: TurnTaking | undefined;
   /** Knowledge passages and prompt budgets for each reply. */
   prompt?: TurnPrompt | undefined;
+  /** The languages the call follows the caller between (languages.ts). */
+  languages?: CallLanguages | undefined;
 }
 
 export class CallAgent extends voice.Agent {
   readonly #turns: TurnTaking | undefined;
   readonly #prompt: TurnPrompt | undefined;
+  readonly #languages: CallLanguages | undefined;
 
-  constructor({ turns, prompt, ...options }: CallAgentOptions) {
+  constructor({ turns, prompt, languages, ...options }: CallAgentOptions) {
     super(options);
     this.#turns = turns;
     this.#prompt = prompt;
+    this.#languages = languages;
   }
 
   override async sttNode(
@@ -34,12 +39,14 @@ export class CallAgent extends voice.Agent {
     modelSettings: voice.ModelSettings,
   ): Promise<ReadableStream<stt.SpeechEvent | string> | null> {
     const events = await voice.Agent.default.sttNode(this, audio, modelSettings);
-    return events && this.#turns ? this.#turns.filterTranscripts(events) : events;
+    const filtered = events && this.#turns ? this.#turns.filterTranscripts(events) : events;
+    return filtered && this.#languages ? this.#languages.watch(filtered) : filtered;
   }
 
   override async onUserTurnCompleted(chatCtx: llm.ChatContext, newMessage: llm.ChatMessage): Promise<void> {
     await this.#turns?.userTurnCompleted(this, chatCtx, newMessage);
     await this.#prompt?.prepare(chatCtx, newMessage);
+    this.#languages?.prepare(chatCtx);
     this.#prepared = newMessage.id;
   }
 

@@ -33,6 +33,8 @@ import { processKnowledge, turnPromptOf } from './knowledge.js';
 import { watchForMachine } from './voicemail.js';
 import type { RunCallOptions } from './run-call.js';
 import { type LookedUp, startCallLookup } from './start-lookup.js';
+import { CallLanguages, spokenLanguages } from './languages.js';
+import { LanguageVoices } from '../providers/language-voices.js';
 
 // The conversation of a call, between its start and its record (run-call.ts): the assistant's settings and texts, the
 // session with its vendors, the recording, transcript and usage meter, the tools and playbooks, the watchers that end
@@ -78,12 +80,16 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
   );
   const built = await step(() => buildSession(settings, options));
   if (!built) return made;
-  const texts = await step(async () => renderTexts(prisma, call, settings, await lookup));
+  const { session } = built;
+  const languages = new CallLanguages(spokenLanguages(settings), session.tts);
+  const texts = await step(async () => {
+    const lookedUp = await lookup;
+    return renderTexts(prisma, call, settings, lookedUp, languages.startIn(lookedUp?.language));
+  });
   if (!texts) return made;
   made.missingVariables = texts.missing;
-  const { session } = built;
   Object.assign(made, { session, analysis: { model: built.model, systemPrompt: texts.prompt } });
-  prepareWelcome(session.tts, texts.welcome);
+  prepareWelcome(session.tts instanceof LanguageVoices ? session.tts.current : session.tts, texts.welcome);
   const toolResults = new Map<string, HttpToolResult>();
   const interruption = settings.interruption_settings;
   const runs = new ToolRuns({ minInterruptionWords: interruption.min_interruption_words, interruptions: interruption.allow_interruptions, logFields });
@@ -103,6 +109,7 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
     decisionForReply: () => built.turns.takeDecision(),
     retrievalForReply: () => prompt?.takeRetrieval(),
     toolMessageOf: (text) => runs.toolMessageOf(text),
+    languageOf: (role) => languages.languageOf(role),
     toolCallDetail: (id) => {
       const result = toolResults.get(id);
       return { ...(result && { http_status: result.status, duration_ms: result.duration_ms }), ...runs.detail(id) };
@@ -132,6 +139,7 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
     toolsFor: tools.toolsFor,
     turns: built.turns,
     prompt,
+    languages,
     collected: scene.collected,
   });
   await step(() => startSession(session, agent, settings, texts, options, logFields));
@@ -182,13 +190,21 @@ interface CallTexts {
 }
 
 /** The assistant's texts with the call's variables and its contact's fields filled in, and what the lookup answered. */
-async function renderTexts(prisma: PrismaClient, call: CallRow, settings: AssistantSettings, lookedUp: LookedUp | null): Promise<CallTexts> {
+async function renderTexts(
+  prisma: PrismaClient,
+  call: CallRow,
+  settings: AssistantSettings,
+  lookedUp: LookedUp | null,
+  languageWelcome: string | null,
+): Promise<CallTexts> {
   const values: TemplateValues = {
     variables: lookedUp?.variables ?? ((call.variables ?? {}) as Record<string, unknown>),
     contact: await loadContactFields(prisma, call.organizationId, call.contactId),
   };
   const prompt = renderPrompt(lookedUp?.systemPrompt ?? settings.llm_settings.system_prompt ?? DEFAULT_SYSTEM_PROMPT, values);
-  const welcome = renderTemplate(lookedUp?.welcomeMessage ?? call.welcomeMessage ?? settings.llm_settings.welcome_message ?? '', values, 'speech');
+  // The lookup's, then the call's own, then the one of the language the call starts in, then the assistant's.
+  const welcomeText = lookedUp?.welcomeMessage ?? call.welcomeMessage ?? languageWelcome ?? settings.llm_settings.welcome_message ?? '';
+  const welcome = renderTemplate(welcomeText, values, 'speech');
   const idleMessage = renderTemplate(settings.idle_message ?? DEFAULT_IDLE_MESSAGE, values, 'speech');
   const missing = [...new Set([...prompt.missing, ...welcome.missing, ...idleMessage.missing])];
   return { prompt: prompt.text, welcome: welcome.text, idleMessage: idleMessage.text, missing, values };

@@ -8,7 +8,8 @@ import {
   unusableStages,
 } from '../../modules/assistants/index.js';
 import { createLlm, hasCredential, type LlmEndpoint } from '../providers/llm-providers.js';
-import { createStt, createTts, type VendorAccess } from '../providers/speech-providers.js';
+import { createStt, type VendorAccess } from '../providers/speech-providers.js';
+import { listeningSettings, voicesOf } from './languages.js';
 import { TurnTaking } from '../turn/turn-taking.js';
 import { NO_PRIVATE_VENDOR_HOSTS } from '../../lib/net/vendor-targets.js';
 
@@ -163,9 +164,9 @@ export async function buildSessionOptions(
   const chatLlm = await buildLlm(settings, deps.access);
   const options: voice.AgentSessionOptions = {
     vad: deps.vad,
-    stt: deps.stt ?? createStt(settings.stt_settings, deps.access),
+    stt: deps.stt ?? createStt(listeningSettings(settings), deps.access),
     llm: chatLlm,
-    tts: createTts(settings.tts_settings, deps.access),
+    tts: voicesOf(settings, deps.access),
     // Read by whatever runs inside the session (tools, handoffs) as `session.userData.customSettings`.
     userData: { customSettings: settings.custom_settings ?? {} } satisfies CallUserData,
     // The idle behaviour is the assistant's own (idle_timeout); the framework's "away" state is not used.

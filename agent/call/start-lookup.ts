@@ -13,6 +13,7 @@ export interface LookedUp {
   variables: Record<string, unknown>;
   welcomeMessage?: string;
   systemPrompt?: string;
+  language?: string;
 }
 
 /** Starts the assistant's lookup for this call; null when it has none. Never rejects: a failure is the call's record. */
@@ -42,6 +43,7 @@ export function startCallLookup(scene: CallScene, settings: AssistantSettings): 
       variables,
       ...(lookup.welcomeMessage !== undefined && { welcomeMessage: lookup.welcomeMessage }),
       ...(lookup.systemPrompt !== undefined && { systemPrompt: lookup.systemPrompt }),
+      ...(lookup.language !== undefined && { language: lookup.language }),
     };
   }).catch((err: unknown) => {
     log().warn({ ...logFields, err }, 'call-start lookup failed');

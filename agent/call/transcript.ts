@@ -26,6 +26,8 @@ export interface TranscriptOptions {
   retrievalForReply?: () => TurnRetrieval | undefined;
   /** Which of a tool's spoken messages an assistant turn of this text is, if any (agent/call/tool-runs.ts). */
   toolMessageOf?: (text: string) => ToolMessageKind | undefined;
+  /** The language a turn of this role is being spoken in (agent/call/languages.ts). */
+  languageOf?: (role: 'user' | 'assistant') => string | undefined;
   /** An HTTP tool call's status and duration, by the framework's tool call id (agent/call/tools.ts). */
   toolCallDetail?: (callId: string) => Pick<ToolCallEntry, 'http_status' | 'duration_ms'> | undefined;
 }
@@ -91,6 +93,7 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
       const start = m.startedSpeakingAt !== undefined ? m.startedSpeakingAt * 1000 : item.createdAt;
       const stop = m.stoppedSpeakingAt !== undefined ? m.stoppedSpeakingAt * 1000 : Date.now();
       if (item.role === 'user') unanswered = { message: item, startMs: relMs(start) };
+      const language = options.languageOf?.(item.role);
       // A tool's message ("one moment, let me check") is said while the reply waits for the tool: it answers nothing,
       // so it neither takes the reply's latency nor the tool calls the reply reports.
       const toolMessage = item.role === 'assistant' ? options.toolMessageOf?.(text) : undefined;
@@ -103,6 +106,7 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
           interrupted: item.interrupted,
           metrics: null,
           tool_message: toolMessage,
+          ...(language ? { language } : {}),
         };
         return insertInOrder(turn);
       }
@@ -123,6 +127,7 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
         ...(item.role === 'assistant' && pendingToolCalls.length > 0 ? { tool_calls: pendingToolCalls.splice(0) } : {}),
         ...(decision ? { turn_decision: decision } : {}),
         ...(retrieval ? { retrieval } : {}),
+        ...(language ? { language } : {}),
       };
       if (answers) unanswered = undefined;
       observeTurnLatency(turn.metrics);

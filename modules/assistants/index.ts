@@ -8,7 +8,7 @@ export { credentialOfStage, missingCredentials, MissingCredentialsError, unusabl
 export { sealClearAssistantKeys } from './keys.js';
 export { Assistant, AssistantCreate, AssistantParams, AssistantUpdate } from './schemas.js';
 export { assistantName, createAssistant, deleteAssistant, listAssistants, readAssistantJson, updateAssistant } from './service.js';
-export { assistantFields, AssistantSettings, DEFAULT_IDLE_MESSAGE, DEFAULT_SYSTEM_PROMPT } from './settings.js';
+export { assistantFields, AssistantSettings, baseLanguage, DEFAULT_IDLE_MESSAGE, DEFAULT_SYSTEM_PROMPT } from './settings.js';
 export { loadAssistantSettings } from './store.js';
 export { MAX_VARIABLE_LENGTH, renderPrompt, renderTemplate, sanitizeValue, type TemplateValues } from './templates.js';
 export { refusedVendorUrls } from './vendor-urls.js';

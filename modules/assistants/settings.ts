@@ -151,6 +151,22 @@ export const CallStartLookup = z
   })
   .meta({ id: 'CallStartLookup' });
 
+/** A language the assistant also speaks, besides its main one (`stt_settings.language`), with its own voice and welcome. */
+export const LanguageOption = z
+  .strictObject({
+    language: z
+      .string()
+      .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language code such as es, fr or pt-BR')
+      .max(35)
+      .describe('BCP 47 code; matched on its base language (es matches es-MX)'),
+    voice_id: shortText.nullable().default(null).describe("The voice in this language, of the assistant's voice provider; null: the assistant's voice"),
+    welcome_message: z.string().max(10_000).nullable().default(null).describe("The first message when a call starts in this language; null: the assistant's"),
+  })
+  .meta({ id: 'LanguageOption' });
+
+/** The base of a language code, lower-cased: `es` for `es-MX`. */
+export const baseLanguage = (code: string) => code.split('-')[0]!.toLowerCase();
+
 const idList = z.array(int().min(1).max(2_147_483_647)).max(200);
 
 /** Every writable field of an assistant, with the spec's defaults. */
@@ -172,6 +188,8 @@ export const assistantFields = {
   idle_timeout: int().min(1).max(86_400).nullable().default(null),
   max_idle_messages: int().min(0).max(100).nullable().default(null),
   call_start_lookup: CallStartLookup.prefault({}),
+  // Other languages a caller may speak: the recogniser listens for all of them, and the reply and voice follow the caller.
+  languages: z.array(LanguageOption).max(10).default([]),
   custom_settings: freeForm.nullable().default(null),
   playbook_ids: idList.nullable().default(null),
   assigned_documents: idList.default([]),
@@ -198,6 +216,20 @@ function crossFieldRules(value: AssistantSettingsInput, ctx: z.RefinementCtx): v
       params: { type: 'missing' },
     });
   }
+  const main = baseLanguage(value.stt_settings.language);
+  const seen = new Set([main]);
+  value.languages.forEach((option, i) => {
+    const base = baseLanguage(option.language);
+    if (seen.has(base)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['languages', i, 'language'],
+        message: base === main ? `${option.language} is the main language (stt_settings.language)` : `${option.language} is listed twice`,
+        params: { type: 'value_error' },
+      });
+    }
+    seen.add(base);
+  });
   const rag = value.rag_settings;
   if (rag.chunk_overlap >= rag.chunk_size) {
     ctx.addIssue({

@@ -66,6 +66,8 @@ export function settingsOf(row: AssistantRow): Settings {
     idle_timeout: row.idleTimeout,
     max_idle_messages: row.maxIdleMessages,
     call_start_lookup: conform.callStartLookup(row.callStartLookup ?? {}) as Settings['call_start_lookup'],
+    // Each entry with the defaults of fields added since it was written.
+    languages: ((row.languages ?? []) as Partial<Settings['languages'][number]>[]).map((l) => ({ language: '', voice_id: null, welcome_message: null, ...l })),
     custom_settings: row.customSettings as Settings['custom_settings'],
     playbook_ids: row.hasPlaybookIds ? row.playbooks.map((p) => p.playbookId) : null,
     assigned_documents: row.documents.map((d) => d.documentId),
@@ -94,6 +96,7 @@ export function columnsOf(settings: Settings) {
     idleTimeout: settings.idle_timeout,
     maxIdleMessages: settings.max_idle_messages,
     callStartLookup: settings.call_start_lookup as Prisma.InputJsonValue,
+    languages: settings.languages as Prisma.InputJsonValue,
     customSettings: json(settings.custom_settings),
     hasPlaybookIds: settings.playbook_ids !== null,
   };

@@ -15,6 +15,8 @@ export interface TranscriptEntry {
   interrupted: boolean;
   /** Assistant turns: the tools called before this reply, in order. */
   tool_calls?: ToolCallEntry[];
+  /** The language the turn was spoken in (BCP 47), when known. */
+  language?: string | null;
 }
 
 /** One tool call made during a call, with its result. */

@@ -112,6 +112,7 @@ export async function getTranscript(db: Db, organizationId: number, callSid: str
     turn_decision: (t.turnDecision as TurnDecision | null) ?? null,
     retrieval: (t.retrieval as TurnRetrieval | null) ?? null,
     tool_message: (t.toolMessage as ToolMessageKind | null) ?? null,
+    language: t.language,
   }));
 }
 

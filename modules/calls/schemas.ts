@@ -78,7 +78,7 @@ export const CallStartLookupResult = z
     duration_ms: z.int(),
     error: z.string().nullable(),
     variables: z.array(z.string()).describe('Names of the `{{var.*}}` values the answer set'),
-    overrides: z.array(z.enum(['welcome_message', 'system_prompt'])).describe('What else of the call the answer replaced'),
+    overrides: z.array(z.enum(['welcome_message', 'system_prompt', 'language'])).describe('What else of the call the answer replaced'),
   })
   .meta({ id: 'CallStartLookupResult' });
 export type CallStartLookupResult = z.output<typeof CallStartLookupResult>;
@@ -186,5 +186,9 @@ export const TranscriptTurn = z
     tool_message: ToolMessageKind.nullable().describe(
       "assistant turns that are a tool's spoken message while it runs or after it failed (messages.on_start, on_slow, on_failure), not a reply; null otherwise",
     ),
+    language: z
+      .string()
+      .nullable()
+      .describe("The language the turn was spoken in (BCP 47): the recogniser's for the caller's turns, the one replied in for the assistant's"),
   })
   .meta({ id: 'TranscriptTurn' });

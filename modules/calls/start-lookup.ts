@@ -33,6 +33,11 @@ const LookupAnswer = z.object({
     .optional(),
   welcome_message: z.string().max(10_000).nullable().optional(),
   system_prompt: z.string().max(100_000).nullable().optional(),
+  language: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'must be a language code such as es or pt-BR')
+    .nullable()
+    .optional(),
 });
 
 export interface StartLookup {
@@ -41,6 +46,8 @@ export interface StartLookup {
   variables: Record<string, string>;
   welcomeMessage?: string;
   systemPrompt?: string;
+  /** The language the call starts in, when the assistant speaks it. */
+  language?: string;
 }
 
 /** The request's body: the call as `call.started` describes it, its contact and the variables it was placed with. */
@@ -115,12 +122,18 @@ export async function lookUpCall(
   );
   const welcomeMessage = answer.data.welcome_message ?? undefined;
   const systemPrompt = answer.data.system_prompt ?? undefined;
-  const overrides = [...(welcomeMessage !== undefined ? ['welcome_message' as const] : []), ...(systemPrompt !== undefined ? ['system_prompt' as const] : [])];
+  const language = answer.data.language ?? undefined;
+  const overrides = [
+    ...(welcomeMessage !== undefined ? ['welcome_message' as const] : []),
+    ...(systemPrompt !== undefined ? ['system_prompt' as const] : []),
+    ...(language !== undefined ? ['language' as const] : []),
+  ];
   return {
     result: { status: 'applied', http_status: response.status, duration_ms: response.durationMs, error: null, variables: Object.keys(variables), overrides },
     variables,
     ...(welcomeMessage !== undefined && { welcomeMessage }),
     ...(systemPrompt !== undefined && { systemPrompt }),
+    ...(language !== undefined && { language }),
   };
 }
 

@@ -77,6 +77,7 @@ export function turnRow(callId: number, position: number, t: StoredTurn) {
     turnDecision: (t.turn_decision ?? undefined) as object | undefined,
     retrieval: (t.retrieval ?? undefined) as object | undefined,
     toolMessage: t.tool_message ?? null,
+    language: t.language ?? null,
     // The latency stages again as columns: analytics computes percentiles over them without reading the JSON.
     endOfUtteranceDelayMs: t.metrics?.end_of_utterance_delay_ms ?? null,
     llmTtftMs: t.metrics?.llm_ttft_ms ?? null,

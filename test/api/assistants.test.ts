@@ -80,6 +80,7 @@ const SPEC_DEFAULTS = {
   idle_timeout: null,
   max_idle_messages: null,
   call_start_lookup: { url: null, secret: null, timeout_ms: 2000 },
+  languages: [],
   custom_settings: null,
   playbook_ids: null,
   assigned_documents: [],
@@ -223,6 +224,10 @@ describe('assistants', () => {
       [{ tts_settings: { provider_config: null } }, ['body', 'tts_settings', 'provider_config'], 'dict_type'],
       [{ is_active: 'true' }, ['body', 'is_active'], 'bool_type'],
       [{ playbook_ids: ['1'] }, ['body', 'playbook_ids', 0], 'int_type'],
+      [{ languages: [{ language: 'en-GB' }] }, ['body', 'languages', 0, 'language'], 'value_error'],
+      [{ languages: [{ language: 'es' }, { language: 'es-MX' }] }, ['body', 'languages', 1, 'language'], 'value_error'],
+      [{ languages: [{ language: 'spanish please' }] }, ['body', 'languages', 0, 'language'], 'string_pattern_mismatch'],
+      [{ languages: [{ language: 'es', voice: 'x' }] }, ['body', 'languages', 0, 'voice'], 'extra_forbidden'],
     ] as const)('rejects %j at its location', async ([body, loc, type], { create }) => {
       const res = await create({ name: 'A', ...body });
       expect(res.status).toBe(422);

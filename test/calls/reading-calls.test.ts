@@ -180,6 +180,7 @@ describe('GET /api/calls/{call_sid}', () => {
       turn_decision: null,
       retrieval: null,
       tool_message: null,
+      language: null,
     });
   });
 });

@@ -204,6 +204,35 @@ describe.skipIf(!hasChromium)('the assistant builder', () => {
     await context.close();
   });
 
+  it('adds the languages it also speaks as rows, refuses the main language on its row, and shows what it stored', async () => {
+    const { context, page } = await signedIn();
+    await page.goto(`${base}/assistants/${assistantId}`);
+    await page.getByRole('tab', { name: 'Transcriber' }).click();
+    await page.getByLabel('Language 1: code').fill('en');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('en is the main language').waitFor();
+    expect(await page.getByLabel('Language 1: code').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Language 1: code').fill('es');
+    await page.getByLabel('Language 1 Voice').fill('es');
+    await page.getByLabel('Language 1 First message').fill('Hola, ¿en qué puedo ayudarle?');
+    // After the refusal the form is drawn from what was posted: one row filled, one blank, more on request.
+    await page.getByLabel('Language 2: code').fill('fr-CA');
+    expect(await page.getByLabel('Language 3: code').isVisible()).toBe(false);
+    await page.getByRole('button', { name: 'Add a language' }).click();
+    expect(await page.getByLabel('Language 3: code').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect((await stored(assistantId)).languages).toEqual([
+      { language: 'es', voice_id: 'es', welcome_message: 'Hola, ¿en qué puedo ayudarle?' },
+      { language: 'fr-CA', voice_id: null, welcome_message: null },
+    ]);
+    await page.reload();
+    await page.getByRole('tab', { name: 'Transcriber' }).click();
+    expect(await page.getByLabel('Language 2: code').inputValue()).toBe('fr-CA');
+    expect(await page.getByLabel('Language 1 First message').inputValue()).toBe('Hola, ¿en qué puedo ayudarle?');
+    await context.close();
+  });
+
   it('picks the numbers it answers by number, moving one from another assistant, and leaves an unticked one unanswered', async () => {
     const other = (await api.call(tenant, 'POST', '/api/assistants', { name: 'Night desk' })).body.id as number;
     const connection = (await api.call(tenant, 'POST', '/api/phone-connections', { name: 'Trunk', sip_address: 'sip.example.com' })).body.data.id;

@@ -1,4 +1,5 @@
 import { initializeLogger } from '@livekit/agents';
+import type { AudioFrame } from '@livekit/rtc-node';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { onTestFinished } from 'vitest';
 import os from 'node:os';
@@ -125,6 +126,8 @@ export async function runTimeline(
     machineDetector?: Parameters<typeof runCall>[0]['machineDetector'];
     /** Plays the call on the wall clock, for a test about what the wall clock measures. */
     realTime?: boolean;
+    /** Collects the assistant's audio frames as they play. */
+    playedFrames?: AudioFrame[];
   } = {},
 ): Promise<TimelineRun> {
   const input = new PushAudioInput();
@@ -140,7 +143,10 @@ export async function runTimeline(
   const restoreClock = opts.realTime || CALL_CLOCK_SCALE === 1 ? () => undefined : scaleClock(CALL_CLOCK_SCALE);
   const playedAtMs: number[] = [];
   const t0 = Date.now();
-  output.onPlayed((_f, at) => playedAtMs.push(at - t0));
+  output.onPlayed((frame, at) => {
+    playedAtMs.push(at - t0);
+    opts.playedFrames?.push(frame);
+  });
   caller.start();
   const timer = opts.hangupAtMs !== undefined ? setTimeout(() => hangup.abort(), opts.hangupAtMs) : undefined;
   const cued = [opts.hangupWhen && ((p: CallProgress) => p.until(opts.hangupWhen!)), opts.hangupAfter].filter((f) => f !== undefined);

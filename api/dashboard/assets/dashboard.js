@@ -137,17 +137,17 @@ for (const form of document.querySelectorAll('form[data-builder]')) {
   window.addEventListener('beforeunload', (event) => {
     if (dirty) event.preventDefault();
   });
-  // Fallback models: the next blank row on request, up to the API's five.
-  const addFallback = form.querySelector('[data-add-fallback]');
-  if (addFallback) {
-    addFallback.hidden = false;
-    addFallback.addEventListener('click', () => {
-      const spare = form.querySelector('.fallback-row[data-spare][hidden]');
+  // Rows (fallback models, languages): the next blank row of the same list on request, up to the API's bound.
+  for (const add of form.querySelectorAll('[data-add-spare]')) {
+    const list = add.closest('fieldset');
+    add.hidden = false;
+    add.addEventListener('click', () => {
+      const spare = list.querySelector('[data-spare][hidden]');
       if (spare) {
         spare.hidden = false;
-        spare.querySelector('select')?.focus();
+        spare.querySelector('select, input')?.focus();
       }
-      if (!form.querySelector('.fallback-row[data-spare][hidden]')) addFallback.hidden = true;
+      if (!list.querySelector('[data-spare][hidden]')) add.hidden = true;
     });
   }
   // The voice list follows the provider: the account's own voices when the service can read them with a key

@@ -10,12 +10,58 @@ type XOR<T, U> = (T | U) extends object ? (Without<T, U> & U) | (Without<U, T> &
 type OneOf<T extends any[]> = T extends [infer Only] ? Only : T extends [infer A, infer B, ...infer Rest] ? OneOf<[XOR<A, B>, ...Rest]> : never;
 
 export interface paths {
-  "/api/web-calls/browser": {
+  "/api/analytics/charts": {
     /**
-     * Start a browser call on the built-in transport
-     * @description Without LiveKit: creates the call and returns a page link that talks to the assistant from a browser.
+     * List charts
+     * @description Oldest first. An organisation starts with the default set (volume, minutes, cost by component, answer rate, latency percentiles, end reasons, top outcomes).
      */
-    post: operations["createBrowserCall"];
+    get: operations["listCharts"];
+    /** Save a chart */
+    post: operations["createChart"];
+  };
+  "/api/analytics/charts/{chart_id}": {
+    /** Get a chart */
+    get: operations["getChart"];
+    /**
+     * Replace a chart
+     * @description The whole chart, as at creation.
+     */
+    put: operations["updateChart"];
+    /** Delete a chart */
+    delete: operations["deleteChart"];
+  };
+  "/api/analytics/charts/{chart_id}/export": {
+    /**
+     * Export a chart's result
+     * @description The chart run as its query would be, as CSV (one row per series and point) or the JSON of the query answer, as an attachment. `preset`, or `from` and `to`, and `timezone` override the saved ones.
+     */
+    get: operations["exportChart"];
+  };
+  "/api/analytics/charts/{chart_id}/query": {
+    /**
+     * Run a chart's query
+     * @description Runs the saved chart over its own period and time zone. No body is needed; a body `{period, timezone}` runs it over another period (`{preset}` or `{from, to}`) or in another time zone, leaving the chart unchanged. The answer names the period and time zone it used.
+     */
+    post: operations["queryChart"];
+  };
+  "/api/analytics/prices": {
+    /**
+     * Read the price table
+     * @description The defaults and the organisation's overrides, in US dollars.
+     */
+    get: operations["getPrices"];
+    /**
+     * Replace the organisation's price overrides
+     * @description Calls that end from now on are costed with them; calls already ended keep their cost. An empty list restores the defaults.
+     */
+    put: operations["updatePrices"];
+  };
+  "/api/analytics/query": {
+    /**
+     * Run an ad-hoc query
+     * @description A chart's query without saving it: the same fields and the same answer as running a saved chart.
+     */
+    post: operations["queryAnalytics"];
   };
   "/api/assistants": {
     /**
@@ -39,6 +85,146 @@ export interface paths {
      * @description Partial update. Nested settings merge field by field; arrays, free-form objects and explicit nulls replace the stored value. Vendor keys (`llm_provider_config.custom_config.api_key`, `tts_settings.provider_config.api_key`, a fallback's `api_key`) are write-only: answers show a mask, and a mask sent back unchanged keeps the stored key. A stored key is not sent to another provider or `base_url` unless it is sent again (422 at the key otherwise).
      */
     patch: operations["updateAssistant"];
+  };
+  "/api/assistants/{assistant_id}/test-runs": {
+    /**
+     * Test an assistant in text
+     * @description A scripted or simulated conversation with the assistant, repeated `repeat` times, judged by `assertions`. Answers 202 with the run, `queued`: an agent worker runs it as a text conversation (no audio, no phone) and the run is read back with GET until its status is `completed`, `failed` or `cancelled`; `test_run.completed` is sent to webhooks when it ends. Tools are mocked unless `use_real_tools` says otherwise. See docs/test-runs.md.
+     */
+    post: operations["createAssistantTestRun"];
+  };
+  "/api/billing": {
+    /**
+     * The organisation's usage, cost and limits for a period
+     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Owners and admins. Cost by component and by assistant, from each call's metered usage; no payment processor. The period is a preset, or from and to (an instant with its offset, or a date read as midnight in the time zone), as an analytics chart's.
+     */
+    get: operations["getBilling"];
+  };
+  "/api/calls": {
+    /**
+     * List calls
+     * @description Newest first. A repeated filter widens (or), different filters narrow (and). `per_page` defaults to 20, at most 100.
+     */
+    get: operations["listCalls"];
+  };
+  "/api/calls/{call_sid}": {
+    /** Get a call */
+    get: operations["getCall"];
+  };
+  "/api/calls/{call_sid}/recordings/{track}": {
+    /**
+     * Download a recording
+     * @description The track as recorded (audio/mpeg or audio/wav). Supports a single HTTP Range.
+     */
+    get: operations["getCallRecording"];
+  };
+  "/api/calls/{call_sid}/transcript": {
+    /**
+     * A call's transcript
+     * @description Turns in spoken order.
+     */
+    get: operations["getCallTranscript"];
+  };
+  "/api/calls/export": {
+    /**
+     * Export calls
+     * @description The calls the list filters select, newest first, streamed as CSV (with a header row) or JSON Lines.
+     */
+    get: operations["exportCalls"];
+  };
+  "/api/campaigns": {
+    /**
+     * List campaigns
+     * @description Newest first, each with its progress; `state` filters (repeat to widen).
+     */
+    get: operations["listCampaigns"];
+    /**
+     * Create a campaign
+     * @description Created as a `draft`. Every setting but `name`, `assistant_id` and `from_numbers` has a default (docs/campaigns.md).
+     */
+    post: operations["createCampaign"];
+  };
+  "/api/campaigns/{campaign_id}": {
+    /** Get a campaign */
+    get: operations["getCampaign"];
+    /**
+     * Replace a campaign's settings
+     * @description The whole campaign, as at creation (omitted settings take their defaults). A draft, scheduled or paused campaign takes any change; a running one only `schedule` and `pacing`, which apply from its next tick; a completed or cancelled one none (409).
+     */
+    put: operations["updateCampaign"];
+    /** Delete a draft campaign */
+    delete: operations["deleteCampaign"];
+  };
+  "/api/campaigns/{campaign_id}/cancel": {
+    /**
+     * Cancel a campaign
+     * @description Final: contacts not yet called are `skipped`; calls under way finish. `campaign.completed` with reason `cancelled`.
+     */
+    post: operations["cancelCampaign"];
+  };
+  "/api/campaigns/{campaign_id}/contacts": {
+    /** List a campaign's contacts with where each stands */
+    get: operations["listCampaignContacts"];
+    /**
+     * Add contacts to a campaign
+     * @description By `contact_ids`, or by `filter` (the filters of GET /api/contacts, as JSON), or both. A contact is in a campaign once; contacts without a phone number are left out.
+     */
+    post: operations["addCampaignContacts"];
+  };
+  "/api/campaigns/{campaign_id}/contacts/import": {
+    /**
+     * Import contacts into a campaign from CSV
+     * @description A `text/csv` file as the contacts import takes it (same columns, normalisation, custom-property coercion and per-row report): new people are created, known ones updated, and every row that landed is added to the campaign. Columns named `var.<name>` are not contact fields: they are that contact's `{{var.<name>}}` in this campaign's calls. At most 25000 rows.
+     */
+    post: operations["importCampaignContacts"];
+  };
+  "/api/campaigns/{campaign_id}/pause": {
+    /**
+     * Pause a campaign
+     * @description Nothing new is dialled; calls under way finish and are settled. `campaign.paused` with reason `requested`.
+     */
+    post: operations["pauseCampaign"];
+  };
+  "/api/campaigns/{campaign_id}/progress": {
+    /** Read a campaign's progress */
+    get: operations["getCampaignProgress"];
+  };
+  "/api/campaigns/{campaign_id}/resume": {
+    /**
+     * Resume a paused campaign
+     * @description Back to `running` (or `scheduled` before its start), where it left off; `campaign.started` with `resumed: true`.
+     */
+    post: operations["resumeCampaign"];
+  };
+  "/api/campaigns/{campaign_id}/start": {
+    /**
+     * Start a campaign
+     * @description A draft with contacts becomes `running`, or `scheduled` until `schedule.start_at`; `campaign.started` is sent when it runs.
+     */
+    post: operations["startCampaign"];
+  };
+  "/api/contact-properties": {
+    /**
+     * List custom contact properties
+     * @description Oldest first, all of them (an organisation has at most 200).
+     */
+    get: operations["listContactProperties"];
+    /**
+     * Create a custom contact property
+     * @description Created once; then set per contact in `custom_fields`. Key and type are fixed once created.
+     */
+    post: operations["createContactProperty"];
+  };
+  "/api/contact-properties/{property_id}": {
+    /** Get a custom contact property */
+    get: operations["getContactProperty"];
+    /**
+     * Delete a custom contact property
+     * @description Its values are removed from every contact's `custom_fields`.
+     */
+    delete: operations["deleteContactProperty"];
+    /** Update the label or options of a custom contact property */
+    patch: operations["updateContactProperty"];
   };
   "/api/contacts": {
     /**
@@ -70,44 +256,64 @@ export interface paths {
      */
     post: operations["importContacts"];
   };
-  "/api/contact-properties": {
+  "/api/documents": {
     /**
-     * List custom contact properties
-     * @description Oldest first, all of them (an organisation has at most 200).
+     * List documents
+     * @description Newest first. `per_page` defaults to 20, at most 100.
      */
-    get: operations["listContactProperties"];
+    get: operations["listDocuments"];
     /**
-     * Create a custom contact property
-     * @description Created once; then set per contact in `custom_fields`. Key and type are fixed once created.
+     * Create a document
+     * @description From text (`{name, text}`: Markdown), from a file (`{filename, content_base64, media_type?}`): PDF, Word .docx, HTML, CSV, Markdown or plain text, at most 10 MiB; or from a URL (`{source_url, crawl?, refresh_interval_hours?}`), fetched in the background through the same address checks as webhooks. The document is queued (`status: pending`) and processed in the background: fetched or converted to Markdown, cut into chunks, embedded. The same file, text or URL twice in an organisation is a 409 whose `document_id` names the document that has it. See docs/knowledge.md.
      */
-    post: operations["createContactProperty"];
+    post: operations["createDocument"];
   };
-  "/api/contact-properties/{property_id}": {
-    /** Get a custom contact property */
-    get: operations["getContactProperty"];
+  "/api/documents/{document_id}": {
+    /** Get a document */
+    get: operations["getDocument"];
     /**
-     * Delete a custom contact property
-     * @description Its values are removed from every contact's `custom_fields`.
+     * Delete a document
+     * @description With its chunks; assistants it was assigned to no longer have it.
      */
-    delete: operations["deleteContactProperty"];
-    /** Update the label or options of a custom contact property */
-    patch: operations["updateContactProperty"];
+    delete: operations["deleteDocument"];
+    /**
+     * Update a document
+     * @description Its `name`, `metadata`, and a URL source's `crawl` and `refresh_interval_hours`; the content is replaced with PUT /documents/{document_id}/content.
+     */
+    patch: operations["updateDocument"];
   };
-  "/api/organization/settings": {
-    /** Read the organisation's settings */
-    get: operations["getOrganizationSettings"];
+  "/api/documents/{document_id}/content": {
     /**
-     * Change the organisation's settings
-     * @description `default_phone_region` is upper-cased; it applies to phone numbers read from now on.
+     * Get a document's Markdown
+     * @description The canonical form of the document. Empty while an uploaded file waits to be converted.
      */
-    patch: operations["updateOrganizationSettings"];
+    get: operations["getDocumentContent"];
+    /**
+     * Replace a document's Markdown
+     * @description Stores the Markdown (at most 10 MiB) and queues the document to be processed again (`status: pending`): its old chunks are deleted at once, so the old text stops answering, in calls under way too; new ones are made from this.
+     */
+    put: operations["replaceDocumentContent"];
   };
-  "/api/billing": {
+  "/api/documents/{document_id}/process": {
     /**
-     * The organisation's usage, cost and limits for a period
-     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Owners and admins. Cost by component and by assistant, from each call's metered usage; no payment processor. The period is a preset, or from and to (an instant with its offset, or a date read as midnight in the time zone), as an analytics chart's.
+     * Process a document again
+     * @description Queues it (`status: pending`): a failed document is retried, a URL source fetched now, and the indexes its assistants lack are built (needed when an assistant's `auto_process` is off). A document already queued or being processed is answered as it is.
      */
-    get: operations["getBilling"];
+    post: operations["processDocument"];
+  };
+  "/api/documents/search": {
+    /**
+     * Search documents (retrieval debugger)
+     * @description Runs the search a call runs: an assistant's attached documents with its rag_settings (`assistant_id`), or documents by id. Each hit shows its full-text and vector ranks and scores, the calibrated relevance the threshold applies to, and the fused score; `timings_ms` says what each stage took. See docs/knowledge.md.
+     */
+    post: operations["searchDocuments"];
+  };
+  "/api/documents/upload": {
+    /**
+     * Upload a document file
+     * @description `multipart/form-data` with a `file` part (PDF, Word .docx, HTML, CSV, Markdown or plain text, at most 10 MiB) and optional `name` and `media_type` fields sent before it (the part's own type and file name are used otherwise). Answers as creating a document does: 201 with the document, queued for processing.
+     */
+    post: operations["uploadDocument"];
   };
   "/api/organization/api-keys": {
     /**
@@ -128,25 +334,6 @@ export interface paths {
      */
     delete: operations["revokeApiKey"];
   };
-  "/api/organization/members": {
-    /**
-     * List the organisation's members
-     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
-     */
-    get: operations["listMembers"];
-  };
-  "/api/organization/members/{user_id}": {
-    /**
-     * Remove a member (or leave)
-     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Their sessions end and the API keys they created are revoked at once; the last owner cannot be removed.
-     */
-    delete: operations["removeMember"];
-    /**
-     * Change a member's role
-     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Owners change any role; admins only between admin and member.
-     */
-    patch: operations["updateMember"];
-  };
   "/api/organization/invitations": {
     /**
      * List pending invitations
@@ -166,69 +353,33 @@ export interface paths {
      */
     delete: operations["deleteInvitation"];
   };
-  "/api/users/me": {
+  "/api/organization/members": {
     /**
-     * Read your profile
+     * List the organisation's members
      * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
      */
-    get: operations["getCurrentUser"];
-    /**
-     * Change your name or email
-     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. A new email needs `current_password`.
-     */
-    patch: operations["updateCurrentUser"];
+    get: operations["listMembers"];
   };
-  "/api/users/me/password": {
+  "/api/organization/members/{user_id}": {
     /**
-     * Change your password
-     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Every other session of yours ends.
+     * Remove a member (or leave)
+     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Their sessions end and the API keys they created are revoked at once; the last owner cannot be removed.
      */
-    put: operations["changePassword"];
+    delete: operations["removeMember"];
+    /**
+     * Change a member's role
+     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Owners change any role; admins only between admin and member.
+     */
+    patch: operations["updateMember"];
   };
-  "/api/users/me/sessions": {
+  "/api/organization/settings": {
+    /** Read the organisation's settings */
+    get: operations["getOrganizationSettings"];
     /**
-     * List your sessions
-     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
+     * Change the organisation's settings
+     * @description `default_phone_region` is upper-cased; it applies to phone numbers read from now on.
      */
-    get: operations["listSessions"];
-    /**
-     * Sign out everywhere else
-     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Ends every session of yours but this one.
-     */
-    delete: operations["endOtherSessions"];
-  };
-  "/api/users/me/sessions/{session_id}": {
-    /**
-     * End one of your sessions
-     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
-     */
-    delete: operations["endSession"];
-  };
-  "/api/users/me/passkeys": {
-    /**
-     * List your passkeys
-     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
-     */
-    get: operations["listPasskeys"];
-    /**
-     * Add a passkey
-     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Takes the browser's answer to the options of `POST /api/users/me/passkeys/options`.
-     */
-    post: operations["createPasskey"];
-  };
-  "/api/users/me/passkeys/options": {
-    /**
-     * Start adding a passkey
-     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Answers the options for `navigator.credentials.create()`; their challenge is good for one answer within five minutes.
-     */
-    post: operations["createPasskeyOptions"];
-  };
-  "/api/users/me/passkeys/{passkey_id}": {
-    /**
-     * Remove a passkey
-     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
-     */
-    delete: operations["deletePasskey"];
+    patch: operations["updateOrganizationSettings"];
   };
   "/api/organization/webhooks": {
     /**
@@ -253,13 +404,6 @@ export interface paths {
     /** Update a webhook endpoint */
     patch: operations["updateWebhookEndpoint"];
   };
-  "/api/organization/webhooks/{endpoint_id}/rotate-secret": {
-    /**
-     * Rotate the signing secret
-     * @description Issues a new secret, shown only in this response. The previous secret keeps signing alongside it for `overlap_seconds` (default 86400), so every delivery carries both signatures until then. The body is optional.
-     */
-    post: operations["rotateWebhookEndpointSecret"];
-  };
   "/api/organization/webhooks/{endpoint_id}/deliveries": {
     /**
      * List delivery attempts of a webhook endpoint
@@ -274,155 +418,12 @@ export interface paths {
      */
     post: operations["redeliverWebhookDelivery"];
   };
-  "/api/tools": {
+  "/api/organization/webhooks/{endpoint_id}/rotate-secret": {
     /**
-     * List tools
-     * @description Newest first. `per_page` defaults to 20, at most 100.
+     * Rotate the signing secret
+     * @description Issues a new secret, shown only in this response. The previous secret keeps signing alongside it for `overlap_seconds` (default 86400), so every delivery carries both signatures until then. The body is optional.
      */
-    get: operations["listTools"];
-    /**
-     * Create a tool
-     * @description A function the assistant can call: an HTTP request (`type: http`) or a built-in (`end_call`, `transfer_call`, `send_dtmf`). Credential headers go in `http.secret_headers`: stored encrypted, never shown again. See docs/tools.md.
-     */
-    post: operations["createTool"];
-  };
-  "/api/tools/{tool_id}": {
-    /** Get a tool */
-    get: operations["getTool"];
-    /**
-     * Delete a tool
-     * @description Assistants it was assigned to no longer offer it.
-     */
-    delete: operations["deleteTool"];
-    /**
-     * Update a tool
-     * @description Omitted fields keep their value; `http`, `transfer` and `messages` are replaced whole. A masked secret header sent back keeps its stored value.
-     */
-    patch: operations["updateTool"];
-  };
-  "/api/tools/{tool_id}/test": {
-    /**
-     * Try an HTTP tool
-     * @description Sends the request once, as a call would, with the arguments, variables and contact given, and answers what was sent (credentials redacted), what came back and what the model would be told. A failed request is a 200 with `is_error`; a built-in tool answers 409 (it acts on a call). The body is optional.
-     */
-    post: operations["testTool"];
-  };
-  "/api/documents/search": {
-    /**
-     * Search documents (retrieval debugger)
-     * @description Runs the search a call runs: an assistant's attached documents with its rag_settings (`assistant_id`), or documents by id. Each hit shows its full-text and vector ranks and scores, the calibrated relevance the threshold applies to, and the fused score; `timings_ms` says what each stage took. See docs/knowledge.md.
-     */
-    post: operations["searchDocuments"];
-  };
-  "/api/documents": {
-    /**
-     * List documents
-     * @description Newest first. `per_page` defaults to 20, at most 100.
-     */
-    get: operations["listDocuments"];
-    /**
-     * Create a document
-     * @description From text (`{name, text}`: Markdown), from a file (`{filename, content_base64, media_type?}`): PDF, Word .docx, HTML, CSV, Markdown or plain text, at most 10 MiB; or from a URL (`{source_url, crawl?, refresh_interval_hours?}`), fetched in the background through the same address checks as webhooks. The document is queued (`status: pending`) and processed in the background: fetched or converted to Markdown, cut into chunks, embedded. The same file, text or URL twice in an organisation is a 409 whose `document_id` names the document that has it. See docs/knowledge.md.
-     */
-    post: operations["createDocument"];
-  };
-  "/api/documents/upload": {
-    /**
-     * Upload a document file
-     * @description `multipart/form-data` with a `file` part (PDF, Word .docx, HTML, CSV, Markdown or plain text, at most 10 MiB) and optional `name` and `media_type` fields sent before it (the part's own type and file name are used otherwise). Answers as creating a document does: 201 with the document, queued for processing.
-     */
-    post: operations["uploadDocument"];
-  };
-  "/api/documents/{document_id}": {
-    /** Get a document */
-    get: operations["getDocument"];
-    /**
-     * Delete a document
-     * @description With its chunks; assistants it was assigned to no longer have it.
-     */
-    delete: operations["deleteDocument"];
-    /**
-     * Update a document
-     * @description Its `name`, `metadata`, and a URL source's `crawl` and `refresh_interval_hours`; the content is replaced with PUT /documents/{document_id}/content.
-     */
-    patch: operations["updateDocument"];
-  };
-  "/api/documents/{document_id}/process": {
-    /**
-     * Process a document again
-     * @description Queues it (`status: pending`): a failed document is retried, a URL source fetched now, and the indexes its assistants lack are built (needed when an assistant's `auto_process` is off). A document already queued or being processed is answered as it is.
-     */
-    post: operations["processDocument"];
-  };
-  "/api/documents/{document_id}/content": {
-    /**
-     * Get a document's Markdown
-     * @description The canonical form of the document. Empty while an uploaded file waits to be converted.
-     */
-    get: operations["getDocumentContent"];
-    /**
-     * Replace a document's Markdown
-     * @description Stores the Markdown (at most 10 MiB) and queues the document to be processed again (`status: pending`): its old chunks are deleted at once, so the old text stops answering, in calls under way too; new ones are made from this.
-     */
-    put: operations["replaceDocumentContent"];
-  };
-  "/api/assistants/{assistant_id}/test-runs": {
-    /**
-     * Test an assistant in text
-     * @description A scripted or simulated conversation with the assistant, repeated `repeat` times, judged by `assertions`. Answers 202 with the run, `queued`: an agent worker runs it as a text conversation (no audio, no phone) and the run is read back with GET until its status is `completed`, `failed` or `cancelled`; `test_run.completed` is sent to webhooks when it ends. Tools are mocked unless `use_real_tools` says otherwise. See docs/test-runs.md.
-     */
-    post: operations["createAssistantTestRun"];
-  };
-  "/api/playbooks/{playbook_id}/test-runs": {
-    /**
-     * Test a playbook in text
-     * @description The conversation starts inside the playbook, run in the assistant `assistant_id` names (default: the first assistant, by id, the playbook is assigned to; 422 when there is none). Answers 202 with the run, `queued`: an agent worker runs it as a text conversation (no audio, no phone) and the run is read back with GET until its status is `completed`, `failed` or `cancelled`; `test_run.completed` is sent to webhooks when it ends. Tools are mocked unless `use_real_tools` says otherwise. See docs/test-runs.md.
-     */
-    post: operations["createPlaybookTestRun"];
-  };
-  "/api/test-runs": {
-    /**
-     * List test runs
-     * @description Newest first, filtered by `assistant_id`, `playbook_id` and `status` (repeat to widen). `per_page` defaults to 20, at most 100.
-     */
-    get: operations["listTestRuns"];
-  };
-  "/api/test-runs/{test_run_id}": {
-    /** Get a test run */
-    get: operations["getTestRun"];
-  };
-  "/api/test-runs/{test_run_id}/cancel": {
-    /**
-     * Cancel a test run
-     * @description A queued run is never started; a running one stops at once, keeping the repetitions it finished. 409 when the run has already finished.
-     */
-    post: operations["cancelTestRun"];
-  };
-  "/api/playbooks": {
-    /**
-     * List playbooks
-     * @description Newest first. `per_page` defaults to 20, at most 100.
-     */
-    get: operations["listPlaybooks"];
-    /**
-     * Create a playbook
-     * @description A procedure the assistant follows when a situation arises: when to use it (`description`), its `goal`, ordered `instructions`, example exchanges, the tools it may use and the values it collects. Attach it to an assistant with `playbook_ids`. See docs/playbooks.md.
-     */
-    post: operations["createPlaybook"];
-  };
-  "/api/playbooks/{playbook_id}": {
-    /** Get a playbook */
-    get: operations["getPlaybook"];
-    /**
-     * Delete a playbook
-     * @description Assistants it was attached to no longer take it.
-     */
-    delete: operations["deletePlaybook"];
-    /**
-     * Update a playbook
-     * @description Omitted fields keep their value; lists (`instructions`, `examples`, `tool_ids`, `collect`) are replaced whole.
-     */
-    patch: operations["updatePlaybook"];
+    post: operations["rotateWebhookEndpointSecret"];
   };
   "/api/phone-connections": {
     /**
@@ -467,37 +468,38 @@ export interface paths {
      */
     patch: operations["updatePhoneNumber"];
   };
-  "/api/calls": {
+  "/api/playbooks": {
     /**
-     * List calls
-     * @description Newest first. A repeated filter widens (or), different filters narrow (and). `per_page` defaults to 20, at most 100.
+     * List playbooks
+     * @description Newest first. `per_page` defaults to 20, at most 100.
      */
-    get: operations["listCalls"];
-  };
-  "/api/calls/export": {
+    get: operations["listPlaybooks"];
     /**
-     * Export calls
-     * @description The calls the list filters select, newest first, streamed as CSV (with a header row) or JSON Lines.
+     * Create a playbook
+     * @description A procedure the assistant follows when a situation arises: when to use it (`description`), its `goal`, ordered `instructions`, example exchanges, the tools it may use and the values it collects. Attach it to an assistant with `playbook_ids`. See docs/playbooks.md.
      */
-    get: operations["exportCalls"];
+    post: operations["createPlaybook"];
   };
-  "/api/calls/{call_sid}": {
-    /** Get a call */
-    get: operations["getCall"];
-  };
-  "/api/calls/{call_sid}/transcript": {
+  "/api/playbooks/{playbook_id}": {
+    /** Get a playbook */
+    get: operations["getPlaybook"];
     /**
-     * A call's transcript
-     * @description Turns in spoken order.
+     * Delete a playbook
+     * @description Assistants it was attached to no longer take it.
      */
-    get: operations["getCallTranscript"];
-  };
-  "/api/calls/{call_sid}/recordings/{track}": {
+    delete: operations["deletePlaybook"];
     /**
-     * Download a recording
-     * @description The track as recorded (audio/mpeg or audio/wav). Supports a single HTTP Range.
+     * Update a playbook
+     * @description Omitted fields keep their value; lists (`instructions`, `examples`, `tool_ids`, `collect`) are replaced whole.
      */
-    get: operations["getCallRecording"];
+    patch: operations["updatePlaybook"];
+  };
+  "/api/playbooks/{playbook_id}/test-runs": {
+    /**
+     * Test a playbook in text
+     * @description The conversation starts inside the playbook, run in the assistant `assistant_id` names (default: the first assistant, by id, the playbook is assigned to; 422 when there is none). Answers 202 with the run, `queued`: an agent worker runs it as a text conversation (no audio, no phone) and the run is read back with GET until its status is `completed`, `failed` or `cancelled`; `test_run.completed` is sent to webhooks when it ends. Tools are mocked unless `use_real_tools` says otherwise. See docs/test-runs.md.
+     */
+    post: operations["createPlaybookTestRun"];
   };
   "/api/telephony/calls/initiate": {
     /**
@@ -506,6 +508,121 @@ export interface paths {
      */
     post: operations["initiateCall"];
   };
+  "/api/test-runs": {
+    /**
+     * List test runs
+     * @description Newest first, filtered by `assistant_id`, `playbook_id` and `status` (repeat to widen). `per_page` defaults to 20, at most 100.
+     */
+    get: operations["listTestRuns"];
+  };
+  "/api/test-runs/{test_run_id}": {
+    /** Get a test run */
+    get: operations["getTestRun"];
+  };
+  "/api/test-runs/{test_run_id}/cancel": {
+    /**
+     * Cancel a test run
+     * @description A queued run is never started; a running one stops at once, keeping the repetitions it finished. 409 when the run has already finished.
+     */
+    post: operations["cancelTestRun"];
+  };
+  "/api/tools": {
+    /**
+     * List tools
+     * @description Newest first. `per_page` defaults to 20, at most 100.
+     */
+    get: operations["listTools"];
+    /**
+     * Create a tool
+     * @description A function the assistant can call: an HTTP request (`type: http`) or a built-in (`end_call`, `transfer_call`, `send_dtmf`). Credential headers go in `http.secret_headers`: stored encrypted, never shown again. See docs/tools.md.
+     */
+    post: operations["createTool"];
+  };
+  "/api/tools/{tool_id}": {
+    /** Get a tool */
+    get: operations["getTool"];
+    /**
+     * Delete a tool
+     * @description Assistants it was assigned to no longer offer it.
+     */
+    delete: operations["deleteTool"];
+    /**
+     * Update a tool
+     * @description Omitted fields keep their value; `http`, `transfer` and `messages` are replaced whole. A masked secret header sent back keeps its stored value.
+     */
+    patch: operations["updateTool"];
+  };
+  "/api/tools/{tool_id}/test": {
+    /**
+     * Try an HTTP tool
+     * @description Sends the request once, as a call would, with the arguments, variables and contact given, and answers what was sent (credentials redacted), what came back and what the model would be told. A failed request is a 200 with `is_error`; a built-in tool answers 409 (it acts on a call). The body is optional.
+     */
+    post: operations["testTool"];
+  };
+  "/api/users/me": {
+    /**
+     * Read your profile
+     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
+     */
+    get: operations["getCurrentUser"];
+    /**
+     * Change your name or email
+     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. A new email needs `current_password`.
+     */
+    patch: operations["updateCurrentUser"];
+  };
+  "/api/users/me/passkeys": {
+    /**
+     * List your passkeys
+     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
+     */
+    get: operations["listPasskeys"];
+    /**
+     * Add a passkey
+     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Takes the browser's answer to the options of `POST /api/users/me/passkeys/options`.
+     */
+    post: operations["createPasskey"];
+  };
+  "/api/users/me/passkeys/{passkey_id}": {
+    /**
+     * Remove a passkey
+     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
+     */
+    delete: operations["deletePasskey"];
+  };
+  "/api/users/me/passkeys/options": {
+    /**
+     * Start adding a passkey
+     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Answers the options for `navigator.credentials.create()`; their challenge is good for one answer within five minutes.
+     */
+    post: operations["createPasskeyOptions"];
+  };
+  "/api/users/me/password": {
+    /**
+     * Change your password
+     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Every other session of yours ends.
+     */
+    put: operations["changePassword"];
+  };
+  "/api/users/me/sessions": {
+    /**
+     * List your sessions
+     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
+     */
+    get: operations["listSessions"];
+    /**
+     * Sign out everywhere else
+     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Ends every session of yours but this one.
+     */
+    delete: operations["endOtherSessions"];
+  };
+  "/api/users/me/sessions/{session_id}": {
+    /**
+     * End one of your sessions
+     * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
+     */
+    delete: operations["endSession"];
+  };
   "/api/web-calls": {
     /**
      * Start a browser call
@@ -513,129 +630,12 @@ export interface paths {
      */
     post: operations["createWebCall"];
   };
-  "/api/campaigns": {
+  "/api/web-calls/browser": {
     /**
-     * List campaigns
-     * @description Newest first, each with its progress; `state` filters (repeat to widen).
+     * Start a browser call on the built-in transport
+     * @description Without LiveKit: creates the call and returns a page link that talks to the assistant from a browser.
      */
-    get: operations["listCampaigns"];
-    /**
-     * Create a campaign
-     * @description Created as a `draft`. Every setting but `name`, `assistant_id` and `from_numbers` has a default (docs/campaigns.md).
-     */
-    post: operations["createCampaign"];
-  };
-  "/api/campaigns/{campaign_id}": {
-    /** Get a campaign */
-    get: operations["getCampaign"];
-    /**
-     * Replace a campaign's settings
-     * @description The whole campaign, as at creation (omitted settings take their defaults). A draft, scheduled or paused campaign takes any change; a running one only `schedule` and `pacing`, which apply from its next tick; a completed or cancelled one none (409).
-     */
-    put: operations["updateCampaign"];
-    /** Delete a draft campaign */
-    delete: operations["deleteCampaign"];
-  };
-  "/api/campaigns/{campaign_id}/start": {
-    /**
-     * Start a campaign
-     * @description A draft with contacts becomes `running`, or `scheduled` until `schedule.start_at`; `campaign.started` is sent when it runs.
-     */
-    post: operations["startCampaign"];
-  };
-  "/api/campaigns/{campaign_id}/pause": {
-    /**
-     * Pause a campaign
-     * @description Nothing new is dialled; calls under way finish and are settled. `campaign.paused` with reason `requested`.
-     */
-    post: operations["pauseCampaign"];
-  };
-  "/api/campaigns/{campaign_id}/resume": {
-    /**
-     * Resume a paused campaign
-     * @description Back to `running` (or `scheduled` before its start), where it left off; `campaign.started` with `resumed: true`.
-     */
-    post: operations["resumeCampaign"];
-  };
-  "/api/campaigns/{campaign_id}/cancel": {
-    /**
-     * Cancel a campaign
-     * @description Final: contacts not yet called are `skipped`; calls under way finish. `campaign.completed` with reason `cancelled`.
-     */
-    post: operations["cancelCampaign"];
-  };
-  "/api/campaigns/{campaign_id}/progress": {
-    /** Read a campaign's progress */
-    get: operations["getCampaignProgress"];
-  };
-  "/api/campaigns/{campaign_id}/contacts": {
-    /** List a campaign's contacts with where each stands */
-    get: operations["listCampaignContacts"];
-    /**
-     * Add contacts to a campaign
-     * @description By `contact_ids`, or by `filter` (the filters of GET /api/contacts, as JSON), or both. A contact is in a campaign once; contacts without a phone number are left out.
-     */
-    post: operations["addCampaignContacts"];
-  };
-  "/api/campaigns/{campaign_id}/contacts/import": {
-    /**
-     * Import contacts into a campaign from CSV
-     * @description A `text/csv` file as the contacts import takes it (same columns, normalisation, custom-property coercion and per-row report): new people are created, known ones updated, and every row that landed is added to the campaign. Columns named `var.<name>` are not contact fields: they are that contact's `{{var.<name>}}` in this campaign's calls. At most 25000 rows.
-     */
-    post: operations["importCampaignContacts"];
-  };
-  "/api/analytics/charts": {
-    /**
-     * List charts
-     * @description Oldest first. An organisation starts with the default set (volume, minutes, cost by component, answer rate, latency percentiles, end reasons, top outcomes).
-     */
-    get: operations["listCharts"];
-    /** Save a chart */
-    post: operations["createChart"];
-  };
-  "/api/analytics/charts/{chart_id}": {
-    /** Get a chart */
-    get: operations["getChart"];
-    /**
-     * Replace a chart
-     * @description The whole chart, as at creation.
-     */
-    put: operations["updateChart"];
-    /** Delete a chart */
-    delete: operations["deleteChart"];
-  };
-  "/api/analytics/charts/{chart_id}/query": {
-    /**
-     * Run a chart's query
-     * @description Runs the saved chart over its own period and time zone. No body is needed; a body `{period, timezone}` runs it over another period (`{preset}` or `{from, to}`) or in another time zone, leaving the chart unchanged. The answer names the period and time zone it used.
-     */
-    post: operations["queryChart"];
-  };
-  "/api/analytics/charts/{chart_id}/export": {
-    /**
-     * Export a chart's result
-     * @description The chart run as its query would be, as CSV (one row per series and point) or the JSON of the query answer, as an attachment. `preset`, or `from` and `to`, and `timezone` override the saved ones.
-     */
-    get: operations["exportChart"];
-  };
-  "/api/analytics/query": {
-    /**
-     * Run an ad-hoc query
-     * @description A chart's query without saving it: the same fields and the same answer as running a saved chart.
-     */
-    post: operations["queryAnalytics"];
-  };
-  "/api/analytics/prices": {
-    /**
-     * Read the price table
-     * @description The defaults and the organisation's overrides, in US dollars.
-     */
-    get: operations["getPrices"];
-    /**
-     * Replace the organisation's price overrides
-     * @description Calls that end from now on are costed with them; calls already ended keep their cost. An empty list restores the defaults.
-     */
-    put: operations["updatePrices"];
+    post: operations["createBrowserCall"];
   };
 }
 
@@ -643,93 +643,93 @@ export type webhooks = Record<string, never>;
 
 export interface components {
   schemas: {
-    WebhookEndpointCreateInput: {
-      /**
-       * Format: uri
-       * @description Where events are POSTed. http or https. Private, loopback and link-local addresses are refused unless the operator allows them
-       */
-      url: string;
-      /** @description Event kinds sent to this endpoint */
-      event_types: ("call.started" | "call.completed" | "call.failed" | "test_run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "*")[];
-      /** @default true */
-      enabled?: boolean;
-      /** @default null */
-      description?: string | null;
+    AnalyticsChart: {
+      /** @enum {string} */
+      aggregation: "count" | "sum" | "avg" | "min" | "max" | "p50" | "p90" | "p95" | "p99" | "percentiles" | "rate";
+      /** @enum {string} */
+      chart_type: "line" | "bar" | "pie" | "number" | "table";
+      /** Format: date-time */
+      created_at: string;
+      field: string | null;
+      filters: components["schemas"]["AnalyticsFilters"];
+      group_by: string[];
+      id: number;
+      limit: number;
+      /** @enum {string} */
+      metric: "calls" | "minutes" | "duration_seconds" | "cost" | "cost_by_component" | "llm_tokens" | "stt_minutes" | "tts_characters" | "answer_rate" | "voicemail_rate" | "transfer_rate" | "success_rate" | "end_reasons" | "outcomes" | "outcome_value" | "latency_end_of_utterance_ms" | "latency_llm_ttft_ms" | "latency_tts_ttfb_ms" | "latency_e2e_ms" | "interruptions_per_call" | "tool_calls" | "tool_failures";
+      name: string;
+      period: components["schemas"]["AnalyticsPeriod"];
+      timezone: string;
+      /** Format: date-time */
+      updated_at: string;
     };
-    /** @description Partial update: omitted fields keep their value. */
-    WebhookEndpointUpdateInput: {
+    AnalyticsChartWriteInput: {
       /**
-       * Format: uri
-       * @description Where events are POSTed. http or https. Private, loopback and link-local addresses are refused unless the operator allows them
-       */
-      url?: string;
-      /** @description Event kinds sent to this endpoint */
-      event_types?: ("call.started" | "call.completed" | "call.failed" | "test_run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "*")[];
-      /** @description Setting true re-enables an endpoint the platform disabled; queued deliveries resume */
-      enabled?: boolean;
-      description?: string | null;
-    };
-    RotateWebhookSecretInput: {
-      /**
-       * @description How long the previous secret keeps signing alongside the new one. Default 86400 (24 h), at most 604800 (7 days)
-       * @default 86400
-       */
-      overlap_seconds?: number;
-    };
-    PriceEntryInput: OneOf<[{
-      /** @constant */
-      component: "llm";
-      /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
-      provider: string;
-      /**
-       * @description The model; `*` for any model of the vendor
-       * @default *
-       */
-      model?: string;
-      input_usd_per_million_tokens: number;
-      output_usd_per_million_tokens: number;
-    }, {
-      /** @constant */
-      component: "stt";
-      /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
-      provider: string;
-      /**
-       * @description The model; `*` for any model of the vendor
-       * @default *
-       */
-      model?: string;
-      /** @description Per minute of audio transcribed */
-      usd_per_minute: number;
-    }, {
-      /** @constant */
-      component: "tts";
-      /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
-      provider: string;
-      /**
-       * @description The model; `*` for any model of the vendor
-       * @default *
-       */
-      model?: string;
-      usd_per_million_characters: number;
-    }, {
-      /** @constant */
-      component: "telephony";
-      /**
-       * @description The transport that carried the call
+       * @description The metric's default when omitted (docs/analytics.md)
        * @enum {string}
        */
-      provider: "sip" | "web" | "browser" | "media_stream";
+      aggregation?: "count" | "sum" | "avg" | "min" | "max" | "p50" | "p90" | "p95" | "p99" | "percentiles" | "rate";
       /**
-       * @description The model; `*` for any model of the vendor
-       * @default *
+       * @default line
+       * @enum {string}
        */
-      model?: string;
-      /** @description Per minute of the call */
-      usd_per_minute: number;
-    }]>;
-    PriceOverridesInput: {
-      /** @description Replaces the organisation's overrides; an empty list restores the defaults */
-      prices: components["schemas"]["PriceEntryInput"][];
+      chart_type?: "line" | "bar" | "pie" | "number" | "table";
+      /** @description `outcomes` and `outcome_value`: a field of the post-call analysis (`sentiment`, `fields.plan`), or `collected.<name>`: the value of that name a playbook collected */
+      field?: string;
+      /** @default {} */
+      filters?: components["schemas"]["AnalyticsFiltersInput"];
+      /** @default [] */
+      group_by?: (("hour" | "day" | "week" | "month") | ("assistant" | "campaign" | "direction" | "status" | "end_reason" | "phone_number" | "transport") | string)[];
+      /**
+       * @description Most series shown; the rest are summed into `other` where the metric adds up
+       * @default 10
+       */
+      limit?: number;
+      /** @enum {string} */
+      metric: "calls" | "minutes" | "duration_seconds" | "cost" | "cost_by_component" | "llm_tokens" | "stt_minutes" | "tts_characters" | "answer_rate" | "voicemail_rate" | "transfer_rate" | "success_rate" | "end_reasons" | "outcomes" | "outcome_value" | "latency_end_of_utterance_ms" | "latency_llm_ttft_ms" | "latency_tts_ttfb_ms" | "latency_e2e_ms" | "interruptions_per_call" | "tool_calls" | "tool_failures";
+      name: string;
+      /**
+       * @default {
+       *   "preset": "last_30_days"
+       * }
+       */
+      period?: components["schemas"]["AnalyticsPeriodInput"];
+      /** @default UTC */
+      timezone?: string;
+    };
+    /** @description The filters of GET /api/calls: values of one filter widen (or), different filters narrow (and) */
+    AnalyticsFilters: {
+      assistant_id?: number[];
+      campaign_id?: number[];
+      contact_id?: number[];
+      direction?: ("inbound" | "outbound")[];
+      end_reason?: string[];
+      /** @description Matches the number the call came from or went to */
+      phone_number?: string[];
+      status?: ("queued" | "initiated" | "ringing" | "in_progress" | "completed" | "failed" | "busy" | "no_answer" | "voicemail" | "canceled")[];
+      transport?: ("sip" | "web" | "browser" | "media_stream")[];
+    };
+    /** @description The filters of GET /api/calls: values of one filter widen (or), different filters narrow (and) */
+    AnalyticsFiltersInput: {
+      assistant_id?: number[];
+      campaign_id?: number[];
+      contact_id?: number[];
+      direction?: ("inbound" | "outbound")[];
+      end_reason?: string[];
+      /** @description Matches the number the call came from or went to */
+      phone_number?: string[];
+      status?: ("queued" | "initiated" | "ringing" | "in_progress" | "completed" | "failed" | "busy" | "no_answer" | "voicemail" | "canceled")[];
+      transport?: ("sip" | "web" | "browser" | "media_stream")[];
+    };
+    /** @description A preset, read in the time zone, or `from` (inclusive) and `to` (exclusive) */
+    AnalyticsPeriod: ({
+      /** @enum {string} */
+      preset: "today" | "yesterday" | "last_24_hours" | "last_7_days" | "last_30_days" | "last_90_days" | "this_week" | "last_week" | "this_month" | "last_month" | "this_year";
+    }) | {
+      /** @description Inclusive */
+      from: string;
+      /** @description Exclusive */
+      to: string;
     };
     /** @description A preset, read in the time zone, or `from` (inclusive) and `to` (exclusive) */
     AnalyticsPeriodInput: ({
@@ -741,402 +741,513 @@ export interface components {
       /** @description Exclusive */
       to: string;
     };
-    /** @description The filters of GET /api/calls: values of one filter widen (or), different filters narrow (and) */
-    AnalyticsFiltersInput: {
-      status?: ("queued" | "initiated" | "ringing" | "in_progress" | "completed" | "failed" | "busy" | "no_answer" | "voicemail" | "canceled")[];
-      direction?: ("inbound" | "outbound")[];
-      transport?: ("sip" | "web" | "browser" | "media_stream")[];
-      assistant_id?: number[];
-      contact_id?: number[];
-      campaign_id?: number[];
-      /** @description Matches the number the call came from or went to */
-      phone_number?: string[];
-      end_reason?: string[];
-    };
-    AnalyticsQueryInput: {
-      /** @enum {string} */
-      metric: "calls" | "minutes" | "duration_seconds" | "cost" | "cost_by_component" | "llm_tokens" | "stt_minutes" | "tts_characters" | "answer_rate" | "voicemail_rate" | "transfer_rate" | "success_rate" | "end_reasons" | "outcomes" | "outcome_value" | "latency_end_of_utterance_ms" | "latency_llm_ttft_ms" | "latency_tts_ttfb_ms" | "latency_e2e_ms" | "interruptions_per_call" | "tool_calls" | "tool_failures";
-      /**
-       * @description The metric's default when omitted (docs/analytics.md)
-       * @enum {string}
-       */
-      aggregation?: "count" | "sum" | "avg" | "min" | "max" | "p50" | "p90" | "p95" | "p99" | "percentiles" | "rate";
-      /** @description `outcomes` and `outcome_value`: a field of the post-call analysis (`sentiment`, `fields.plan`), or `collected.<name>`: the value of that name a playbook collected */
-      field?: string;
-      /** @default [] */
-      group_by?: (("hour" | "day" | "week" | "month") | ("assistant" | "campaign" | "direction" | "status" | "end_reason" | "phone_number" | "transport") | string)[];
-      /** @default {} */
-      filters?: components["schemas"]["AnalyticsFiltersInput"];
-      /**
-       * @default {
-       *   "preset": "last_30_days"
-       * }
-       */
-      period?: components["schemas"]["AnalyticsPeriodInput"];
-      /** @default UTC */
-      timezone?: string;
-      /**
-       * @description Most series shown; the rest are summed into `other` where the metric adds up
-       * @default 10
-       */
-      limit?: number;
-    };
-    AnalyticsChartWriteInput: {
-      name: string;
-      /**
-       * @default line
-       * @enum {string}
-       */
-      chart_type?: "line" | "bar" | "pie" | "number" | "table";
-      /** @enum {string} */
-      metric: "calls" | "minutes" | "duration_seconds" | "cost" | "cost_by_component" | "llm_tokens" | "stt_minutes" | "tts_characters" | "answer_rate" | "voicemail_rate" | "transfer_rate" | "success_rate" | "end_reasons" | "outcomes" | "outcome_value" | "latency_end_of_utterance_ms" | "latency_llm_ttft_ms" | "latency_tts_ttfb_ms" | "latency_e2e_ms" | "interruptions_per_call" | "tool_calls" | "tool_failures";
-      /**
-       * @description The metric's default when omitted (docs/analytics.md)
-       * @enum {string}
-       */
-      aggregation?: "count" | "sum" | "avg" | "min" | "max" | "p50" | "p90" | "p95" | "p99" | "percentiles" | "rate";
-      /** @description `outcomes` and `outcome_value`: a field of the post-call analysis (`sentiment`, `fields.plan`), or `collected.<name>`: the value of that name a playbook collected */
-      field?: string;
-      /** @default [] */
-      group_by?: (("hour" | "day" | "week" | "month") | ("assistant" | "campaign" | "direction" | "status" | "end_reason" | "phone_number" | "transport") | string)[];
-      /** @default {} */
-      filters?: components["schemas"]["AnalyticsFiltersInput"];
-      /**
-       * @default {
-       *   "preset": "last_30_days"
-       * }
-       */
-      period?: components["schemas"]["AnalyticsPeriodInput"];
-      /** @default UTC */
-      timezone?: string;
-      /**
-       * @description Most series shown; the rest are summed into `other` where the metric adds up
-       * @default 10
-       */
-      limit?: number;
-    };
     /** @description Runs the chart over another period or in another time zone; the saved chart is unchanged */
     AnalyticsPeriodOverrideInput: {
       period?: components["schemas"]["AnalyticsPeriodInput"];
       timezone?: string;
     };
-    PasskeyRegistrationAnswerInput: {
-      id: string;
-      rawId: string;
-      /** @constant */
-      type: "public-key";
-      /** @enum {string} */
-      authenticatorAttachment?: "platform" | "cross-platform";
-      clientExtensionResults: {
-        [key: string]: unknown;
-      };
-      response: {
-        clientDataJSON: string;
-        attestationObject: string;
-        transports?: string[];
-        [key: string]: unknown;
-      };
-    };
-    PasskeyCreateInput: {
-      name: string;
-      /** @description The browser's answer to `navigator.credentials.create()` with the options, as JSON */
-      response: components["schemas"]["PasskeyRegistrationAnswerInput"];
-    };
-    /** @description At least one of `phone_number`, `email` or `external_id` is required. */
-    ContactCreateInput: {
-      /** @description The caller system's own id. Unique per organisation. */
-      external_id?: string | null;
-      first_name?: string | null;
-      last_name?: string | null;
-      /** @description Any common notation: E.164, national format (read in the organisation's `default_phone_region`), `00` prefix, with an extension (`ext. 12`, `x12`). Stored as E.164; the extension goes to `phone_extension`. Unique per organisation. */
-      phone_number?: string | null;
-      /** @description Trimmed and lower-cased (local part included) before storage. Unique per organisation. */
-      email?: string | null;
-      /** @description IANA time-zone name, e.g. `America/New_York`. */
-      timezone?: string | null;
-      /** @description Keys are custom property keys; each value is coerced to its property type. On update, null removes a value. */
-      custom_fields?: {
-        [key: string]: unknown;
-      } | null;
-    };
-    /** @description Partial update: omitted fields are kept, null clears a field. `custom_fields` merges key by key (null removes a key). A contact must keep at least one of `phone_number`, `email` or `external_id`. */
-    ContactUpdateInput: {
-      /** @description The caller system's own id. Unique per organisation. */
-      external_id?: string | null;
-      first_name?: string | null;
-      last_name?: string | null;
-      /** @description Any common notation: E.164, national format (read in the organisation's `default_phone_region`), `00` prefix, with an extension (`ext. 12`, `x12`). Stored as E.164; the extension goes to `phone_extension`. Unique per organisation. */
-      phone_number?: string | null;
-      /** @description Trimmed and lower-cased (local part included) before storage. Unique per organisation. */
-      email?: string | null;
-      /** @description IANA time-zone name, e.g. `America/New_York`. */
-      timezone?: string | null;
-      /** @description Keys are custom property keys; each value is coerced to its property type. On update, null removes a value. */
-      custom_fields?: {
-        [key: string]: unknown;
-      } | null;
-    };
-    /** @description JSON form of an import. The same endpoint takes `text/csv`: a header row of field names and custom property keys, one contact per line, empty cells meaning "not given". Rows are validated one by one and reported per row. */
-    ContactImportInput: {
-      contacts: {
-          [key: string]: unknown;
-        }[];
-    };
-    RAGSettingsInput: {
-      /** @default false */
-      enabled?: boolean;
-      /** @default true */
-      auto_process?: boolean;
+    AnalyticsQueryInput: {
       /**
-       * @default recursive
+       * @description The metric's default when omitted (docs/analytics.md)
        * @enum {string}
        */
-      chunking_strategy?: "recursive" | "fixed" | "sentence" | "markdown";
-      /** @default 1000 */
-      chunk_size?: number;
-      /** @default 200 */
-      chunk_overlap?: number;
-      /** @default local/use-lite */
-      embedding_model?: string;
-      /** @default 3 */
-      search_limit?: number;
-      /** @default 0.7 */
-      similarity_threshold?: number;
-      /** @default true */
-      include_metadata?: boolean;
-      /** @default 8000 */
-      context_budget?: number;
-      /** @default 4000 */
-      context_window_tokens?: number;
-      /** @default 2000 */
-      max_prompt_doc_tokens?: number;
-      /**
-       * @default sliding_window
-       * @enum {string}
-       */
-      history_strategy?: "sliding_window" | "summarize" | "full";
-      /** @default 20 */
-      max_history_turns?: number;
-    };
-    /** @description Following same-site links from a URL source: same scheme, host and port only; robots.txt is honoured. */
-    CrawlSettingsInput: {
-      /**
-       * @description Pages fetched at most, the start page included
-       * @default 25
-       */
-      max_pages?: number;
-      /**
-       * @description Links followed from the start page: 0 is the start page alone
-       * @default 1
-       */
-      max_depth?: number;
-      /**
-       * @description Only paths starting with one of these (e.g. `/help/`); all when empty
-       * @default []
-       */
-      include?: string[];
-      /**
-       * @description Never paths starting with one of these
-       * @default []
-       */
-      exclude?: string[];
-    };
-    /** @description Your own key-value pairs (up to 50 keys of 40 characters, values of 500), shown with the source in a call's context when `include_metadata` is on */
-    DocumentMetadataInput: {
-      [key: string]: string;
-    };
-    /** @description One source: `text` (with `name`), an upload (`content_base64` with `filename` and/or `media_type`), or a `source_url` (with `crawl` and `refresh_interval_hours` if wanted). */
-    DocumentCreateInput: {
-      /** @description Shown in lists; defaults to the file name for an upload. Required with `text` */
-      name?: string;
-      /** @description A text source: Markdown (plain text is Markdown too). At most 10 MiB as UTF-8 */
-      text?: string;
-      /** @description An upload: the file name; its extension tells the type when `media_type` does not */
-      filename?: string;
-      /** @description An upload: the file, base64. At most 10 MiB decoded */
-      content_base64?: string;
-      /** @description An upload: the type (application/pdf, the .docx type, text/html, text/csv, text/markdown, text/plain) */
-      media_type?: string;
-      /** @description An http or https page (or PDF, Word, Markdown, CSV, text file) to fetch */
-      source_url?: string;
-      /** @description A URL source: follow same-site links; absent or null fetches the page alone */
-      crawl?: components["schemas"]["CrawlSettingsInput"] | null;
-      /** @description Fetch the URL again this often (hours); null never. A refresh that finds the same text changes nothing */
-      refresh_interval_hours?: number | null;
-      metadata?: components["schemas"]["DocumentMetadataInput"];
-    };
-    /** @description Name, metadata and a URL source's refresh; the content has its own route. */
-    DocumentUpdateInput: {
-      name?: string;
-      /** @description Replaces the whole metadata */
-      metadata?: components["schemas"]["DocumentMetadataInput"];
-      /** @description A URL source only: how often it is fetched again (hours); null never */
-      refresh_interval_hours?: number | null;
-      /** @description A URL source only: takes effect at the next fetch */
-      crawl?: components["schemas"]["CrawlSettingsInput"] | null;
-    };
-    DocumentContentUpdateInput: {
-      /** @description The Markdown; at most 10 MiB as UTF-8 */
-      content: string;
-    };
-    /** @description Exactly one of `assistant_id` and `document_ids`. */
-    DocumentSearchInput: {
-      /** @description What a caller would say */
-      query: string;
-      /** @description Search this assistant's attached documents with its rag_settings */
-      assistant_id?: number;
-      /** @description Or these documents */
-      document_ids?: number[];
-      /** @description Hits returned: the assistant's search_limit, else 3 */
-      search_limit?: number;
-      /** @description Calibrated relevance a vector hit needs: the assistant's, else 0.7 */
-      similarity_threshold?: number;
-      /** @description With document_ids: the vectors to use; default: the model most of them are indexed with */
-      embedding_model?: string;
-    };
-    LLMProviderConfigInput: {
-      /** @default null */
-      base_url?: string | null;
-      /**
-       * @description Passed on to the vendor. `api_key`, the assistant's own key, is write-only: stored sealed, masked in every answer.
-       * @default null
-       */
-      custom_config?: {
-        [key: string]: unknown;
-      } | null;
-      /** @default gpt-4.1-mini */
-      model?: string | null;
-    };
-    LLMSettingsInput: {
-      /** @default You are a helpful assistant that can answer questions and help with tasks. */
-      system_prompt?: string | null;
-      /** @default null */
-      welcome_message?: string | null;
-      /** @default 0.5 */
-      temperature?: number;
-      /** @default 1 */
-      top_p?: number;
-      /** @default 1000 */
-      max_tokens?: number;
-      /** @default 0 */
-      frequency_penalty?: number;
-      /** @default 0 */
-      presence_penalty?: number;
-      /** @default [] */
-      stop_sequences?: string[];
-    };
-    LLMFallbackProviderInput: {
-      /** @enum {string} */
-      provider: "openai" | "anthropic" | "google" | "groq" | "mistral" | "custom";
-      /**
-       * @description Write-only: stored sealed, masked in every answer.
-       * @default null
-       */
-      api_key?: string | null;
-      /** @default null */
-      base_url?: string | null;
-      /** @default null */
-      model?: string | null;
-    };
-    LLMFallbackSettingsInput: {
-      /** @default false */
-      enabled?: boolean;
-      /** @default [] */
-      fallbacks?: components["schemas"]["LLMFallbackProviderInput"][];
-    };
-    TurnDetectionSettingsInput: {
-      /**
-       * @default turn_detector
-       * @enum {string}
-       */
-      mode?: "turn_detector" | "text_turn_detector";
-      /** @default 0.3 */
-      min_endpointing_delay?: number;
-      /** @default 2.5 */
-      max_endpointing_delay?: number;
-    };
-    STTSettingsInput: {
-      /**
-       * @default deepgram
-       * @enum {string}
-       */
-      provider?: "deepgram" | "soniox" | "assemblyai" | "local";
-      /** @default nova-3 */
-      model?: string | null;
-      /** @default en */
-      language?: string;
-      /** @default [] */
-      language_hints?: string[];
-      /** @default [] */
-      keyterms?: string[];
-      /** @default true */
-      punctuate?: boolean;
-      /** @default true */
-      smart_format?: boolean;
-      /** @default null */
-      endpoint_latency_adjustment_level?: number | null;
-      /** @default null */
-      endpoint_sensitivity?: number | null;
+      aggregation?: "count" | "sum" | "avg" | "min" | "max" | "p50" | "p90" | "p95" | "p99" | "percentiles" | "rate";
+      /** @description `outcomes` and `outcome_value`: a field of the post-call analysis (`sentiment`, `fields.plan`), or `collected.<name>`: the value of that name a playbook collected */
+      field?: string;
       /** @default {} */
-      turn_detection?: components["schemas"]["TurnDetectionSettingsInput"];
+      filters?: components["schemas"]["AnalyticsFiltersInput"];
+      /** @default [] */
+      group_by?: (("hour" | "day" | "week" | "month") | ("assistant" | "campaign" | "direction" | "status" | "end_reason" | "phone_number" | "transport") | string)[];
+      /**
+       * @description Most series shown; the rest are summed into `other` where the metric adds up
+       * @default 10
+       */
+      limit?: number;
+      /** @enum {string} */
+      metric: "calls" | "minutes" | "duration_seconds" | "cost" | "cost_by_component" | "llm_tokens" | "stt_minutes" | "tts_characters" | "answer_rate" | "voicemail_rate" | "transfer_rate" | "success_rate" | "end_reasons" | "outcomes" | "outcome_value" | "latency_end_of_utterance_ms" | "latency_llm_ttft_ms" | "latency_tts_ttfb_ms" | "latency_e2e_ms" | "interruptions_per_call" | "tool_calls" | "tool_failures";
+      /**
+       * @default {
+       *   "preset": "last_30_days"
+       * }
+       */
+      period?: components["schemas"]["AnalyticsPeriodInput"];
+      /** @default UTC */
+      timezone?: string;
     };
-    TTSSettingsInput: {
-      /**
-       * @default elevenlabs
-       * @enum {string}
-       */
-      provider?: "elevenlabs" | "cartesia" | "deepgram" | "local";
+    AnalyticsResult: {
+      /** @enum {string} */
+      aggregation: "count" | "sum" | "avg" | "min" | "max" | "p50" | "p90" | "p95" | "p99" | "percentiles" | "rate";
+      /** @description Percentiles read from the histograms of the rollups, each within `relative_error` of the exact value; false when computed exactly */
+      approximate: boolean;
+      chart_id: number | null;
+      /** @description USD for costs */
+      currency: string | null;
+      field: string | null;
+      /** Format: date-time */
+      generated_at: string;
+      granularity: ("hour" | "day" | "week" | "month") | null;
+      group_by: string[];
+      /** @enum {string} */
+      metric: "calls" | "minutes" | "duration_seconds" | "cost" | "cost_by_component" | "llm_tokens" | "stt_minutes" | "tts_characters" | "answer_rate" | "voicemail_rate" | "transfer_rate" | "success_rate" | "end_reasons" | "outcomes" | "outcome_value" | "latency_end_of_utterance_ms" | "latency_llm_ttft_ms" | "latency_tts_ttfb_ms" | "latency_e2e_ms" | "interruptions_per_call" | "tool_calls" | "tool_failures";
+      name: string | null;
+      /** @description As run: `from` inclusive, `to` exclusive, with the offset of the time zone */
+      period: {
+        from: string;
+        preset: ("today" | "yesterday" | "last_24_hours" | "last_7_days" | "last_30_days" | "last_90_days" | "this_week" | "last_week" | "this_month" | "last_month" | "this_year") | null;
+        to: string;
+      };
+      /** @description With `approximate`: the largest relative error of a value (0.02 is 2%) */
+      relative_error: number | null;
+      series: ({
+          /** @description The value of each group-by and, for a metric of several measures, `measure` */
+          key: {
+            [key: string]: string | number | null;
+          };
+          label: string;
+          points: ({
+              /** @description Start of the bucket; null without a time bucket */
+              t: string | null;
+              value: number | null;
+            })[];
+          /** @description Over the whole period */
+          total: number | null;
+        })[];
+      timezone: string;
+      totals: {
+        /** @description Calls the query counted */
+        calls: number;
+        measures: {
+          [key: string]: number | null;
+        };
+        /** @description The metric over the whole period and every group; for several measures, their sum where they add up */
+        value: number | null;
+      };
+      /** @description More series than `limit` */
+      truncated: boolean;
+      /** @description calls, minutes, seconds, ms, usd, ratio (0 to 1), tokens, characters, count */
+      unit: string;
+    };
+    ApiKey: {
+      /** Format: date-time */
+      created_at: string;
+      created_by: {
+        email: string;
+        name: string | null;
+        user_id: number;
+      };
+      id: number;
+      /** @description Written every 15 s at most, so up to 15 s behind */
+      last_used_at: string | null;
+      name: string | null;
+      /** @description The first characters of the key, to recognise it by */
+      prefix: string;
+      revoked_at: string | null;
+    };
+    ApiKeyCreated: {
+      /** Format: date-time */
+      created_at: string;
+      created_by: {
+        email: string;
+        name: string | null;
+        user_id: number;
+      };
+      id: number;
+      /** @description The key itself: shown this once, stored only as a hash */
+      key: string;
+      /** @description Written every 15 s at most, so up to 15 s behind */
+      last_used_at: string | null;
+      name: string | null;
+      /** @description The first characters of the key, to recognise it by */
+      prefix: string;
+      revoked_at: string | null;
+    };
+    ApiKeyCreateInput: {
+      name: string;
+    };
+    Assistant: {
+      /** @default [] */
+      assigned_documents: number[];
+      /** @default [] */
+      assigned_tools: number[];
+      call_start_lookup: components["schemas"]["CallStartLookup"];
+      /** Format: date-time */
+      created_at: string;
       /** @default null */
-      voice_id?: string | null;
-      /** @default null */
-      model_id?: string | null;
-      /**
-       * @description Passed on to the vendor. `api_key`, the assistant's own key, is write-only: stored sealed, masked in every answer.
-       * @default {}
-       */
-      provider_config?: {
+      custom_settings: {
         [key: string]: unknown;
+      } | null;
+      /** @default null */
+      description: string | null;
+      id: number;
+      /** @default Are you still there? I'm here to help if you need anything. */
+      idle_message: string | null;
+      /** @default null */
+      idle_timeout: number | null;
+      interruption_settings: components["schemas"]["InterruptionSettings"];
+      /** @default true */
+      is_active: boolean | null;
+      /** @default [] */
+      languages: components["schemas"]["LanguageOption"][];
+      llm_fallback_providers: components["schemas"]["LLMFallbackSettings"];
+      /** @default openai */
+      llm_provider: ("openai" | "anthropic" | "google" | "groq" | "mistral" | "custom") | null;
+      llm_provider_config: components["schemas"]["LLMProviderConfig"];
+      llm_settings: components["schemas"]["LLMSettings"];
+      /** @default null */
+      max_idle_messages: number | null;
+      name: string;
+      organization_id: number;
+      /** @default null */
+      playbook_ids: number[] | null;
+      rag_settings: components["schemas"]["RAGSettings"];
+      recording_settings: components["schemas"]["RecordingSettings"];
+      stt_settings: components["schemas"]["STTSettings"];
+      tts_settings: components["schemas"]["TTSSettings"];
+      /** Format: date-time */
+      updated_at: string;
+      user_id: number;
+      /** @description Response only, recomputed on every read: an assistant with warnings is stored and can be edited, but calls to it end `failed` with `end_reason` `missing_credentials` until the missing keys are set (on the service, or in the assistant where the message says so). */
+      warnings: components["schemas"]["AssistantWarning"][];
+    };
+    AssistantCreateInput: {
+      /** @default [] */
+      assigned_documents?: number[];
+      /** @default [] */
+      assigned_tools?: number[];
+      /** @default {} */
+      call_start_lookup?: components["schemas"]["CallStartLookupInput"];
+      /** @default null */
+      custom_settings?: {
+        [key: string]: unknown;
+      } | null;
+      /** @default null */
+      description?: string | null;
+      /** @default Are you still there? I'm here to help if you need anything. */
+      idle_message?: string | null;
+      /** @default null */
+      idle_timeout?: number | null;
+      /** @default {} */
+      interruption_settings?: components["schemas"]["InterruptionSettingsInput"];
+      /** @default true */
+      is_active?: boolean | null;
+      /** @default [] */
+      languages?: components["schemas"]["LanguageOptionInput"][];
+      /** @default {} */
+      llm_fallback_providers?: components["schemas"]["LLMFallbackSettingsInput"];
+      /** @default openai */
+      llm_provider?: ("openai" | "anthropic" | "google" | "groq" | "mistral" | "custom") | null;
+      /** @default {} */
+      llm_provider_config?: components["schemas"]["LLMProviderConfigInput"];
+      /** @default {} */
+      llm_settings?: components["schemas"]["LLMSettingsInput"];
+      /** @default null */
+      max_idle_messages?: number | null;
+      name: string;
+      /** @default null */
+      playbook_ids?: number[] | null;
+      /** @default {} */
+      rag_settings?: components["schemas"]["RAGSettingsInput"];
+      /** @default {} */
+      recording_settings?: components["schemas"]["RecordingSettingsInput"];
+      /** @default {} */
+      stt_settings?: components["schemas"]["STTSettingsInput"];
+      /** @default {} */
+      tts_settings?: components["schemas"]["TTSSettingsInput"];
+    };
+    /** @description Partial update: nested settings objects merge field by field; arrays, free-form objects and null replace what was stored. */
+    AssistantUpdateInput: {
+      assigned_documents?: number[];
+      assigned_tools?: number[];
+      call_start_lookup?: {
+        secret?: string | null;
+        timeout_ms?: number;
+        url?: string | null;
+      };
+      custom_settings?: {
+        [key: string]: unknown;
+      } | null;
+      description?: string | null;
+      idle_message?: string | null;
+      idle_timeout?: number | null;
+      interruption_settings?: {
+        allow_interruptions?: boolean;
+        allow_welcome_interruption?: boolean;
+        false_interruption_timeout?: number;
+        min_interruption_duration?: number;
+        min_interruption_words?: number;
+        resume_false_interruption?: boolean;
+      };
+      is_active?: boolean | null;
+      languages?: components["schemas"]["LanguageOptionInput"][];
+      llm_fallback_providers?: {
+        enabled?: boolean;
+        fallbacks?: components["schemas"]["LLMFallbackProviderInput"][];
+      };
+      llm_provider?: ("openai" | "anthropic" | "google" | "groq" | "mistral" | "custom") | null;
+      llm_provider_config?: {
+        base_url?: string | null;
+        custom_config?: {
+          [key: string]: unknown;
+        } | null;
+        model?: string | null;
+      };
+      llm_settings?: {
+        frequency_penalty?: number;
+        max_tokens?: number;
+        presence_penalty?: number;
+        stop_sequences?: string[];
+        system_prompt?: string | null;
+        temperature?: number;
+        top_p?: number;
+        welcome_message?: string | null;
+      };
+      max_idle_messages?: number | null;
+      name?: string;
+      playbook_ids?: number[] | null;
+      rag_settings?: {
+        auto_process?: boolean;
+        chunk_overlap?: number;
+        chunk_size?: number;
+        /** @enum {string} */
+        chunking_strategy?: "recursive" | "fixed" | "sentence" | "markdown";
+        context_budget?: number;
+        context_window_tokens?: number;
+        embedding_model?: string;
+        enabled?: boolean;
+        /** @enum {string} */
+        history_strategy?: "sliding_window" | "summarize" | "full";
+        include_metadata?: boolean;
+        max_history_turns?: number;
+        max_prompt_doc_tokens?: number;
+        search_limit?: number;
+        similarity_threshold?: number;
+      };
+      recording_settings?: {
+        consent_prompt?: string;
+        consent_required?: boolean;
+        record_assistant_audio?: boolean;
+        record_mixed_audio?: boolean;
+        record_user_audio?: boolean;
+        recording_enabled?: boolean;
+        /** @enum {string} */
+        recording_format?: "mp3" | "wav";
+      };
+      stt_settings?: {
+        endpoint_latency_adjustment_level?: number | null;
+        endpoint_sensitivity?: number | null;
+        keyterms?: string[];
+        language?: string;
+        language_hints?: string[];
+        model?: string | null;
+        /** @enum {string} */
+        provider?: "deepgram" | "soniox" | "assemblyai" | "local";
+        punctuate?: boolean;
+        smart_format?: boolean;
+        turn_detection?: {
+          max_endpointing_delay?: number;
+          min_endpointing_delay?: number;
+          /** @enum {string} */
+          mode?: "turn_detector" | "text_turn_detector";
+        };
+      };
+      tts_settings?: {
+        model_id?: string | null;
+        /** @enum {string} */
+        provider?: "elevenlabs" | "cartesia" | "deepgram" | "local";
+        provider_config?: {
+          [key: string]: unknown;
+        };
+        voice_id?: string | null;
       };
     };
-    RecordingSettingsInput: {
-      /** @default true */
-      recording_enabled?: boolean;
+    /** @description Something that will make calls to this assistant fail although the settings are valid. Reflects the environment of the API process that answered; the agent workers that run calls check their own environment again when a call starts. */
+    AssistantWarning: {
       /**
-       * @default mp3
+       * @description `missing_credentials`: a vendor the settings name has no key (or a `custom` LLM no address)
        * @enum {string}
        */
-      recording_format?: "mp3" | "wav";
-      /** @default true */
-      record_user_audio?: boolean;
-      /** @default true */
-      record_assistant_audio?: boolean;
-      /** @default true */
-      record_mixed_audio?: boolean;
-      /** @default false */
-      consent_required?: boolean;
-      /** @default */
-      consent_prompt?: string;
+      code: "missing_credentials";
+      /** @description The setting that names the vendor, dotted: `stt_settings.provider`, `llm_fallback_providers.fallbacks.0.provider` */
+      field: string;
+      /** @description What is missing and where it can be set, naming the environment variable */
+      message: string;
     };
-    InterruptionSettingsInput: {
-      /** @default true */
-      allow_interruptions?: boolean;
-      /** @default true */
-      allow_welcome_interruption?: boolean;
-      /** @default 0.5 */
-      min_interruption_duration?: number;
-      /** @default 1 */
-      min_interruption_words?: number;
-      /** @default 2 */
-      false_interruption_timeout?: number;
-      /** @default true */
-      resume_false_interruption?: boolean;
+    BillingSummary: {
+      by_assistant: ({
+          assistant_id: number | null;
+          minutes: number;
+          name: string;
+          /** @description US dollars */
+          total: number;
+        })[];
+      by_component: {
+        /** @description US dollars */
+        llm: number;
+        /** @description US dollars */
+        stt: number;
+        /** @description US dollars */
+        telephony: number;
+        /** @description US dollars */
+        tts: number;
+      };
+      /** @description Calls in the period with a cost */
+      calls: number;
+      /** @constant */
+      currency: "USD";
+      limits: {
+        active_calls: number;
+        max_concurrent_calls: number;
+      };
+      minutes: number;
+      /**
+       * @description No payment processor: usage is reported, not charged
+       * @constant
+       */
+      payment: "none";
+      period: {
+        from: string;
+        preset: string | null;
+        to: string;
+      };
+      timezone: string;
+      /** @description US dollars */
+      total: number;
     };
-    CallStartLookupInput: {
+    BrowserCall: {
+      call_sid: string;
+      /**
+       * Format: date-time
+       * @description The page must connect before this; the call itself may last longer
+       */
+      expires_at: string;
+      /** @description Open in a browser to talk; carries the token */
+      page_url: string;
+      token: string;
+      /** @description For a custom front end: 16 kHz mono 16-bit PCM both ways, JSON text frames for events */
+      websocket_url: string;
+    };
+    Call: {
+      analysis_error: string | null;
+      /** @description Outbound calls that asked for detection (`detect_voicemail`): human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax or unknown */
+      answered_by: string | null;
+      assistant_id: number | null;
+      call_sid: string;
+      /** @description What the assistant's call-start lookup did for this call; null when it has none */
+      call_start_lookup: components["schemas"]["CallStartLookupResult"] | null;
+      campaign_id: number | null;
+      /** @description By playbook name: the values collected, typed as declared, and the required ones missing; null when no playbook that collects was used */
+      collected_values: components["schemas"]["CollectedValues"] | null;
+      contact_id: number | null;
+      /** @description Its cost from the organisation's price table, by component, in US dollars; null for a call that never started */
+      cost: components["schemas"]["CallCost"] | null;
+      /** Format: date-time */
+      created_at: string;
+      /** @enum {string} */
+      direction: "inbound" | "outbound";
+      duration_seconds: number | null;
+      end_reason: string | null;
+      ended_at: string | null;
+      from_number: string | null;
+      /** @description p50/p95 of each latency stage of the assistant turns, ms */
+      latency: {
+        [key: string]: unknown;
+      } | null;
+      missing_variables: string[];
+      outcomes: {
+        [key: string]: unknown;
+      } | null;
+      phone_number_id: number | null;
+      /** @description The carrier-side call id, once the carrier has one */
+      provider_call_sid: string | null;
+      recordings: ({
+          duration_seconds: number;
+          /** @enum {string} */
+          format: "mp3" | "wav";
+          size_bytes: number;
+          /** @enum {string} */
+          track: "user" | "assistant" | "mixed";
+          /** @description Download path, with the same API key; supports HTTP Range */
+          url: string;
+        })[];
+      started_at: string | null;
+      /** @enum {string} */
+      status: "queued" | "initiated" | "ringing" | "in_progress" | "completed" | "failed" | "busy" | "no_answer" | "voicemail" | "canceled";
+      summary: string | null;
+      to_number: string | null;
+      transcript_url: string;
+      /** @enum {string} */
+      transport: "sip" | "web" | "browser" | "media_stream";
+      /** @description What the call used, by vendor and model; null for a call that never started (docs/analytics.md) */
+      usage: components["schemas"]["CallUsage"] | null;
+      variables: {
+        [key: string]: unknown;
+      };
+      welcome_message: string | null;
+    };
+    CallCost: {
+      components: {
+        llm: number;
+        stt: number;
+        telephony: number;
+        tts: number;
+      };
+      /** @constant */
+      currency: "USD";
+      lines: ({
+          amount: number;
+          /** @enum {string} */
+          component: "llm" | "stt" | "tts" | "telephony";
+          model: string;
+          provider: string;
+          quantity: number;
+          /** @enum {string} */
+          unit: "input_token" | "output_token" | "minute" | "character";
+          /** @description Per unit, in the currency */
+          unit_price: number;
+        })[];
+      total: number;
+      /** @description Usage no price line matched, costed 0 */
+      unpriced: ({
+          /** @enum {string} */
+          component: "llm" | "stt" | "tts" | "telephony";
+          model: string;
+          provider: string;
+        })[];
+    };
+    CallingWindow: {
+      /** @description Weekdays the window applies to */
+      days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+      /** @description Local time the window closes, HH:MM (24:00 for midnight); after `start` */
+      end: string;
+      /** @description Local time the window opens, HH:MM */
+      start: string;
+    };
+    CallingWindowInput: {
+      /** @description Weekdays the window applies to */
+      days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+      /** @description Local time the window closes, HH:MM (24:00 for midnight); after `start` */
+      end: string;
+      /** @description Local time the window opens, HH:MM */
+      start: string;
+    };
+    CallStartLookup: {
+      /**
+       * @description Signs each request as a webhook is signed (Standard Webhooks). Write-only: stored sealed, masked in every answer. Required with `url`
+       * @default null
+       */
+      secret: string | null;
+      /**
+       * @description How long the call waits for the answer before it goes on with what it has, ms
+       * @default 2000
+       */
+      timeout_ms: number;
       /**
        * @description Called with a signed POST as each call starts; its answer sets variables and overrides for that call. Null: no lookup
        * @default null
        */
-      url?: string | null;
+      url: string | null;
+    };
+    CallStartLookupInput: {
       /**
        * @description Signs each request as a webhook is signed (Standard Webhooks). Write-only: stored sealed, masked in every answer. Required with `url`
        * @default null
@@ -1147,799 +1258,269 @@ export interface components {
        * @default 2000
        */
       timeout_ms?: number;
+      /**
+       * @description Called with a signed POST as each call starts; its answer sets variables and overrides for that call. Null: no lookup
+       * @default null
+       */
+      url?: string | null;
     };
-    AssistantCreateInput: {
+    CallStartLookupResult: {
+      duration_ms: number;
+      error: string | null;
+      http_status: number | null;
+      /** @description What else of the call the answer replaced */
+      overrides: ("welcome_message" | "system_prompt" | "language")[];
+      /**
+       * @description applied: the answer was used (an empty answer too); failed: a refused target, a network error, a non-2xx status or an answer not understood
+       * @enum {string}
+       */
+      status: "applied" | "failed" | "timed_out";
+      /** @description Names of the `{{var.*}}` values the answer set */
+      variables: string[];
+    };
+    CallUsage: {
+      /** @description From the start of the conversation to its end */
+      audio_minutes: number;
+      /** @description Per model, fallbacks and the post-call analysis included */
+      llm: {
+          cached_input_tokens: number;
+          input_tokens: number;
+          model: string;
+          output_tokens: number;
+          provider: string;
+        }[];
+      stt: {
+          audio_seconds: number;
+          model: string;
+          provider: string;
+        }[];
+      telephony: {
+          minutes: number;
+          transport: string;
+        }[];
+      tts: {
+          characters: number;
+          model: string;
+          provider: string;
+        }[];
+    };
+    Campaign: {
+      assistant_id: number | null;
+      circuit_breaker: components["schemas"]["CampaignCircuitBreaker"];
+      completed_at: string | null;
+      /** Format: date-time */
+      created_at: string;
+      from_numbers: string[];
+      id: number;
       name: string;
-      /** @default null */
-      description?: string | null;
-      /** @default true */
-      is_active?: boolean | null;
-      /** @default openai */
-      llm_provider?: ("openai" | "anthropic" | "google" | "groq" | "mistral" | "custom") | null;
-      /** @default {} */
-      llm_provider_config?: components["schemas"]["LLMProviderConfigInput"];
-      /** @default {} */
-      llm_settings?: components["schemas"]["LLMSettingsInput"];
-      /** @default {} */
-      llm_fallback_providers?: components["schemas"]["LLMFallbackSettingsInput"];
-      /** @default {} */
-      stt_settings?: components["schemas"]["STTSettingsInput"];
-      /** @default {} */
-      tts_settings?: components["schemas"]["TTSSettingsInput"];
-      /** @default {} */
-      rag_settings?: components["schemas"]["RAGSettingsInput"];
-      /** @default {} */
-      recording_settings?: components["schemas"]["RecordingSettingsInput"];
-      /** @default {} */
-      interruption_settings?: components["schemas"]["InterruptionSettingsInput"];
-      /** @default Are you still there? I'm here to help if you need anything. */
-      idle_message?: string | null;
-      /** @default null */
-      idle_timeout?: number | null;
-      /** @default null */
-      max_idle_messages?: number | null;
-      /** @default {} */
-      call_start_lookup?: components["schemas"]["CallStartLookupInput"];
-      /** @default null */
-      custom_settings?: {
-        [key: string]: unknown;
-      } | null;
-      /** @default null */
-      playbook_ids?: number[] | null;
-      /** @default [] */
-      assigned_documents?: number[];
-      /** @default [] */
-      assigned_tools?: number[];
+      /** @enum {string} */
+      number_rotation: "round_robin" | "sticky";
+      pacing: components["schemas"]["CampaignPacing"];
+      progress: components["schemas"]["CampaignProgress"];
+      retry: components["schemas"]["CampaignRetry"];
+      schedule: components["schemas"]["CampaignSchedule"];
+      started_at: string | null;
+      /** @enum {string} */
+      state: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled";
+      /** @description Why it is paused or ended when not by a person: circuit_breaker, assistant_deleted, no_calling_number, end_at */
+      state_reason: string | null;
+      /** Format: date-time */
+      updated_at: string;
+      variables: {
+        [key: string]: string;
+      };
+      voicemail: components["schemas"]["CampaignVoicemail"];
     };
-    /** @description Partial update: nested settings objects merge field by field; arrays, free-form objects and null replace what was stored. */
-    AssistantUpdateInput: {
-      name?: string;
-      description?: string | null;
-      is_active?: boolean | null;
-      llm_provider?: ("openai" | "anthropic" | "google" | "groq" | "mistral" | "custom") | null;
-      llm_provider_config?: {
-        base_url?: string | null;
-        custom_config?: {
-          [key: string]: unknown;
-        } | null;
-        model?: string | null;
+    /** @description Pauses the campaign with reason `circuit_breaker` when most recent calls fail (a wrong trunk, a revoked key): a failure is an attempt that ended `failed`, not busy or unanswered */
+    CampaignCircuitBreaker: {
+      /** @default true */
+      enabled: boolean;
+      /**
+       * @description Pause when at least this share of the recent attempts failed
+       * @default 0.5
+       */
+      failure_ratio: number;
+      /**
+       * @description How many recent attempts are looked at, and the fewest before it can trip
+       * @default 10
+       */
+      min_attempts: number;
+    };
+    /** @description Pauses the campaign with reason `circuit_breaker` when most recent calls fail (a wrong trunk, a revoked key): a failure is an attempt that ended `failed`, not busy or unanswered */
+    CampaignCircuitBreakerInput: {
+      /** @default true */
+      enabled?: boolean;
+      /**
+       * @description Pause when at least this share of the recent attempts failed
+       * @default 0.5
+       */
+      failure_ratio?: number;
+      /**
+       * @description How many recent attempts are looked at, and the fewest before it can trip
+       * @default 10
+       */
+      min_attempts?: number;
+    };
+    CampaignContact: {
+      attempts: number;
+      contact_id: number;
+      last_call_sid: string | null;
+      last_outcome: ("answered" | "voicemail" | "no_answer" | "busy" | "failed") | null;
+      next_attempt_at: string | null;
+      phone_number: string | null;
+      /** @enum {string} */
+      state: "pending" | "scheduled" | "dialling" | "in_call" | "done" | "exhausted" | "skipped";
+      variables: {
+        [key: string]: string;
       };
-      llm_settings?: {
-        system_prompt?: string | null;
-        welcome_message?: string | null;
-        temperature?: number;
-        top_p?: number;
-        max_tokens?: number;
-        frequency_penalty?: number;
-        presence_penalty?: number;
-        stop_sequences?: string[];
-      };
-      llm_fallback_providers?: {
-        enabled?: boolean;
-        fallbacks?: components["schemas"]["LLMFallbackProviderInput"][];
-      };
-      stt_settings?: {
-        /** @enum {string} */
-        provider?: "deepgram" | "soniox" | "assemblyai" | "local";
-        model?: string | null;
-        language?: string;
-        language_hints?: string[];
-        keyterms?: string[];
-        punctuate?: boolean;
-        smart_format?: boolean;
-        endpoint_latency_adjustment_level?: number | null;
-        endpoint_sensitivity?: number | null;
-        turn_detection?: {
-          /** @enum {string} */
-          mode?: "turn_detector" | "text_turn_detector";
-          min_endpointing_delay?: number;
-          max_endpointing_delay?: number;
+    };
+    CampaignContactsAdded: {
+      /** @description Contacts new to the campaign */
+      added: number;
+      /** @description Contacts the campaign had already: a contact is in a campaign once */
+      already_in: number;
+      /** @description Ids of `contact_ids` the organisation has no contact with */
+      not_found: number[];
+      /** @description Contacts left out: nothing to dial */
+      without_phone: number;
+    };
+    CampaignContactsAddInput: {
+      /** @description Contacts to add, by id */
+      contact_ids?: number[];
+      /** @description Every contact the same filters of GET /api/contacts find (at most 100,000) */
+      filter?: {
+        campaign_id?: number[];
+        /** @description Custom fields, as `cf.<key>` filters the contacts list */
+        custom?: {
+          [key: string]: string[];
         };
-      };
-      tts_settings?: {
-        /** @enum {string} */
-        provider?: "elevenlabs" | "cartesia" | "deepgram" | "local";
-        voice_id?: string | null;
-        model_id?: string | null;
-        provider_config?: {
-          [key: string]: unknown;
-        };
-      };
-      rag_settings?: {
-        enabled?: boolean;
-        auto_process?: boolean;
-        /** @enum {string} */
-        chunking_strategy?: "recursive" | "fixed" | "sentence" | "markdown";
-        chunk_size?: number;
-        chunk_overlap?: number;
-        embedding_model?: string;
-        search_limit?: number;
-        similarity_threshold?: number;
-        include_metadata?: boolean;
-        context_budget?: number;
-        context_window_tokens?: number;
-        max_prompt_doc_tokens?: number;
-        /** @enum {string} */
-        history_strategy?: "sliding_window" | "summarize" | "full";
-        max_history_turns?: number;
-      };
-      recording_settings?: {
-        recording_enabled?: boolean;
-        /** @enum {string} */
-        recording_format?: "mp3" | "wav";
-        record_user_audio?: boolean;
-        record_assistant_audio?: boolean;
-        record_mixed_audio?: boolean;
-        consent_required?: boolean;
-        consent_prompt?: string;
-      };
-      interruption_settings?: {
-        allow_interruptions?: boolean;
-        allow_welcome_interruption?: boolean;
-        min_interruption_duration?: number;
-        min_interruption_words?: number;
-        false_interruption_timeout?: number;
-        resume_false_interruption?: boolean;
-      };
-      idle_message?: string | null;
-      idle_timeout?: number | null;
-      max_idle_messages?: number | null;
-      call_start_lookup?: {
-        url?: string | null;
-        secret?: string | null;
-        timeout_ms?: number;
-      };
-      custom_settings?: {
-        [key: string]: unknown;
-      } | null;
-      playbook_ids?: number[] | null;
-      assigned_documents?: number[];
-      assigned_tools?: number[];
-    };
-    ContactPropertyCreateInput: {
-      /** @description Name used in `custom_fields`, filters (`cf.<key>`), CSV columns and `{{contact.<key>}}`. Fixed once created. */
-      key: string;
-      label: string;
-      /**
-       * @description Fixed once created
-       * @enum {string}
-       */
-      type: "text" | "number" | "boolean" | "date" | "datetime" | "select";
-      /** @description Required for `select`, not allowed for other types */
-      options?: string[];
-    };
-    /** @description Only the label and, for a select, the options can change. */
-    ContactPropertyUpdateInput: {
-      label?: string;
-      /** @description Replaces the list; an option still held by a contact cannot be removed (409) */
-      options?: string[];
-    };
-    InvitationCreateInput: {
-      email: string;
-      /**
-       * @description owner: everything, including owners; admin: everything but owners; member: the product, not keys, people or billing
-       * @default member
-       * @enum {string}
-       */
-      role?: "owner" | "admin" | "member";
-    };
-    RoleChangeInput: {
-      /**
-       * @description owner: everything, including owners; admin: everything but owners; member: the product, not keys, people or billing
-       * @enum {string}
-       */
-      role: "owner" | "admin" | "member";
-    };
-    ProfileUpdateInput: {
-      name?: string;
-      email?: string;
-      /** @description Required to change the email */
-      current_password?: string;
-    };
-    PasswordChangeInput: {
-      current_password: string;
-      new_password: string;
-    };
-    ApiKeyCreateInput: {
-      name: string;
-    };
-    OrganizationSettingsUpdateInput: {
-      default_phone_region?: string;
-      /** @description Default 10 */
-      max_concurrent_calls?: number;
-    };
-    HttpToolRequestInput: {
-      /**
-       * @default POST
-       * @enum {string}
-       */
-      method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-      /** @description http or https URL; may hold {{var.*}}, {{contact.*}} and {{args.*}} */
-      url: string;
-      /**
-       * @description Request headers; values are templates
-       * @default {}
-       */
-      headers?: {
-        [key: string]: string;
-      };
-      /**
-       * @description Query parameters added to the URL; values are templates, encoded as URL components
-       * @default {}
-       */
-      query?: {
-        [key: string]: string;
-      };
-      /**
-       * @description JSON body template: any JSON value; a string that is exactly one placeholder ("{{args.count}}") becomes that value with its type, others are text. Null: no body (the arguments are sent as the body when the method takes one)
-       * @default null
-       */
-      body?: unknown;
-      /**
-       * @description Credential headers (Authorization, X-Api-Key): write-only, stored encrypted, shown masked; a masked value sent back keeps the stored one. Not templated
-       * @default {}
-       */
-      secret_headers?: {
-        [key: string]: string;
-      };
-      /** @default 5000 */
-      timeout_ms?: number;
-    };
-    TransferToolConfigInput: {
-      /** @description E.164 number (+14155550123) or SIP URI (sip:desk@pbx.example.com) */
-      destination: string;
-      /**
-       * @description cold: hand over at once; warm: speak the handoff message to the caller first
-       * @default cold
-       * @enum {string}
-       */
-      mode?: "cold" | "warm";
-      /** @default null */
-      handoff_message?: string | null;
-    };
-    ToolMessagesInput: {
-      /**
-       * @description Spoken when the call starts, unless the caller is speaking
-       * @default null
-       */
-      on_start?: string | null;
-      /**
-       * @description Spoken once the call has run slow_after_ms
-       * @default null
-       */
-      on_slow?: string | null;
-      /** @default 2000 */
-      slow_after_ms?: number;
-      /**
-       * @description Spoken when the call fails; the model is told either way
-       * @default null
-       */
-      on_failure?: string | null;
-    };
-    ToolCreateInput: {
-      /** @description The name the model calls; unique in the organisation */
-      name: string;
-      /**
-       * @description What the tool does and when to use it: the model reads it
-       * @default
-       */
-      description?: string;
-      /** @enum {string} */
-      type: "http" | "end_call" | "transfer_call" | "send_dtmf" | "knowledge_search";
-      /** @default true */
-      enabled?: boolean;
-      /**
-       * @description JSON Schema of the arguments: an object schema (type "object"), at most 16 KiB
-       * @default {
-       *   "type": "object",
-       *   "properties": {}
-       * }
-       */
-      parameters?: {
-        [key: string]: unknown;
-      };
-      /**
-       * @description Required for type http, refused otherwise
-       * @default null
-       */
-      http?: components["schemas"]["HttpToolRequestInput"] | null;
-      /**
-       * @description Required for type transfer_call, refused otherwise
-       * @default null
-       */
-      transfer?: components["schemas"]["TransferToolConfigInput"] | null;
-      /**
-       * @default {
-       *   "on_start": null,
-       *   "on_slow": null,
-       *   "slow_after_ms": 2000,
-       *   "on_failure": null
-       * }
-       */
-      messages?: components["schemas"]["ToolMessagesInput"];
-    };
-    /** @description Partial update: omitted fields keep their value; the result must be a valid tool. */
-    ToolUpdateInput: {
-      /** @description The name the model calls; unique in the organisation */
-      name?: string;
-      /** @description What the tool does and when to use it: the model reads it */
-      description?: string;
-      /** @enum {string} */
-      type?: "http" | "end_call" | "transfer_call" | "send_dtmf" | "knowledge_search";
-      enabled?: boolean;
-      /** @description JSON Schema of the arguments: an object schema (type "object"), at most 16 KiB */
-      parameters?: {
-        [key: string]: unknown;
-      };
-      /** @description Replaces the whole HTTP config (HttpToolRequest); masked secret headers keep their stored values */
-      http?: unknown;
-      /** @description Replaces the whole transfer config (TransferToolConfig) */
-      transfer?: unknown;
-      /** @description Replaces the spoken messages (ToolMessages) */
-      messages?: unknown;
-    };
-    ToolTestRequestInput: {
-      /**
-       * @description What the model would pass, as {{args.*}}
-       * @default {}
-       */
-      arguments?: {
-        [key: string]: unknown;
-      };
-      /**
-       * @description The call variables, as {{var.*}}
-       * @default {}
-       */
-      variables?: {
-        [key: string]: string;
-      };
-      /**
-       * @description A contact of the organisation whose fields fill {{contact.*}}
-       * @default null
-       */
-      contact_id?: number | null;
-    };
-    /** @description A model by vendor and name; the vendor's key is the deployment's (or the assistant's own when it is the assistant's vendor) */
-    TestRunModelInput: {
-      /** @enum {string} */
-      provider: "openai" | "anthropic" | "google" | "groq" | "mistral" | "custom";
-      model: string;
-    };
-    TestRunAssertionInput: ({
-      /** @constant */
-      type: "tool_called";
-      name: string;
-      /**
-       * @description Arguments the call must include (a subset match: objects compared key by key, other values equal)
-       * @default null
-       */
-      arguments?: {
-        [key: string]: unknown;
-      } | null;
-      /**
-       * @description The reply to the Nth user turn (1-based); null: any reply
-       * @default null
-       */
-      turn?: number | null;
-    }) | ({
-      /** @constant */
-      type: "tool_not_called";
-      name: string;
-      /**
-       * @description Arguments the call must include (a subset match: objects compared key by key, other values equal)
-       * @default null
-       */
-      arguments?: {
-        [key: string]: unknown;
-      } | null;
-      /**
-       * @description The reply to the Nth user turn (1-based); null: any reply
-       * @default null
-       */
-      turn?: number | null;
-    }) | ({
-      /** @constant */
-      type: "reply_contains";
-      text: string;
-      /** @default false */
-      case_sensitive?: boolean;
-      /**
-       * @description The reply to the Nth user turn (1-based); null: any reply
-       * @default null
-       */
-      turn?: number | null;
-    }) | ({
-      /** @constant */
-      type: "reply_matches";
-      /** @description A JavaScript regular expression, at most 200 characters, without backreferences, lookarounds or nested quantifiers */
-      pattern: string;
-      /** @default false */
-      case_sensitive?: boolean;
-      /**
-       * @description The reply to the Nth user turn (1-based); null: any reply
-       * @default null
-       */
-      turn?: number | null;
-    }) | {
-      /** @constant */
-      type: "value_collected";
-      /** @description A value a playbook collects, by its name or as playbook_name.value_name */
-      name: string;
-      /** @description When given, the value collected must equal it (text compared without case) */
-      expected?: unknown;
-    } | ({
-      /** @constant */
-      type: "turn_count";
-      /** @default null */
-      min?: number | null;
-      /** @default null */
-      max?: number | null;
-    }) | {
-      /** @constant */
-      type: "judge";
-      /** @description A yes/no question about the conversation; yes passes */
-      question: string;
-    };
-    TestRunSimulatedUserInput: {
-      /** @description Who the user is and how they speak */
-      persona: string;
-      /** @description What they want; they say they are done when it is reached or cannot be */
-      goal: string;
-      /** @default 10 */
-      max_turns?: number;
-      /**
-       * @description The simulated user's model; default: the assistant's
-       * @default null
-       */
-      model?: components["schemas"]["TestRunModelInput"] | null;
-      /**
-       * @description The user's first line, verbatim; default: written by the simulated user's model
-       * @default null
-       */
-      first_message?: string | null;
-      /**
-       * @description Open with the assistant even when it has no welcome message (its model writes the opening); an assistant with a welcome message always opens with it
-       * @default false
-       */
-      assistant_speaks_first?: boolean;
-    };
-    TestRunCreateInput: {
-      /** @description The user turns, in order */
-      script?: string[];
-      simulated_user?: components["schemas"]["TestRunSimulatedUserInput"];
-      /**
-       * @description Read as {{var.*}} in the prompt, the welcome and tools; values are untrusted data, as in a call
-       * @default {}
-       */
-      variables?: {
-        [key: string]: string;
-      };
-      /**
-       * @description A contact of the organisation: fills {{contact.*}}
-       * @default null
-       */
-      contact_id?: number | null;
-      /**
-       * @description By tool name: the JSON the tool answers, or {"error": "..."} for a failure the model is told of
-       * @default {}
-       */
-      tool_mocks?: {
-        [key: string]: unknown;
-      };
-      /**
-       * @description Tools are mocked unless this is true (every tool without a mock runs for real) or names them
-       * @default false
-       */
-      use_real_tools?: boolean | string[];
-      /** @default [] */
-      assertions?: components["schemas"]["TestRunAssertionInput"][];
-      /**
-       * @description How many times the conversation is run; the pass rate is over them
-       * @default 1
-       */
-      repeat?: number;
-      /**
-       * @description The model that answers judge assertions; default: the assistant's
-       * @default null
-       */
-      judge_model?: components["schemas"]["TestRunModelInput"] | null;
-    };
-    PlaybookTestRunCreateInput: {
-      /** @description The user turns, in order */
-      script?: string[];
-      simulated_user?: components["schemas"]["TestRunSimulatedUserInput"];
-      /**
-       * @description Read as {{var.*}} in the prompt, the welcome and tools; values are untrusted data, as in a call
-       * @default {}
-       */
-      variables?: {
-        [key: string]: string;
-      };
-      /**
-       * @description A contact of the organisation: fills {{contact.*}}
-       * @default null
-       */
-      contact_id?: number | null;
-      /**
-       * @description By tool name: the JSON the tool answers, or {"error": "..."} for a failure the model is told of
-       * @default {}
-       */
-      tool_mocks?: {
-        [key: string]: unknown;
-      };
-      /**
-       * @description Tools are mocked unless this is true (every tool without a mock runs for real) or names them
-       * @default false
-       */
-      use_real_tools?: boolean | string[];
-      /** @default [] */
-      assertions?: components["schemas"]["TestRunAssertionInput"][];
-      /**
-       * @description How many times the conversation is run; the pass rate is over them
-       * @default 1
-       */
-      repeat?: number;
-      /**
-       * @description The model that answers judge assertions; default: the assistant's
-       * @default null
-       */
-      judge_model?: components["schemas"]["TestRunModelInput"] | null;
-      /**
-       * @description The assistant the playbook runs in; default: the first assistant (lowest id) the playbook is assigned to
-       * @default null
-       */
-      assistant_id?: number | null;
-    };
-    PlaybookExampleMessageInput: {
-      /** @enum {string} */
-      role: "user" | "assistant";
-      content: string;
-    };
-    PlaybookCollectFieldInput: {
-      /** @description The key the value is stored under */
-      name: string;
-      /**
-       * @description string, number, integer, boolean, date (ISO 8601: YYYY-MM-DD, or a date-time with its offset), or enum (one of `values`)
-       * @enum {string}
-       */
-      type: "string" | "number" | "integer" | "boolean" | "date" | "enum";
-      /**
-       * @description What the value is, for the model
-       * @default
-       */
-      description?: string;
-      /**
-       * @description The playbook is not finished without it
-       * @default false
-       */
-      required?: boolean;
-      /**
-       * @description The allowed values: required for type enum, refused otherwise
-       * @default null
-       */
-      values?: string[] | null;
-    };
-    PlaybookCreateInput: {
-      /** @description Unique in the organisation; the handoff the model calls is named after it */
-      name: string;
-      /**
-       * @description When to use it: the model reads this to decide to take the playbook
-       * @default
-       */
-      description?: string;
-      /** @default true */
-      enabled?: boolean;
-      /**
-       * @description What the playbook achieves
-       * @default
-       */
-      goal?: string;
-      /**
-       * @description The steps, in order
-       * @default []
-       */
-      instructions?: string[];
-      /**
-       * @description Example exchanges: each a list of messages
-       * @default []
-       */
-      examples?: components["schemas"]["PlaybookExampleMessageInput"][][];
-      /**
-       * @description Free-form notes, given to the model after the steps
-       * @default
-       */
-      content?: string;
-      /**
-       * @description The organisation's enabled tools the playbook may use, in order
-       * @default []
-       */
-      tool_ids?: number[];
-      /**
-       * @description Values to collect, saved through a tool the model calls
-       * @default []
-       */
-      collect?: components["schemas"]["PlaybookCollectFieldInput"][];
-      /**
-       * @description auto: inline when small, without tools and without values to collect, else handoff; inline: a section of the prompt; handoff: an agent of its own
-       * @default auto
-       * @enum {string}
-       */
-      mode?: "auto" | "inline" | "handoff";
-    };
-    /** @description Partial update: omitted fields keep their value; lists are replaced whole. */
-    PlaybookUpdateInput: {
-      /** @description Unique in the organisation; the handoff the model calls is named after it */
-      name?: string;
-      /** @description When to use it: the model reads this to decide to take the playbook */
-      description?: string;
-      enabled?: boolean;
-      /** @description What the playbook achieves */
-      goal?: string;
-      /** @description The steps, in order */
-      instructions?: string[];
-      /** @description Example exchanges: each a list of messages */
-      examples?: components["schemas"]["PlaybookExampleMessageInput"][][];
-      /** @description Free-form notes, given to the model after the steps */
-      content?: string;
-      /** @description The organisation's enabled tools the playbook may use, in order */
-      tool_ids?: number[];
-      /** @description Values to collect, saved through a tool the model calls */
-      collect?: components["schemas"]["PlaybookCollectFieldInput"][];
-      /**
-       * @description auto: inline when small, without tools and without values to collect, else handoff; inline: a section of the prompt; handoff: an agent of its own
-       * @enum {string}
-       */
-      mode?: "auto" | "inline" | "handoff";
-    };
-    PhoneConnectionCreateInput: {
-      name: string;
-      /**
-       * @description `sip`: a SIP trunk at the carrier, dialled through LiveKit. `twilio`: the carrier's REST API dials and its Media Streams carry the audio, with no LiveKit
-       * @default sip
-       * @enum {string}
-       */
-      kind?: "sip" | "twilio";
-      /** @description `sip` only, required there: the carrier's SIP server, host or host:port, without the `sip:` scheme */
-      sip_address?: string;
-      /**
-       * @description `sip` only; default udp
-       * @enum {string}
-       */
-      sip_transport?: "udp" | "tcp" | "tls";
-      /** @description `sip` only */
-      username?: string | null;
-      /** @description `sip` only. Write-only: responses show a mask */
-      password?: string | null;
-      /** @description `sip` only: an outbound trunk already provisioned in LiveKit; calls then use it instead of the address and credentials here */
-      livekit_trunk_id?: string | null;
-      /** @description `twilio` only, required there: the account SID (AC…) */
-      account_sid?: string;
-      /** @description `twilio` only, required there: the account's auth token, which also signs its webhooks. Write-only: responses show a mask */
-      auth_token?: string;
-    };
-    /** @description A connection's kind does not change; fields of the other kind are refused */
-    PhoneConnectionUpdateInput: {
-      name?: string;
-      /** @description The carrier's SIP server: host or host:port, without the `sip:` scheme */
-      sip_address?: string;
-      /** @enum {string} */
-      sip_transport?: "udp" | "tcp" | "tls";
-      username?: string | null;
-      password?: string | null;
-      livekit_trunk_id?: string | null;
-      account_sid?: string;
-      /** @description Write-only: responses show a mask */
-      auth_token?: string;
-    };
-    PhoneNumberCreateInput: {
-      /**
-       * Format: e164
-       * @description E.164. A number belongs to one organisation on the whole platform
-       */
-      number: string;
-      phone_connection_id: number;
-      /** @default null */
-      label?: string | null;
-      /**
-       * @description Answers inbound calls on this number; the default assistant of outbound calls from it
-       * @default null
-       */
-      assistant_id?: number | null;
-    };
-    PhoneNumberUpdateInput: {
-      phone_connection_id?: number;
-      label?: string | null;
-      assistant_id?: number | null;
-    };
-    InitiateCallInput: {
-      /**
-       * Format: e164
-       * @description Who to call, E.164
-       */
-      to_phone_number: string;
-      /**
-       * Format: e164
-       * @description One of the organisation's managed numbers; default: its first number
-       */
-      from_phone_number?: string;
-      /** @description Overrides the assistant's opening line for this call only */
-      welcome_message?: string;
-      /** @description Readable as `{{var.*}}` in the prompt, the opening line and tools */
-      variables?: {
-        [key: string]: string;
-      };
-      /** @description The assistant to talk; default: the calling number's assistant */
-      assistant_id?: number;
-      /** @description Ask the carrier whether a person or a machine answered (carrier connections only); the verdict is the call's `answered_by`. Default false */
-      detect_voicemail?: boolean;
-    };
-    WebCallCreateInput: {
-      assistant_id: number;
-      welcome_message?: string;
-      variables?: {
-        [key: string]: string;
+        has_email?: boolean;
+        has_phone?: boolean;
+        /** Format: date-time */
+        last_seen_after?: string;
+        /** Format: date-time */
+        last_seen_before?: string;
+        q?: string;
+        source?: ("api" | "import" | "inbound_call")[];
       };
     };
-    CallingWindowInput: {
-      /** @description Weekdays the window applies to */
-      days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
-      /** @description Local time the window opens, HH:MM */
-      start: string;
-      /** @description Local time the window closes, HH:MM (24:00 for midnight); after `start` */
-      end: string;
-    };
-    CampaignScheduleInput: {
-      /** @description The campaign's zone: for contacts whose own zone is unknown, or for all when `use_contact_timezone` is false */
-      timezone?: string;
+    CampaignPacing: {
       /**
-       * @description Windows are read in each contact's own zone: its `timezone`, else the zone of its phone number (when the number's area has one), else the campaign's
-       * @default true
+       * @description New calls started per minute, at most
+       * @default 30
        */
-      use_contact_timezone?: boolean;
-      /**
-       * @description When calls may be placed; default weekdays 09:00 to 20:00
-       * @default [
-       *   {
-       *     "days": [
-       *       "mon",
-       *       "tue",
-       *       "wed",
-       *       "thu",
-       *       "fri"
-       *     ],
-       *     "start": "09:00",
-       *     "end": "20:00"
-       *   }
-       * ]
-       */
-      windows?: components["schemas"]["CallingWindowInput"][];
-      /**
-       * @description No call before this instant; a campaign started earlier is `scheduled` until then
-       * @default null
-       */
-      start_at?: string | null;
-      /**
-       * @description No call after this instant: the campaign completes, its contacts not reached are `skipped`
-       * @default null
-       */
-      end_at?: string | null;
-    };
-    CampaignPacingInput: {
+      calls_per_minute: number;
       /**
        * @description Calls of this campaign under way at once
        * @default 5
        */
-      max_concurrent_calls?: number;
+      max_concurrent_calls: number;
+      /**
+       * @description Share of the organisation's `max_concurrent_calls` all its campaigns may use together, so inbound calls always find room
+       * @default 0.8
+       */
+      org_share: number;
+    };
+    CampaignPacingInput: {
       /**
        * @description New calls started per minute, at most
        * @default 30
        */
       calls_per_minute?: number;
       /**
+       * @description Calls of this campaign under way at once
+       * @default 5
+       */
+      max_concurrent_calls?: number;
+      /**
        * @description Share of the organisation's `max_concurrent_calls` all its campaigns may use together, so inbound calls always find room
        * @default 0.8
        */
       org_share?: number;
+    };
+    CampaignProgress: {
+      attempts: number;
+      calls_in_flight: number;
+      circuit_breaker: {
+        recent_attempts: number;
+        recent_failures: number;
+        /** @enum {string} */
+        state: "closed" | "open";
+      };
+      /** @description By state: pending (never called), scheduled (a retry or the next window is due), dialling, in_call, done, exhausted (retries used up), skipped */
+      contacts: {
+        dialling: number;
+        done: number;
+        exhausted: number;
+        in_call: number;
+        pending: number;
+        scheduled: number;
+        skipped: number;
+        total: number;
+      };
+      /** @description At the pace of the last hour; null before there is one, or when nothing is left */
+      estimated_completion_at: string | null;
+      /** @description When the earliest contact waiting for a window can be called; null when none waits */
+      next_window_opens_at: string | null;
+      /** @description Of every attempt made */
+      outcomes: {
+        answered: number;
+        busy: number;
+        failed: number;
+        no_answer: number;
+        voicemail: number;
+      };
+    };
+    /** @description Per outcome of an attempt: how many more calls, and how long after. An answered call is never retried */
+    CampaignRetry: {
+      busy: {
+        /**
+         * @description Further calls after an attempt that ends this way
+         * @default 2
+         */
+        attempts: number;
+        /**
+         * @description Wait before the next attempt; it also waits for the next window
+         * @default 15
+         */
+        delay_minutes: number;
+      };
+      failed: {
+        /**
+         * @description Further calls after an attempt that ends this way
+         * @default 1
+         */
+        attempts: number;
+        /**
+         * @description Wait before the next attempt; it also waits for the next window
+         * @default 30
+         */
+        delay_minutes: number;
+      };
+      no_answer: {
+        /**
+         * @description Further calls after an attempt that ends this way
+         * @default 2
+         */
+        attempts: number;
+        /**
+         * @description Wait before the next attempt; it also waits for the next window
+         * @default 60
+         */
+        delay_minutes: number;
+      };
+      voicemail: {
+        /**
+         * @description Further calls after an attempt that ends this way
+         * @default 1
+         */
+        attempts: number;
+        /**
+         * @description Wait before the next attempt; it also waits for the next window
+         * @default 240
+         */
+        delay_minutes: number;
+      };
     };
     /** @description Per outcome of an attempt: how many more calls, and how long after. An answered call is never retried */
     CampaignRetryInput: {
@@ -1953,6 +1534,19 @@ export interface components {
         /**
          * @description Wait before the next attempt; it also waits for the next window
          * @default 15
+         */
+        delay_minutes?: number;
+      };
+      /** @default {} */
+      failed?: {
+        /**
+         * @description Further calls after an attempt that ends this way
+         * @default 1
+         */
+        attempts?: number;
+        /**
+         * @description Wait before the next attempt; it also waits for the next window
+         * @default 30
          */
         delay_minutes?: number;
       };
@@ -1982,1414 +1576,18 @@ export interface components {
          */
         delay_minutes?: number;
       };
-      /** @default {} */
-      failed?: {
-        /**
-         * @description Further calls after an attempt that ends this way
-         * @default 1
-         */
-        attempts?: number;
-        /**
-         * @description Wait before the next attempt; it also waits for the next window
-         * @default 30
-         */
-        delay_minutes?: number;
-      };
-    };
-    CampaignVoicemailInput: {
-      /**
-       * @description Tell a person from an answering machine in the first seconds of an answered call
-       * @default true
-       */
-      detect?: boolean;
-      /**
-       * @description On a machine: hang up, or wait for the greeting to end and speak `message`
-       * @default hang_up
-       * @enum {string}
-       */
-      action?: "hang_up" | "leave_message";
-      /**
-       * @description Spoken after the greeting when `action` is leave_message; `{{var.*}}` allowed
-       * @default null
-       */
-      message?: string | null;
-    };
-    /** @description Pauses the campaign with reason `circuit_breaker` when most recent calls fail (a wrong trunk, a revoked key): a failure is an attempt that ended `failed`, not busy or unanswered */
-    CampaignCircuitBreakerInput: {
-      /** @default true */
-      enabled?: boolean;
-      /**
-       * @description Pause when at least this share of the recent attempts failed
-       * @default 0.5
-       */
-      failure_ratio?: number;
-      /**
-       * @description How many recent attempts are looked at, and the fewest before it can trip
-       * @default 10
-       */
-      min_attempts?: number;
-    };
-    CampaignWriteInput: {
-      name: string;
-      assistant_id: number;
-      /** @description The organisation's managed numbers to call from (SIP-trunk or carrier connections) */
-      from_numbers: string[];
-      /**
-       * @description round_robin: each call takes the next number; sticky: a contact is always called from the same number
-       * @default round_robin
-       * @enum {string}
-       */
-      number_rotation?: "round_robin" | "sticky";
-      /** @default {} */
-      schedule?: components["schemas"]["CampaignScheduleInput"];
-      /** @default {} */
-      pacing?: components["schemas"]["CampaignPacingInput"];
-      /** @default {} */
-      retry?: components["schemas"]["CampaignRetryInput"];
-      /** @default {} */
-      voicemail?: components["schemas"]["CampaignVoicemailInput"];
-      /** @default {} */
-      circuit_breaker?: components["schemas"]["CampaignCircuitBreakerInput"];
-      /**
-       * @description `{{var.*}}` of every call; a contact's imported values and its own fields (`{{contact.*}}`) take precedence
-       * @default {}
-       */
-      variables?: {
-        [key: string]: string;
-      };
-    };
-    CampaignContactsAddInput: {
-      /** @description Contacts to add, by id */
-      contact_ids?: number[];
-      /** @description Every contact the same filters of GET /api/contacts find (at most 100,000) */
-      filter?: {
-        source?: ("api" | "import" | "inbound_call")[];
-        campaign_id?: number[];
-        has_email?: boolean;
-        has_phone?: boolean;
-        /** Format: date-time */
-        last_seen_after?: string;
-        /** Format: date-time */
-        last_seen_before?: string;
-        q?: string;
-        /** @description Custom fields, as `cf.<key>` filters the contacts list */
-        custom?: {
-          [key: string]: string[];
-        };
-      };
-    };
-    WebhookEndpoint: {
-      id: number;
-      url: string;
-      description: string | null;
-      event_types: string[];
-      enabled: boolean;
-      /** @description Why the platform disabled the endpoint, e.g. the receiver answered 410 */
-      disabled_reason: string | null;
-      /** @description The first characters of the signing secret; the whole secret is shown only at creation and rotation */
-      secret_hint: string;
-      /** @description Until when the secret before the last rotation still signs */
-      previous_secret_expires_at: string | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    WebhookEndpointWithSecret: {
-      id: number;
-      url: string;
-      description: string | null;
-      event_types: string[];
-      enabled: boolean;
-      /** @description Why the platform disabled the endpoint, e.g. the receiver answered 410 */
-      disabled_reason: string | null;
-      /** @description The first characters of the signing secret; the whole secret is shown only at creation and rotation */
-      secret_hint: string;
-      /** @description Until when the secret before the last rotation still signs */
-      previous_secret_expires_at: string | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-      /** @description The signing secret, `whsec_` + base64 of 32 random bytes. Shown only in this response */
-      secret: string;
-    };
-    WebhookDeliveryAttempt: {
-      id: number;
-      /** @description The delivery (one event to this endpoint) the attempt belongs to; redeliver takes it */
-      delivery_id: number;
-      event_id: string;
-      event_type: string;
-      /** @description 1 for the first attempt of this delivery, counting up through retries and redeliveries */
-      attempt: number;
-      /** Format: date-time */
-      attempted_at: string;
-      succeeded: boolean;
-      /** @description HTTP status the receiver answered; null when no response arrived */
-      response_status: number | null;
-      /** @description Milliseconds from sending the request to the end of the response */
-      duration_ms: number | null;
-      error: string | null;
-      /** @description When the delivery is attempted again after this failed attempt; null if it is not */
-      next_retry_at: string | null;
-    };
-    WebhookDelivery: {
-      id: number;
-      event_id: string;
-      event_type: string;
-      /**
-       * @description paused: waiting for its disabled endpoint to be enabled again
-       * @enum {string}
-       */
-      status: "pending" | "paused" | "succeeded" | "failed";
-      attempts: number;
-      next_attempt_at: string | null;
-    };
-    CallUsage: {
-      /** @description From the start of the conversation to its end */
-      audio_minutes: number;
-      /** @description Per model, fallbacks and the post-call analysis included */
-      llm: {
-          provider: string;
-          model: string;
-          input_tokens: number;
-          output_tokens: number;
-          cached_input_tokens: number;
-        }[];
-      stt: {
-          provider: string;
-          model: string;
-          audio_seconds: number;
-        }[];
-      tts: {
-          provider: string;
-          model: string;
-          characters: number;
-        }[];
-      telephony: {
-          transport: string;
-          minutes: number;
-        }[];
-    };
-    CallCost: {
-      /** @constant */
-      currency: "USD";
-      total: number;
-      components: {
-        llm: number;
-        stt: number;
-        tts: number;
-        telephony: number;
-      };
-      lines: ({
-          /** @enum {string} */
-          component: "llm" | "stt" | "tts" | "telephony";
-          provider: string;
-          model: string;
-          quantity: number;
-          /** @enum {string} */
-          unit: "input_token" | "output_token" | "minute" | "character";
-          /** @description Per unit, in the currency */
-          unit_price: number;
-          amount: number;
-        })[];
-      /** @description Usage no price line matched, costed 0 */
-      unpriced: ({
-          /** @enum {string} */
-          component: "llm" | "stt" | "tts" | "telephony";
-          provider: string;
-          model: string;
-        })[];
-    };
-    CollectedValues: {
-      [key: string]: {
-        /** @description By value name, typed as declared (a date as its ISO 8601 text) */
-        values: {
-          [key: string]: string | number | boolean;
-        };
-        /** @description Required values not collected */
-        missing: string[];
-      };
-    };
-    CallStartLookupResult: {
-      /**
-       * @description applied: the answer was used (an empty answer too); failed: a refused target, a network error, a non-2xx status or an answer not understood
-       * @enum {string}
-       */
-      status: "applied" | "failed" | "timed_out";
-      http_status: number | null;
-      duration_ms: number;
-      error: string | null;
-      /** @description Names of the `{{var.*}}` values the answer set */
-      variables: string[];
-      /** @description What else of the call the answer replaced */
-      overrides: ("welcome_message" | "system_prompt")[];
-    };
-    Call: {
-      call_sid: string;
-      /** @enum {string} */
-      status: "queued" | "initiated" | "ringing" | "in_progress" | "completed" | "failed" | "busy" | "no_answer" | "voicemail" | "canceled";
-      /** @enum {string} */
-      direction: "inbound" | "outbound";
-      /** @enum {string} */
-      transport: "sip" | "web" | "browser" | "media_stream";
-      from_number: string | null;
-      to_number: string | null;
-      assistant_id: number | null;
-      contact_id: number | null;
-      phone_number_id: number | null;
-      campaign_id: number | null;
-      /** @description The carrier-side call id, once the carrier has one */
-      provider_call_sid: string | null;
-      welcome_message: string | null;
-      variables: {
-        [key: string]: unknown;
-      };
-      /** Format: date-time */
-      created_at: string;
-      started_at: string | null;
-      ended_at: string | null;
-      duration_seconds: number | null;
-      end_reason: string | null;
-      /** @description Outbound calls that asked for detection (`detect_voicemail`): human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax or unknown */
-      answered_by: string | null;
-      summary: string | null;
-      outcomes: {
-        [key: string]: unknown;
-      } | null;
-      /** @description By playbook name: the values collected, typed as declared, and the required ones missing; null when no playbook that collects was used */
-      collected_values: components["schemas"]["CollectedValues"] | null;
-      analysis_error: string | null;
-      missing_variables: string[];
-      /** @description What the assistant's call-start lookup did for this call; null when it has none */
-      call_start_lookup: components["schemas"]["CallStartLookupResult"] | null;
-      /** @description p50/p95 of each latency stage of the assistant turns, ms */
-      latency: {
-        [key: string]: unknown;
-      } | null;
-      /** @description What the call used, by vendor and model; null for a call that never started (docs/analytics.md) */
-      usage: components["schemas"]["CallUsage"] | null;
-      /** @description Its cost from the organisation's price table, by component, in US dollars; null for a call that never started */
-      cost: components["schemas"]["CallCost"] | null;
-      recordings: ({
-          /** @enum {string} */
-          track: "user" | "assistant" | "mixed";
-          /** @enum {string} */
-          format: "mp3" | "wav";
-          duration_seconds: number;
-          size_bytes: number;
-          /** @description Download path, with the same API key; supports HTTP Range */
-          url: string;
-        })[];
-      transcript_url: string;
-    };
-    TurnDecision: {
-      /**
-       * @description finished: answered after min_endpointing_delay; unfinished: the assistant waited up to max_endpointing_delay for more
-       * @enum {string}
-       */
-      verdict: "finished" | "unfinished";
-      /**
-       * @description the signal that settled it
-       * @enum {string}
-       */
-      decided_by: "transcript" | "audio_model" | "none";
-      /**
-       * @description what the caller's words said; open leaves it to the audio model
-       * @enum {string}
-       */
-      transcript: "complete" | "incomplete" | "open";
-      /** @enum {string} */
-      transcript_rule: "empty" | "value_pending" | "terminal_punctuation" | "trailing_punctuation" | "continuation_word" | "content_word" | "phrase_complete";
-      /** @description the value the caller was giving, from their words or the question before */
-      value_kind: ("phone" | "email" | "code" | "date") | null;
-      audio_model_probability: number | null;
-      audio_model_threshold: number | null;
-      /** @description the recogniser had declared the end of the utterance */
-      recogniser_endpoint: boolean;
-      /** @description the endpointing delay chosen, ms from the end of speech */
-      delay_ms: number;
-    };
-    TurnRetrieval: {
-      /** @description the caller's words searched */
-      query: string;
-      /** @description from the caller's final words (or the end of their turn) to the passages, as the reply waited for them */
-      ms: number;
-      /** @description how long the reply waited for retrieval after the turn ended */
-      waited_ms: number;
-      /** @description retrieval missed its deadline and the reply went without passages */
-      timed_out: boolean;
-      error: string | null;
-      hits: ({
-          document_id: number;
-          chunk_id: number;
-          document_name: string;
-          heading_path: string[];
-          fused_score: number;
-          lexical_score: number | null;
-          vector_score: number | null;
-          relevance: number | null;
-          /** @description false when the prompt budget left it out */
-          in_prompt: boolean;
-        })[];
-    };
-    TranscriptTurn: {
-      /** @enum {string} */
-      role: "user" | "assistant";
-      text: string;
-      start_ms: number;
-      end_ms: number;
-      interrupted: boolean;
-      metrics: {
-        [key: string]: number;
-      } | null;
-      tool_calls: unknown[] | null;
-      /** @description assistant turns: why the caller's turn before it ended when it did */
-      turn_decision: components["schemas"]["TurnDecision"] | null;
-      /** @description assistant turns: the knowledge passages the reply was given */
-      retrieval: components["schemas"]["TurnRetrieval"] | null;
-      /** @description assistant turns that are a tool's spoken message while it runs or after it failed (messages.on_start, on_slow, on_failure), not a reply; null otherwise */
-      tool_message: ("on_start" | "on_slow" | "on_failure") | null;
-    };
-    PriceEntry: OneOf<[{
-      /** @constant */
-      component: "llm";
-      /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
-      provider: string;
-      /**
-       * @description The model; `*` for any model of the vendor
-       * @default *
-       */
-      model: string;
-      input_usd_per_million_tokens: number;
-      output_usd_per_million_tokens: number;
-    }, {
-      /** @constant */
-      component: "stt";
-      /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
-      provider: string;
-      /**
-       * @description The model; `*` for any model of the vendor
-       * @default *
-       */
-      model: string;
-      /** @description Per minute of audio transcribed */
-      usd_per_minute: number;
-    }, {
-      /** @constant */
-      component: "tts";
-      /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
-      provider: string;
-      /**
-       * @description The model; `*` for any model of the vendor
-       * @default *
-       */
-      model: string;
-      usd_per_million_characters: number;
-    }, {
-      /** @constant */
-      component: "telephony";
-      /**
-       * @description The transport that carried the call
-       * @enum {string}
-       */
-      provider: "sip" | "web" | "browser" | "media_stream";
-      /**
-       * @description The model; `*` for any model of the vendor
-       * @default *
-       */
-      model: string;
-      /** @description Per minute of the call */
-      usd_per_minute: number;
-    }]>;
-    PriceTable: {
-      /** @constant */
-      currency: "USD";
-      /** @description The organisation's own prices; they win over the defaults */
-      overrides: components["schemas"]["PriceEntry"][];
-      defaults: components["schemas"]["PriceEntry"][];
-    };
-    /** @description A preset, read in the time zone, or `from` (inclusive) and `to` (exclusive) */
-    AnalyticsPeriod: ({
-      /** @enum {string} */
-      preset: "today" | "yesterday" | "last_24_hours" | "last_7_days" | "last_30_days" | "last_90_days" | "this_week" | "last_week" | "this_month" | "last_month" | "this_year";
-    }) | {
-      /** @description Inclusive */
-      from: string;
-      /** @description Exclusive */
-      to: string;
-    };
-    /** @description The filters of GET /api/calls: values of one filter widen (or), different filters narrow (and) */
-    AnalyticsFilters: {
-      status?: ("queued" | "initiated" | "ringing" | "in_progress" | "completed" | "failed" | "busy" | "no_answer" | "voicemail" | "canceled")[];
-      direction?: ("inbound" | "outbound")[];
-      transport?: ("sip" | "web" | "browser" | "media_stream")[];
-      assistant_id?: number[];
-      contact_id?: number[];
-      campaign_id?: number[];
-      /** @description Matches the number the call came from or went to */
-      phone_number?: string[];
-      end_reason?: string[];
-    };
-    AnalyticsChart: {
-      id: number;
-      name: string;
-      /** @enum {string} */
-      chart_type: "line" | "bar" | "pie" | "number" | "table";
-      /** @enum {string} */
-      metric: "calls" | "minutes" | "duration_seconds" | "cost" | "cost_by_component" | "llm_tokens" | "stt_minutes" | "tts_characters" | "answer_rate" | "voicemail_rate" | "transfer_rate" | "success_rate" | "end_reasons" | "outcomes" | "outcome_value" | "latency_end_of_utterance_ms" | "latency_llm_ttft_ms" | "latency_tts_ttfb_ms" | "latency_e2e_ms" | "interruptions_per_call" | "tool_calls" | "tool_failures";
-      /** @enum {string} */
-      aggregation: "count" | "sum" | "avg" | "min" | "max" | "p50" | "p90" | "p95" | "p99" | "percentiles" | "rate";
-      field: string | null;
-      group_by: string[];
-      filters: components["schemas"]["AnalyticsFilters"];
-      period: components["schemas"]["AnalyticsPeriod"];
-      timezone: string;
-      limit: number;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    AnalyticsResult: {
-      chart_id: number | null;
-      name: string | null;
-      /** @enum {string} */
-      metric: "calls" | "minutes" | "duration_seconds" | "cost" | "cost_by_component" | "llm_tokens" | "stt_minutes" | "tts_characters" | "answer_rate" | "voicemail_rate" | "transfer_rate" | "success_rate" | "end_reasons" | "outcomes" | "outcome_value" | "latency_end_of_utterance_ms" | "latency_llm_ttft_ms" | "latency_tts_ttfb_ms" | "latency_e2e_ms" | "interruptions_per_call" | "tool_calls" | "tool_failures";
-      /** @enum {string} */
-      aggregation: "count" | "sum" | "avg" | "min" | "max" | "p50" | "p90" | "p95" | "p99" | "percentiles" | "rate";
-      field: string | null;
-      /** @description calls, minutes, seconds, ms, usd, ratio (0 to 1), tokens, characters, count */
-      unit: string;
-      /** @description USD for costs */
-      currency: string | null;
-      /** @description As run: `from` inclusive, `to` exclusive, with the offset of the time zone */
-      period: {
-        preset: ("today" | "yesterday" | "last_24_hours" | "last_7_days" | "last_30_days" | "last_90_days" | "this_week" | "last_week" | "this_month" | "last_month" | "this_year") | null;
-        from: string;
-        to: string;
-      };
-      timezone: string;
-      granularity: ("hour" | "day" | "week" | "month") | null;
-      group_by: string[];
-      series: ({
-          /** @description The value of each group-by and, for a metric of several measures, `measure` */
-          key: {
-            [key: string]: string | number | null;
-          };
-          label: string;
-          points: ({
-              /** @description Start of the bucket; null without a time bucket */
-              t: string | null;
-              value: number | null;
-            })[];
-          /** @description Over the whole period */
-          total: number | null;
-        })[];
-      totals: {
-        /** @description Calls the query counted */
-        calls: number;
-        /** @description The metric over the whole period and every group; for several measures, their sum where they add up */
-        value: number | null;
-        measures: {
-          [key: string]: number | null;
-        };
-      };
-      /** @description More series than `limit` */
-      truncated: boolean;
-      /** @description Percentiles read from the histograms of the rollups, each within `relative_error` of the exact value; false when computed exactly */
-      approximate: boolean;
-      /** @description With `approximate`: the largest relative error of a value (0.02 is 2%) */
-      relative_error: number | null;
-      /** Format: date-time */
-      generated_at: string;
-    };
-    BillingSummary: {
-      period: {
-        preset: string | null;
-        from: string;
-        to: string;
-      };
-      timezone: string;
-      /** @constant */
-      currency: "USD";
-      /** @description US dollars */
-      total: number;
-      /** @description Calls in the period with a cost */
-      calls: number;
-      minutes: number;
-      by_component: {
-        /** @description US dollars */
-        llm: number;
-        /** @description US dollars */
-        stt: number;
-        /** @description US dollars */
-        tts: number;
-        /** @description US dollars */
-        telephony: number;
-      };
-      by_assistant: ({
-          assistant_id: number | null;
-          name: string;
-          /** @description US dollars */
-          total: number;
-          minutes: number;
-        })[];
-      limits: {
-        max_concurrent_calls: number;
-        active_calls: number;
-      };
-      /**
-       * @description No payment processor: usage is reported, not charged
-       * @constant
-       */
-      payment: "none";
-    };
-    Passkey: {
-      id: number;
-      name: string;
-      /** Format: date-time */
-      created_at: string;
-      last_used_at: string | null;
-    };
-    PasskeyCeremonyOptions: {
-      challenge: string;
-      [key: string]: unknown;
-    };
-    Contact: {
-      id: number;
-      organization_id: number;
-      external_id: string | null;
-      first_name: string | null;
-      last_name: string | null;
-      /** @description E.164 */
-      phone_number: string | null;
-      phone_extension: string | null;
-      email: string | null;
-      timezone: string | null;
-      /** @description Typed values: dates as `YYYY-MM-DD`, date-times as ISO 8601 UTC */
-      custom_fields: {
-        [key: string]: unknown;
-      };
-      /**
-       * @description How the contact came to exist
-       * @enum {string}
-       */
-      source: "api" | "import" | "inbound_call";
-      campaign_ids: number[];
-      /** @description When the person was last on a call */
-      last_seen_at: string | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    ContactPagination: {
-      page: number;
-      page_size: number;
-      total: number;
-      total_pages: number;
-    };
-    ImportRowResult: {
-      /** @description 0-based position of the row in `contacts` (JSON) or among the data lines (CSV) */
-      index: number;
-      /** @enum {string} */
-      status: "created" | "updated" | "invalid" | "conflict";
-      contact_id: number | null;
-      /** @description Why an `invalid` row was skipped, in the 422 `detail` shape */
-      errors?: ({
-          loc: (string | number)[];
-          msg: string;
-          type: string;
-        })[];
-      /** @description For a `conflict` row: its identifiers belong to different existing contacts, so it was skipped */
-      conflicts?: {
-          field: string;
-          contact_id: number;
-        }[];
-    };
-    ImportReport: {
-      total: number;
-      created: number;
-      updated: number;
-      invalid: number;
-      conflict: number;
-      rows: components["schemas"]["ImportRowResult"][];
-    };
-    RAGSettings: {
-      /** @default false */
-      enabled: boolean;
-      /** @default true */
-      auto_process: boolean;
-      /**
-       * @default recursive
-       * @enum {string}
-       */
-      chunking_strategy: "recursive" | "fixed" | "sentence" | "markdown";
-      /** @default 1000 */
-      chunk_size: number;
-      /** @default 200 */
-      chunk_overlap: number;
-      /** @default local/use-lite */
-      embedding_model: string;
-      /** @default 3 */
-      search_limit: number;
-      /** @default 0.7 */
-      similarity_threshold: number;
-      /** @default true */
-      include_metadata: boolean;
-      /** @default 8000 */
-      context_budget: number;
-      /** @default 4000 */
-      context_window_tokens: number;
-      /** @default 2000 */
-      max_prompt_doc_tokens: number;
-      /**
-       * @default sliding_window
-       * @enum {string}
-       */
-      history_strategy: "sliding_window" | "summarize" | "full";
-      /** @default 20 */
-      max_history_turns: number;
-    };
-    /** @description Following same-site links from a URL source: same scheme, host and port only; robots.txt is honoured. */
-    CrawlSettings: {
-      /**
-       * @description Pages fetched at most, the start page included
-       * @default 25
-       */
-      max_pages: number;
-      /**
-       * @description Links followed from the start page: 0 is the start page alone
-       * @default 1
-       */
-      max_depth: number;
-      /**
-       * @description Only paths starting with one of these (e.g. `/help/`); all when empty
-       * @default []
-       */
-      include: string[];
-      /**
-       * @description Never paths starting with one of these
-       * @default []
-       */
-      exclude: string[];
-    };
-    Document: {
-      id: number;
-      name: string;
-      /** @enum {string} */
-      source_kind: "upload" | "text" | "url";
-      filename: string | null;
-      /** @description The type of the source; the content is always Markdown */
-      media_type: string;
-      /** @description Of the source */
-      size_bytes: number;
-      /** @description Hex SHA-256 of the source bytes: the same source twice in an organisation is a 409 */
-      sha256: string | null;
-      /** @enum {string} */
-      status: "pending" | "processing" | "ready" | "failed";
-      /** @description Where processing failed, when `status` is failed */
-      failed_stage: ("fetch" | "parse" | "chunk" | "embed") | null;
-      /** @description Why, in a sentence, when `status` is failed */
-      error: string | null;
-      chunk_count: number;
-      /** @description Estimated: characters / 4, rounded up per chunk */
-      token_count: number;
-      /** @description The embedding model of its first index (`indexes`); null until processed */
-      embedding_model: string | null;
-      /** @description What search can use: one per chunking and embedding model its assistants ask for (the defaults when attached to none) */
-      indexes: {
-          /** @description `strategy:chunk_size:chunk_overlap` */
-          chunking: string;
-          embedding_model: string;
-          chunk_count: number;
-          token_count: number;
-        }[];
-      source_url: string | null;
-      crawl: components["schemas"]["CrawlSettings"] | null;
-      refresh_interval_hours: number | null;
-      /** @description A URL source: when it was last fetched */
-      fetched_at: string | null;
-      next_refresh_at: string | null;
-      metadata: {
-        [key: string]: string;
-      };
-      processed_at: string | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    DocumentContent: {
-      document_id: number;
-      /** @description Markdown */
-      content: string;
-    };
-    SearchHit: {
-      chunk_id: number;
-      document_id: number;
-      document_name: string;
-      heading_path: string[];
-      content: string;
-      token_count: number;
-      metadata: {
-        [key: string]: string;
-      };
-      lexical_rank: number | null;
-      /** @description Full-text rank (ts_rank, length-normalised) */
-      lexical_score: number | null;
-      vector_rank: number | null;
-      /** @description Cosine similarity */
-      vector_score: number | null;
-      /** @description The cosine calibrated for the model, 0–1: what similarity_threshold applies to */
-      relevance: number | null;
-      /** @description Reciprocal rank fusion: sum of 1 / (60 + rank) over both lists */
-      fused_score: number;
-    };
-    SearchResult: {
-      query: string;
-      embedding_model: string;
-      chunking: string;
-      similarity_threshold: number;
-      search_limit: number;
-      documents_searched: number;
-      hits: components["schemas"]["SearchHit"][];
-      /** @description Vector hits left out under the threshold */
-      below_threshold: number;
-      /** @description Why vectors took no part (a missing key, the vendor down); words were still searched */
-      vector_error: string | null;
-      timings_ms: {
-        embed_ms: number;
-        lexical_ms: number;
-        vector_ms: number;
-        fetch_ms: number;
-        total_ms: number;
-      };
-    };
-    LLMProviderConfig: {
-      /** @default null */
-      base_url: string | null;
-      /**
-       * @description Passed on to the vendor. `api_key`, the assistant's own key, is write-only: stored sealed, masked in every answer.
-       * @default null
-       */
-      custom_config: {
-        [key: string]: unknown;
-      } | null;
-      /** @default gpt-4.1-mini */
-      model: string | null;
-    };
-    LLMSettings: {
-      /** @default You are a helpful assistant that can answer questions and help with tasks. */
-      system_prompt: string | null;
-      /** @default null */
-      welcome_message: string | null;
-      /** @default 0.5 */
-      temperature: number;
-      /** @default 1 */
-      top_p: number;
-      /** @default 1000 */
-      max_tokens: number;
-      /** @default 0 */
-      frequency_penalty: number;
-      /** @default 0 */
-      presence_penalty: number;
-      /** @default [] */
-      stop_sequences: string[];
-    };
-    LLMFallbackProvider: {
-      /** @enum {string} */
-      provider: "openai" | "anthropic" | "google" | "groq" | "mistral" | "custom";
-      /**
-       * @description Write-only: stored sealed, masked in every answer.
-       * @default null
-       */
-      api_key: string | null;
-      /** @default null */
-      base_url: string | null;
-      /** @default null */
-      model: string | null;
-    };
-    LLMFallbackSettings: {
-      /** @default false */
-      enabled: boolean;
-      /** @default [] */
-      fallbacks: components["schemas"]["LLMFallbackProvider"][];
-    };
-    TurnDetectionSettings: {
-      /**
-       * @default turn_detector
-       * @enum {string}
-       */
-      mode: "turn_detector" | "text_turn_detector";
-      /** @default 0.3 */
-      min_endpointing_delay: number;
-      /** @default 2.5 */
-      max_endpointing_delay: number;
-    };
-    STTSettings: {
-      /**
-       * @default deepgram
-       * @enum {string}
-       */
-      provider: "deepgram" | "soniox" | "assemblyai" | "local";
-      /** @default nova-3 */
-      model: string | null;
-      /** @default en */
-      language: string;
-      /** @default [] */
-      language_hints: string[];
-      /** @default [] */
-      keyterms: string[];
-      /** @default true */
-      punctuate: boolean;
-      /** @default true */
-      smart_format: boolean;
-      /** @default null */
-      endpoint_latency_adjustment_level: number | null;
-      /** @default null */
-      endpoint_sensitivity: number | null;
-      turn_detection: components["schemas"]["TurnDetectionSettings"];
-    };
-    TTSSettings: {
-      /**
-       * @default elevenlabs
-       * @enum {string}
-       */
-      provider: "elevenlabs" | "cartesia" | "deepgram" | "local";
-      /** @default null */
-      voice_id: string | null;
-      /** @default null */
-      model_id: string | null;
-      /**
-       * @description Passed on to the vendor. `api_key`, the assistant's own key, is write-only: stored sealed, masked in every answer.
-       * @default {}
-       */
-      provider_config: {
-        [key: string]: unknown;
-      };
-    };
-    RecordingSettings: {
-      /** @default true */
-      recording_enabled: boolean;
-      /**
-       * @default mp3
-       * @enum {string}
-       */
-      recording_format: "mp3" | "wav";
-      /** @default true */
-      record_user_audio: boolean;
-      /** @default true */
-      record_assistant_audio: boolean;
-      /** @default true */
-      record_mixed_audio: boolean;
-      /** @default false */
-      consent_required: boolean;
-      /** @default */
-      consent_prompt: string;
-    };
-    InterruptionSettings: {
-      /** @default true */
-      allow_interruptions: boolean;
-      /** @default true */
-      allow_welcome_interruption: boolean;
-      /** @default 0.5 */
-      min_interruption_duration: number;
-      /** @default 1 */
-      min_interruption_words: number;
-      /** @default 2 */
-      false_interruption_timeout: number;
-      /** @default true */
-      resume_false_interruption: boolean;
-    };
-    CallStartLookup: {
-      /**
-       * @description Called with a signed POST as each call starts; its answer sets variables and overrides for that call. Null: no lookup
-       * @default null
-       */
-      url: string | null;
-      /**
-       * @description Signs each request as a webhook is signed (Standard Webhooks). Write-only: stored sealed, masked in every answer. Required with `url`
-       * @default null
-       */
-      secret: string | null;
-      /**
-       * @description How long the call waits for the answer before it goes on with what it has, ms
-       * @default 2000
-       */
-      timeout_ms: number;
-    };
-    /** @description Something that will make calls to this assistant fail although the settings are valid. Reflects the environment of the API process that answered; the agent workers that run calls check their own environment again when a call starts. */
-    AssistantWarning: {
-      /**
-       * @description `missing_credentials`: a vendor the settings name has no key (or a `custom` LLM no address)
-       * @enum {string}
-       */
-      code: "missing_credentials";
-      /** @description The setting that names the vendor, dotted: `stt_settings.provider`, `llm_fallback_providers.fallbacks.0.provider` */
-      field: string;
-      /** @description What is missing and where it can be set, naming the environment variable */
-      message: string;
-    };
-    Assistant: {
-      id: number;
-      name: string;
-      organization_id: number;
-      user_id: number;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-      /** @default null */
-      description: string | null;
-      /** @default true */
-      is_active: boolean | null;
-      /** @default openai */
-      llm_provider: ("openai" | "anthropic" | "google" | "groq" | "mistral" | "custom") | null;
-      llm_provider_config: components["schemas"]["LLMProviderConfig"];
-      llm_settings: components["schemas"]["LLMSettings"];
-      llm_fallback_providers: components["schemas"]["LLMFallbackSettings"];
-      stt_settings: components["schemas"]["STTSettings"];
-      tts_settings: components["schemas"]["TTSSettings"];
-      rag_settings: components["schemas"]["RAGSettings"];
-      recording_settings: components["schemas"]["RecordingSettings"];
-      interruption_settings: components["schemas"]["InterruptionSettings"];
-      /** @default Are you still there? I'm here to help if you need anything. */
-      idle_message: string | null;
-      /** @default null */
-      idle_timeout: number | null;
-      /** @default null */
-      max_idle_messages: number | null;
-      call_start_lookup: components["schemas"]["CallStartLookup"];
-      /** @default null */
-      custom_settings: {
-        [key: string]: unknown;
-      } | null;
-      /** @default null */
-      playbook_ids: number[] | null;
-      /** @default [] */
-      assigned_documents: number[];
-      /** @default [] */
-      assigned_tools: number[];
-      /** @description Response only, recomputed on every read: an assistant with warnings is stored and can be edited, but calls to it end `failed` with `end_reason` `missing_credentials` until the missing keys are set (on the service, or in the assistant where the message says so). */
-      warnings: components["schemas"]["AssistantWarning"][];
-    };
-    ContactProperty: {
-      id: number;
-      key: string;
-      label: string;
-      /** @enum {string} */
-      type: "text" | "number" | "boolean" | "date" | "datetime" | "select";
-      options: string[] | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    ApiKey: {
-      id: number;
-      name: string | null;
-      /** @description The first characters of the key, to recognise it by */
-      prefix: string;
-      created_by: {
-        user_id: number;
-        email: string;
-        name: string | null;
-      };
-      /** Format: date-time */
-      created_at: string;
-      /** @description Written every 15 s at most, so up to 15 s behind */
-      last_used_at: string | null;
-      revoked_at: string | null;
-    };
-    ApiKeyCreated: {
-      id: number;
-      name: string | null;
-      /** @description The first characters of the key, to recognise it by */
-      prefix: string;
-      created_by: {
-        user_id: number;
-        email: string;
-        name: string | null;
-      };
-      /** Format: date-time */
-      created_at: string;
-      /** @description Written every 15 s at most, so up to 15 s behind */
-      last_used_at: string | null;
-      revoked_at: string | null;
-      /** @description The key itself: shown this once, stored only as a hash */
-      key: string;
-    };
-    Member: {
-      user_id: number;
-      email: string;
-      name: string | null;
-      /**
-       * @description owner: everything, including owners; admin: everything but owners; member: the product, not keys, people or billing
-       * @enum {string}
-       */
-      role: "owner" | "admin" | "member";
-      /** Format: date-time */
-      created_at: string;
-      has_password: boolean;
-    };
-    Invitation: {
-      id: number;
-      email: string;
-      /**
-       * @description owner: everything, including owners; admin: everything but owners; member: the product, not keys, people or billing
-       * @enum {string}
-       */
-      role: "owner" | "admin" | "member";
-      invited_by: number;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      expires_at: string;
-    };
-    InvitationCreated: {
-      id: number;
-      email: string;
-      /**
-       * @description owner: everything, including owners; admin: everything but owners; member: the product, not keys, people or billing
-       * @enum {string}
-       */
-      role: "owner" | "admin" | "member";
-      invited_by: number;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      expires_at: string;
-      /** @description The link to hand the person; shown this once */
-      url: string;
-    };
-    Profile: {
-      user_id: number;
-      organization_id: number;
-      organization_name: string;
-      email: string;
-      name: string | null;
-      /**
-       * @description owner: everything, including owners; admin: everything but owners; member: the product, not keys, people or billing
-       * @enum {string}
-       */
-      role: "owner" | "admin" | "member";
-    };
-    Session: {
-      id: number;
-      user_agent: string | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      last_seen_at: string;
-      /** Format: date-time */
-      expires_at: string;
-      current: boolean;
-    };
-    OrganizationSettings: {
-      organization_id: number;
-      name: string;
-      /** @description ISO 3166-1 alpha-2; phone numbers written without a country code are read in this region */
-      default_phone_region: string;
-      /** @description Calls under way at once, inbound, outbound and web together; POST /telephony/calls/initiate answers 429 beyond it */
-      max_concurrent_calls: number;
-      /** @description Calls under way now: queued, dialling, ringing or in progress */
-      active_calls: number;
-    };
-    ValidationErrorItem: {
-      loc: (string | number)[];
-      msg: string;
-      type: string;
-    };
-    HTTPValidationError: {
-      detail: components["schemas"]["ValidationErrorItem"][];
-    };
-    ErrorResponse: {
-      /** @constant */
-      success: false;
-      message: string;
-      /** @description Stable machine-readable error code, e.g. `unauthorized`, `not_found`, `conflict` */
-      code: string;
-      [key: string]: unknown;
-    };
-    Pagination: {
-      page: number;
-      per_page: number;
-      total: number;
-      total_pages: number;
-    };
-    Tool: {
-      id: number;
-      name: string;
-      description: string;
-      /** @enum {string} */
-      type: "http" | "end_call" | "transfer_call" | "send_dtmf" | "knowledge_search";
-      enabled: boolean;
-      parameters: {
-        [key: string]: unknown;
-      };
-      http: ({
-        /** @enum {string} */
-        method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-        url: string;
-        headers: {
-          [key: string]: string;
-        };
-        query: {
-          [key: string]: string;
-        };
-        body: unknown;
-        /** @description Masked */
-        secret_headers: {
-          [key: string]: string;
-        };
-        timeout_ms: number;
-      }) | null;
-      transfer: ({
-        destination: string;
-        /** @enum {string} */
-        mode: "cold" | "warm";
-        handoff_message: string | null;
-      }) | null;
-      messages: {
-        on_start: string | null;
-        on_slow: string | null;
-        slow_after_ms: number;
-        on_failure: string | null;
-      };
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    ToolTestResult: {
-      /** @description As sent, credentials redacted */
-      request: {
-        method: string;
-        url: string;
-        headers: {
-          [key: string]: string;
-        };
-        body: string | null;
-      };
-      /** @description Placeholders that had no value and were sent empty */
-      missing: string[];
-      /** @description HTTP status; null when no answer came */
-      status: number | null;
-      duration_ms: number;
-      /** @description At most 64 KiB, credentials redacted */
-      response_body: string;
-      truncated: boolean;
-      /** @description Non-2xx, a JSON answer reporting an error, a timeout, or a refused target */
-      is_error: boolean;
-      error: string | null;
-      /** @description What the model would be given: at most 4,000 characters */
-      output: string;
-    };
-    TestRunTokenUsage: {
-      prompt_tokens: number;
-      completion_tokens: number;
-      total_tokens: number;
-      requests: number;
-    };
-    TestRunRepetition: {
-      /** @description 1-based */
-      repetition: number;
-      /** @description It ran to its end and every assertion passed */
-      passed: boolean;
-      /**
-       * @description script: every turn was said; user_done: the simulated user said it was done; max_turns; assistant_ended: the assistant called end_call; error: see error
-       * @enum {string}
-       */
-      ended_by: "script" | "user_done" | "max_turns" | "assistant_ended" | "error";
-      transcript: ({
-          /** @enum {string} */
-          role: "user" | "assistant";
-          text: string;
-          /** @description The user turn it belongs to; 0: before the first */
-          turn: number;
-        })[];
-      tool_calls: {
-          turn: number;
-          name: string;
-          arguments: unknown;
-          output: unknown;
-          mocked: boolean;
-          is_error: boolean;
-        }[];
-      /** @description Values the assistant's playbooks collected */
-      collected: {
-        [key: string]: unknown;
-      };
-      assertions: {
-          index: number;
-          type: string;
-          passed: boolean;
-          reason: string;
-        }[];
-      turns: ({
-          turn: number;
-          /** @description From the user turn to the end of the reply, tools included */
-          latency_ms: number;
-          llm_ttft_ms: number | null;
-        })[];
-      usage: {
-        assistant: components["schemas"]["TestRunTokenUsage"];
-        simulated_user: components["schemas"]["TestRunTokenUsage"];
-        judge: components["schemas"]["TestRunTokenUsage"];
-      };
-      error: string | null;
-    };
-    TestRunTotals: {
-      repetitions: number;
-      passed: number;
-      usage: {
-        assistant: components["schemas"]["TestRunTokenUsage"];
-        simulated_user: components["schemas"]["TestRunTokenUsage"];
-        judge: components["schemas"]["TestRunTokenUsage"];
-        total: components["schemas"]["TestRunTokenUsage"];
-      };
-      /** @description Over every turn of every repetition */
-      latency_ms: {
-        p50: number | null;
-        p95: number | null;
-        max: number | null;
-      };
-    };
-    TestRun: {
-      id: number;
-      assistant_id: number | null;
-      playbook_id: number | null;
-      /** @enum {string} */
-      status: "queued" | "running" | "completed" | "failed" | "cancelled";
-      /** @description The request as accepted, defaults filled in (TestRunCreate) */
-      request: {
-        [key: string]: unknown;
-      };
-      /** @description One per repetition run so far */
-      results: components["schemas"]["TestRunRepetition"][];
-      /** @description Share of repetitions that passed, 0 to 1; null until the run completes */
-      pass_rate: number | null;
-      totals: components["schemas"]["TestRunTotals"] | null;
-      /** @description Why the run failed or was cancelled */
-      error: string | null;
-      /** @description Times a worker took the run up (more than 1 after a worker stopped mid-run) */
-      attempts: number;
-      /** Format: date-time */
-      created_at: string;
-      started_at: string | null;
-      completed_at: string | null;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    Playbook: {
-      id: number;
-      name: string;
-      description: string;
-      enabled: boolean;
-      goal: string;
-      instructions: string[];
-      examples: (({
-            /** @enum {string} */
-            role: "user" | "assistant";
-            content: string;
-          })[])[];
-      content: string;
-      tool_ids: number[];
-      collect: ({
-          name: string;
-          /** @enum {string} */
-          type: "string" | "number" | "integer" | "boolean" | "date" | "enum";
-          description: string;
-          required: boolean;
-          values: string[] | null;
-        })[];
-      /** @enum {string} */
-      mode: "auto" | "inline" | "handoff";
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    PhoneConnection: {
-      id: number;
-      name: string;
-      /** @enum {string} */
-      kind: "sip" | "twilio";
-      /** @description Null on carrier connections */
-      sip_address: string | null;
-      /** @description Null on carrier connections */
-      sip_transport: ("udp" | "tcp" | "tls") | null;
-      username: string | null;
-      /** @description `****` and the last characters, or null */
-      password: string | null;
-      livekit_trunk_id: string | null;
-      /** @description Null on sip connections */
-      account_sid: string | null;
-      /** @description `****` and the last characters; null on sip connections */
-      auth_token: string | null;
-      /** @description The managed numbers on this connection, E.164 */
-      numbers: string[];
-      /** @description What will make calls on this connection fail, such as a PUBLIC_URL that is not https on a carrier connection; empty when nothing is known to be wrong */
-      warnings: string[];
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    PhoneNumber: {
-      id: number;
-      number: string;
-      phone_connection_id: number;
-      label: string | null;
-      assistant_id: number | null;
-      /** Format: date-time */
-      created_at: string;
-      /** Format: date-time */
-      updated_at: string;
-    };
-    InitiateCallResponse: {
-      /** @constant */
-      success: true;
-      message: string;
-      /** @description Matches the later `call.completed` event; readable at `GET /api/calls/{call_sid}` */
-      call_sid: string;
-      /** @description Null at response time: the carrier has not been reached yet */
-      provider_call_sid: string | null;
-    };
-    WebCall: {
-      call_sid: string;
-      /** @description The LiveKit server the browser connects to */
-      livekit_url: string;
-      room: string;
-      /** @description A LiveKit access token that joins only this room, valid until expires_at */
-      participant_token: string;
-      /** Format: date-time */
-      expires_at: string;
-    };
-    BrowserCall: {
-      call_sid: string;
-      /** @description Open in a browser to talk; carries the token */
-      page_url: string;
-      /** @description For a custom front end: 16 kHz mono 16-bit PCM both ways, JSON text frames for events */
-      websocket_url: string;
-      token: string;
-      /**
-       * Format: date-time
-       * @description The page must connect before this; the call itself may last longer
-       */
-      expires_at: string;
-    };
-    CallingWindow: {
-      /** @description Weekdays the window applies to */
-      days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
-      /** @description Local time the window opens, HH:MM */
-      start: string;
-      /** @description Local time the window closes, HH:MM (24:00 for midnight); after `start` */
-      end: string;
     };
     CampaignSchedule: {
+      /**
+       * @description No call after this instant: the campaign completes, its contacts not reached are `skipped`
+       * @default null
+       */
+      end_at: string | null;
+      /**
+       * @description No call before this instant; a campaign started earlier is `scheduled` until then
+       * @default null
+       */
+      start_at: string | null;
       /**
        * @description The campaign's zone: for contacts whose own zone is unknown, or for all when `use_contact_timezone` is false
        * @default UTC
@@ -3417,91 +1615,44 @@ export interface components {
        * ]
        */
       windows: components["schemas"]["CallingWindow"][];
-      /**
-       * @description No call before this instant; a campaign started earlier is `scheduled` until then
-       * @default null
-       */
-      start_at: string | null;
+    };
+    CampaignScheduleInput: {
       /**
        * @description No call after this instant: the campaign completes, its contacts not reached are `skipped`
        * @default null
        */
-      end_at: string | null;
-    };
-    CampaignPacing: {
+      end_at?: string | null;
       /**
-       * @description Calls of this campaign under way at once
-       * @default 5
+       * @description No call before this instant; a campaign started earlier is `scheduled` until then
+       * @default null
        */
-      max_concurrent_calls: number;
+      start_at?: string | null;
+      /** @description The campaign's zone: for contacts whose own zone is unknown, or for all when `use_contact_timezone` is false */
+      timezone?: string;
       /**
-       * @description New calls started per minute, at most
-       * @default 30
-       */
-      calls_per_minute: number;
-      /**
-       * @description Share of the organisation's `max_concurrent_calls` all its campaigns may use together, so inbound calls always find room
-       * @default 0.8
-       */
-      org_share: number;
-    };
-    /** @description Per outcome of an attempt: how many more calls, and how long after. An answered call is never retried */
-    CampaignRetry: {
-      busy: {
-        /**
-         * @description Further calls after an attempt that ends this way
-         * @default 2
-         */
-        attempts: number;
-        /**
-         * @description Wait before the next attempt; it also waits for the next window
-         * @default 15
-         */
-        delay_minutes: number;
-      };
-      no_answer: {
-        /**
-         * @description Further calls after an attempt that ends this way
-         * @default 2
-         */
-        attempts: number;
-        /**
-         * @description Wait before the next attempt; it also waits for the next window
-         * @default 60
-         */
-        delay_minutes: number;
-      };
-      voicemail: {
-        /**
-         * @description Further calls after an attempt that ends this way
-         * @default 1
-         */
-        attempts: number;
-        /**
-         * @description Wait before the next attempt; it also waits for the next window
-         * @default 240
-         */
-        delay_minutes: number;
-      };
-      failed: {
-        /**
-         * @description Further calls after an attempt that ends this way
-         * @default 1
-         */
-        attempts: number;
-        /**
-         * @description Wait before the next attempt; it also waits for the next window
-         * @default 30
-         */
-        delay_minutes: number;
-      };
-    };
-    CampaignVoicemail: {
-      /**
-       * @description Tell a person from an answering machine in the first seconds of an answered call
+       * @description Windows are read in each contact's own zone: its `timezone`, else the zone of its phone number (when the number's area has one), else the campaign's
        * @default true
        */
-      detect: boolean;
+      use_contact_timezone?: boolean;
+      /**
+       * @description When calls may be placed; default weekdays 09:00 to 20:00
+       * @default [
+       *   {
+       *     "days": [
+       *       "mon",
+       *       "tue",
+       *       "wed",
+       *       "thu",
+       *       "fri"
+       *     ],
+       *     "start": "09:00",
+       *     "end": "20:00"
+       *   }
+       * ]
+       */
+      windows?: components["schemas"]["CallingWindowInput"][];
+    };
+    CampaignVoicemail: {
       /**
        * @description On a machine: hang up, or wait for the greeting to end and speak `message`
        * @default hang_up
@@ -3509,108 +1660,1992 @@ export interface components {
        */
       action: "hang_up" | "leave_message";
       /**
+       * @description Tell a person from an answering machine in the first seconds of an answered call
+       * @default true
+       */
+      detect: boolean;
+      /**
        * @description Spoken after the greeting when `action` is leave_message; `{{var.*}}` allowed
        * @default null
        */
       message: string | null;
     };
-    /** @description Pauses the campaign with reason `circuit_breaker` when most recent calls fail (a wrong trunk, a revoked key): a failure is an attempt that ended `failed`, not busy or unanswered */
-    CampaignCircuitBreaker: {
-      /** @default true */
-      enabled: boolean;
+    CampaignVoicemailInput: {
       /**
-       * @description Pause when at least this share of the recent attempts failed
-       * @default 0.5
+       * @description On a machine: hang up, or wait for the greeting to end and speak `message`
+       * @default hang_up
+       * @enum {string}
        */
-      failure_ratio: number;
+      action?: "hang_up" | "leave_message";
       /**
-       * @description How many recent attempts are looked at, and the fewest before it can trip
-       * @default 10
+       * @description Tell a person from an answering machine in the first seconds of an answered call
+       * @default true
        */
-      min_attempts: number;
+      detect?: boolean;
+      /**
+       * @description Spoken after the greeting when `action` is leave_message; `{{var.*}}` allowed
+       * @default null
+       */
+      message?: string | null;
     };
-    CampaignProgress: {
-      /** @description By state: pending (never called), scheduled (a retry or the next window is due), dialling, in_call, done, exhausted (retries used up), skipped */
-      contacts: {
-        total: number;
-        pending: number;
-        scheduled: number;
-        dialling: number;
-        in_call: number;
-        done: number;
-        exhausted: number;
-        skipped: number;
-      };
-      /** @description Of every attempt made */
-      outcomes: {
-        answered: number;
-        voicemail: number;
-        no_answer: number;
-        busy: number;
-        failed: number;
-      };
-      attempts: number;
-      calls_in_flight: number;
-      /** @description When the earliest contact waiting for a window can be called; null when none waits */
-      next_window_opens_at: string | null;
-      /** @description At the pace of the last hour; null before there is one, or when nothing is left */
-      estimated_completion_at: string | null;
-      circuit_breaker: {
-        /** @enum {string} */
-        state: "closed" | "open";
-        recent_attempts: number;
-        recent_failures: number;
-      };
-    };
-    Campaign: {
-      id: number;
-      name: string;
-      assistant_id: number | null;
-      /** @enum {string} */
-      state: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled";
-      /** @description Why it is paused or ended when not by a person: circuit_breaker, assistant_deleted, no_calling_number, end_at */
-      state_reason: string | null;
+    CampaignWriteInput: {
+      assistant_id: number;
+      /** @default {} */
+      circuit_breaker?: components["schemas"]["CampaignCircuitBreakerInput"];
+      /** @description The organisation's managed numbers to call from (SIP-trunk or carrier connections) */
       from_numbers: string[];
-      /** @enum {string} */
-      number_rotation: "round_robin" | "sticky";
-      schedule: components["schemas"]["CampaignSchedule"];
-      pacing: components["schemas"]["CampaignPacing"];
-      retry: components["schemas"]["CampaignRetry"];
-      voicemail: components["schemas"]["CampaignVoicemail"];
-      circuit_breaker: components["schemas"]["CampaignCircuitBreaker"];
-      variables: {
+      name: string;
+      /**
+       * @description round_robin: each call takes the next number; sticky: a contact is always called from the same number
+       * @default round_robin
+       * @enum {string}
+       */
+      number_rotation?: "round_robin" | "sticky";
+      /** @default {} */
+      pacing?: components["schemas"]["CampaignPacingInput"];
+      /** @default {} */
+      retry?: components["schemas"]["CampaignRetryInput"];
+      /** @default {} */
+      schedule?: components["schemas"]["CampaignScheduleInput"];
+      /**
+       * @description `{{var.*}}` of every call; a contact's imported values and its own fields (`{{contact.*}}`) take precedence
+       * @default {}
+       */
+      variables?: {
         [key: string]: string;
       };
-      progress: components["schemas"]["CampaignProgress"];
-      started_at: string | null;
-      completed_at: string | null;
+      /** @default {} */
+      voicemail?: components["schemas"]["CampaignVoicemailInput"];
+    };
+    CollectedValues: {
+      [key: string]: {
+        /** @description Required values not collected */
+        missing: string[];
+        /** @description By value name, typed as declared (a date as its ISO 8601 text) */
+        values: {
+          [key: string]: string | number | boolean;
+        };
+      };
+    };
+    Contact: {
+      campaign_ids: number[];
       /** Format: date-time */
       created_at: string;
+      /** @description Typed values: dates as `YYYY-MM-DD`, date-times as ISO 8601 UTC */
+      custom_fields: {
+        [key: string]: unknown;
+      };
+      email: string | null;
+      external_id: string | null;
+      first_name: string | null;
+      id: number;
+      last_name: string | null;
+      /** @description When the person was last on a call */
+      last_seen_at: string | null;
+      organization_id: number;
+      phone_extension: string | null;
+      /** @description E.164 */
+      phone_number: string | null;
+      /**
+       * @description How the contact came to exist
+       * @enum {string}
+       */
+      source: "api" | "import" | "inbound_call";
+      timezone: string | null;
       /** Format: date-time */
       updated_at: string;
     };
-    CampaignContactsAdded: {
-      /** @description Contacts new to the campaign */
-      added: number;
-      /** @description Contacts the campaign had already: a contact is in a campaign once */
-      already_in: number;
-      /** @description Contacts left out: nothing to dial */
-      without_phone: number;
-      /** @description Ids of `contact_ids` the organisation has no contact with */
-      not_found: number[];
+    /** @description At least one of `phone_number`, `email` or `external_id` is required. */
+    ContactCreateInput: {
+      /** @description Keys are custom property keys; each value is coerced to its property type. On update, null removes a value. */
+      custom_fields?: {
+        [key: string]: unknown;
+      } | null;
+      /** @description Trimmed and lower-cased (local part included) before storage. Unique per organisation. */
+      email?: string | null;
+      /** @description The caller system's own id. Unique per organisation. */
+      external_id?: string | null;
+      first_name?: string | null;
+      last_name?: string | null;
+      /** @description Any common notation: E.164, national format (read in the organisation's `default_phone_region`), `00` prefix, with an extension (`ext. 12`, `x12`). Stored as E.164; the extension goes to `phone_extension`. Unique per organisation. */
+      phone_number?: string | null;
+      /** @description IANA time-zone name, e.g. `America/New_York`. */
+      timezone?: string | null;
     };
-    CampaignContact: {
-      contact_id: number;
-      phone_number: string | null;
+    /** @description JSON form of an import. The same endpoint takes `text/csv`: a header row of field names and custom property keys, one contact per line, empty cells meaning "not given". Rows are validated one by one and reported per row. */
+    ContactImportInput: {
+      contacts: {
+          [key: string]: unknown;
+        }[];
+    };
+    ContactPagination: {
+      page: number;
+      page_size: number;
+      total: number;
+      total_pages: number;
+    };
+    ContactProperty: {
+      /** Format: date-time */
+      created_at: string;
+      id: number;
+      key: string;
+      label: string;
+      options: string[] | null;
       /** @enum {string} */
-      state: "pending" | "scheduled" | "dialling" | "in_call" | "done" | "exhausted" | "skipped";
-      attempts: number;
-      next_attempt_at: string | null;
-      last_outcome: ("answered" | "voicemail" | "no_answer" | "busy" | "failed") | null;
-      last_call_sid: string | null;
-      variables: {
+      type: "text" | "number" | "boolean" | "date" | "datetime" | "select";
+      /** Format: date-time */
+      updated_at: string;
+    };
+    ContactPropertyCreateInput: {
+      /** @description Name used in `custom_fields`, filters (`cf.<key>`), CSV columns and `{{contact.<key>}}`. Fixed once created. */
+      key: string;
+      label: string;
+      /** @description Required for `select`, not allowed for other types */
+      options?: string[];
+      /**
+       * @description Fixed once created
+       * @enum {string}
+       */
+      type: "text" | "number" | "boolean" | "date" | "datetime" | "select";
+    };
+    /** @description Only the label and, for a select, the options can change. */
+    ContactPropertyUpdateInput: {
+      label?: string;
+      /** @description Replaces the list; an option still held by a contact cannot be removed (409) */
+      options?: string[];
+    };
+    /** @description Partial update: omitted fields are kept, null clears a field. `custom_fields` merges key by key (null removes a key). A contact must keep at least one of `phone_number`, `email` or `external_id`. */
+    ContactUpdateInput: {
+      /** @description Keys are custom property keys; each value is coerced to its property type. On update, null removes a value. */
+      custom_fields?: {
+        [key: string]: unknown;
+      } | null;
+      /** @description Trimmed and lower-cased (local part included) before storage. Unique per organisation. */
+      email?: string | null;
+      /** @description The caller system's own id. Unique per organisation. */
+      external_id?: string | null;
+      first_name?: string | null;
+      last_name?: string | null;
+      /** @description Any common notation: E.164, national format (read in the organisation's `default_phone_region`), `00` prefix, with an extension (`ext. 12`, `x12`). Stored as E.164; the extension goes to `phone_extension`. Unique per organisation. */
+      phone_number?: string | null;
+      /** @description IANA time-zone name, e.g. `America/New_York`. */
+      timezone?: string | null;
+    };
+    /** @description Following same-site links from a URL source: same scheme, host and port only; robots.txt is honoured. */
+    CrawlSettings: {
+      /**
+       * @description Never paths starting with one of these
+       * @default []
+       */
+      exclude: string[];
+      /**
+       * @description Only paths starting with one of these (e.g. `/help/`); all when empty
+       * @default []
+       */
+      include: string[];
+      /**
+       * @description Links followed from the start page: 0 is the start page alone
+       * @default 1
+       */
+      max_depth: number;
+      /**
+       * @description Pages fetched at most, the start page included
+       * @default 25
+       */
+      max_pages: number;
+    };
+    /** @description Following same-site links from a URL source: same scheme, host and port only; robots.txt is honoured. */
+    CrawlSettingsInput: {
+      /**
+       * @description Never paths starting with one of these
+       * @default []
+       */
+      exclude?: string[];
+      /**
+       * @description Only paths starting with one of these (e.g. `/help/`); all when empty
+       * @default []
+       */
+      include?: string[];
+      /**
+       * @description Links followed from the start page: 0 is the start page alone
+       * @default 1
+       */
+      max_depth?: number;
+      /**
+       * @description Pages fetched at most, the start page included
+       * @default 25
+       */
+      max_pages?: number;
+    };
+    Document: {
+      chunk_count: number;
+      crawl: components["schemas"]["CrawlSettings"] | null;
+      /** Format: date-time */
+      created_at: string;
+      /** @description The embedding model of its first index (`indexes`); null until processed */
+      embedding_model: string | null;
+      /** @description Why, in a sentence, when `status` is failed */
+      error: string | null;
+      /** @description Where processing failed, when `status` is failed */
+      failed_stage: ("fetch" | "parse" | "chunk" | "embed") | null;
+      /** @description A URL source: when it was last fetched */
+      fetched_at: string | null;
+      filename: string | null;
+      id: number;
+      /** @description What search can use: one per chunking and embedding model its assistants ask for (the defaults when attached to none) */
+      indexes: {
+          chunk_count: number;
+          /** @description `strategy:chunk_size:chunk_overlap` */
+          chunking: string;
+          embedding_model: string;
+          token_count: number;
+        }[];
+      /** @description The type of the source; the content is always Markdown */
+      media_type: string;
+      metadata: {
         [key: string]: string;
       };
+      name: string;
+      next_refresh_at: string | null;
+      processed_at: string | null;
+      refresh_interval_hours: number | null;
+      /** @description Hex SHA-256 of the source bytes: the same source twice in an organisation is a 409 */
+      sha256: string | null;
+      /** @description Of the source */
+      size_bytes: number;
+      /** @enum {string} */
+      source_kind: "upload" | "text" | "url";
+      source_url: string | null;
+      /** @enum {string} */
+      status: "pending" | "processing" | "ready" | "failed";
+      /** @description Estimated: characters / 4, rounded up per chunk */
+      token_count: number;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    DocumentContent: {
+      /** @description Markdown */
+      content: string;
+      document_id: number;
+    };
+    DocumentContentUpdateInput: {
+      /** @description The Markdown; at most 10 MiB as UTF-8 */
+      content: string;
+    };
+    /** @description One source: `text` (with `name`), an upload (`content_base64` with `filename` and/or `media_type`), or a `source_url` (with `crawl` and `refresh_interval_hours` if wanted). */
+    DocumentCreateInput: {
+      /** @description An upload: the file, base64. At most 10 MiB decoded */
+      content_base64?: string;
+      /** @description A URL source: follow same-site links; absent or null fetches the page alone */
+      crawl?: components["schemas"]["CrawlSettingsInput"] | null;
+      /** @description An upload: the file name; its extension tells the type when `media_type` does not */
+      filename?: string;
+      /** @description An upload: the type (application/pdf, the .docx type, text/html, text/csv, text/markdown, text/plain) */
+      media_type?: string;
+      metadata?: components["schemas"]["DocumentMetadataInput"];
+      /** @description Shown in lists; defaults to the file name for an upload. Required with `text` */
+      name?: string;
+      /** @description Fetch the URL again this often (hours); null never. A refresh that finds the same text changes nothing */
+      refresh_interval_hours?: number | null;
+      /** @description An http or https page (or PDF, Word, Markdown, CSV, text file) to fetch */
+      source_url?: string;
+      /** @description A text source: Markdown (plain text is Markdown too). At most 10 MiB as UTF-8 */
+      text?: string;
+    };
+    /** @description Your own key-value pairs (up to 50 keys of 40 characters, values of 500), shown with the source in a call's context when `include_metadata` is on */
+    DocumentMetadataInput: {
+      [key: string]: string;
+    };
+    /** @description Exactly one of `assistant_id` and `document_ids`. */
+    DocumentSearchInput: {
+      /** @description Search this assistant's attached documents with its rag_settings */
+      assistant_id?: number;
+      /** @description Or these documents */
+      document_ids?: number[];
+      /** @description With document_ids: the vectors to use; default: the model most of them are indexed with */
+      embedding_model?: string;
+      /** @description What a caller would say */
+      query: string;
+      /** @description Hits returned: the assistant's search_limit, else 3 */
+      search_limit?: number;
+      /** @description Calibrated relevance a vector hit needs: the assistant's, else 0.7 */
+      similarity_threshold?: number;
+    };
+    /** @description Name, metadata and a URL source's refresh; the content has its own route. */
+    DocumentUpdateInput: {
+      /** @description A URL source only: takes effect at the next fetch */
+      crawl?: components["schemas"]["CrawlSettingsInput"] | null;
+      /** @description Replaces the whole metadata */
+      metadata?: components["schemas"]["DocumentMetadataInput"];
+      name?: string;
+      /** @description A URL source only: how often it is fetched again (hours); null never */
+      refresh_interval_hours?: number | null;
+    };
+    ErrorResponse: {
+      /** @description Stable machine-readable error code, e.g. `unauthorized`, `not_found`, `conflict` */
+      code: string;
+      message: string;
+      /** @constant */
+      success: false;
+      [key: string]: unknown;
+    };
+    HttpToolRequestInput: {
+      /**
+       * @description JSON body template: any JSON value; a string that is exactly one placeholder ("{{args.count}}") becomes that value with its type, others are text. Null: no body (the arguments are sent as the body when the method takes one)
+       * @default null
+       */
+      body?: unknown;
+      /**
+       * @description Request headers; values are templates
+       * @default {}
+       */
+      headers?: {
+        [key: string]: string;
+      };
+      /**
+       * @default POST
+       * @enum {string}
+       */
+      method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+      /**
+       * @description Query parameters added to the URL; values are templates, encoded as URL components
+       * @default {}
+       */
+      query?: {
+        [key: string]: string;
+      };
+      /**
+       * @description Credential headers (Authorization, X-Api-Key): write-only, stored encrypted, shown masked; a masked value sent back keeps the stored one. Not templated
+       * @default {}
+       */
+      secret_headers?: {
+        [key: string]: string;
+      };
+      /** @default 5000 */
+      timeout_ms?: number;
+      /** @description http or https URL; may hold {{var.*}}, {{contact.*}} and {{args.*}} */
+      url: string;
+    };
+    HTTPValidationError: {
+      detail: components["schemas"]["ValidationErrorItem"][];
+    };
+    ImportReport: {
+      conflict: number;
+      created: number;
+      invalid: number;
+      rows: components["schemas"]["ImportRowResult"][];
+      total: number;
+      updated: number;
+    };
+    ImportRowResult: {
+      /** @description For a `conflict` row: its identifiers belong to different existing contacts, so it was skipped */
+      conflicts?: {
+          contact_id: number;
+          field: string;
+        }[];
+      contact_id: number | null;
+      /** @description Why an `invalid` row was skipped, in the 422 `detail` shape */
+      errors?: ({
+          loc: (string | number)[];
+          msg: string;
+          type: string;
+        })[];
+      /** @description 0-based position of the row in `contacts` (JSON) or among the data lines (CSV) */
+      index: number;
+      /** @enum {string} */
+      status: "created" | "updated" | "invalid" | "conflict";
+    };
+    InitiateCallInput: {
+      /** @description The assistant to talk; default: the calling number's assistant */
+      assistant_id?: number;
+      /** @description Ask the carrier whether a person or a machine answered (carrier connections only); the verdict is the call's `answered_by`. Default false */
+      detect_voicemail?: boolean;
+      /**
+       * Format: e164
+       * @description One of the organisation's managed numbers; default: its first number
+       */
+      from_phone_number?: string;
+      /**
+       * Format: e164
+       * @description Who to call, E.164
+       */
+      to_phone_number: string;
+      /** @description Readable as `{{var.*}}` in the prompt, the opening line and tools */
+      variables?: {
+        [key: string]: string;
+      };
+      /** @description Overrides the assistant's opening line for this call only */
+      welcome_message?: string;
+    };
+    InitiateCallResponse: {
+      /** @description Matches the later `call.completed` event; readable at `GET /api/calls/{call_sid}` */
+      call_sid: string;
+      message: string;
+      /** @description Null at response time: the carrier has not been reached yet */
+      provider_call_sid: string | null;
+      /** @constant */
+      success: true;
+    };
+    InterruptionSettings: {
+      /** @default true */
+      allow_interruptions: boolean;
+      /** @default true */
+      allow_welcome_interruption: boolean;
+      /** @default 2 */
+      false_interruption_timeout: number;
+      /** @default 0.5 */
+      min_interruption_duration: number;
+      /** @default 1 */
+      min_interruption_words: number;
+      /** @default true */
+      resume_false_interruption: boolean;
+    };
+    InterruptionSettingsInput: {
+      /** @default true */
+      allow_interruptions?: boolean;
+      /** @default true */
+      allow_welcome_interruption?: boolean;
+      /** @default 2 */
+      false_interruption_timeout?: number;
+      /** @default 0.5 */
+      min_interruption_duration?: number;
+      /** @default 1 */
+      min_interruption_words?: number;
+      /** @default true */
+      resume_false_interruption?: boolean;
+    };
+    Invitation: {
+      /** Format: date-time */
+      created_at: string;
+      email: string;
+      /** Format: date-time */
+      expires_at: string;
+      id: number;
+      invited_by: number;
+      /**
+       * @description owner: everything, including owners; admin: everything but owners; member: the product, not keys, people or billing
+       * @enum {string}
+       */
+      role: "owner" | "admin" | "member";
+    };
+    InvitationCreated: {
+      /** Format: date-time */
+      created_at: string;
+      email: string;
+      /** Format: date-time */
+      expires_at: string;
+      id: number;
+      invited_by: number;
+      /**
+       * @description owner: everything, including owners; admin: everything but owners; member: the product, not keys, people or billing
+       * @enum {string}
+       */
+      role: "owner" | "admin" | "member";
+      /** @description The link to hand the person; shown this once */
+      url: string;
+    };
+    InvitationCreateInput: {
+      email: string;
+      /**
+       * @description owner: everything, including owners; admin: everything but owners; member: the product, not keys, people or billing
+       * @default member
+       * @enum {string}
+       */
+      role?: "owner" | "admin" | "member";
+    };
+    LanguageOption: {
+      /** @description BCP 47 code; matched on its base language (es matches es-MX) */
+      language: string;
+      /**
+       * @description The voice in this language, of the assistant's voice provider; null: the assistant's voice
+       * @default null
+       */
+      voice_id: string | null;
+      /**
+       * @description The first message when a call starts in this language; null: the assistant's
+       * @default null
+       */
+      welcome_message: string | null;
+    };
+    LanguageOptionInput: {
+      /** @description BCP 47 code; matched on its base language (es matches es-MX) */
+      language: string;
+      /**
+       * @description The voice in this language, of the assistant's voice provider; null: the assistant's voice
+       * @default null
+       */
+      voice_id?: string | null;
+      /**
+       * @description The first message when a call starts in this language; null: the assistant's
+       * @default null
+       */
+      welcome_message?: string | null;
+    };
+    LLMFallbackProvider: {
+      /**
+       * @description Write-only: stored sealed, masked in every answer.
+       * @default null
+       */
+      api_key: string | null;
+      /** @default null */
+      base_url: string | null;
+      /** @default null */
+      model: string | null;
+      /** @enum {string} */
+      provider: "openai" | "anthropic" | "google" | "groq" | "mistral" | "custom";
+    };
+    LLMFallbackProviderInput: {
+      /**
+       * @description Write-only: stored sealed, masked in every answer.
+       * @default null
+       */
+      api_key?: string | null;
+      /** @default null */
+      base_url?: string | null;
+      /** @default null */
+      model?: string | null;
+      /** @enum {string} */
+      provider: "openai" | "anthropic" | "google" | "groq" | "mistral" | "custom";
+    };
+    LLMFallbackSettings: {
+      /** @default false */
+      enabled: boolean;
+      /** @default [] */
+      fallbacks: components["schemas"]["LLMFallbackProvider"][];
+    };
+    LLMFallbackSettingsInput: {
+      /** @default false */
+      enabled?: boolean;
+      /** @default [] */
+      fallbacks?: components["schemas"]["LLMFallbackProviderInput"][];
+    };
+    LLMProviderConfig: {
+      /** @default null */
+      base_url: string | null;
+      /**
+       * @description Passed on to the vendor. `api_key`, the assistant's own key, is write-only: stored sealed, masked in every answer.
+       * @default null
+       */
+      custom_config: {
+        [key: string]: unknown;
+      } | null;
+      /** @default gpt-4.1-mini */
+      model: string | null;
+    };
+    LLMProviderConfigInput: {
+      /** @default null */
+      base_url?: string | null;
+      /**
+       * @description Passed on to the vendor. `api_key`, the assistant's own key, is write-only: stored sealed, masked in every answer.
+       * @default null
+       */
+      custom_config?: {
+        [key: string]: unknown;
+      } | null;
+      /** @default gpt-4.1-mini */
+      model?: string | null;
+    };
+    LLMSettings: {
+      /** @default 0 */
+      frequency_penalty: number;
+      /** @default 1000 */
+      max_tokens: number;
+      /** @default 0 */
+      presence_penalty: number;
+      /** @default [] */
+      stop_sequences: string[];
+      /** @default You are a helpful assistant that can answer questions and help with tasks. */
+      system_prompt: string | null;
+      /** @default 0.5 */
+      temperature: number;
+      /** @default 1 */
+      top_p: number;
+      /** @default null */
+      welcome_message: string | null;
+    };
+    LLMSettingsInput: {
+      /** @default 0 */
+      frequency_penalty?: number;
+      /** @default 1000 */
+      max_tokens?: number;
+      /** @default 0 */
+      presence_penalty?: number;
+      /** @default [] */
+      stop_sequences?: string[];
+      /** @default You are a helpful assistant that can answer questions and help with tasks. */
+      system_prompt?: string | null;
+      /** @default 0.5 */
+      temperature?: number;
+      /** @default 1 */
+      top_p?: number;
+      /** @default null */
+      welcome_message?: string | null;
+    };
+    Member: {
+      /** Format: date-time */
+      created_at: string;
+      email: string;
+      has_password: boolean;
+      name: string | null;
+      /**
+       * @description owner: everything, including owners; admin: everything but owners; member: the product, not keys, people or billing
+       * @enum {string}
+       */
+      role: "owner" | "admin" | "member";
+      user_id: number;
+    };
+    OrganizationSettings: {
+      /** @description Calls under way now: queued, dialling, ringing or in progress */
+      active_calls: number;
+      /** @description ISO 3166-1 alpha-2; phone numbers written without a country code are read in this region */
+      default_phone_region: string;
+      /** @description Calls under way at once, inbound, outbound and web together; POST /telephony/calls/initiate answers 429 beyond it */
+      max_concurrent_calls: number;
+      name: string;
+      organization_id: number;
+    };
+    OrganizationSettingsUpdateInput: {
+      default_phone_region?: string;
+      /** @description Default 10 */
+      max_concurrent_calls?: number;
+    };
+    Pagination: {
+      page: number;
+      per_page: number;
+      total: number;
+      total_pages: number;
+    };
+    Passkey: {
+      /** Format: date-time */
+      created_at: string;
+      id: number;
+      last_used_at: string | null;
+      name: string;
+    };
+    PasskeyCeremonyOptions: {
+      challenge: string;
+      [key: string]: unknown;
+    };
+    PasskeyCreateInput: {
+      name: string;
+      /** @description The browser's answer to `navigator.credentials.create()` with the options, as JSON */
+      response: components["schemas"]["PasskeyRegistrationAnswerInput"];
+    };
+    PasskeyRegistrationAnswerInput: {
+      /** @enum {string} */
+      authenticatorAttachment?: "platform" | "cross-platform";
+      clientExtensionResults: {
+        [key: string]: unknown;
+      };
+      id: string;
+      rawId: string;
+      response: {
+        attestationObject: string;
+        clientDataJSON: string;
+        transports?: string[];
+        [key: string]: unknown;
+      };
+      /** @constant */
+      type: "public-key";
+    };
+    PasswordChangeInput: {
+      current_password: string;
+      new_password: string;
+    };
+    PhoneConnection: {
+      /** @description Null on sip connections */
+      account_sid: string | null;
+      /** @description `****` and the last characters; null on sip connections */
+      auth_token: string | null;
+      /** Format: date-time */
+      created_at: string;
+      id: number;
+      /** @enum {string} */
+      kind: "sip" | "twilio";
+      livekit_trunk_id: string | null;
+      name: string;
+      /** @description The managed numbers on this connection, E.164 */
+      numbers: string[];
+      /** @description `****` and the last characters, or null */
+      password: string | null;
+      /** @description Null on carrier connections */
+      sip_address: string | null;
+      /** @description Null on carrier connections */
+      sip_transport: ("udp" | "tcp" | "tls") | null;
+      /** Format: date-time */
+      updated_at: string;
+      username: string | null;
+      /** @description What will make calls on this connection fail, such as a PUBLIC_URL that is not https on a carrier connection; empty when nothing is known to be wrong */
+      warnings: string[];
+    };
+    PhoneConnectionCreateInput: {
+      /** @description `twilio` only, required there: the account SID (AC…) */
+      account_sid?: string;
+      /** @description `twilio` only, required there: the account's auth token, which also signs its webhooks. Write-only: responses show a mask */
+      auth_token?: string;
+      /**
+       * @description `sip`: a SIP trunk at the carrier, dialled through LiveKit. `twilio`: the carrier's REST API dials and its Media Streams carry the audio, with no LiveKit
+       * @default sip
+       * @enum {string}
+       */
+      kind?: "sip" | "twilio";
+      /** @description `sip` only: an outbound trunk already provisioned in LiveKit; calls then use it instead of the address and credentials here */
+      livekit_trunk_id?: string | null;
+      name: string;
+      /** @description `sip` only. Write-only: responses show a mask */
+      password?: string | null;
+      /** @description `sip` only, required there: the carrier's SIP server, host or host:port, without the `sip:` scheme */
+      sip_address?: string;
+      /**
+       * @description `sip` only; default udp
+       * @enum {string}
+       */
+      sip_transport?: "udp" | "tcp" | "tls";
+      /** @description `sip` only */
+      username?: string | null;
+    };
+    /** @description A connection's kind does not change; fields of the other kind are refused */
+    PhoneConnectionUpdateInput: {
+      account_sid?: string;
+      /** @description Write-only: responses show a mask */
+      auth_token?: string;
+      livekit_trunk_id?: string | null;
+      name?: string;
+      password?: string | null;
+      /** @description The carrier's SIP server: host or host:port, without the `sip:` scheme */
+      sip_address?: string;
+      /** @enum {string} */
+      sip_transport?: "udp" | "tcp" | "tls";
+      username?: string | null;
+    };
+    PhoneNumber: {
+      assistant_id: number | null;
+      /** Format: date-time */
+      created_at: string;
+      id: number;
+      label: string | null;
+      number: string;
+      phone_connection_id: number;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    PhoneNumberCreateInput: {
+      /**
+       * @description Answers inbound calls on this number; the default assistant of outbound calls from it
+       * @default null
+       */
+      assistant_id?: number | null;
+      /** @default null */
+      label?: string | null;
+      /**
+       * Format: e164
+       * @description E.164. A number belongs to one organisation on the whole platform
+       */
+      number: string;
+      phone_connection_id: number;
+    };
+    PhoneNumberUpdateInput: {
+      assistant_id?: number | null;
+      label?: string | null;
+      phone_connection_id?: number;
+    };
+    Playbook: {
+      collect: ({
+          description: string;
+          name: string;
+          required: boolean;
+          /** @enum {string} */
+          type: "string" | "number" | "integer" | "boolean" | "date" | "enum";
+          values: string[] | null;
+        })[];
+      content: string;
+      /** Format: date-time */
+      created_at: string;
+      description: string;
+      enabled: boolean;
+      examples: (({
+            content: string;
+            /** @enum {string} */
+            role: "user" | "assistant";
+          })[])[];
+      goal: string;
+      id: number;
+      instructions: string[];
+      /** @enum {string} */
+      mode: "auto" | "inline" | "handoff";
+      name: string;
+      tool_ids: number[];
+      /** Format: date-time */
+      updated_at: string;
+    };
+    PlaybookCollectFieldInput: {
+      /**
+       * @description What the value is, for the model
+       * @default
+       */
+      description?: string;
+      /** @description The key the value is stored under */
+      name: string;
+      /**
+       * @description The playbook is not finished without it
+       * @default false
+       */
+      required?: boolean;
+      /**
+       * @description string, number, integer, boolean, date (ISO 8601: YYYY-MM-DD, or a date-time with its offset), or enum (one of `values`)
+       * @enum {string}
+       */
+      type: "string" | "number" | "integer" | "boolean" | "date" | "enum";
+      /**
+       * @description The allowed values: required for type enum, refused otherwise
+       * @default null
+       */
+      values?: string[] | null;
+    };
+    PlaybookCreateInput: {
+      /**
+       * @description Values to collect, saved through a tool the model calls
+       * @default []
+       */
+      collect?: components["schemas"]["PlaybookCollectFieldInput"][];
+      /**
+       * @description Free-form notes, given to the model after the steps
+       * @default
+       */
+      content?: string;
+      /**
+       * @description When to use it: the model reads this to decide to take the playbook
+       * @default
+       */
+      description?: string;
+      /** @default true */
+      enabled?: boolean;
+      /**
+       * @description Example exchanges: each a list of messages
+       * @default []
+       */
+      examples?: components["schemas"]["PlaybookExampleMessageInput"][][];
+      /**
+       * @description What the playbook achieves
+       * @default
+       */
+      goal?: string;
+      /**
+       * @description The steps, in order
+       * @default []
+       */
+      instructions?: string[];
+      /**
+       * @description auto: inline when small, without tools and without values to collect, else handoff; inline: a section of the prompt; handoff: an agent of its own
+       * @default auto
+       * @enum {string}
+       */
+      mode?: "auto" | "inline" | "handoff";
+      /** @description Unique in the organisation; the handoff the model calls is named after it */
+      name: string;
+      /**
+       * @description The organisation's enabled tools the playbook may use, in order
+       * @default []
+       */
+      tool_ids?: number[];
+    };
+    PlaybookExampleMessageInput: {
+      content: string;
+      /** @enum {string} */
+      role: "user" | "assistant";
+    };
+    PlaybookTestRunCreateInput: {
+      /** @default [] */
+      assertions?: components["schemas"]["TestRunAssertionInput"][];
+      /**
+       * @description The assistant the playbook runs in; default: the first assistant (lowest id) the playbook is assigned to
+       * @default null
+       */
+      assistant_id?: number | null;
+      /**
+       * @description A contact of the organisation: fills {{contact.*}}
+       * @default null
+       */
+      contact_id?: number | null;
+      /**
+       * @description The model that answers judge assertions; default: the assistant's
+       * @default null
+       */
+      judge_model?: components["schemas"]["TestRunModelInput"] | null;
+      /**
+       * @description How many times the conversation is run; the pass rate is over them
+       * @default 1
+       */
+      repeat?: number;
+      /** @description The user turns, in order */
+      script?: string[];
+      simulated_user?: components["schemas"]["TestRunSimulatedUserInput"];
+      /**
+       * @description By tool name: the JSON the tool answers, or {"error": "..."} for a failure the model is told of
+       * @default {}
+       */
+      tool_mocks?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description Tools are mocked unless this is true (every tool without a mock runs for real) or names them
+       * @default false
+       */
+      use_real_tools?: boolean | string[];
+      /**
+       * @description Read as {{var.*}} in the prompt, the welcome and tools; values are untrusted data, as in a call
+       * @default {}
+       */
+      variables?: {
+        [key: string]: string;
+      };
+    };
+    /** @description Partial update: omitted fields keep their value; lists are replaced whole. */
+    PlaybookUpdateInput: {
+      /** @description Values to collect, saved through a tool the model calls */
+      collect?: components["schemas"]["PlaybookCollectFieldInput"][];
+      /** @description Free-form notes, given to the model after the steps */
+      content?: string;
+      /** @description When to use it: the model reads this to decide to take the playbook */
+      description?: string;
+      enabled?: boolean;
+      /** @description Example exchanges: each a list of messages */
+      examples?: components["schemas"]["PlaybookExampleMessageInput"][][];
+      /** @description What the playbook achieves */
+      goal?: string;
+      /** @description The steps, in order */
+      instructions?: string[];
+      /**
+       * @description auto: inline when small, without tools and without values to collect, else handoff; inline: a section of the prompt; handoff: an agent of its own
+       * @enum {string}
+       */
+      mode?: "auto" | "inline" | "handoff";
+      /** @description Unique in the organisation; the handoff the model calls is named after it */
+      name?: string;
+      /** @description The organisation's enabled tools the playbook may use, in order */
+      tool_ids?: number[];
+    };
+    PriceEntry: OneOf<[{
+      /** @constant */
+      component: "llm";
+      input_usd_per_million_tokens: number;
+      /**
+       * @description The model; `*` for any model of the vendor
+       * @default *
+       */
+      model: string;
+      output_usd_per_million_tokens: number;
+      /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
+      provider: string;
+    }, {
+      /** @constant */
+      component: "stt";
+      /**
+       * @description The model; `*` for any model of the vendor
+       * @default *
+       */
+      model: string;
+      /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
+      provider: string;
+      /** @description Per minute of audio transcribed */
+      usd_per_minute: number;
+    }, {
+      /** @constant */
+      component: "tts";
+      /**
+       * @description The model; `*` for any model of the vendor
+       * @default *
+       */
+      model: string;
+      /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
+      provider: string;
+      usd_per_million_characters: number;
+    }, {
+      /** @constant */
+      component: "telephony";
+      /**
+       * @description The model; `*` for any model of the vendor
+       * @default *
+       */
+      model: string;
+      /**
+       * @description The transport that carried the call
+       * @enum {string}
+       */
+      provider: "sip" | "web" | "browser" | "media_stream";
+      /** @description Per minute of the call */
+      usd_per_minute: number;
+    }]>;
+    PriceEntryInput: OneOf<[{
+      /** @constant */
+      component: "llm";
+      input_usd_per_million_tokens: number;
+      /**
+       * @description The model; `*` for any model of the vendor
+       * @default *
+       */
+      model?: string;
+      output_usd_per_million_tokens: number;
+      /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
+      provider: string;
+    }, {
+      /** @constant */
+      component: "stt";
+      /**
+       * @description The model; `*` for any model of the vendor
+       * @default *
+       */
+      model?: string;
+      /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
+      provider: string;
+      /** @description Per minute of audio transcribed */
+      usd_per_minute: number;
+    }, {
+      /** @constant */
+      component: "tts";
+      /**
+       * @description The model; `*` for any model of the vendor
+       * @default *
+       */
+      model?: string;
+      /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
+      provider: string;
+      usd_per_million_characters: number;
+    }, {
+      /** @constant */
+      component: "telephony";
+      /**
+       * @description The model; `*` for any model of the vendor
+       * @default *
+       */
+      model?: string;
+      /**
+       * @description The transport that carried the call
+       * @enum {string}
+       */
+      provider: "sip" | "web" | "browser" | "media_stream";
+      /** @description Per minute of the call */
+      usd_per_minute: number;
+    }]>;
+    PriceOverridesInput: {
+      /** @description Replaces the organisation's overrides; an empty list restores the defaults */
+      prices: components["schemas"]["PriceEntryInput"][];
+    };
+    PriceTable: {
+      /** @constant */
+      currency: "USD";
+      defaults: components["schemas"]["PriceEntry"][];
+      /** @description The organisation's own prices; they win over the defaults */
+      overrides: components["schemas"]["PriceEntry"][];
+    };
+    Profile: {
+      email: string;
+      name: string | null;
+      organization_id: number;
+      organization_name: string;
+      /**
+       * @description owner: everything, including owners; admin: everything but owners; member: the product, not keys, people or billing
+       * @enum {string}
+       */
+      role: "owner" | "admin" | "member";
+      user_id: number;
+    };
+    ProfileUpdateInput: {
+      /** @description Required to change the email */
+      current_password?: string;
+      email?: string;
+      name?: string;
+    };
+    RAGSettings: {
+      /** @default true */
+      auto_process: boolean;
+      /** @default 200 */
+      chunk_overlap: number;
+      /** @default 1000 */
+      chunk_size: number;
+      /**
+       * @default recursive
+       * @enum {string}
+       */
+      chunking_strategy: "recursive" | "fixed" | "sentence" | "markdown";
+      /** @default 8000 */
+      context_budget: number;
+      /** @default 4000 */
+      context_window_tokens: number;
+      /** @default local/use-lite */
+      embedding_model: string;
+      /** @default false */
+      enabled: boolean;
+      /**
+       * @default sliding_window
+       * @enum {string}
+       */
+      history_strategy: "sliding_window" | "summarize" | "full";
+      /** @default true */
+      include_metadata: boolean;
+      /** @default 20 */
+      max_history_turns: number;
+      /** @default 2000 */
+      max_prompt_doc_tokens: number;
+      /** @default 3 */
+      search_limit: number;
+      /** @default 0.7 */
+      similarity_threshold: number;
+    };
+    RAGSettingsInput: {
+      /** @default true */
+      auto_process?: boolean;
+      /** @default 200 */
+      chunk_overlap?: number;
+      /** @default 1000 */
+      chunk_size?: number;
+      /**
+       * @default recursive
+       * @enum {string}
+       */
+      chunking_strategy?: "recursive" | "fixed" | "sentence" | "markdown";
+      /** @default 8000 */
+      context_budget?: number;
+      /** @default 4000 */
+      context_window_tokens?: number;
+      /** @default local/use-lite */
+      embedding_model?: string;
+      /** @default false */
+      enabled?: boolean;
+      /**
+       * @default sliding_window
+       * @enum {string}
+       */
+      history_strategy?: "sliding_window" | "summarize" | "full";
+      /** @default true */
+      include_metadata?: boolean;
+      /** @default 20 */
+      max_history_turns?: number;
+      /** @default 2000 */
+      max_prompt_doc_tokens?: number;
+      /** @default 3 */
+      search_limit?: number;
+      /** @default 0.7 */
+      similarity_threshold?: number;
+    };
+    RecordingSettings: {
+      /** @default */
+      consent_prompt: string;
+      /** @default false */
+      consent_required: boolean;
+      /** @default true */
+      record_assistant_audio: boolean;
+      /** @default true */
+      record_mixed_audio: boolean;
+      /** @default true */
+      record_user_audio: boolean;
+      /** @default true */
+      recording_enabled: boolean;
+      /**
+       * @default mp3
+       * @enum {string}
+       */
+      recording_format: "mp3" | "wav";
+    };
+    RecordingSettingsInput: {
+      /** @default */
+      consent_prompt?: string;
+      /** @default false */
+      consent_required?: boolean;
+      /** @default true */
+      record_assistant_audio?: boolean;
+      /** @default true */
+      record_mixed_audio?: boolean;
+      /** @default true */
+      record_user_audio?: boolean;
+      /** @default true */
+      recording_enabled?: boolean;
+      /**
+       * @default mp3
+       * @enum {string}
+       */
+      recording_format?: "mp3" | "wav";
+    };
+    RoleChangeInput: {
+      /**
+       * @description owner: everything, including owners; admin: everything but owners; member: the product, not keys, people or billing
+       * @enum {string}
+       */
+      role: "owner" | "admin" | "member";
+    };
+    RotateWebhookSecretInput: {
+      /**
+       * @description How long the previous secret keeps signing alongside the new one. Default 86400 (24 h), at most 604800 (7 days)
+       * @default 86400
+       */
+      overlap_seconds?: number;
+    };
+    SearchHit: {
+      chunk_id: number;
+      content: string;
+      document_id: number;
+      document_name: string;
+      /** @description Reciprocal rank fusion: sum of 1 / (60 + rank) over both lists */
+      fused_score: number;
+      heading_path: string[];
+      lexical_rank: number | null;
+      /** @description Full-text rank (ts_rank, length-normalised) */
+      lexical_score: number | null;
+      metadata: {
+        [key: string]: string;
+      };
+      /** @description The cosine calibrated for the model, 0–1: what similarity_threshold applies to */
+      relevance: number | null;
+      token_count: number;
+      vector_rank: number | null;
+      /** @description Cosine similarity */
+      vector_score: number | null;
+    };
+    SearchResult: {
+      /** @description Vector hits left out under the threshold */
+      below_threshold: number;
+      chunking: string;
+      documents_searched: number;
+      embedding_model: string;
+      hits: components["schemas"]["SearchHit"][];
+      query: string;
+      search_limit: number;
+      similarity_threshold: number;
+      timings_ms: {
+        embed_ms: number;
+        fetch_ms: number;
+        lexical_ms: number;
+        total_ms: number;
+        vector_ms: number;
+      };
+      /** @description Why vectors took no part (a missing key, the vendor down); words were still searched */
+      vector_error: string | null;
+    };
+    Session: {
+      /** Format: date-time */
+      created_at: string;
+      current: boolean;
+      /** Format: date-time */
+      expires_at: string;
+      id: number;
+      /** Format: date-time */
+      last_seen_at: string;
+      user_agent: string | null;
+    };
+    STTSettings: {
+      /** @default null */
+      endpoint_latency_adjustment_level: number | null;
+      /** @default null */
+      endpoint_sensitivity: number | null;
+      /** @default [] */
+      keyterms: string[];
+      /** @default en */
+      language: string;
+      /** @default [] */
+      language_hints: string[];
+      /** @default nova-3 */
+      model: string | null;
+      /**
+       * @default deepgram
+       * @enum {string}
+       */
+      provider: "deepgram" | "soniox" | "assemblyai" | "local";
+      /** @default true */
+      punctuate: boolean;
+      /** @default true */
+      smart_format: boolean;
+      turn_detection: components["schemas"]["TurnDetectionSettings"];
+    };
+    STTSettingsInput: {
+      /** @default null */
+      endpoint_latency_adjustment_level?: number | null;
+      /** @default null */
+      endpoint_sensitivity?: number | null;
+      /** @default [] */
+      keyterms?: string[];
+      /** @default en */
+      language?: string;
+      /** @default [] */
+      language_hints?: string[];
+      /** @default nova-3 */
+      model?: string | null;
+      /**
+       * @default deepgram
+       * @enum {string}
+       */
+      provider?: "deepgram" | "soniox" | "assemblyai" | "local";
+      /** @default true */
+      punctuate?: boolean;
+      /** @default true */
+      smart_format?: boolean;
+      /** @default {} */
+      turn_detection?: components["schemas"]["TurnDetectionSettingsInput"];
+    };
+    TestRun: {
+      assistant_id: number | null;
+      /** @description Times a worker took the run up (more than 1 after a worker stopped mid-run) */
+      attempts: number;
+      completed_at: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** @description Why the run failed or was cancelled */
+      error: string | null;
+      id: number;
+      /** @description Share of repetitions that passed, 0 to 1; null until the run completes */
+      pass_rate: number | null;
+      playbook_id: number | null;
+      /** @description The request as accepted, defaults filled in (TestRunCreate) */
+      request: {
+        [key: string]: unknown;
+      };
+      /** @description One per repetition run so far */
+      results: components["schemas"]["TestRunRepetition"][];
+      started_at: string | null;
+      /** @enum {string} */
+      status: "queued" | "running" | "completed" | "failed" | "cancelled";
+      totals: components["schemas"]["TestRunTotals"] | null;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    TestRunAssertionInput: ({
+      /**
+       * @description Arguments the call must include (a subset match: objects compared key by key, other values equal)
+       * @default null
+       */
+      arguments?: {
+        [key: string]: unknown;
+      } | null;
+      name: string;
+      /**
+       * @description The reply to the Nth user turn (1-based); null: any reply
+       * @default null
+       */
+      turn?: number | null;
+      /** @constant */
+      type: "tool_called";
+    }) | ({
+      /**
+       * @description Arguments the call must include (a subset match: objects compared key by key, other values equal)
+       * @default null
+       */
+      arguments?: {
+        [key: string]: unknown;
+      } | null;
+      name: string;
+      /**
+       * @description The reply to the Nth user turn (1-based); null: any reply
+       * @default null
+       */
+      turn?: number | null;
+      /** @constant */
+      type: "tool_not_called";
+    }) | ({
+      /** @default false */
+      case_sensitive?: boolean;
+      text: string;
+      /**
+       * @description The reply to the Nth user turn (1-based); null: any reply
+       * @default null
+       */
+      turn?: number | null;
+      /** @constant */
+      type: "reply_contains";
+    }) | ({
+      /** @default false */
+      case_sensitive?: boolean;
+      /** @description A JavaScript regular expression, at most 200 characters, without backreferences, lookarounds or nested quantifiers */
+      pattern: string;
+      /**
+       * @description The reply to the Nth user turn (1-based); null: any reply
+       * @default null
+       */
+      turn?: number | null;
+      /** @constant */
+      type: "reply_matches";
+    }) | {
+      /** @description When given, the value collected must equal it (text compared without case) */
+      expected?: unknown;
+      /** @description A value a playbook collects, by its name or as playbook_name.value_name */
+      name: string;
+      /** @constant */
+      type: "value_collected";
+    } | ({
+      /** @default null */
+      max?: number | null;
+      /** @default null */
+      min?: number | null;
+      /** @constant */
+      type: "turn_count";
+    }) | {
+      /** @description A yes/no question about the conversation; yes passes */
+      question: string;
+      /** @constant */
+      type: "judge";
+    };
+    TestRunCreateInput: {
+      /** @default [] */
+      assertions?: components["schemas"]["TestRunAssertionInput"][];
+      /**
+       * @description A contact of the organisation: fills {{contact.*}}
+       * @default null
+       */
+      contact_id?: number | null;
+      /**
+       * @description The model that answers judge assertions; default: the assistant's
+       * @default null
+       */
+      judge_model?: components["schemas"]["TestRunModelInput"] | null;
+      /**
+       * @description How many times the conversation is run; the pass rate is over them
+       * @default 1
+       */
+      repeat?: number;
+      /** @description The user turns, in order */
+      script?: string[];
+      simulated_user?: components["schemas"]["TestRunSimulatedUserInput"];
+      /**
+       * @description By tool name: the JSON the tool answers, or {"error": "..."} for a failure the model is told of
+       * @default {}
+       */
+      tool_mocks?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description Tools are mocked unless this is true (every tool without a mock runs for real) or names them
+       * @default false
+       */
+      use_real_tools?: boolean | string[];
+      /**
+       * @description Read as {{var.*}} in the prompt, the welcome and tools; values are untrusted data, as in a call
+       * @default {}
+       */
+      variables?: {
+        [key: string]: string;
+      };
+    };
+    /** @description A model by vendor and name; the vendor's key is the deployment's (or the assistant's own when it is the assistant's vendor) */
+    TestRunModelInput: {
+      model: string;
+      /** @enum {string} */
+      provider: "openai" | "anthropic" | "google" | "groq" | "mistral" | "custom";
+    };
+    TestRunRepetition: {
+      assertions: {
+          index: number;
+          passed: boolean;
+          reason: string;
+          type: string;
+        }[];
+      /** @description Values the assistant's playbooks collected */
+      collected: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description script: every turn was said; user_done: the simulated user said it was done; max_turns; assistant_ended: the assistant called end_call; error: see error
+       * @enum {string}
+       */
+      ended_by: "script" | "user_done" | "max_turns" | "assistant_ended" | "error";
+      error: string | null;
+      /** @description It ran to its end and every assertion passed */
+      passed: boolean;
+      /** @description 1-based */
+      repetition: number;
+      tool_calls: {
+          arguments: unknown;
+          is_error: boolean;
+          mocked: boolean;
+          name: string;
+          output: unknown;
+          turn: number;
+        }[];
+      transcript: ({
+          /** @enum {string} */
+          role: "user" | "assistant";
+          text: string;
+          /** @description The user turn it belongs to; 0: before the first */
+          turn: number;
+        })[];
+      turns: ({
+          /** @description From the user turn to the end of the reply, tools included */
+          latency_ms: number;
+          llm_ttft_ms: number | null;
+          turn: number;
+        })[];
+      usage: {
+        assistant: components["schemas"]["TestRunTokenUsage"];
+        judge: components["schemas"]["TestRunTokenUsage"];
+        simulated_user: components["schemas"]["TestRunTokenUsage"];
+      };
+    };
+    TestRunSimulatedUserInput: {
+      /**
+       * @description Open with the assistant even when it has no welcome message (its model writes the opening); an assistant with a welcome message always opens with it
+       * @default false
+       */
+      assistant_speaks_first?: boolean;
+      /**
+       * @description The user's first line, verbatim; default: written by the simulated user's model
+       * @default null
+       */
+      first_message?: string | null;
+      /** @description What they want; they say they are done when it is reached or cannot be */
+      goal: string;
+      /** @default 10 */
+      max_turns?: number;
+      /**
+       * @description The simulated user's model; default: the assistant's
+       * @default null
+       */
+      model?: components["schemas"]["TestRunModelInput"] | null;
+      /** @description Who the user is and how they speak */
+      persona: string;
+    };
+    TestRunTokenUsage: {
+      completion_tokens: number;
+      prompt_tokens: number;
+      requests: number;
+      total_tokens: number;
+    };
+    TestRunTotals: {
+      /** @description Over every turn of every repetition */
+      latency_ms: {
+        max: number | null;
+        p50: number | null;
+        p95: number | null;
+      };
+      passed: number;
+      repetitions: number;
+      usage: {
+        assistant: components["schemas"]["TestRunTokenUsage"];
+        judge: components["schemas"]["TestRunTokenUsage"];
+        simulated_user: components["schemas"]["TestRunTokenUsage"];
+        total: components["schemas"]["TestRunTokenUsage"];
+      };
+    };
+    Tool: {
+      /** Format: date-time */
+      created_at: string;
+      description: string;
+      enabled: boolean;
+      http: ({
+        body: unknown;
+        headers: {
+          [key: string]: string;
+        };
+        /** @enum {string} */
+        method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+        query: {
+          [key: string]: string;
+        };
+        /** @description Masked */
+        secret_headers: {
+          [key: string]: string;
+        };
+        timeout_ms: number;
+        url: string;
+      }) | null;
+      id: number;
+      messages: {
+        on_failure: string | null;
+        on_slow: string | null;
+        on_start: string | null;
+        slow_after_ms: number;
+      };
+      name: string;
+      parameters: {
+        [key: string]: unknown;
+      };
+      transfer: ({
+        destination: string;
+        handoff_message: string | null;
+        /** @enum {string} */
+        mode: "cold" | "warm";
+      }) | null;
+      /** @enum {string} */
+      type: "http" | "end_call" | "transfer_call" | "send_dtmf" | "knowledge_search";
+      /** Format: date-time */
+      updated_at: string;
+    };
+    ToolCreateInput: {
+      /**
+       * @description What the tool does and when to use it: the model reads it
+       * @default
+       */
+      description?: string;
+      /** @default true */
+      enabled?: boolean;
+      /**
+       * @description Required for type http, refused otherwise
+       * @default null
+       */
+      http?: components["schemas"]["HttpToolRequestInput"] | null;
+      /**
+       * @default {
+       *   "on_start": null,
+       *   "on_slow": null,
+       *   "slow_after_ms": 2000,
+       *   "on_failure": null
+       * }
+       */
+      messages?: components["schemas"]["ToolMessagesInput"];
+      /** @description The name the model calls; unique in the organisation */
+      name: string;
+      /**
+       * @description JSON Schema of the arguments: an object schema (type "object"), at most 16 KiB
+       * @default {
+       *   "type": "object",
+       *   "properties": {}
+       * }
+       */
+      parameters?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description Required for type transfer_call, refused otherwise
+       * @default null
+       */
+      transfer?: components["schemas"]["TransferToolConfigInput"] | null;
+      /** @enum {string} */
+      type: "http" | "end_call" | "transfer_call" | "send_dtmf" | "knowledge_search";
+    };
+    ToolMessagesInput: {
+      /**
+       * @description Spoken when the call fails; the model is told either way
+       * @default null
+       */
+      on_failure?: string | null;
+      /**
+       * @description Spoken once the call has run slow_after_ms
+       * @default null
+       */
+      on_slow?: string | null;
+      /**
+       * @description Spoken when the call starts, unless the caller is speaking
+       * @default null
+       */
+      on_start?: string | null;
+      /** @default 2000 */
+      slow_after_ms?: number;
+    };
+    ToolTestRequestInput: {
+      /**
+       * @description What the model would pass, as {{args.*}}
+       * @default {}
+       */
+      arguments?: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description A contact of the organisation whose fields fill {{contact.*}}
+       * @default null
+       */
+      contact_id?: number | null;
+      /**
+       * @description The call variables, as {{var.*}}
+       * @default {}
+       */
+      variables?: {
+        [key: string]: string;
+      };
+    };
+    ToolTestResult: {
+      duration_ms: number;
+      error: string | null;
+      /** @description Non-2xx, a JSON answer reporting an error, a timeout, or a refused target */
+      is_error: boolean;
+      /** @description Placeholders that had no value and were sent empty */
+      missing: string[];
+      /** @description What the model would be given: at most 4,000 characters */
+      output: string;
+      /** @description As sent, credentials redacted */
+      request: {
+        body: string | null;
+        headers: {
+          [key: string]: string;
+        };
+        method: string;
+        url: string;
+      };
+      /** @description At most 64 KiB, credentials redacted */
+      response_body: string;
+      /** @description HTTP status; null when no answer came */
+      status: number | null;
+      truncated: boolean;
+    };
+    /** @description Partial update: omitted fields keep their value; the result must be a valid tool. */
+    ToolUpdateInput: {
+      /** @description What the tool does and when to use it: the model reads it */
+      description?: string;
+      enabled?: boolean;
+      /** @description Replaces the whole HTTP config (HttpToolRequest); masked secret headers keep their stored values */
+      http?: unknown;
+      /** @description Replaces the spoken messages (ToolMessages) */
+      messages?: unknown;
+      /** @description The name the model calls; unique in the organisation */
+      name?: string;
+      /** @description JSON Schema of the arguments: an object schema (type "object"), at most 16 KiB */
+      parameters?: {
+        [key: string]: unknown;
+      };
+      /** @description Replaces the whole transfer config (TransferToolConfig) */
+      transfer?: unknown;
+      /** @enum {string} */
+      type?: "http" | "end_call" | "transfer_call" | "send_dtmf" | "knowledge_search";
+    };
+    TranscriptTurn: {
+      end_ms: number;
+      interrupted: boolean;
+      /** @description The language the turn was spoken in (BCP 47): the recogniser's for the caller's turns, the one replied in for the assistant's */
+      language: string | null;
+      metrics: {
+        [key: string]: number;
+      } | null;
+      /** @description assistant turns: the knowledge passages the reply was given */
+      retrieval: components["schemas"]["TurnRetrieval"] | null;
+      /** @enum {string} */
+      role: "user" | "assistant";
+      start_ms: number;
+      text: string;
+      tool_calls: unknown[] | null;
+      /** @description assistant turns that are a tool's spoken message while it runs or after it failed (messages.on_start, on_slow, on_failure), not a reply; null otherwise */
+      tool_message: ("on_start" | "on_slow" | "on_failure") | null;
+      /** @description assistant turns: why the caller's turn before it ended when it did */
+      turn_decision: components["schemas"]["TurnDecision"] | null;
+    };
+    TransferToolConfigInput: {
+      /** @description E.164 number (+14155550123) or SIP URI (sip:desk@pbx.example.com) */
+      destination: string;
+      /** @default null */
+      handoff_message?: string | null;
+      /**
+       * @description cold: hand over at once; warm: speak the handoff message to the caller first
+       * @default cold
+       * @enum {string}
+       */
+      mode?: "cold" | "warm";
+    };
+    TTSSettings: {
+      /** @default null */
+      model_id: string | null;
+      /**
+       * @default elevenlabs
+       * @enum {string}
+       */
+      provider: "elevenlabs" | "cartesia" | "deepgram" | "local";
+      /**
+       * @description Passed on to the vendor. `api_key`, the assistant's own key, is write-only: stored sealed, masked in every answer.
+       * @default {}
+       */
+      provider_config: {
+        [key: string]: unknown;
+      };
+      /** @default null */
+      voice_id: string | null;
+    };
+    TTSSettingsInput: {
+      /** @default null */
+      model_id?: string | null;
+      /**
+       * @default elevenlabs
+       * @enum {string}
+       */
+      provider?: "elevenlabs" | "cartesia" | "deepgram" | "local";
+      /**
+       * @description Passed on to the vendor. `api_key`, the assistant's own key, is write-only: stored sealed, masked in every answer.
+       * @default {}
+       */
+      provider_config?: {
+        [key: string]: unknown;
+      };
+      /** @default null */
+      voice_id?: string | null;
+    };
+    TurnDecision: {
+      audio_model_probability: number | null;
+      audio_model_threshold: number | null;
+      /**
+       * @description the signal that settled it
+       * @enum {string}
+       */
+      decided_by: "transcript" | "audio_model" | "none";
+      /** @description the endpointing delay chosen, ms from the end of speech */
+      delay_ms: number;
+      /** @description the recogniser had declared the end of the utterance */
+      recogniser_endpoint: boolean;
+      /**
+       * @description what the caller's words said; open leaves it to the audio model
+       * @enum {string}
+       */
+      transcript: "complete" | "incomplete" | "open";
+      /** @enum {string} */
+      transcript_rule: "empty" | "value_pending" | "terminal_punctuation" | "trailing_punctuation" | "continuation_word" | "content_word" | "phrase_complete";
+      /** @description the value the caller was giving, from their words or the question before */
+      value_kind: ("phone" | "email" | "code" | "date") | null;
+      /**
+       * @description finished: answered after min_endpointing_delay; unfinished: the assistant waited up to max_endpointing_delay for more
+       * @enum {string}
+       */
+      verdict: "finished" | "unfinished";
+    };
+    TurnDetectionSettings: {
+      /** @default 2.5 */
+      max_endpointing_delay: number;
+      /** @default 0.3 */
+      min_endpointing_delay: number;
+      /**
+       * @default turn_detector
+       * @enum {string}
+       */
+      mode: "turn_detector" | "text_turn_detector";
+    };
+    TurnDetectionSettingsInput: {
+      /** @default 2.5 */
+      max_endpointing_delay?: number;
+      /** @default 0.3 */
+      min_endpointing_delay?: number;
+      /**
+       * @default turn_detector
+       * @enum {string}
+       */
+      mode?: "turn_detector" | "text_turn_detector";
+    };
+    TurnRetrieval: {
+      error: string | null;
+      hits: ({
+          chunk_id: number;
+          document_id: number;
+          document_name: string;
+          fused_score: number;
+          heading_path: string[];
+          /** @description false when the prompt budget left it out */
+          in_prompt: boolean;
+          lexical_score: number | null;
+          relevance: number | null;
+          vector_score: number | null;
+        })[];
+      /** @description from the caller's final words (or the end of their turn) to the passages, as the reply waited for them */
+      ms: number;
+      /** @description the caller's words searched */
+      query: string;
+      /** @description retrieval missed its deadline and the reply went without passages */
+      timed_out: boolean;
+      /** @description how long the reply waited for retrieval after the turn ended */
+      waited_ms: number;
+    };
+    ValidationErrorItem: {
+      loc: (string | number)[];
+      msg: string;
+      type: string;
+    };
+    WebCall: {
+      call_sid: string;
+      /** Format: date-time */
+      expires_at: string;
+      /** @description The LiveKit server the browser connects to */
+      livekit_url: string;
+      /** @description A LiveKit access token that joins only this room, valid until expires_at */
+      participant_token: string;
+      room: string;
+    };
+    WebCallCreateInput: {
+      assistant_id: number;
+      variables?: {
+        [key: string]: string;
+      };
+      welcome_message?: string;
+    };
+    WebhookDelivery: {
+      attempts: number;
+      event_id: string;
+      event_type: string;
+      id: number;
+      next_attempt_at: string | null;
+      /**
+       * @description paused: waiting for its disabled endpoint to be enabled again
+       * @enum {string}
+       */
+      status: "pending" | "paused" | "succeeded" | "failed";
+    };
+    WebhookDeliveryAttempt: {
+      /** @description 1 for the first attempt of this delivery, counting up through retries and redeliveries */
+      attempt: number;
+      /** Format: date-time */
+      attempted_at: string;
+      /** @description The delivery (one event to this endpoint) the attempt belongs to; redeliver takes it */
+      delivery_id: number;
+      /** @description Milliseconds from sending the request to the end of the response */
+      duration_ms: number | null;
+      error: string | null;
+      event_id: string;
+      event_type: string;
+      id: number;
+      /** @description When the delivery is attempted again after this failed attempt; null if it is not */
+      next_retry_at: string | null;
+      /** @description HTTP status the receiver answered; null when no response arrived */
+      response_status: number | null;
+      succeeded: boolean;
+    };
+    WebhookEndpoint: {
+      /** Format: date-time */
+      created_at: string;
+      description: string | null;
+      /** @description Why the platform disabled the endpoint, e.g. the receiver answered 410 */
+      disabled_reason: string | null;
+      enabled: boolean;
+      event_types: string[];
+      id: number;
+      /** @description Until when the secret before the last rotation still signs */
+      previous_secret_expires_at: string | null;
+      /** @description The first characters of the signing secret; the whole secret is shown only at creation and rotation */
+      secret_hint: string;
+      /** Format: date-time */
+      updated_at: string;
+      url: string;
+    };
+    WebhookEndpointCreateInput: {
+      /** @default null */
+      description?: string | null;
+      /** @default true */
+      enabled?: boolean;
+      /** @description Event kinds sent to this endpoint */
+      event_types: ("call.started" | "call.completed" | "call.failed" | "test_run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "*")[];
+      /**
+       * Format: uri
+       * @description Where events are POSTed. http or https. Private, loopback and link-local addresses are refused unless the operator allows them
+       */
+      url: string;
+    };
+    /** @description Partial update: omitted fields keep their value. */
+    WebhookEndpointUpdateInput: {
+      description?: string | null;
+      /** @description Setting true re-enables an endpoint the platform disabled; queued deliveries resume */
+      enabled?: boolean;
+      /** @description Event kinds sent to this endpoint */
+      event_types?: ("call.started" | "call.completed" | "call.failed" | "test_run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "*")[];
+      /**
+       * Format: uri
+       * @description Where events are POSTed. http or https. Private, loopback and link-local addresses are refused unless the operator allows them
+       */
+      url?: string;
+    };
+    WebhookEndpointWithSecret: {
+      /** Format: date-time */
+      created_at: string;
+      description: string | null;
+      /** @description Why the platform disabled the endpoint, e.g. the receiver answered 410 */
+      disabled_reason: string | null;
+      enabled: boolean;
+      event_types: string[];
+      id: number;
+      /** @description Until when the secret before the last rotation still signs */
+      previous_secret_expires_at: string | null;
+      /** @description The signing secret, `whsec_` + base64 of 32 random bytes. Shown only in this response */
+      secret: string;
+      /** @description The first characters of the signing secret; the whole secret is shown only at creation and rotation */
+      secret_hint: string;
+      /** Format: date-time */
+      updated_at: string;
+      url: string;
     };
   };
   responses: never;
@@ -3627,34 +3662,36 @@ export type external = Record<string, never>;
 export interface operations {
 
   /**
-   * Start a browser call on the built-in transport
-   * @description Without LiveKit: creates the call and returns a page link that talks to the assistant from a browser.
+   * List charts
+   * @description Oldest first. An organisation starts with the default set (volume, minutes, cost by component, answer rate, latency percentiles, end reasons, top outcomes).
    */
-  createBrowserCall: {
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["WebCallCreateInput"];
+  listCharts: {
+    parameters: {
+      query?: {
+        page?: number;
+        per_page?: number;
       };
     };
     responses: {
       /** @description Default Response */
-      201: {
+      200: {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["AnalyticsChart"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["BrowserCall"];
           };
         };
       };
@@ -3677,23 +3714,661 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-      /** @description No agent worker runs calls in this process (`transport_unavailable`), or it is at capacity (`at_capacity`, with Retry-After) */
-      503: {
+    };
+  };
+  /** Save a chart */
+  createChart: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["AnalyticsChartWriteInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["AnalyticsChart"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description `limit_reached`: the organisation keeps 500 charts */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** Get a chart */
+  getChart: {
+    parameters: {
+      path: {
+        chart_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["AnalyticsChart"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such chart in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Replace a chart
+   * @description The whole chart, as at creation.
+   */
+  updateChart: {
+    parameters: {
+      path: {
+        chart_id: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["AnalyticsChartWriteInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["AnalyticsChart"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such chart in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** Delete a chart */
+  deleteChart: {
+    parameters: {
+      path: {
+        chart_id: number;
+      };
+    };
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: never;
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such chart in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Export a chart's result
+   * @description The chart run as its query would be, as CSV (one row per series and point) or the JSON of the query answer, as an attachment. `preset`, or `from` and `to`, and `timezone` override the saved ones.
+   */
+  exportChart: {
+    parameters: {
+      query?: {
+        /** @description `csv`: one row per series and point; `json`: the query result */
+        format?: "csv" | "json";
+        /** @description Overrides the period */
+        preset?: "today" | "yesterday" | "last_24_hours" | "last_7_days" | "last_30_days" | "last_90_days" | "this_week" | "last_week" | "this_month" | "last_month" | "this_year";
+        /** @description With `to`: overrides the period */
+        from?: string;
+        to?: string;
+        /** @description Overrides the time zone */
+        timezone?: string;
+      };
+      path: {
+        chart_id: number;
+      };
+    };
+    responses: {
+      /** @description The chart's result, as CSV or as the JSON of the query answer (`format`), as an attachment */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": Record<string, never>;
+          "text/csv": string;
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such chart in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Run a chart's query
+   * @description Runs the saved chart over its own period and time zone. No body is needed; a body `{period, timezone}` runs it over another period (`{preset}` or `{from, to}`) or in another time zone, leaving the chart unchanged. The answer names the period and time zone it used.
+   */
+  queryChart: {
+    parameters: {
+      path: {
+        chart_id: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["AnalyticsPeriodOverrideInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["AnalyticsResult"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such chart in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Read the price table
+   * @description The defaults and the organisation's overrides, in US dollars.
+   */
+  getPrices: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["PriceTable"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Replace the organisation's price overrides
+   * @description Calls that end from now on are costed with them; calls already ended keep their cost. An empty list restores the defaults.
+   */
+  updatePrices: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["PriceOverridesInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["PriceTable"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Run an ad-hoc query
+   * @description A chart's query without saving it: the same fields and the same answer as running a saved chart.
+   */
+  queryAnalytics: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["AnalyticsQueryInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["AnalyticsResult"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
@@ -3717,20 +4392,20 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["Assistant"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["Assistant"][];
-            pagination: components["schemas"]["Pagination"];
           };
         };
       };
@@ -3753,16 +4428,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -3786,12 +4461,12 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": components["schemas"]["Assistant"];
@@ -3816,16 +4491,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -3846,12 +4521,12 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": components["schemas"]["Assistant"];
@@ -3882,16 +4557,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -3912,12 +4587,12 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: never;
       };
@@ -3946,16 +4621,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -3984,12 +4659,12 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": components["schemas"]["Assistant"];
@@ -4020,16 +4695,1981 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Test an assistant in text
+   * @description A scripted or simulated conversation with the assistant, repeated `repeat` times, judged by `assertions`. Answers 202 with the run, `queued`: an agent worker runs it as a text conversation (no audio, no phone) and the run is read back with GET until its status is `completed`, `failed` or `cancelled`; `test_run.completed` is sent to webhooks when it ends. Tools are mocked unless `use_real_tools` says otherwise. See docs/test-runs.md.
+   */
+  createAssistantTestRun: {
+    parameters: {
+      path: {
+        assistant_id: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["TestRunCreateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
           /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
           "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["TestRun"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such assistant in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description `limit_reached`: the organisation has 100 runs queued or running */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * The organisation's usage, cost and limits for a period
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Owners and admins. Cost by component and by assistant, from each call's metered usage; no payment processor. The period is a preset, or from and to (an instant with its offset, or a date read as midnight in the time zone), as an analytics chart's.
+   */
+  getBilling: {
+    parameters: {
+      query?: {
+        /** @description A preset, read in the time zone; `from` and `to` give another period instead */
+        period?: "today" | "yesterday" | "last_24_hours" | "last_7_days" | "last_30_days" | "last_90_days" | "this_week" | "last_week" | "this_month" | "last_month" | "this_year";
+        /** @description With `to`: the period starts here (inclusive); a date is midnight in the time zone */
+        from?: string;
+        /** @description With `from`: the period ends here (exclusive); a date is midnight in the time zone */
+        to?: string;
+        /** @description The time zone the period is read in */
+        timezone?: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["BillingSummary"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in to the dashboard (no session, or it ended) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+    };
+  };
+  /**
+   * List calls
+   * @description Newest first. A repeated filter widens (or), different filters narrow (and). `per_page` defaults to 20, at most 100.
+   */
+  listCalls: {
+    parameters: {
+      query?: {
+        page?: number;
+        per_page?: number;
+        /** @description Repeat to widen */
+        status?: string | string[];
+        /** @description Repeat to widen */
+        direction?: string | string[];
+        /** @description Repeat to widen */
+        transport?: string | string[];
+        /** @description Repeat to widen */
+        assistant_id?: string | string[];
+        /** @description Repeat to widen */
+        contact_id?: string | string[];
+        /** @description Repeat to widen */
+        campaign_id?: string | string[];
+        /** @description E.164; matches the number the call came from or went to. Repeat to widen */
+        phone_number?: string | string[];
+        /** @description Inclusive; ISO 8601 date-time with offset, or a date (midnight UTC) */
+        created_after?: string | string[];
+        /** @description Exclusive; ISO 8601 date-time with offset, or a date (midnight UTC) */
+        created_before?: string | string[];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Call"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** Get a call */
+  getCall: {
+    parameters: {
+      path: {
+        call_sid: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Call"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such call in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Download a recording
+   * @description The track as recorded (audio/mpeg or audio/wav). Supports a single HTTP Range.
+   */
+  getCallRecording: {
+    parameters: {
+      path: {
+        call_sid: string;
+        track: "user" | "assistant" | "mixed";
+      };
+    };
+    responses: {
+      /** @description The audio file */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "audio/mpeg": string;
+          "audio/wav": string;
+        };
+      };
+      /** @description The requested range of it */
+      206: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "audio/mpeg": string;
+          "audio/wav": string;
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such call in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Range not satisfiable */
+      416: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * A call's transcript
+   * @description Turns in spoken order.
+   */
+  getCallTranscript: {
+    parameters: {
+      path: {
+        call_sid: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["TranscriptTurn"][];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such call in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Export calls
+   * @description The calls the list filters select, newest first, streamed as CSV (with a header row) or JSON Lines.
+   */
+  exportCalls: {
+    parameters: {
+      query?: {
+        /** @description `csv` (with a header row) or `jsonl` (one call record per line) */
+        format?: "csv" | "jsonl";
+        /** @description Repeat to widen */
+        status?: string | string[];
+        /** @description Repeat to widen */
+        direction?: string | string[];
+        /** @description Repeat to widen */
+        transport?: string | string[];
+        /** @description Repeat to widen */
+        assistant_id?: string | string[];
+        /** @description Repeat to widen */
+        contact_id?: string | string[];
+        /** @description Repeat to widen */
+        campaign_id?: string | string[];
+        /** @description E.164; matches the number the call came from or went to. Repeat to widen */
+        phone_number?: string | string[];
+        /** @description Inclusive; ISO 8601 date-time with offset, or a date (midnight UTC) */
+        created_after?: string | string[];
+        /** @description Exclusive; ISO 8601 date-time with offset, or a date (midnight UTC) */
+        created_before?: string | string[];
+      };
+    };
+    responses: {
+      /** @description The calls, as CSV or JSON Lines (`format`) */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/x-ndjson": string;
+          "text/csv": string;
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * List campaigns
+   * @description Newest first, each with its progress; `state` filters (repeat to widen).
+   */
+  listCampaigns: {
+    parameters: {
+      query?: {
+        page?: number;
+        per_page?: number;
+        /** @description Repeat to widen */
+        state?: string | string[];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Campaign"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Create a campaign
+   * @description Created as a `draft`. Every setting but `name`, `assistant_id` and `from_numbers` has a default (docs/campaigns.md).
+   */
+  createCampaign: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CampaignWriteInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Campaign"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** Get a campaign */
+  getCampaign: {
+    parameters: {
+      path: {
+        campaign_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Campaign"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such campaign in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Replace a campaign's settings
+   * @description The whole campaign, as at creation (omitted settings take their defaults). A draft, scheduled or paused campaign takes any change; a running one only `schedule` and `pacing`, which apply from its next tick; a completed or cancelled one none (409).
+   */
+  updateCampaign: {
+    parameters: {
+      path: {
+        campaign_id: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CampaignWriteInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Campaign"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such campaign in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** Delete a draft campaign */
+  deleteCampaign: {
+    parameters: {
+      path: {
+        campaign_id: number;
+      };
+    };
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: never;
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such campaign in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Cancel a campaign
+   * @description Final: contacts not yet called are `skipped`; calls under way finish. `campaign.completed` with reason `cancelled`.
+   */
+  cancelCampaign: {
+    parameters: {
+      path: {
+        campaign_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Campaign"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description `campaign_empty`: no contacts; `assistant_required`: its assistant was deleted */
+      400: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such campaign in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Calls from its numbers cannot be placed by this deployment (as initiate answers) */
+      503: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** List a campaign's contacts with where each stands */
+  listCampaignContacts: {
+    parameters: {
+      query?: {
+        page?: number;
+        per_page?: number;
+      };
+      path: {
+        campaign_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["CampaignContact"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such campaign in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Add contacts to a campaign
+   * @description By `contact_ids`, or by `filter` (the filters of GET /api/contacts, as JSON), or both. A contact is in a campaign once; contacts without a phone number are left out.
+   */
+  addCampaignContacts: {
+    parameters: {
+      path: {
+        campaign_id: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["CampaignContactsAddInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["CampaignContactsAdded"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such campaign in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Import contacts into a campaign from CSV
+   * @description A `text/csv` file as the contacts import takes it (same columns, normalisation, custom-property coercion and per-row report): new people are created, known ones updated, and every row that landed is added to the campaign. Columns named `var.<name>` are not contact fields: they are that contact's `{{var.<name>}}` in this campaign's calls. At most 25000 rows.
+   */
+  importCampaignContacts: {
+    parameters: {
+      path: {
+        campaign_id: number;
+      };
+    };
+    /** @description text/csv */
+    requestBody: {
+      content: {
+        "application/json": {
+          contacts: {
+              [key: string]: string;
+            }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: {
+              added: number;
+              already_in: number;
+              conflict: number;
+              created: number;
+              invalid: number;
+              rows: components["schemas"]["ImportRowResult"][];
+              total: number;
+              updated: number;
+              without_phone: number;
+            };
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such campaign in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Pause a campaign
+   * @description Nothing new is dialled; calls under way finish and are settled. `campaign.paused` with reason `requested`.
+   */
+  pauseCampaign: {
+    parameters: {
+      path: {
+        campaign_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Campaign"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description `campaign_empty`: no contacts; `assistant_required`: its assistant was deleted */
+      400: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such campaign in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Calls from its numbers cannot be placed by this deployment (as initiate answers) */
+      503: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** Read a campaign's progress */
+  getCampaignProgress: {
+    parameters: {
+      path: {
+        campaign_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["CampaignProgress"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such campaign in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Resume a paused campaign
+   * @description Back to `running` (or `scheduled` before its start), where it left off; `campaign.started` with `resumed: true`.
+   */
+  resumeCampaign: {
+    parameters: {
+      path: {
+        campaign_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Campaign"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description `campaign_empty`: no contacts; `assistant_required`: its assistant was deleted */
+      400: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such campaign in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Calls from its numbers cannot be placed by this deployment (as initiate answers) */
+      503: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Start a campaign
+   * @description A draft with contacts becomes `running`, or `scheduled` until `schedule.start_at`; `campaign.started` is sent when it runs.
+   */
+  startCampaign: {
+    parameters: {
+      path: {
+        campaign_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Campaign"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description `campaign_empty`: no contacts; `assistant_required`: its assistant was deleted */
+      400: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such campaign in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Calls from its numbers cannot be placed by this deployment (as initiate answers) */
+      503: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * List custom contact properties
+   * @description Oldest first, all of them (an organisation has at most 200).
+   */
+  listContactProperties: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["ContactProperty"][];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Create a custom contact property
+   * @description Created once; then set per contact in `custom_fields`. Key and type are fixed once created.
+   */
+  createContactProperty: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ContactPropertyCreateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["ContactProperty"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description The key is taken (`existing_property_id`), or the organisation has reached its property limit */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** Get a custom contact property */
+  getContactProperty: {
+    parameters: {
+      path: {
+        property_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["ContactProperty"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such property in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Delete a custom contact property
+   * @description Its values are removed from every contact's `custom_fields`.
+   */
+  deleteContactProperty: {
+    parameters: {
+      path: {
+        property_id: number;
+      };
+    };
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: never;
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such property in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** Update the label or options of a custom contact property */
+  updateContactProperty: {
+    parameters: {
+      path: {
+        property_id: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ContactPropertyUpdateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["ContactProperty"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such property in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Options given for a property that is not a select, or removed options still held by contacts (`options_in_use`) */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -4069,20 +6709,20 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["Contact"][];
+            message: string;
+            pagination: components["schemas"]["ContactPagination"];
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["Contact"][];
-            pagination: components["schemas"]["ContactPagination"];
           };
         };
       };
@@ -4105,16 +6745,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -4138,19 +6778,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["Contact"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["Contact"];
           };
         };
       };
@@ -4179,16 +6819,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -4209,19 +6849,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["Contact"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["Contact"];
           };
         };
       };
@@ -4250,16 +6890,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -4287,12 +6927,12 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: never;
       };
@@ -4321,16 +6961,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -4356,19 +6996,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["Contact"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["Contact"];
           };
         };
       };
@@ -4403,16 +7043,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -4436,19 +7076,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["ImportReport"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["ImportReport"];
           };
         };
       };
@@ -4483,16 +7123,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -4501,29 +7141,38 @@ export interface operations {
     };
   };
   /**
-   * List custom contact properties
-   * @description Oldest first, all of them (an organisation has at most 200).
+   * List documents
+   * @description Newest first. `per_page` defaults to 20, at most 100.
    */
-  listContactProperties: {
+  listDocuments: {
+    parameters: {
+      query?: {
+        page?: number;
+        per_page?: number;
+        /** @description Only documents in this status */
+        status?: "pending" | "processing" | "ready" | "failed";
+      };
+    };
     responses: {
       /** @description Default Response */
       200: {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["Document"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["ContactProperty"][];
           };
         };
       };
@@ -4537,19 +7186,25 @@ export interface operations {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -4558,13 +7213,13 @@ export interface operations {
     };
   };
   /**
-   * Create a custom contact property
-   * @description Created once; then set per contact in `custom_fields`. Key and type are fixed once created.
+   * Create a document
+   * @description From text (`{name, text}`: Markdown), from a file (`{filename, content_base64, media_type?}`): PDF, Word .docx, HTML, CSV, Markdown or plain text, at most 10 MiB; or from a URL (`{source_url, crawl?, refresh_interval_hours?}`), fetched in the background through the same address checks as webhooks. The document is queued (`status: pending`) and processed in the background: fetched or converted to Markdown, cut into chunks, embedded. The same file, text or URL twice in an organisation is a 409 whose `document_id` names the document that has it. See docs/knowledge.md.
    */
-  createContactProperty: {
+  createDocument: {
     requestBody: {
       content: {
-        "application/json": components["schemas"]["ContactPropertyCreateInput"];
+        "application/json": components["schemas"]["DocumentCreateInput"];
       };
     };
     responses: {
@@ -4573,19 +7228,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["Document"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["ContactProperty"];
           };
         };
       };
@@ -4599,12 +7254,18 @@ export interface operations {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-      /** @description The key is taken (`existing_property_id`), or the organisation has reached its property limit */
+      /** @description The organisation has a document with the same source (`document_id`) */
       409: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
+      /** @description The document is over 10 MiB (`limit_bytes` says the cap) */
+      413: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
       /** @description Validation error */
       422: {
         content: {
@@ -4614,16 +7275,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -4631,11 +7292,11 @@ export interface operations {
       };
     };
   };
-  /** Get a custom contact property */
-  getContactProperty: {
+  /** Get a document */
+  getDocument: {
     parameters: {
       path: {
-        property_id: number;
+        document_id: number;
       };
     };
     responses: {
@@ -4644,19 +7305,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["Document"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["ContactProperty"];
           };
         };
       };
@@ -4670,7 +7331,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-      /** @description No such property in this organisation */
+      /** @description No such document in this organisation */
       404: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -4685,16 +7346,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -4703,29 +7364,38 @@ export interface operations {
     };
   };
   /**
-   * Delete a custom contact property
-   * @description Its values are removed from every contact's `custom_fields`.
+   * Delete a document
+   * @description With its chunks; assistants it was assigned to no longer have it.
    */
-  deleteContactProperty: {
+  deleteDocument: {
     parameters: {
       path: {
-        property_id: number;
+        document_id: number;
       };
     };
     responses: {
-      /** @description Deleted */
-      204: {
+      /** @description Default Response */
+      200: {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
-        content: never;
+        content: {
+          "application/json": {
+            data: {
+              id: number;
+            };
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
       };
       /** @description Missing, malformed, unknown or revoked API key */
       401: {
@@ -4737,7 +7407,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-      /** @description No such property in this organisation */
+      /** @description No such document in this organisation */
       404: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -4752,16 +7422,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -4769,16 +7439,19 @@ export interface operations {
       };
     };
   };
-  /** Update the label or options of a custom contact property */
-  updateContactProperty: {
+  /**
+   * Update a document
+   * @description Its `name`, `metadata`, and a URL source's `crawl` and `refresh_interval_hours`; the content is replaced with PUT /documents/{document_id}/content.
+   */
+  updateDocument: {
     parameters: {
       path: {
-        property_id: number;
+        document_id: number;
       };
     };
     requestBody: {
       content: {
-        "application/json": components["schemas"]["ContactPropertyUpdateInput"];
+        "application/json": components["schemas"]["DocumentUpdateInput"];
       };
     };
     responses: {
@@ -4787,19 +7460,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["Document"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["ContactProperty"];
           };
         };
       };
@@ -4813,136 +7486,411 @@ export interface operations {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-      /** @description No such property in this organisation */
+      /** @description No such document in this organisation */
       404: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-      /** @description Options given for a property that is not a select, or removed options still held by contacts (`options_in_use`) */
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Get a document's Markdown
+   * @description The canonical form of the document. Empty while an uploaded file waits to be converted.
+   */
+  getDocumentContent: {
+    parameters: {
+      path: {
+        document_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["DocumentContent"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such document in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Replace a document's Markdown
+   * @description Stores the Markdown (at most 10 MiB) and queues the document to be processed again (`status: pending`): its old chunks are deleted at once, so the old text stops answering, in calls under way too; new ones are made from this.
+   */
+  replaceDocumentContent: {
+    parameters: {
+      path: {
+        document_id: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["DocumentContentUpdateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Document"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such document in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description The document is over 10 MiB (`limit_bytes` says the cap) */
+      413: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Process a document again
+   * @description Queues it (`status: pending`): a failed document is retried, a URL source fetched now, and the indexes its assistants lack are built (needed when an assistant's `auto_process` is off). A document already queued or being processed is answered as it is.
+   */
+  processDocument: {
+    parameters: {
+      path: {
+        document_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Document"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such document in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Search documents (retrieval debugger)
+   * @description Runs the search a call runs: an assistant's attached documents with its rag_settings (`assistant_id`), or documents by id. Each hit shows its full-text and vector ranks and scores, the calibrated relevance the threshold applies to, and the fused score; `timings_ms` says what each stage took. See docs/knowledge.md.
+   */
+  searchDocuments: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["DocumentSearchInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["SearchResult"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such assistant or document in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Upload a document file
+   * @description `multipart/form-data` with a `file` part (PDF, Word .docx, HTML, CSV, Markdown or plain text, at most 10 MiB) and optional `name` and `media_type` fields sent before it (the part's own type and file name are used otherwise). Answers as creating a document does: 201 with the document, queued for processing.
+   */
+  uploadDocument: {
+    requestBody: {
+      content: {
+        "multipart/form-data": {
+          /**
+           * Format: binary
+           * @description PDF, Word .docx, HTML, CSV, Markdown or plain text, at most 10 MiB
+           */
+          file: string;
+          /** @description The file's type, when its part does not say or says wrong. Sent before the file. */
+          media_type?: string;
+          /** @description The document's name; the file's name otherwise. Sent before the file. */
+          name?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Document"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description The organisation has a document with the same source (`document_id`) */
       409: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
+      /** @description The document is over 10 MiB (`limit_bytes` says the cap) */
+      413: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-    };
-  };
-  /** Read the organisation's settings */
-  getOrganizationSettings: {
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["OrganizationSettings"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Change the organisation's settings
-   * @description `default_phone_region` is upper-cased; it applies to phone numbers read from now on.
-   */
-  updateOrganizationSettings: {
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["OrganizationSettingsUpdateInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["OrganizationSettings"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
+      /** @description Not a multipart/form-data body */
+      415: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
@@ -4956,72 +7904,19 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * The organisation's usage, cost and limits for a period
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Owners and admins. Cost by component and by assistant, from each call's metered usage; no payment processor. The period is a preset, or from and to (an instant with its offset, or a date read as midnight in the time zone), as an analytics chart's.
-   */
-  getBilling: {
-    parameters: {
-      query?: {
-        /** @description A preset, read in the time zone; `from` and `to` give another period instead */
-        period?: "today" | "yesterday" | "last_24_hours" | "last_7_days" | "last_30_days" | "last_90_days" | "this_week" | "last_week" | "this_month" | "last_month" | "this_year";
-        /** @description With `to`: the period starts here (inclusive); a date is midnight in the time zone */
-        from?: string;
-        /** @description With `from`: the period ends here (exclusive); a date is midnight in the time zone */
-        to?: string;
-        /** @description The time zone the period is read in */
-        timezone?: string;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["BillingSummary"];
-          };
-        };
-      };
-      /** @description Not signed in to the dashboard (no session, or it ended) */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
         };
       };
     };
@@ -5036,10 +7931,10 @@ export interface operations {
       200: {
         content: {
           "application/json": {
+            data: components["schemas"]["ApiKey"][];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["ApiKey"][];
           };
         };
       };
@@ -5082,10 +7977,10 @@ export interface operations {
       201: {
         content: {
           "application/json": {
+            data: components["schemas"]["ApiKeyCreated"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["ApiKeyCreated"];
           };
         };
       };
@@ -5128,12 +8023,12 @@ export interface operations {
       200: {
         content: {
           "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
             data: {
               id: number;
             };
+            message: string;
+            /** @enum {boolean} */
+            success: true;
           };
         };
       };
@@ -5168,6 +8063,153 @@ export interface operations {
     };
   };
   /**
+   * List pending invitations
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
+   */
+  listInvitations: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["Invitation"][];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in to the dashboard (no session, or it ended) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+    };
+  };
+  /**
+   * Invite a person by link and email
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Owners and admins. The link (in the answer, once, and mailed to the person) works once, for 7 days.
+   */
+  createInvitation: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["InvitationCreateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["InvitationCreated"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in to the dashboard (no session, or it ended) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Already a member */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+    };
+  };
+  /**
+   * Revoke a pending invitation
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
+   */
+  deleteInvitation: {
+    parameters: {
+      path: {
+        invitation_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: number;
+            };
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in to the dashboard (no session, or it ended) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No pending invitation with this id */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+    };
+  };
+  /**
    * List the organisation's members
    * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
    */
@@ -5177,10 +8219,10 @@ export interface operations {
       200: {
         content: {
           "application/json": {
+            data: components["schemas"]["Member"][];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["Member"][];
           };
         };
       };
@@ -5223,12 +8265,12 @@ export interface operations {
       200: {
         content: {
           "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
             data: {
               user_id: number;
             };
+            message: string;
+            /** @enum {boolean} */
+            success: true;
           };
         };
       };
@@ -5288,10 +8330,10 @@ export interface operations {
       200: {
         content: {
           "application/json": {
+            data: components["schemas"]["Member"][];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["Member"][];
           };
         };
       };
@@ -5331,24 +8373,31 @@ export interface operations {
       };
     };
   };
-  /**
-   * List pending invitations
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
-   */
-  listInvitations: {
+  /** Read the organisation's settings */
+  getOrganizationSettings: {
     responses: {
       /** @description Default Response */
       200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
         content: {
           "application/json": {
+            data: components["schemas"]["OrganizationSettings"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["Invitation"][];
           };
         };
       };
-      /** @description Not signed in to the dashboard (no session, or it ended) */
+      /** @description Missing, malformed, unknown or revoked API key */
       401: {
         headers: {
           /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
@@ -5358,612 +8407,34 @@ export interface operations {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
         };
       };
     };
   };
   /**
-   * Invite a person by link and email
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Owners and admins. The link (in the answer, once, and mailed to the person) works once, for 7 days.
+   * Change the organisation's settings
+   * @description `default_phone_region` is upper-cased; it applies to phone numbers read from now on.
    */
-  createInvitation: {
+  updateOrganizationSettings: {
     requestBody: {
       content: {
-        "application/json": components["schemas"]["InvitationCreateInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      201: {
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["InvitationCreated"];
-          };
-        };
-      };
-      /** @description Not signed in to the dashboard (no session, or it ended) */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Already a member */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-    };
-  };
-  /**
-   * Revoke a pending invitation
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
-   */
-  deleteInvitation: {
-    parameters: {
-      path: {
-        invitation_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: {
-              id: number;
-            };
-          };
-        };
-      };
-      /** @description Not signed in to the dashboard (no session, or it ended) */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No pending invitation with this id */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-    };
-  };
-  /**
-   * Read your profile
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
-   */
-  getCurrentUser: {
-    responses: {
-      /** @description Default Response */
-      200: {
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Profile"];
-          };
-        };
-      };
-      /** @description Not signed in to the dashboard (no session, or it ended) */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-    };
-  };
-  /**
-   * Change your name or email
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. A new email needs `current_password`.
-   */
-  updateCurrentUser: {
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["ProfileUpdateInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Profile"];
-          };
-        };
-      };
-      /** @description Not signed in to the dashboard (no session, or it ended) */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Another account uses this email */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-    };
-  };
-  /**
-   * Change your password
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Every other session of yours ends.
-   */
-  changePassword: {
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["PasswordChangeInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: Record<string, never>;
-          };
-        };
-      };
-      /** @description Not signed in to the dashboard (no session, or it ended) */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-    };
-  };
-  /**
-   * List your sessions
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
-   */
-  listSessions: {
-    responses: {
-      /** @description Default Response */
-      200: {
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Session"][];
-          };
-        };
-      };
-      /** @description Not signed in to the dashboard (no session, or it ended) */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-    };
-  };
-  /**
-   * Sign out everywhere else
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Ends every session of yours but this one.
-   */
-  endOtherSessions: {
-    responses: {
-      /** @description Default Response */
-      200: {
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: {
-              ended: number;
-            };
-          };
-        };
-      };
-      /** @description Not signed in to the dashboard (no session, or it ended) */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-    };
-  };
-  /**
-   * End one of your sessions
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
-   */
-  endSession: {
-    parameters: {
-      path: {
-        session_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: {
-              id: number;
-            };
-          };
-        };
-      };
-      /** @description Not signed in to the dashboard (no session, or it ended) */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such session of yours */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-    };
-  };
-  /**
-   * List your passkeys
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
-   */
-  listPasskeys: {
-    responses: {
-      /** @description Default Response */
-      200: {
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Passkey"][];
-          };
-        };
-      };
-      /** @description Not signed in to the dashboard (no session, or it ended) */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-    };
-  };
-  /**
-   * Add a passkey
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Takes the browser's answer to the options of `POST /api/users/me/passkeys/options`.
-   */
-  createPasskey: {
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["PasskeyCreateInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      201: {
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Passkey"];
-          };
-        };
-      };
-      /** @description Not signed in, or the answer was not accepted (wrong challenge, origin or signature) */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description This passkey is registered already */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Passkeys need PUBLIC_URL: the origin they are bound to */
-      503: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Start adding a passkey
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Answers the options for `navigator.credentials.create()`; their challenge is good for one answer within five minutes.
-   */
-  createPasskeyOptions: {
-    responses: {
-      /** @description Default Response */
-      200: {
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["PasskeyCeremonyOptions"];
-          };
-        };
-      };
-      /** @description Not signed in to the dashboard (no session, or it ended) */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Passkeys need PUBLIC_URL: the origin they are bound to */
-      503: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Remove a passkey
-   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
-   */
-  deletePasskey: {
-    parameters: {
-      path: {
-        passkey_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: {
-              id: number;
-            };
-          };
-        };
-      };
-      /** @description Not signed in to the dashboard (no session, or it ended) */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
-      403: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such passkey of yours */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-    };
-  };
-  /**
-   * List webhook endpoints
-   * @description Newest first. `per_page` defaults to 20, at most 100.
-   */
-  listWebhookEndpoints: {
-    parameters: {
-      query?: {
-        page?: number;
-        per_page?: number;
+        "application/json": components["schemas"]["OrganizationSettingsUpdateInput"];
       };
     };
     responses: {
@@ -5972,20 +8443,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["OrganizationSettings"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["WebhookEndpoint"][];
-            pagination: components["schemas"]["Pagination"];
           };
         };
       };
@@ -6008,16 +8478,86 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * List webhook endpoints
+   * @description Newest first. `per_page` defaults to 20, at most 100.
+   */
+  listWebhookEndpoints: {
+    parameters: {
+      query?: {
+        page?: number;
+        per_page?: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
           /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
           "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["WebhookEndpoint"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -6041,19 +8581,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["WebhookEndpointWithSecret"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["WebhookEndpointWithSecret"];
           };
         };
       };
@@ -6082,16 +8622,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -6112,19 +8652,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["WebhookEndpoint"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["WebhookEndpoint"];
           };
         };
       };
@@ -6153,16 +8693,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -6186,21 +8726,21 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
             data: {
               id: number;
             };
+            message: string;
+            /** @enum {boolean} */
+            success: true;
           };
         };
       };
@@ -6229,16 +8769,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -6264,98 +8804,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
             data: components["schemas"]["WebhookEndpoint"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such webhook endpoint in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Rotate the signing secret
-   * @description Issues a new secret, shown only in this response. The previous secret keeps signing alongside it for `overlap_seconds` (default 86400), so every delivery carries both signatures until then. The body is optional.
-   */
-  rotateWebhookEndpointSecret: {
-    parameters: {
-      path: {
-        endpoint_id: number;
-      };
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["RotateWebhookSecretInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["WebhookEndpointWithSecret"];
           };
         };
       };
@@ -6384,16 +8845,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -6421,19 +8882,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["WebhookDeliveryAttempt"][];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["WebhookDeliveryAttempt"][];
           };
         };
       };
@@ -6462,16 +8923,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -6496,19 +8957,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["WebhookDelivery"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["WebhookDelivery"];
           };
         };
       };
@@ -6543,16 +9004,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -6561,309 +9022,18 @@ export interface operations {
     };
   };
   /**
-   * List tools
-   * @description Newest first. `per_page` defaults to 20, at most 100.
+   * Rotate the signing secret
+   * @description Issues a new secret, shown only in this response. The previous secret keeps signing alongside it for `overlap_seconds` (default 86400), so every delivery carries both signatures until then. The body is optional.
    */
-  listTools: {
-    parameters: {
-      query?: {
-        page?: number;
-        per_page?: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Tool"][];
-            pagination: components["schemas"]["Pagination"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Create a tool
-   * @description A function the assistant can call: an HTTP request (`type: http`) or a built-in (`end_call`, `transfer_call`, `send_dtmf`). Credential headers go in `http.secret_headers`: stored encrypted, never shown again. See docs/tools.md.
-   */
-  createTool: {
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["ToolCreateInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      201: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Tool"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Another tool of the organisation has this name */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /** Get a tool */
-  getTool: {
+  rotateWebhookEndpointSecret: {
     parameters: {
       path: {
-        tool_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Tool"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such tool in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Delete a tool
-   * @description Assistants it was assigned to no longer offer it.
-   */
-  deleteTool: {
-    parameters: {
-      path: {
-        tool_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: {
-              id: number;
-            };
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such tool in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Update a tool
-   * @description Omitted fields keep their value; `http`, `transfer` and `messages` are replaced whole. A masked secret header sent back keeps its stored value.
-   */
-  updateTool: {
-    parameters: {
-      path: {
-        tool_id: number;
+        endpoint_id: number;
       };
     };
     requestBody: {
       content: {
-        "application/json": components["schemas"]["ToolUpdateInput"];
+        "application/json": components["schemas"]["RotateWebhookSecretInput"];
       };
     };
     responses: {
@@ -6872,19 +9042,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["WebhookEndpointWithSecret"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["Tool"];
           };
         };
       };
@@ -6898,172 +9068,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-      /** @description No such tool in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Another tool of the organisation has this name */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Try an HTTP tool
-   * @description Sends the request once, as a call would, with the arguments, variables and contact given, and answers what was sent (credentials redacted), what came back and what the model would be told. A failed request is a 200 with `is_error`; a built-in tool answers 409 (it acts on a call). The body is optional.
-   */
-  testTool: {
-    parameters: {
-      path: {
-        tool_id: number;
-      };
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["ToolTestRequestInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["ToolTestResult"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such tool in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Not an HTTP tool */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Search documents (retrieval debugger)
-   * @description Runs the search a call runs: an assistant's attached documents with its rag_settings (`assistant_id`), or documents by id. Each hit shows its full-text and vector ranks and scores, the calibrated relevance the threshold applies to, and the fused score; `timings_ms` says what each stage took. See docs/knowledge.md.
-   */
-  searchDocuments: {
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["DocumentSearchInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["SearchResult"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such assistant or document in this organisation */
+      /** @description No such webhook endpoint in this organisation */
       404: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -7078,1494 +9083,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
           /** @description Seconds to wait before sending again */
           "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * List documents
-   * @description Newest first. `per_page` defaults to 20, at most 100.
-   */
-  listDocuments: {
-    parameters: {
-      query?: {
-        page?: number;
-        per_page?: number;
-        /** @description Only documents in this status */
-        status?: "pending" | "processing" | "ready" | "failed";
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Document"][];
-            pagination: components["schemas"]["Pagination"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Create a document
-   * @description From text (`{name, text}`: Markdown), from a file (`{filename, content_base64, media_type?}`): PDF, Word .docx, HTML, CSV, Markdown or plain text, at most 10 MiB; or from a URL (`{source_url, crawl?, refresh_interval_hours?}`), fetched in the background through the same address checks as webhooks. The document is queued (`status: pending`) and processed in the background: fetched or converted to Markdown, cut into chunks, embedded. The same file, text or URL twice in an organisation is a 409 whose `document_id` names the document that has it. See docs/knowledge.md.
-   */
-  createDocument: {
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["DocumentCreateInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      201: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Document"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description The organisation has a document with the same source (`document_id`) */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description The document is over 10 MiB (`limit_bytes` says the cap) */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Upload a document file
-   * @description `multipart/form-data` with a `file` part (PDF, Word .docx, HTML, CSV, Markdown or plain text, at most 10 MiB) and optional `name` and `media_type` fields sent before it (the part's own type and file name are used otherwise). Answers as creating a document does: 201 with the document, queued for processing.
-   */
-  uploadDocument: {
-    requestBody: {
-      content: {
-        "multipart/form-data": {
-          /** @description The document's name; the file's name otherwise. Sent before the file. */
-          name?: string;
-          /** @description The file's type, when its part does not say or says wrong. Sent before the file. */
-          media_type?: string;
-          /**
-           * Format: binary
-           * @description PDF, Word .docx, HTML, CSV, Markdown or plain text, at most 10 MiB
-           */
-          file: string;
-        };
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      201: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Document"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description The organisation has a document with the same source (`document_id`) */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description The document is over 10 MiB (`limit_bytes` says the cap) */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Not a multipart/form-data body */
-      415: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /** Get a document */
-  getDocument: {
-    parameters: {
-      path: {
-        document_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Document"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such document in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Delete a document
-   * @description With its chunks; assistants it was assigned to no longer have it.
-   */
-  deleteDocument: {
-    parameters: {
-      path: {
-        document_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: {
-              id: number;
-            };
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such document in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Update a document
-   * @description Its `name`, `metadata`, and a URL source's `crawl` and `refresh_interval_hours`; the content is replaced with PUT /documents/{document_id}/content.
-   */
-  updateDocument: {
-    parameters: {
-      path: {
-        document_id: number;
-      };
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["DocumentUpdateInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Document"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such document in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Process a document again
-   * @description Queues it (`status: pending`): a failed document is retried, a URL source fetched now, and the indexes its assistants lack are built (needed when an assistant's `auto_process` is off). A document already queued or being processed is answered as it is.
-   */
-  processDocument: {
-    parameters: {
-      path: {
-        document_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      202: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Document"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such document in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Get a document's Markdown
-   * @description The canonical form of the document. Empty while an uploaded file waits to be converted.
-   */
-  getDocumentContent: {
-    parameters: {
-      path: {
-        document_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["DocumentContent"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such document in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Replace a document's Markdown
-   * @description Stores the Markdown (at most 10 MiB) and queues the document to be processed again (`status: pending`): its old chunks are deleted at once, so the old text stops answering, in calls under way too; new ones are made from this.
-   */
-  replaceDocumentContent: {
-    parameters: {
-      path: {
-        document_id: number;
-      };
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["DocumentContentUpdateInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Document"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such document in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description The document is over 10 MiB (`limit_bytes` says the cap) */
-      413: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Test an assistant in text
-   * @description A scripted or simulated conversation with the assistant, repeated `repeat` times, judged by `assertions`. Answers 202 with the run, `queued`: an agent worker runs it as a text conversation (no audio, no phone) and the run is read back with GET until its status is `completed`, `failed` or `cancelled`; `test_run.completed` is sent to webhooks when it ends. Tools are mocked unless `use_real_tools` says otherwise. See docs/test-runs.md.
-   */
-  createAssistantTestRun: {
-    parameters: {
-      path: {
-        assistant_id: number;
-      };
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["TestRunCreateInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      202: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["TestRun"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such assistant in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description `limit_reached`: the organisation has 100 runs queued or running */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Test a playbook in text
-   * @description The conversation starts inside the playbook, run in the assistant `assistant_id` names (default: the first assistant, by id, the playbook is assigned to; 422 when there is none). Answers 202 with the run, `queued`: an agent worker runs it as a text conversation (no audio, no phone) and the run is read back with GET until its status is `completed`, `failed` or `cancelled`; `test_run.completed` is sent to webhooks when it ends. Tools are mocked unless `use_real_tools` says otherwise. See docs/test-runs.md.
-   */
-  createPlaybookTestRun: {
-    parameters: {
-      path: {
-        playbook_id: number;
-      };
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["PlaybookTestRunCreateInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      202: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["TestRun"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such playbook in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description `limit_reached`: the organisation has 100 runs queued or running */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * List test runs
-   * @description Newest first, filtered by `assistant_id`, `playbook_id` and `status` (repeat to widen). `per_page` defaults to 20, at most 100.
-   */
-  listTestRuns: {
-    parameters: {
-      query?: {
-        page?: number;
-        per_page?: number;
-        assistant_id?: number;
-        playbook_id?: number;
-        /** @description Repeat to widen */
-        status?: string | string[];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["TestRun"][];
-            pagination: components["schemas"]["Pagination"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /** Get a test run */
-  getTestRun: {
-    parameters: {
-      path: {
-        test_run_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["TestRun"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such test run in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Cancel a test run
-   * @description A queued run is never started; a running one stops at once, keeping the repetitions it finished. 409 when the run has already finished.
-   */
-  cancelTestRun: {
-    parameters: {
-      path: {
-        test_run_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["TestRun"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such test run in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description The run has finished */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * List playbooks
-   * @description Newest first. `per_page` defaults to 20, at most 100.
-   */
-  listPlaybooks: {
-    parameters: {
-      query?: {
-        page?: number;
-        per_page?: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Playbook"][];
-            pagination: components["schemas"]["Pagination"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Create a playbook
-   * @description A procedure the assistant follows when a situation arises: when to use it (`description`), its `goal`, ordered `instructions`, example exchanges, the tools it may use and the values it collects. Attach it to an assistant with `playbook_ids`. See docs/playbooks.md.
-   */
-  createPlaybook: {
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["PlaybookCreateInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      201: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Playbook"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Another playbook of the organisation has this name */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /** Get a playbook */
-  getPlaybook: {
-    parameters: {
-      path: {
-        playbook_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Playbook"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such playbook in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Delete a playbook
-   * @description Assistants it was attached to no longer take it.
-   */
-  deletePlaybook: {
-    parameters: {
-      path: {
-        playbook_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: {
-              id: number;
-            };
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such playbook in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Update a playbook
-   * @description Omitted fields keep their value; lists (`instructions`, `examples`, `tool_ids`, `collect`) are replaced whole.
-   */
-  updatePlaybook: {
-    parameters: {
-      path: {
-        playbook_id: number;
-      };
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["PlaybookUpdateInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Playbook"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such playbook in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Another playbook of the organisation has this name */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -8590,20 +9117,20 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["PhoneConnection"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["PhoneConnection"][];
-            pagination: components["schemas"]["Pagination"];
           };
         };
       };
@@ -8626,16 +9153,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -8656,19 +9183,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["PhoneConnection"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["PhoneConnection"];
           };
         };
       };
@@ -8691,16 +9218,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -8721,19 +9248,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["PhoneConnection"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["PhoneConnection"];
           };
         };
       };
@@ -8762,16 +9289,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -8795,12 +9322,12 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: never;
       };
@@ -8829,16 +9356,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -8867,19 +9394,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["PhoneConnection"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["PhoneConnection"];
           };
         };
       };
@@ -8908,16 +9435,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -8942,20 +9469,20 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["PhoneNumber"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["PhoneNumber"][];
-            pagination: components["schemas"]["Pagination"];
           };
         };
       };
@@ -8978,16 +9505,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -9008,19 +9535,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["PhoneNumber"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["PhoneNumber"];
           };
         };
       };
@@ -9049,16 +9576,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -9079,19 +9606,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["PhoneNumber"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["PhoneNumber"];
           };
         };
       };
@@ -9120,16 +9647,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -9150,12 +9677,12 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: never;
       };
@@ -9184,16 +9711,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -9222,19 +9749,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["PhoneNumber"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["PhoneNumber"];
           };
         };
       };
@@ -9263,16 +9790,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -9281,32 +9808,14 @@ export interface operations {
     };
   };
   /**
-   * List calls
-   * @description Newest first. A repeated filter widens (or), different filters narrow (and). `per_page` defaults to 20, at most 100.
+   * List playbooks
+   * @description Newest first. `per_page` defaults to 20, at most 100.
    */
-  listCalls: {
+  listPlaybooks: {
     parameters: {
       query?: {
         page?: number;
         per_page?: number;
-        /** @description Repeat to widen */
-        status?: string | string[];
-        /** @description Repeat to widen */
-        direction?: string | string[];
-        /** @description Repeat to widen */
-        transport?: string | string[];
-        /** @description Repeat to widen */
-        assistant_id?: string | string[];
-        /** @description Repeat to widen */
-        contact_id?: string | string[];
-        /** @description Repeat to widen */
-        campaign_id?: string | string[];
-        /** @description E.164; matches the number the call came from or went to. Repeat to widen */
-        phone_number?: string | string[];
-        /** @description Inclusive; ISO 8601 date-time with offset, or a date (midnight UTC) */
-        created_after?: string | string[];
-        /** @description Exclusive; ISO 8601 date-time with offset, or a date (midnight UTC) */
-        created_before?: string | string[];
       };
     };
     responses: {
@@ -9315,20 +9824,20 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
-            /** @enum {boolean} */
-            success: true;
+            data: components["schemas"]["Playbook"][];
             message: string;
-            data: components["schemas"]["Call"][];
             pagination: components["schemas"]["Pagination"];
+            /** @enum {boolean} */
+            success: true;
           };
         };
       };
@@ -9351,16 +9860,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -9369,50 +9878,35 @@ export interface operations {
     };
   };
   /**
-   * Export calls
-   * @description The calls the list filters select, newest first, streamed as CSV (with a header row) or JSON Lines.
+   * Create a playbook
+   * @description A procedure the assistant follows when a situation arises: when to use it (`description`), its `goal`, ordered `instructions`, example exchanges, the tools it may use and the values it collects. Attach it to an assistant with `playbook_ids`. See docs/playbooks.md.
    */
-  exportCalls: {
-    parameters: {
-      query?: {
-        /** @description `csv` (with a header row) or `jsonl` (one call record per line) */
-        format?: "csv" | "jsonl";
-        /** @description Repeat to widen */
-        status?: string | string[];
-        /** @description Repeat to widen */
-        direction?: string | string[];
-        /** @description Repeat to widen */
-        transport?: string | string[];
-        /** @description Repeat to widen */
-        assistant_id?: string | string[];
-        /** @description Repeat to widen */
-        contact_id?: string | string[];
-        /** @description Repeat to widen */
-        campaign_id?: string | string[];
-        /** @description E.164; matches the number the call came from or went to. Repeat to widen */
-        phone_number?: string | string[];
-        /** @description Inclusive; ISO 8601 date-time with offset, or a date (midnight UTC) */
-        created_after?: string | string[];
-        /** @description Exclusive; ISO 8601 date-time with offset, or a date (midnight UTC) */
-        created_before?: string | string[];
+  createPlaybook: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["PlaybookCreateInput"];
       };
     };
     responses: {
-      /** @description The calls, as CSV or JSON Lines (`format`) */
-      200: {
+      /** @description Default Response */
+      201: {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
-          "text/csv": string;
-          "application/x-ndjson": string;
+          "application/json": {
+            data: components["schemas"]["Playbook"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
         };
       };
       /** @description Missing, malformed, unknown or revoked API key */
@@ -9421,6 +9915,12 @@ export interface operations {
           /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
           "WWW-Authenticate"?: string;
         };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Another playbook of the organisation has this name */
+      409: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
@@ -9434,16 +9934,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -9451,11 +9951,11 @@ export interface operations {
       };
     };
   };
-  /** Get a call */
-  getCall: {
+  /** Get a playbook */
+  getPlaybook: {
     parameters: {
       path: {
-        call_sid: string;
+        playbook_id: number;
       };
     };
     responses: {
@@ -9464,19 +9964,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["Playbook"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["Call"];
           };
         };
       };
@@ -9490,7 +9990,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-      /** @description No such call in this organisation */
+      /** @description No such playbook in this organisation */
       404: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -9505,16 +10005,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -9523,13 +10023,13 @@ export interface operations {
     };
   };
   /**
-   * A call's transcript
-   * @description Turns in spoken order.
+   * Delete a playbook
+   * @description Assistants it was attached to no longer take it.
    */
-  getCallTranscript: {
+  deletePlaybook: {
     parameters: {
       path: {
-        call_sid: string;
+        playbook_id: number;
       };
     };
     responses: {
@@ -9538,19 +10038,21 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: {
+              id: number;
+            };
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["TranscriptTurn"][];
           };
         };
       };
@@ -9564,7 +10066,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-      /** @description No such call in this organisation */
+      /** @description No such playbook in this organisation */
       404: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -9579,16 +10081,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -9597,49 +10099,40 @@ export interface operations {
     };
   };
   /**
-   * Download a recording
-   * @description The track as recorded (audio/mpeg or audio/wav). Supports a single HTTP Range.
+   * Update a playbook
+   * @description Omitted fields keep their value; lists (`instructions`, `examples`, `tool_ids`, `collect`) are replaced whole.
    */
-  getCallRecording: {
+  updatePlaybook: {
     parameters: {
       path: {
-        call_sid: string;
-        track: "user" | "assistant" | "mixed";
+        playbook_id: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["PlaybookUpdateInput"];
       };
     };
     responses: {
-      /** @description The audio file */
+      /** @description Default Response */
       200: {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
-          "audio/mpeg": string;
-          "audio/wav": string;
-        };
-      };
-      /** @description The requested range of it */
-      206: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "audio/mpeg": string;
-          "audio/wav": string;
+          "application/json": {
+            data: components["schemas"]["Playbook"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
         };
       };
       /** @description Missing, malformed, unknown or revoked API key */
@@ -9652,14 +10145,14 @@ export interface operations {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-      /** @description No such call in this organisation */
+      /** @description No such playbook in this organisation */
       404: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-      /** @description Range not satisfiable */
-      416: {
+      /** @description Another playbook of the organisation has this name */
+      409: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
@@ -9673,16 +10166,101 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Test a playbook in text
+   * @description The conversation starts inside the playbook, run in the assistant `assistant_id` names (default: the first assistant, by id, the playbook is assigned to; 422 when there is none). Answers 202 with the run, `queued`: an agent worker runs it as a text conversation (no audio, no phone) and the run is read back with GET until its status is `completed`, `failed` or `cancelled`; `test_run.completed` is sent to webhooks when it ends. Tools are mocked unless `use_real_tools` says otherwise. See docs/test-runs.md.
+   */
+  createPlaybookTestRun: {
+    parameters: {
+      path: {
+        playbook_id: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["PlaybookTestRunCreateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
           /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
           "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["TestRun"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such playbook in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description `limit_reached`: the organisation has 100 runs queued or running */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -9712,12 +10290,12 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": components["schemas"]["InitiateCallResponse"];
@@ -9760,6 +10338,1169 @@ export interface operations {
     };
   };
   /**
+   * List test runs
+   * @description Newest first, filtered by `assistant_id`, `playbook_id` and `status` (repeat to widen). `per_page` defaults to 20, at most 100.
+   */
+  listTestRuns: {
+    parameters: {
+      query?: {
+        page?: number;
+        per_page?: number;
+        assistant_id?: number;
+        playbook_id?: number;
+        /** @description Repeat to widen */
+        status?: string | string[];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["TestRun"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** Get a test run */
+  getTestRun: {
+    parameters: {
+      path: {
+        test_run_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["TestRun"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such test run in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Cancel a test run
+   * @description A queued run is never started; a running one stops at once, keeping the repetitions it finished. 409 when the run has already finished.
+   */
+  cancelTestRun: {
+    parameters: {
+      path: {
+        test_run_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["TestRun"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such test run in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description The run has finished */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * List tools
+   * @description Newest first. `per_page` defaults to 20, at most 100.
+   */
+  listTools: {
+    parameters: {
+      query?: {
+        page?: number;
+        per_page?: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Tool"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Create a tool
+   * @description A function the assistant can call: an HTTP request (`type: http`) or a built-in (`end_call`, `transfer_call`, `send_dtmf`). Credential headers go in `http.secret_headers`: stored encrypted, never shown again. See docs/tools.md.
+   */
+  createTool: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ToolCreateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Tool"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Another tool of the organisation has this name */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** Get a tool */
+  getTool: {
+    parameters: {
+      path: {
+        tool_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Tool"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such tool in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Delete a tool
+   * @description Assistants it was assigned to no longer offer it.
+   */
+  deleteTool: {
+    parameters: {
+      path: {
+        tool_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: {
+              id: number;
+            };
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such tool in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Update a tool
+   * @description Omitted fields keep their value; `http`, `transfer` and `messages` are replaced whole. A masked secret header sent back keeps its stored value.
+   */
+  updateTool: {
+    parameters: {
+      path: {
+        tool_id: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ToolUpdateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Tool"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such tool in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Another tool of the organisation has this name */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Try an HTTP tool
+   * @description Sends the request once, as a call would, with the arguments, variables and contact given, and answers what was sent (credentials redacted), what came back and what the model would be told. A failed request is a 200 with `is_error`; a built-in tool answers 409 (it acts on a call). The body is optional.
+   */
+  testTool: {
+    parameters: {
+      path: {
+        tool_id: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ToolTestRequestInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["ToolTestResult"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such tool in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Not an HTTP tool */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Read your profile
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
+   */
+  getCurrentUser: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["Profile"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in to the dashboard (no session, or it ended) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+    };
+  };
+  /**
+   * Change your name or email
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. A new email needs `current_password`.
+   */
+  updateCurrentUser: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ProfileUpdateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["Profile"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in to the dashboard (no session, or it ended) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Another account uses this email */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+    };
+  };
+  /**
+   * List your passkeys
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
+   */
+  listPasskeys: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["Passkey"][];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in to the dashboard (no session, or it ended) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+    };
+  };
+  /**
+   * Add a passkey
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Takes the browser's answer to the options of `POST /api/users/me/passkeys/options`.
+   */
+  createPasskey: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["PasskeyCreateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["Passkey"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in, or the answer was not accepted (wrong challenge, origin or signature) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description This passkey is registered already */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Passkeys need PUBLIC_URL: the origin they are bound to */
+      503: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Remove a passkey
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
+   */
+  deletePasskey: {
+    parameters: {
+      path: {
+        passkey_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: number;
+            };
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in to the dashboard (no session, or it ended) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such passkey of yours */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+    };
+  };
+  /**
+   * Start adding a passkey
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Answers the options for `navigator.credentials.create()`; their challenge is good for one answer within five minutes.
+   */
+  createPasskeyOptions: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["PasskeyCeremonyOptions"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in to the dashboard (no session, or it ended) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Passkeys need PUBLIC_URL: the origin they are bound to */
+      503: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Change your password
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Every other session of yours ends.
+   */
+  changePassword: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["PasswordChangeInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            data: Record<string, never>;
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in to the dashboard (no session, or it ended) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+    };
+  };
+  /**
+   * List your sessions
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
+   */
+  listSessions: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["Session"][];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in to the dashboard (no session, or it ended) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+    };
+  };
+  /**
+   * Sign out everywhere else
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403. Ends every session of yours but this one.
+   */
+  endOtherSessions: {
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              ended: number;
+            };
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in to the dashboard (no session, or it ended) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+    };
+  };
+  /**
+   * End one of your sessions
+   * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
+   */
+  endSession: {
+    parameters: {
+      path: {
+        session_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: number;
+            };
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Not signed in to the dashboard (no session, or it ended) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description An API key was sent (session-only function), the anti-forgery token is missing, or the role does not allow it */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such session of yours */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+    };
+  };
+  /**
    * Start a browser call
    * @description Creates the call and a LiveKit room with the assistant dispatched into it, and returns a participant token that joins only that room, for a front end to connect with a LiveKit client SDK.
    */
@@ -9775,19 +11516,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["WebCall"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["WebCall"];
           };
         };
       };
@@ -9810,16 +11551,16 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
@@ -9834,85 +11575,13 @@ export interface operations {
     };
   };
   /**
-   * List campaigns
-   * @description Newest first, each with its progress; `state` filters (repeat to widen).
+   * Start a browser call on the built-in transport
+   * @description Without LiveKit: creates the call and returns a page link that talks to the assistant from a browser.
    */
-  listCampaigns: {
-    parameters: {
-      query?: {
-        page?: number;
-        per_page?: number;
-        /** @description Repeat to widen */
-        state?: string | string[];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Campaign"][];
-            pagination: components["schemas"]["Pagination"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Create a campaign
-   * @description Created as a `draft`. Every setting but `name`, `assistant_id` and `from_numbers` has a default (docs/campaigns.md).
-   */
-  createCampaign: {
+  createBrowserCall: {
     requestBody: {
       content: {
-        "application/json": components["schemas"]["CampaignWriteInput"];
+        "application/json": components["schemas"]["WebCallCreateInput"];
       };
     };
     responses: {
@@ -9921,19 +11590,19 @@ export interface operations {
         headers: {
           /** @description Requests the limit closest to running out allows in its window */
           "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
           /** @description What is left of it in this window */
           "RateLimit-Remaining"?: number;
           /** @description Seconds until its window ends */
           "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": {
+            data: components["schemas"]["BrowserCall"];
+            message: string;
             /** @enum {boolean} */
             success: true;
-            message: string;
-            data: components["schemas"]["Campaign"];
           };
         };
       };
@@ -9956,1657 +11625,23 @@ export interface operations {
       /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
       429: {
         headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
           /** @description Seconds to wait before sending again */
           "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
         };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
       };
-    };
-  };
-  /** Get a campaign */
-  getCampaign: {
-    parameters: {
-      path: {
-        campaign_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Campaign"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such campaign in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Replace a campaign's settings
-   * @description The whole campaign, as at creation (omitted settings take their defaults). A draft, scheduled or paused campaign takes any change; a running one only `schedule` and `pacing`, which apply from its next tick; a completed or cancelled one none (409).
-   */
-  updateCampaign: {
-    parameters: {
-      path: {
-        campaign_id: number;
-      };
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["CampaignWriteInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Campaign"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such campaign in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /** Delete a draft campaign */
-  deleteCampaign: {
-    parameters: {
-      path: {
-        campaign_id: number;
-      };
-    };
-    responses: {
-      /** @description Deleted */
-      204: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: never;
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such campaign in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Start a campaign
-   * @description A draft with contacts becomes `running`, or `scheduled` until `schedule.start_at`; `campaign.started` is sent when it runs.
-   */
-  startCampaign: {
-    parameters: {
-      path: {
-        campaign_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Campaign"];
-          };
-        };
-      };
-      /** @description `campaign_empty`: no contacts; `assistant_required`: its assistant was deleted */
-      400: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such campaign in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Calls from its numbers cannot be placed by this deployment (as initiate answers) */
+      /** @description No agent worker runs calls in this process (`transport_unavailable`), or it is at capacity (`at_capacity`, with Retry-After) */
       503: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Pause a campaign
-   * @description Nothing new is dialled; calls under way finish and are settled. `campaign.paused` with reason `requested`.
-   */
-  pauseCampaign: {
-    parameters: {
-      path: {
-        campaign_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Campaign"];
-          };
-        };
-      };
-      /** @description `campaign_empty`: no contacts; `assistant_required`: its assistant was deleted */
-      400: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such campaign in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Calls from its numbers cannot be placed by this deployment (as initiate answers) */
-      503: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Resume a paused campaign
-   * @description Back to `running` (or `scheduled` before its start), where it left off; `campaign.started` with `resumed: true`.
-   */
-  resumeCampaign: {
-    parameters: {
-      path: {
-        campaign_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Campaign"];
-          };
-        };
-      };
-      /** @description `campaign_empty`: no contacts; `assistant_required`: its assistant was deleted */
-      400: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such campaign in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Calls from its numbers cannot be placed by this deployment (as initiate answers) */
-      503: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Cancel a campaign
-   * @description Final: contacts not yet called are `skipped`; calls under way finish. `campaign.completed` with reason `cancelled`.
-   */
-  cancelCampaign: {
-    parameters: {
-      path: {
-        campaign_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["Campaign"];
-          };
-        };
-      };
-      /** @description `campaign_empty`: no contacts; `assistant_required`: its assistant was deleted */
-      400: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such campaign in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Calls from its numbers cannot be placed by this deployment (as initiate answers) */
-      503: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /** Read a campaign's progress */
-  getCampaignProgress: {
-    parameters: {
-      path: {
-        campaign_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["CampaignProgress"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such campaign in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /** List a campaign's contacts with where each stands */
-  listCampaignContacts: {
-    parameters: {
-      query?: {
-        page?: number;
-        per_page?: number;
-      };
-      path: {
-        campaign_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["CampaignContact"][];
-            pagination: components["schemas"]["Pagination"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such campaign in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Add contacts to a campaign
-   * @description By `contact_ids`, or by `filter` (the filters of GET /api/contacts, as JSON), or both. A contact is in a campaign once; contacts without a phone number are left out.
-   */
-  addCampaignContacts: {
-    parameters: {
-      path: {
-        campaign_id: number;
-      };
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["CampaignContactsAddInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["CampaignContactsAdded"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such campaign in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Import contacts into a campaign from CSV
-   * @description A `text/csv` file as the contacts import takes it (same columns, normalisation, custom-property coercion and per-row report): new people are created, known ones updated, and every row that landed is added to the campaign. Columns named `var.<name>` are not contact fields: they are that contact's `{{var.<name>}}` in this campaign's calls. At most 25000 rows.
-   */
-  importCampaignContacts: {
-    parameters: {
-      path: {
-        campaign_id: number;
-      };
-    };
-    /** @description text/csv */
-    requestBody: {
-      content: {
-        "application/json": {
-          contacts: {
-              [key: string]: string;
-            }[];
-        };
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: {
-              total: number;
-              created: number;
-              updated: number;
-              invalid: number;
-              conflict: number;
-              rows: components["schemas"]["ImportRowResult"][];
-              added: number;
-              already_in: number;
-              without_phone: number;
-            };
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such campaign in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description `invalid_state`: the campaign's state does not allow it; `state` names it */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * List charts
-   * @description Oldest first. An organisation starts with the default set (volume, minutes, cost by component, answer rate, latency percentiles, end reasons, top outcomes).
-   */
-  listCharts: {
-    parameters: {
-      query?: {
-        page?: number;
-        per_page?: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["AnalyticsChart"][];
-            pagination: components["schemas"]["Pagination"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /** Save a chart */
-  createChart: {
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["AnalyticsChartWriteInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      201: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["AnalyticsChart"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description `limit_reached`: the organisation keeps 500 charts */
-      409: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /** Get a chart */
-  getChart: {
-    parameters: {
-      path: {
-        chart_id: number;
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["AnalyticsChart"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such chart in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Replace a chart
-   * @description The whole chart, as at creation.
-   */
-  updateChart: {
-    parameters: {
-      path: {
-        chart_id: number;
-      };
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["AnalyticsChartWriteInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["AnalyticsChart"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such chart in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /** Delete a chart */
-  deleteChart: {
-    parameters: {
-      path: {
-        chart_id: number;
-      };
-    };
-    responses: {
-      /** @description Deleted */
-      204: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: never;
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such chart in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Run a chart's query
-   * @description Runs the saved chart over its own period and time zone. No body is needed; a body `{period, timezone}` runs it over another period (`{preset}` or `{from, to}`) or in another time zone, leaving the chart unchanged. The answer names the period and time zone it used.
-   */
-  queryChart: {
-    parameters: {
-      path: {
-        chart_id: number;
-      };
-    };
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["AnalyticsPeriodOverrideInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["AnalyticsResult"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such chart in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Export a chart's result
-   * @description The chart run as its query would be, as CSV (one row per series and point) or the JSON of the query answer, as an attachment. `preset`, or `from` and `to`, and `timezone` override the saved ones.
-   */
-  exportChart: {
-    parameters: {
-      query?: {
-        /** @description `csv`: one row per series and point; `json`: the query result */
-        format?: "csv" | "json";
-        /** @description Overrides the period */
-        preset?: "today" | "yesterday" | "last_24_hours" | "last_7_days" | "last_30_days" | "last_90_days" | "this_week" | "last_week" | "this_month" | "last_month" | "this_year";
-        /** @description With `to`: overrides the period */
-        from?: string;
-        to?: string;
-        /** @description Overrides the time zone */
-        timezone?: string;
-      };
-      path: {
-        chart_id: number;
-      };
-    };
-    responses: {
-      /** @description The chart's result, as CSV or as the JSON of the query answer (`format`), as an attachment */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "text/csv": string;
-          "application/json": Record<string, never>;
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description No such chart in this organisation */
-      404: {
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Run an ad-hoc query
-   * @description A chart's query without saving it: the same fields and the same answer as running a saved chart.
-   */
-  queryAnalytics: {
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["AnalyticsQueryInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["AnalyticsResult"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Read the price table
-   * @description The defaults and the organisation's overrides, in US dollars.
-   */
-  getPrices: {
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["PriceTable"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-    };
-  };
-  /**
-   * Replace the organisation's price overrides
-   * @description Calls that end from now on are costed with them; calls already ended keep their cost. An empty list restores the defaults.
-   */
-  updatePrices: {
-    requestBody: {
-      content: {
-        "application/json": components["schemas"]["PriceOverridesInput"];
-      };
-    };
-    responses: {
-      /** @description Default Response */
-      200: {
-        headers: {
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
-        content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            message: string;
-            data: components["schemas"]["PriceTable"];
-          };
-        };
-      };
-      /** @description Missing, malformed, unknown or revoked API key */
-      401: {
-        headers: {
-          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
-          "WWW-Authenticate"?: string;
-        };
-        content: {
-          "application/json": components["schemas"]["ErrorResponse"];
-        };
-      };
-      /** @description Validation error */
-      422: {
-        content: {
-          "application/json": components["schemas"]["HTTPValidationError"];
-        };
-      };
-      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
-      429: {
-        headers: {
-          /** @description Seconds to wait before sending again */
-          "Retry-After"?: number;
-          /** @description Requests the limit closest to running out allows in its window */
-          "RateLimit-Limit"?: number;
-          /** @description What is left of it in this window */
-          "RateLimit-Remaining"?: number;
-          /** @description Seconds until its window ends */
-          "RateLimit-Reset"?: number;
-          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
-          "RateLimit-Policy"?: string;
-        };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };

@@ -3,6 +3,7 @@ import type { FieldErrors } from '../../forms.js';
 import { html, type Html } from '../../html.js';
 import type { Leaf } from '../../schema-form.js';
 import { fallbackRows } from './fallback-rows.js';
+import { languageRows } from './language-rows.js';
 import type { Field } from './sections.js';
 
 // One setting of the builder as a person edits it: a switch for yes/no, a list a line, checkboxes naming the
@@ -84,6 +85,7 @@ export function settingRow(field: Field, leaf: Leaf | undefined, value: unknown,
   if (control === 'numbers') return numbersRow(field, ctx, hint, errorLine);
   if (control === 'voice') return voiceRow(field, value, ctx, label, hint, errorLine, aria);
   if (control === 'fallbacks') return fallbackRows(field, value, ctx.errors, hint, ctx.errors[field.key] ? errorLine : '');
+  if (control === 'languages') return languageRows(field, value, ctx.errors, hint, ctx.errors[field.key] ? errorLine : '');
   if (control === 'secret') {
     // What a read shows of a saved secret is its mask; posted back as `.kept`, it keeps the saved secret (keys.ts).
     const saved = typeof value === 'string' && value !== '' ? value : '';

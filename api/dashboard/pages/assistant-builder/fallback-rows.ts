@@ -26,7 +26,7 @@ export function fallbackRows(field: Field, value: unknown, errors: Record<string
   const all = [...rows, ...Array.from({ length: blanks }, () => ({}) as FallbackValue)];
   return html`<fieldset class="setting wide picker fallbacks" id="f-${field.key.replace(/\./g, '-')}" data-fallbacks><legend>${field.label}</legend>${hint}
 <ol class="fallback-rows">${all.map((row, i) => fallbackRow(field.key, i, row, errors, i > rows.length))}</ol>
-${blanks > 1 ? html`<button type="button" class="secondary" data-add-fallback hidden>Add a fallback model</button>` : ''}${errorLine}</fieldset>`;
+${blanks > 1 ? html`<button type="button" class="secondary" data-add-spare hidden>Add a fallback model</button>` : ''}${errorLine}</fieldset>`;
 }
 
 function fallbackRow(key: string, i: number, row: FallbackValue, errors: Record<string, string>, spare: boolean): Html {
@@ -66,11 +66,7 @@ ${field(
 
 /** The posted rows as the API's list: rows left "Not used" dropped, a key left empty kept as the stored one's mask. */
 export function fallbacksOfForm(key: string, form: Record<string, unknown>): Record<string, string | null>[] {
-  const one = (name: string) => {
-    const v = form[name];
-    const s = Array.isArray(v) ? v[0] : v;
-    return typeof s === 'string' ? s.trim() : '';
-  };
+  const one = (name: string) => postedText(form, name);
   const out: Record<string, string | null>[] = [];
   for (let i = 0; i < MAX_FALLBACKS; i++) {
     const provider = one(`${key}.${i}.provider`);
@@ -85,4 +81,11 @@ export function fallbacksOfForm(key: string, form: Record<string, unknown>): Rec
     });
   }
   return out;
+}
+
+/** A posted field's first value, trimmed; '' when absent. */
+export function postedText(form: Record<string, unknown>, name: string): string {
+  const v = form[name];
+  const s = Array.isArray(v) ? v[0] : v;
+  return typeof s === 'string' ? s.trim() : '';
 }

@@ -1,6 +1,7 @@
 import { bodyOfForm, type Leaf } from '../../schema-form.js';
 import { OTHER_VOICE } from './controls.js';
 import { fallbacksOfForm } from './fallback-rows.js';
+import { languagesOfForm } from './language-rows.js';
 import { SECTIONS } from './sections.js';
 
 // The builder's posted form as the API's JSON body. Each control posts in its own way (a switch its hidden "false"
@@ -21,6 +22,10 @@ export function builderBody(leaves: Leaf[], form: Record<string, unknown>): Reco
     // Rows post under the setting's name with their index and part, never under the name itself.
     if (control === 'fallbacks') {
       if (`${leaf.key}.0.provider` in form) text[leaf.key] = JSON.stringify(fallbacksOfForm(leaf.key, form));
+      continue;
+    }
+    if (control === 'languages') {
+      if (`${leaf.key}.0.language` in form) text[leaf.key] = JSON.stringify(languagesOfForm(leaf.key, form));
       continue;
     }
     const posted = values(form[leaf.key]);

@@ -22,7 +22,9 @@ export type Control =
   /** The organisation's phone numbers this assistant answers, ticked by number (not a setting: the numbers' own). */
   | 'numbers'
   /** A write-only secret: typed, never shown; left empty, the saved one stays. */
-  | 'secret';
+  | 'secret'
+  /** A row a language: its code, voice and first message. */
+  | 'languages';
 
 /** The builder's field for the numbers the assistant answers: posted beside its settings, never part of them. */
 export const PHONE_NUMBERS_FIELD = 'phone_numbers';
@@ -136,7 +138,18 @@ export const SECTIONS: Section[] = [
       { key: 'stt_settings.provider', label: 'Provider', choices: STT_CHOICES },
       { key: 'stt_settings.model', label: 'Model', help: 'The vendor’s model name, for example nova-3.' },
       { key: 'stt_settings.language', label: 'Language', help: 'A language code: en, en-GB, fr, es.' },
-      { key: 'stt_settings.language_hints', label: 'Other languages callers may speak', control: 'lines', help: 'One code a line.' },
+      {
+        key: 'languages',
+        label: 'Other languages it speaks',
+        control: 'languages',
+        help: 'The reply and the voice follow a caller who speaks one of them. A voice of the same provider; empty: the main voice.',
+      },
+      {
+        key: 'stt_settings.language_hints',
+        label: 'Language hints',
+        control: 'lines',
+        help: 'One code a line. Empty: the languages above. For a caller’s language the assistant does not reply in.',
+      },
       {
         key: 'stt_settings.keyterms',
         label: 'Words to listen for',
