@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '../prisma/client.js';
 import { declareAuth, registerAuth } from './auth/plugin.js';
+import { mcpRoutes } from './mcp/routes.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { DEFAULT_HTTP_TIMEOUTS, registerBodyTimeouts, serverTimeoutOptions, type HttpTimeouts } from './http/timeouts.js';
 import { UpgradeRoutes } from './http/upgrades.js';
@@ -297,6 +298,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(telephonyRoutes, { prisma: options.prisma, telephony, dialler, carrierUnavailable });
       await api.register(campaignRoutes, { prisma: options.prisma, unavailable: pathUnavailable, wake: () => jobs.wakeCampaigns() });
       await api.register(analyticsRoutes, { prisma: options.prisma });
+      await api.register(mcpRoutes);
     },
     { prefix: '/api' },
   );

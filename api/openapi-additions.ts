@@ -97,6 +97,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/analytics/charts/{chart_id}/export': 'exportChart',
   'POST /api/analytics/query': 'queryAnalytics',
   'GET /api/analytics/prices': 'getPrices',
+  'POST /api/mcp': 'mcp',
   'PUT /api/analytics/prices': 'updatePrices',
 
   'GET /api/organization/settings': 'getOrganizationSettings',

@@ -228,7 +228,8 @@ export function registerRateLimit(api: FastifyInstance, options: RateLimitOption
       if (!tightest || res.remainingPoints < tightest.res.remainingPoints) tightest = { limit: org, res };
     }
     const headers = tightest ? rateLimitHeaders(tightest.limit, tightest.res, policy) : undefined;
-    if (inFlightCap) {
+    // A request answered by requests of its own (MCP's tool calls) holds no slot: they each take one.
+    if (inFlightCap && !request.routeOptions.config?.answeredByInnerRequests) {
       const running = inFlight.get(organizationId) ?? 0;
       if (running >= inFlightCap) {
         // The organisation's own answers free slots within milliseconds; a second is Retry-After's smallest unit.
@@ -242,4 +243,11 @@ export function registerRateLimit(api: FastifyInstance, options: RateLimitOption
     }
     if (headers) reply.headers(headers);
   });
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route answers by requests to the API itself (api/mcp/), which the in-flight cap counts instead of it. */
+    answeredByInnerRequests?: boolean;
+  }
 }

@@ -315,6 +315,13 @@ export interface paths {
      */
     post: operations["uploadDocument"];
   };
+  "/api/mcp": {
+    /**
+     * MCP: the platform for coding agents
+     * @description Model Context Protocol over Streamable HTTP (stateless; JSON answers): tools to build, test and inspect assistants, and resources for the OpenAPI document, assistants, calls and test runs. Authenticated and limited as every /api operation. See docs/mcp.md.
+     */
+    post: operations["mcp"];
+  };
   "/api/organization/api-keys": {
     /**
      * List the organisation's API keys
@@ -2152,6 +2159,22 @@ export interface components {
        * @enum {string}
        */
       role?: "owner" | "admin" | "member";
+    };
+    JsonRpcAnswer: {
+      error?: unknown;
+      id: string | number | null;
+      /** @constant */
+      jsonrpc: "2.0";
+      result?: unknown;
+    };
+    JsonRpcMessageInput: {
+      id?: string | number;
+      /** @constant */
+      jsonrpc: "2.0";
+      method: string;
+      params?: {
+        [key: string]: unknown;
+      };
     };
     LanguageOption: {
       /** @description BCP 47 code; matched on its base language (es matches es-MX) */
@@ -7891,6 +7914,91 @@ export interface operations {
       };
       /** @description Not a multipart/form-data body */
       415: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * MCP: the platform for coding agents
+   * @description Model Context Protocol over Streamable HTTP (stateless; JSON answers): tools to build, test and inspect assistants, and resources for the OpenAPI document, assistants, calls and test runs. Authenticated and limited as every /api operation. See docs/mcp.md.
+   */
+  mcp: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["JsonRpcMessageInput"];
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC answer */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["JsonRpcAnswer"];
+        };
+      };
+      /** @description A notification, accepted (no body) */
+      202: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": unknown;
+        };
+      };
+      /** @description A message the protocol refuses */
+      400: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
