@@ -19,6 +19,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'PATCH /api/tools/{tool_id}': 'updateTool',
   'DELETE /api/tools/{tool_id}': 'deleteTool',
   'POST /api/tools/{tool_id}/test': 'testTool',
+  'GET /api/tools/{tool_id}/mcp-tools': 'listMcpServerTools',
 
   'POST /api/playbooks': 'createPlaybook',
   'GET /api/playbooks': 'listPlaybooks',

@@ -33,6 +33,7 @@ import { processKnowledge, turnPromptOf } from './knowledge.js';
 import { watchForMachine } from './voicemail.js';
 import type { RunCallOptions } from './run-call.js';
 import { type LookedUp, startCallLookup } from './start-lookup.js';
+import { type McpServers, openMcpServers } from './mcp-tools.js';
 import { CallLanguages, spokenLanguages } from './languages.js';
 import { LanguageVoices } from '../providers/language-voices.js';
 
@@ -74,6 +75,13 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
   if (!settings) return made;
   // The team's lookup runs while the recording starts and the session loads; the texts wait for it (start-lookup.ts).
   const lookup = startCallLookup(scene, settings);
+  // So do the assistant's tools, and the connections to its MCP servers (mcp-tools.ts).
+  const assigned = assignedTools(scene);
+  const mcpServers = assigned.then(
+    (tools) => openMcpServers(tools, { allowPrivateTargets: options.allowPrivateToolTargets ?? false, signal: options.signal, logFields }),
+    () => undefined,
+  );
+  made.stops.push(() => void mcpServers.then((servers) => servers?.close()));
   // Listening before the session's setup (VAD and vendors, up to a second), so that no caller audio is missed.
   made.recording = await step(() =>
     startRecording(settings.recording_settings, options, { callSid: call.callSid, startedAt: scene.startedAt.getTime(), dataDir: options.dataDir }),
@@ -91,6 +99,7 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
   Object.assign(made, { session, analysis: { model: built.model, systemPrompt: texts.prompt } });
   prepareWelcome(session.tts instanceof LanguageVoices ? session.tts.current : session.tts, texts.welcome);
   const toolResults = new Map<string, HttpToolResult>();
+  const mcpDurations = new Map<string, number>();
   const interruption = settings.interruption_settings;
   const runs = new ToolRuns({ minInterruptionWords: interruption.min_interruption_words, interruptions: interruption.allow_interruptions, logFields });
   const knowledge = options.knowledge ?? processKnowledge(prisma, options.access ?? vendorAccessFromEnv());
@@ -112,7 +121,12 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
     languageOf: (role) => languages.languageOf(role),
     toolCallDetail: (id) => {
       const result = toolResults.get(id);
-      return { ...(result && { http_status: result.status, duration_ms: result.duration_ms }), ...runs.detail(id) };
+      const mcpMs = mcpDurations.get(id);
+      return {
+        ...(result && { http_status: result.status, duration_ms: result.duration_ms }),
+        ...(mcpMs !== undefined && { duration_ms: mcpMs }),
+        ...runs.detail(id),
+      };
     },
   });
   const streaming = { stt: session.stt?.capabilities.streaming ?? true, tts: session.tts?.capabilities.streaming ?? true };
@@ -130,7 +144,8 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
       ? undefined
       : (query: string, signal: AbortSignal) => knowledge.forAssistant(call.organizationId, call.assistantId!, query, { signal }).then((found) => found.result);
   const onHttpResult = (id: string, result: HttpToolResult) => toolResults.set(id, result);
-  const tools = await step(() => toolsOf(call, texts.values, options, runs, onHttpResult, scene.lineTools, knowledgeToolSearch));
+  const mcp = { servers: await mcpServers, onResult: (id: string, result: { duration_ms: number }) => mcpDurations.set(id, result.duration_ms) };
+  const tools = await step(async () => toolsOf(call, await assigned, texts.values, options, runs, onHttpResult, scene.lineTools, knowledgeToolSearch, mcp));
   if (!tools) return made;
   const agent = buildAssistantAgent({
     instructions: texts.prompt,
@@ -231,23 +246,43 @@ interface CallTools {
 }
 
 /** The tools the call offers: the caller's own (tests), else the assistant's enabled assigned tools; and its playbooks. */
+/** The assistant's enabled assigned tools (none when the caller gave its own), credentials opened. */
+function assignedTools(scene: CallScene): Promise<CallTool[]> {
+  const { options, call } = scene;
+  if (options.tools || call.assistantId === null) return Promise.resolve([]);
+  const loading = loadCallTools(options.prisma, options.secrets, call.organizationId, call.assistantId);
+  // Awaited by the tools' step, which reports a failure; a call that ends before that step leaves it unawaited.
+  loading.catch(() => {});
+  return loading;
+}
+
 async function toolsOf(
   call: CallRow,
+  assigned: CallTool[],
   values: TemplateValues,
   options: RunCallOptions & { secrets: SecretBox },
   runs: ToolRuns,
   onHttpResult: (id: string, result: HttpToolResult) => void,
   line?: CallLineTools,
   knowledge?: CallToolOptions['knowledge'],
+  mcp?: { servers: McpServers | undefined; onResult: (id: string, result: { duration_ms: number }) => void },
 ): Promise<CallTools> {
   const { secrets } = options;
   const assistantId = call.assistantId;
-  const assigned = options.tools || assistantId === null ? [] : await loadCallTools(options.prisma, secrets, call.organizationId, assistantId);
   const playbooks = assistantId === null ? [] : await loadCallPlaybooks(options.prisma, call.organizationId, assistantId, secrets);
   const toolsFor = (tools: CallTool[]): llm.ToolContextLike =>
     tools === assigned && options.tools
       ? options.tools
-      : callToolContext(tools, { values, allowPrivateTargets: options.allowPrivateToolTargets ?? false, onHttpResult, runs, line, knowledge });
+      : callToolContext(tools, {
+          values,
+          allowPrivateTargets: options.allowPrivateToolTargets ?? false,
+          onHttpResult,
+          runs,
+          line,
+          knowledge,
+          mcp: mcp?.servers,
+          onMcpResult: mcp?.onResult,
+        });
   return { assigned, playbooks, toolsFor };
 }
 

@@ -3,6 +3,7 @@ import { type CallTool, executeHttpTool, type HttpToolResult, type ToolValues } 
 import type { ToolRuns } from './tool-runs.js';
 import type { CallLineTools } from './line-tools.js';
 import type { SearchResult } from '../../modules/knowledge/index.js';
+import { mcpFunctions, type McpServers } from './mcp-tools.js';
 
 // The assistant's tools as the call's model is offered them, through the framework's tool context. An HTTP tool's
 // call goes out through the executor (modules/tools/http-executor.ts) with the call's variables and contact, bounded by
@@ -21,6 +22,10 @@ export interface CallToolOptions {
   line?: CallLineTools | undefined;
   /** Searches the assistant's knowledge, for knowledge_search tools. */
   knowledge?: ((query: string, signal: AbortSignal) => Promise<SearchResult>) | undefined;
+  /** The mcp tools' servers, connected, with the tools each offers (mcp-tools.ts). */
+  mcp?: McpServers | undefined;
+  /** Each MCP tool call's duration, by the framework's tool call id: the transcript records it. */
+  onMcpResult?: (toolCallId: string, result: { duration_ms: number }) => void;
 }
 
 /** The tools of the call, as the framework's tool list (`Agent`'s `tools`). */
@@ -30,6 +35,11 @@ export function callToolContext(tools: CallTool[], options: CallToolOptions): ll
     const http = tool.http;
     if (tool.type === 'knowledge_search') {
       if (options.knowledge) context.push(knowledgeTool(tool, options.knowledge, options.runs));
+      continue;
+    }
+    if (tool.type === 'mcp') {
+      const offer = options.mcp?.offers.get(tool.name);
+      if (offer) context.push(...mcpFunctions(tool, offer, options.runs, (id, result) => options.onMcpResult?.(id, result)));
       continue;
     }
     if (tool.type !== 'http') {

@@ -11,6 +11,7 @@ import { CollectedValues } from '../call/collected-values.js';
 import type { TurnPrompt } from '../call/turn-prompt.js';
 import { addUsage, emptyUsage } from './models.js';
 import type { SimulatedUser } from './simulated-user.js';
+import { openMcpServers } from '../call/mcp-tools.js';
 import { testRunTools, type ToolPolicy } from './tool-mocks.js';
 
 // One repetition of a test run: a text-only AgentSession (no audio in or out, no STT, no TTS) with the assistant's LLM
@@ -80,7 +81,9 @@ export async function runConversation(spec: ConversationSpec): Promise<{ record:
     error: null,
     userTurns: 0,
   };
-  const tools = testRunTools(spec.policy);
+  // The mcp tools' servers, connected for this conversation: their tools are offered as in a call.
+  const mcp = await openMcpServers(spec.tools, { allowPrivateTargets: spec.policy.allowPrivateTargets, signal: spec.signal });
+  const tools = testRunTools(spec.policy, mcp);
   const collected = new CollectedValues();
   const session = new voice.AgentSession({
     llm: await buildLlm(spec.settings, spec.access),
@@ -223,12 +226,13 @@ export async function runConversation(spec: ConversationSpec): Promise<{ record:
   } catch (error) {
     if (error instanceof Stopped) {
       await settledWithin(session.close(), CLOSE_TIMEOUT_MS);
+      await mcp.close();
       throw error;
     }
     record.ended_by = 'error';
     record.error = error instanceof Error ? error.message : String(error);
   }
-  const sessionClosed = settledWithin(session.close(), CLOSE_TIMEOUT_MS);
+  const sessionClosed = settledWithin(session.close(), CLOSE_TIMEOUT_MS).finally(() => mcp.close());
   record.collected = collected.record() ?? {};
   return { record, closed: sessionClosed };
 }

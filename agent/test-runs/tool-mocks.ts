@@ -1,5 +1,6 @@
 import { llm } from '@livekit/agents';
 import { type CallTool, executeHttpTool, type ToolValues } from '../../modules/tools/index.js';
+import { mcpFunctionName, type McpServers } from '../call/mcp-tools.js';
 
 // The tools of a test run: the same tools a call offers its model, with the same names, descriptions and parameters,
 // but answered by mocks unless the run asks for the real thing. A mock is the JSON the run gave for the tool, or a
@@ -57,9 +58,37 @@ function asValue(output: string): unknown {
   }
 }
 
-export function testRunTools(policy: ToolPolicy): TestRunTools {
+export function testRunTools(policy: ToolPolicy, mcp?: McpServers): TestRunTools {
   const mockedIds = new Set<string>();
   let ended = false;
+  // An mcp tool offers its server's tools as a call does; each is mocked by its function's name unless it runs for real
+  // (use_real_tools naming the function or the mcp tool).
+  const mcpBuild = (tool: CallTool): llm.FunctionTool<any, any, any>[] => {
+    const offer = mcp?.offers.get(tool.name);
+    if (!offer) return [];
+    return offer.tools.map((serverTool) => {
+      const name = mcpFunctionName(tool.name, serverTool.name);
+      const mocked = Object.hasOwn(policy.mocks, name);
+      const listed = Array.isArray(policy.useRealTools) && (policy.useRealTools.includes(name) || policy.useRealTools.includes(tool.name));
+      const real = !mocked && (policy.useRealTools === true || listed);
+      return llm.tool({
+        name,
+        description: serverTool.description,
+        parameters: serverTool.inputSchema as Parameters<typeof llm.tool>[0]['parameters'] & object,
+        execute: async (args, { toolCallId, abortSignal }) => {
+          if (real) {
+            const result = await offer.connection.callTool(serverTool.name, (args ?? {}) as Record<string, unknown>, abortSignal);
+            if (result.is_error) throw new llm.ToolError(result.output);
+            return asValue(result.output);
+          }
+          mockedIds.add(toolCallId);
+          const mock = mocked ? policy.mocks[name] : GENERIC_MOCK_RESULT;
+          if (isErrorMock(mock)) throw new llm.ToolError(typeof mock.error === 'string' ? mock.error : JSON.stringify(mock.error));
+          return mock;
+        },
+      }) as llm.FunctionTool<any, any, any>;
+    });
+  };
   const build = (tool: CallTool): llm.FunctionTool<any, any, any> | undefined => {
     if (tool.type === 'http' && !tool.http) return undefined;
     const parameters = tool.parameters as Parameters<typeof llm.tool>[0]['parameters'] & object;
@@ -87,7 +116,7 @@ export function testRunTools(policy: ToolPolicy): TestRunTools {
     }) as llm.FunctionTool<any, any, any>;
   };
   return {
-    toolsFor: (tools) => tools.flatMap((tool) => build(tool) ?? []),
+    toolsFor: (tools) => tools.flatMap((tool) => (tool.type === 'mcp' ? mcpBuild(tool) : (build(tool) ?? []))),
     mocked: (id) => mockedIds.has(id),
     get ended() {
       return ended;

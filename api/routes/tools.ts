@@ -9,6 +9,8 @@ import {
   getTool,
   listTools,
   testTool,
+  listMcpToolServerTools,
+  McpServerTools,
   Tool,
   ToolCreate,
   type ToolDeps,
@@ -120,6 +122,24 @@ export const toolRoutes: FastifyPluginAsyncZod<ToolRouteOptions> = async (app, {
       success: true as const,
       message: 'Tool tried',
       data: await testTool(deps, request.identity.organizationId, request.params.tool_id, ToolTestRequest.parse(request.body ?? {})),
+    }),
+  });
+
+  app.get(`${PATH}/:tool_id/mcp-tools`, {
+    schema: {
+      tags,
+      summary: "List an MCP tool's server tools",
+      description:
+        "Connects to the mcp tool's server (through the outbound-target guard, with its credential headers and timeout) and " +
+        'answers the tools it lists, each marked offered or not (`mcp.tools`). A server that cannot be listed is a 200 with ' +
+        '`error` and no tools; a tool of another type answers 409.',
+      params: ToolParams,
+      response: { 200: envelope(McpServerTools), 409: ErrorResponse.describe('Not an MCP tool'), ...notFound, ...commonErrors },
+    },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'MCP server tools listed',
+      data: await listMcpToolServerTools(deps, request.identity.organizationId, request.params.tool_id),
     }),
   });
 };

@@ -49,9 +49,17 @@ async function offeredToolNames(db: Db, organizationId: number, assistantId: num
         ...(playbookId === null ? [] : [{ playbooks: { some: { playbookId } } }]),
       ],
     },
-    select: { name: true },
+    select: { name: true, type: true },
   });
-  return new Set(tools.map((t) => t.name));
+  return new Set(tools.flatMap((t) => (t.type === 'mcp' ? [t.name, `${t.name}_*`] : [t.name])));
+}
+
+/** Whether `name` is an offered tool, or a function of an offered mcp tool's server (`<tool>_<server tool>`). */
+function isOffered(offered: Set<string>, name: string): boolean {
+  if (offered.has(name)) return true;
+  const cut = name.indexOf('_');
+  for (let at = cut; at > 0; at = name.indexOf('_', at + 1)) if (offered.has(`${name.slice(0, at)}_*`)) return true;
+  return false;
 }
 
 /** Refuses a contact of another organisation, and mocks or real-tool names that name no tool the run can offer. */
@@ -67,7 +75,7 @@ async function checkReferences(db: Db, organizationId: number, assistantId: numb
   if (named.length > 0) {
     const offered = await offeredToolNames(db, organizationId, assistantId, playbookId);
     for (const { name, loc } of named) {
-      if (!offered.has(name))
+      if (!isOffered(offered, name))
         problems.push({
           loc,
           msg: `No enabled tool named ${name} is offered to this assistant${playbookId === null ? '' : ' or playbook'}`,

@@ -4,6 +4,7 @@ import type { SecretBox } from '../../lib/secret-box.js';
 import { openedSecretHeaders, type StoredConfig } from './service.js';
 import type { ToolOut } from './schemas.js';
 import type { HttpToolConfig } from './http-executor.js';
+import type { McpTarget } from './mcp-client.js';
 
 // The tools a call offers its model: the assistant's assigned tools that are enabled, in the order they were assigned,
 // each with what running it needs (an HTTP tool's credential headers opened).
@@ -16,6 +17,8 @@ export interface CallTool {
   /** HTTP tools: the request, credentials opened. */
   http: HttpToolConfig | null;
   transfer: ToolOut['transfer'];
+  /** MCP tools: the server, credentials opened, and the names of its tools offered (null: all). */
+  mcp?: (McpTarget & { tools: string[] | null }) | null;
   messages: ToolOut['messages'];
 }
 
@@ -56,6 +59,14 @@ export function callToolOf(
         }
       : null,
     transfer: config.transfer ?? null,
+    mcp: config.mcp
+      ? {
+          url: config.mcp.url,
+          secretHeaders: secrets ? openedSecretHeaders(secrets, organizationId, config.mcp.secret_headers) : {},
+          timeoutMs: config.mcp.timeout_ms,
+          tools: config.mcp.tools,
+        }
+      : null,
     messages: config.messages,
   };
 }

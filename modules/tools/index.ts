@@ -4,6 +4,7 @@
 
 export { type CallTool, callToolOf, loadCallTools } from './call-tools.js';
 export { executeHttpTool, type HttpToolResult } from './http-executor.js';
+export { type McpCallResult, McpConnection, type McpToolInfo } from './mcp-client.js';
 export type { ToolValues } from './render.js';
-export { Tool, TOOL_NAME, ToolCreate, type ToolOut, ToolParams, ToolTestRequest, ToolTestResult, ToolUpdate } from './schemas.js';
-export { createTool, deleteTool, getTool, listTools, testTool, type ToolDeps, updateTool } from './service.js';
+export { McpServerTools, Tool, TOOL_NAME, ToolCreate, type ToolOut, ToolParams, ToolTestRequest, ToolTestResult, ToolUpdate } from './schemas.js';
+export { createTool, deleteTool, getTool, listMcpToolServerTools, listTools, testTool, type ToolDeps, updateTool } from './service.js';

@@ -7,7 +7,7 @@ import { idParam } from '../../lib/zod/query.js';
 
 /** What a model's function-calling API accepts as a function name. */
 export const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
-export const TOOL_TYPES = ['http', 'end_call', 'transfer_call', 'send_dtmf', 'knowledge_search'] as const;
+export const TOOL_TYPES = ['http', 'mcp', 'end_call', 'transfer_call', 'send_dtmf', 'knowledge_search'] as const;
 
 /** A knowledge_search tool's arguments, always: the model says what to look up. */
 export const KNOWLEDGE_TOOL_PARAMETERS = {
@@ -61,6 +61,29 @@ export const HttpRequestConfig = z
   })
   .meta({ id: 'HttpToolRequest' });
 
+export const McpServerConfig = z
+  .strictObject({
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .describe("The MCP server's Streamable HTTP endpoint; its host must be public unless the operator allows private targets"),
+    secret_headers: headerMap(
+      'Credential headers (Authorization, X-Api-Key) sent to the server: write-only, stored encrypted, shown masked; a masked value sent back keeps the stored one',
+    ).default({}),
+    timeout_ms: int()
+      .min(MIN_TIMEOUT_MS)
+      .max(MAX_TIMEOUT_MS)
+      .default(DEFAULT_TIMEOUT_MS)
+      .describe("Each call of one of the server's tools, and the listing of them"),
+    tools: z
+      .array(z.string().min(1).max(128))
+      .max(100)
+      .nullable()
+      .default(null)
+      .describe("The server's tools offered to the model, by name (GET /api/tools/{id}/mcp-tools lists them); null: every tool it lists"),
+  })
+  .meta({ id: 'McpToolServer' });
+
 export const TransferConfig = z
   .strictObject({
     destination: z
@@ -98,6 +121,7 @@ export const ToolCreate = z
     parameters: parameters.default({ type: 'object', properties: {} }),
     http: HttpRequestConfig.nullable().default(null).describe('Required for type http, refused otherwise'),
     transfer: TransferConfig.nullable().default(null).describe('Required for type transfer_call, refused otherwise'),
+    mcp: McpServerConfig.nullable().default(null).describe('Required for type mcp, refused otherwise: the server whose tools this tool offers'),
     messages: ToolMessages.default(ToolMessages.parse({})),
   })
   .meta({ id: 'ToolCreate' });
@@ -112,6 +136,7 @@ export const ToolUpdate = z
     parameters: parameters.optional(),
     http: z.unknown().optional().describe('Replaces the whole HTTP config (HttpToolRequest); masked secret headers keep their stored values'),
     transfer: z.unknown().optional().describe('Replaces the whole transfer config (TransferToolConfig)'),
+    mcp: z.unknown().optional().describe('Replaces the whole MCP server config (McpToolServer); masked secret headers keep their stored values'),
     messages: z.unknown().optional().describe('Replaces the spoken messages (ToolMessages)'),
   })
   .meta({ id: 'ToolUpdate', description: 'Partial update: omitted fields keep their value; the result must be a valid tool.' });
@@ -137,6 +162,14 @@ export const Tool = z
       })
       .nullable(),
     transfer: z.object({ destination: z.string(), mode: z.enum(['cold', 'warm']), handoff_message: z.string().nullable() }).nullable(),
+    mcp: z
+      .object({
+        url: z.string(),
+        secret_headers: z.record(z.string(), z.string()).describe('Masked'),
+        timeout_ms: z.int(),
+        tools: z.array(z.string()).nullable(),
+      })
+      .nullable(),
     messages: z.object({ on_start: z.string().nullable(), on_slow: z.string().nullable(), slow_after_ms: z.int(), on_failure: z.string().nullable() }),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
@@ -169,3 +202,21 @@ export const ToolTestResult = z
     output: z.string().describe('What the model would be given: at most 4,000 characters'),
   })
   .meta({ id: 'ToolTestResult' });
+
+/** One tool an MCP server lists, as the team chooses among them. */
+export const McpServerTool = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    input_schema: z.record(z.string(), z.unknown()).describe('JSON Schema of its arguments'),
+    offered: z.boolean().describe("Offered to the model: in the tool's `mcp.tools`, or every tool when that is null"),
+  })
+  .meta({ id: 'McpServerTool' });
+
+export const McpServerTools = z
+  .object({
+    tools: z.array(McpServerTool),
+    duration_ms: z.int(),
+    error: z.string().nullable().describe('Why the server could not be listed (unreachable, refused target, timed out); the list is then empty'),
+  })
+  .meta({ id: 'McpServerTools' });

@@ -7,7 +7,16 @@ import type { SecretBox } from '../../lib/secret-box.js';
 import { isMasked, isMaskOf, maskSecret } from '../../lib/secrets.js';
 import { loadContactFields } from '../calls/index.js';
 import { executeHttpTool, type HttpToolResult } from './http-executor.js';
-import { KNOWLEDGE_TOOL_PARAMETERS, ToolCreate, type ToolCreateIn, type ToolOut, type ToolTestRequest, type ToolUpdateIn } from './schemas.js';
+import { listMcpServerTools } from './mcp-client.js';
+import {
+  KNOWLEDGE_TOOL_PARAMETERS,
+  type McpServerTools,
+  ToolCreate,
+  type ToolCreateIn,
+  type ToolOut,
+  type ToolTestRequest,
+  type ToolUpdateIn,
+} from './schemas.js';
 import { toolProblems, type ToolPolicy } from './validation.js';
 
 // The organisation's tools: stored with their credential headers sealed (lib/secret-box.ts), read with them masked.
@@ -25,6 +34,8 @@ export interface StoredConfig {
   parameters: Record<string, unknown>;
   http: (NonNullable<ToolCreateIn['http']> & { secret_headers: Record<string, string> }) | null;
   transfer: ToolCreateIn['transfer'];
+  /** Absent in rows written before MCP tools. */
+  mcp?: (NonNullable<ToolCreateIn['mcp']> & { secret_headers: Record<string, string> }) | null;
   messages: ToolCreateIn['messages'];
 }
 
@@ -58,9 +69,9 @@ function opened(secrets: SecretBox, sealed: string, context: string): string | u
 function toApi(row: ToolRow, secrets: SecretBox): ToolOut {
   const config = row.config as StoredConfig;
   const masked = (name: string, sealed: string) => maskSecret(opened(secrets, sealed, sealContext(row.organizationId, name)) ?? '');
-  const http = config.http
-    ? { ...config.http, secret_headers: Object.fromEntries(Object.entries(config.http.secret_headers).map(([name, sealed]) => [name, masked(name, sealed)])) }
-    : null;
+  const maskAll = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).map(([name, sealed]) => [name, masked(name, sealed)]));
+  const http = config.http ? { ...config.http, secret_headers: maskAll(config.http.secret_headers) } : null;
+  const mcp = config.mcp ? { ...config.mcp, secret_headers: maskAll(config.mcp.secret_headers) } : null;
   return {
     id: row.id,
     name: row.name,
@@ -70,6 +81,7 @@ function toApi(row: ToolRow, secrets: SecretBox): ToolOut {
     parameters: config.parameters,
     http,
     transfer: config.transfer ?? null,
+    mcp,
     messages: config.messages,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
@@ -82,16 +94,20 @@ function storable(
   tool: ToolCreateIn,
   previous: StoredConfig | null,
   deps: ToolDeps,
-): { columns: Omit<ToolCreateIn, 'parameters' | 'http' | 'transfer' | 'messages'>; config: StoredConfig } {
+): { columns: Omit<ToolCreateIn, 'parameters' | 'http' | 'transfer' | 'mcp' | 'messages'>; config: StoredConfig } {
   const problems = toolProblems(tool, deps.policy);
   if (problems.length > 0) throw new ValidationFailed(problems);
-  const stored = previous?.http?.secret_headers ?? {};
+  // The credentials go with the request of an http tool, or to the server of an mcp tool.
+  const where = tool.mcp ? 'mcp' : 'http';
+  const target = tool.mcp ?? tool.http;
+  const before = previous?.[where] ?? null;
+  const stored = before?.secret_headers ?? {};
   const sealed: Record<string, string> = {};
   // A stored credential goes only where it went before: moving the tool to another host takes the credential sent
   // again, or anyone who may edit the tool could have it sent to a server of theirs.
-  const moved = previous?.http !== undefined && previous.http !== null && tool.http !== null && originOf(previous.http.url) !== originOf(tool.http.url);
+  const moved = before !== null && target !== null && originOf(before.url) !== originOf(target.url);
   const kept: ValidationDetail[] = [];
-  for (const [name, value] of Object.entries(tool.http?.secret_headers ?? {})) {
+  for (const [name, value] of Object.entries(target?.secret_headers ?? {})) {
     const context = sealContext(organizationId, name);
     const keptSealed = stored[name] ?? Object.entries(stored).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
     const current = keptSealed === undefined ? undefined : opened(deps.secrets, keptSealed, context);
@@ -100,7 +116,7 @@ function storable(
     const keeps = keptSealed !== undefined && (current !== undefined ? isMaskOf(value, current) : value === maskSecret(''));
     if (!keeps && isMasked(value)) {
       kept.push({
-        loc: ['body', 'http', 'secret_headers', name],
+        loc: ['body', where, 'secret_headers', name],
         msg: 'This is a masked value, not a credential: send the value itself, or the mask this header was read with',
         type: 'value_error',
       });
@@ -108,16 +124,26 @@ function storable(
     }
     if (keeps && moved)
       kept.push({
-        loc: ['body', 'http', 'secret_headers', name],
+        loc: ['body', where, 'secret_headers', name],
         msg: "The tool's URL moves to another host: send this credential again",
         type: 'value_error',
       });
     sealed[name] = keeps ? keptSealed : deps.secrets.seal(value, context);
   }
   if (kept.length > 0) throw new ValidationFailed(kept);
-  const { parameters, http, transfer, messages, ...columns } = tool;
-  const fixed = tool.type === 'knowledge_search' ? KNOWLEDGE_TOOL_PARAMETERS : parameters;
-  return { columns, config: { parameters: fixed, http: http ? { ...http, secret_headers: sealed } : null, transfer, messages } };
+  const { parameters, http, transfer, mcp, messages, ...columns } = tool;
+  // A knowledge search takes its query; an MCP server's tools bring their own schemas.
+  const fixed = tool.type === 'knowledge_search' ? KNOWLEDGE_TOOL_PARAMETERS : tool.type === 'mcp' ? { type: 'object', properties: {} } : parameters;
+  return {
+    columns,
+    config: {
+      parameters: fixed,
+      http: http ? { ...http, secret_headers: sealed } : null,
+      transfer,
+      mcp: mcp ? { ...mcp, secret_headers: sealed } : null,
+      messages,
+    },
+  };
 }
 
 /** Scheme, host and port of a URL template (its host is literal: modules/tools/validation.ts); placeholders elsewhere are neutral. */
@@ -135,7 +161,13 @@ function nameTaken(error: unknown): boolean {
 
 const taken = (name: string) => new AppError('conflict', `A tool named ${name} exists in this organisation`, { name });
 
-export async function createTool(deps: ToolDeps, organizationId: number, input: ToolCreateIn): Promise<ToolOut> {
+export async function createTool(
+  deps: ToolDeps,
+  organizationId: number,
+  tool: Omit<ToolCreateIn, 'mcp'> & Partial<Pick<ToolCreateIn, 'mcp'>>,
+): Promise<ToolOut> {
+  // `mcp` came after the other configs: code that makes tools without naming it makes one with none.
+  const input: ToolCreateIn = { ...tool, mcp: tool.mcp ?? null };
   const { columns, config } = storable(organizationId, input, null, deps);
   try {
     const row = await deps.db.tool.create({ data: { organizationId, ...columns, config: config as unknown as Prisma.InputJsonValue } });
@@ -228,4 +260,22 @@ export function openedSecretHeaders(secrets: SecretBox, organizationId: number, 
       return plain === undefined ? [] : [[name, plain]];
     }),
   );
+}
+
+/** The tools an mcp tool's server lists, each marked offered or not: what the team chooses from. */
+export async function listMcpToolServerTools(deps: ToolDeps, organizationId: number, id: number): Promise<z.output<typeof McpServerTools>> {
+  const row = await findRow(deps.db, organizationId, id);
+  const config = row.config as StoredConfig;
+  if (row.type !== 'mcp' || !config.mcp) throw new AppError('conflict', `A ${row.type} tool has no MCP server`);
+  const { mcp } = config;
+  const listed = await listMcpServerTools(
+    { url: mcp.url, secretHeaders: openedSecretHeaders(deps.secrets, organizationId, mcp.secret_headers), timeoutMs: mcp.timeout_ms },
+    { allowPrivateTargets: deps.policy.allowPrivateTargets },
+  );
+  const chosen = mcp.tools === null ? null : new Set(mcp.tools);
+  return {
+    tools: listed.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, offered: chosen === null || chosen.has(t.name) })),
+    duration_ms: listed.duration_ms,
+    error: listed.error,
+  };
 }

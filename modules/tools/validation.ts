@@ -33,6 +33,9 @@ export function toolProblems(tool: ToolCreateIn, policy: ToolPolicy): Validation
   if (tool.type !== 'http' && tool.http) fail(['http'], `A ${tool.type} tool has no HTTP request`);
   if (tool.type === 'transfer_call' && !tool.transfer) fail(['transfer'], 'A transfer_call tool needs its destination');
   if (tool.type !== 'transfer_call' && tool.transfer) fail(['transfer'], `A ${tool.type} tool has no transfer`);
+  if (tool.type === 'mcp' && !tool.mcp) fail(['mcp'], 'An mcp tool needs its server');
+  if (tool.type !== 'mcp' && tool.mcp) fail(['mcp'], `A ${tool.type} tool has no MCP server`);
+  if (tool.mcp) checkUrl(tool.mcp.url, policy, fail, ['mcp', 'url']);
   if (tool.type === 'knowledge_search') {
     const properties = (tool.parameters.properties ?? {}) as Record<string, unknown>;
     const extra = Object.keys(properties).find((k) => k !== 'query');
@@ -45,7 +48,7 @@ export function toolProblems(tool: ToolCreateIn, policy: ToolPolicy): Validation
   if (tool.http) {
     const http = tool.http;
     checkTemplate(http.url, ['http', 'url'], declared, fail);
-    checkUrl(http.url, policy, fail);
+    checkUrl(http.url, policy, fail, ['http', 'url']);
     for (const [key, value] of Object.entries(http.headers)) checkTemplate(value, ['http', 'headers', key], declared, fail);
     for (const [key, value] of Object.entries(http.query)) checkTemplate(value, ['http', 'query', key], declared, fail);
     walkStrings(http.body, ['http', 'body'], (text, loc) => checkTemplate(text, loc, declared, fail));
@@ -81,8 +84,7 @@ function checkTemplate(text: string, loc: Loc, declared: Set<string>, fail: (loc
 }
 
 /** The scheme and host are literal and allowed; placeholders may fill the path and query only. */
-function checkUrl(url: string, policy: ToolPolicy, fail: (loc: Loc, msg: string) => void): void {
-  const loc = ['http', 'url'];
+function checkUrl(url: string, policy: ToolPolicy, fail: (loc: Loc, msg: string) => void, loc: Loc): void {
   const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url)?.[0];
   if (!origin || origin.includes('{{')) {
     fail(loc, 'Must start with http:// or https:// and a host written out: a placeholder may fill the path and query, not the host');

@@ -53,6 +53,7 @@ const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => 
 
 function slotsTool(delayMs: number, messages: Partial<ToolCreateIn['messages']>): ToolCreateIn {
   return {
+    mcp: null,
     name: 'find_slots',
     description: 'Finds free appointment slots',
     type: 'http',

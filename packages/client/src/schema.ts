@@ -559,6 +559,13 @@ export interface paths {
      */
     patch: operations["updateTool"];
   };
+  "/api/tools/{tool_id}/mcp-tools": {
+    /**
+     * List an MCP tool's server tools
+     * @description Connects to the mcp tool's server (through the outbound-target guard, with its credential headers and timeout) and answers the tools it lists, each marked offered or not (`mcp.tools`). A server that cannot be listed is a 200 with `error` and no tools; a tool of another type answers 409.
+     */
+    get: operations["listMcpServerTools"];
+  };
   "/api/tools/{tool_id}/test": {
     /**
      * Try an HTTP tool
@@ -2304,6 +2311,46 @@ export interface components {
       /** @default null */
       welcome_message?: string | null;
     };
+    McpServerTool: {
+      description: string;
+      /** @description JSON Schema of its arguments */
+      input_schema: {
+        [key: string]: unknown;
+      };
+      name: string;
+      /** @description Offered to the model: in the tool's `mcp.tools`, or every tool when that is null */
+      offered: boolean;
+    };
+    McpServerTools: {
+      duration_ms: number;
+      /** @description Why the server could not be listed (unreachable, refused target, timed out); the list is then empty */
+      error: string | null;
+      tools: components["schemas"]["McpServerTool"][];
+    };
+    McpToolServerInput: {
+      /**
+       * @description Credential headers (Authorization, X-Api-Key) sent to the server: write-only, stored encrypted, shown masked; a masked value sent back keeps the stored one
+       * @default {}
+       */
+      secret_headers?: {
+        [key: string]: string;
+      };
+      /**
+       * @description Each call of one of the server's tools, and the listing of them
+       * @default 5000
+       */
+      timeout_ms?: number;
+      /**
+       * @description The server's tools offered to the model, by name (GET /api/tools/{id}/mcp-tools lists them); null: every tool it lists
+       * @default null
+       */
+      tools?: string[] | null;
+      /**
+       * Format: uri
+       * @description The MCP server's Streamable HTTP endpoint; its host must be public unless the operator allows private targets
+       */
+      url: string;
+    };
     Member: {
       /** Format: date-time */
       created_at: string;
@@ -3268,6 +3315,15 @@ export interface components {
         url: string;
       }) | null;
       id: number;
+      mcp: ({
+        /** @description Masked */
+        secret_headers: {
+          [key: string]: string;
+        };
+        timeout_ms: number;
+        tools: string[] | null;
+        url: string;
+      }) | null;
       messages: {
         on_failure: string | null;
         on_slow: string | null;
@@ -3285,7 +3341,7 @@ export interface components {
         mode: "cold" | "warm";
       }) | null;
       /** @enum {string} */
-      type: "http" | "end_call" | "transfer_call" | "send_dtmf" | "knowledge_search";
+      type: "http" | "mcp" | "end_call" | "transfer_call" | "send_dtmf" | "knowledge_search";
       /** Format: date-time */
       updated_at: string;
     };
@@ -3302,6 +3358,11 @@ export interface components {
        * @default null
        */
       http?: components["schemas"]["HttpToolRequestInput"] | null;
+      /**
+       * @description Required for type mcp, refused otherwise: the server whose tools this tool offers
+       * @default null
+       */
+      mcp?: components["schemas"]["McpToolServerInput"] | null;
       /**
        * @default {
        *   "on_start": null,
@@ -3329,7 +3390,7 @@ export interface components {
        */
       transfer?: components["schemas"]["TransferToolConfigInput"] | null;
       /** @enum {string} */
-      type: "http" | "end_call" | "transfer_call" | "send_dtmf" | "knowledge_search";
+      type: "http" | "mcp" | "end_call" | "transfer_call" | "send_dtmf" | "knowledge_search";
     };
     ToolMessagesInput: {
       /**
@@ -3402,6 +3463,8 @@ export interface components {
       enabled?: boolean;
       /** @description Replaces the whole HTTP config (HttpToolRequest); masked secret headers keep their stored values */
       http?: unknown;
+      /** @description Replaces the whole MCP server config (McpToolServer); masked secret headers keep their stored values */
+      mcp?: unknown;
       /** @description Replaces the spoken messages (ToolMessages) */
       messages?: unknown;
       /** @description The name the model calls; unique in the organisation */
@@ -3413,7 +3476,7 @@ export interface components {
       /** @description Replaces the whole transfer config (TransferToolConfig) */
       transfer?: unknown;
       /** @enum {string} */
-      type?: "http" | "end_call" | "transfer_call" | "send_dtmf" | "knowledge_search";
+      type?: "http" | "mcp" | "end_call" | "transfer_call" | "send_dtmf" | "knowledge_search";
     };
     TranscriptTurn: {
       end_ms: number;
@@ -11015,6 +11078,86 @@ export interface operations {
         };
       };
       /** @description Another tool of the organisation has this name */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * List an MCP tool's server tools
+   * @description Connects to the mcp tool's server (through the outbound-target guard, with its credential headers and timeout) and answers the tools it lists, each marked offered or not (`mcp.tools`). A server that cannot be listed is a 200 with `error` and no tools; a tool of another type answers 409.
+   */
+  listMcpServerTools: {
+    parameters: {
+      path: {
+        tool_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["McpServerTools"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such tool in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Not an MCP tool */
       409: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];

@@ -16,6 +16,7 @@ const http: [string, string][] = [
 ];
 
 const stored: ToolOut = {
+  mcp: null,
   id: 4,
   name: 'lookup_order',
   description: 'Finds an order',
