@@ -293,6 +293,37 @@ describe.skipIf(!hasChromium)('the tool and playbook forms in a browser', () => 
     await context.close();
   });
 
+  it('creates an MCP server tool with its credential unseen, the tools it offers one a line, and keeps the credential on save', async () => {
+    const token = 'Bearer mcp-token-4321';
+    const { context, page } = await signedIn();
+    await page.goto(`${base}/tools/new`);
+    await page.getByRole('radio', { name: /MCP server/ }).check();
+    expect(await page.getByLabel('URL', { exact: true }).isVisible()).toBe(false);
+    await page.getByLabel('Name', { exact: true }).fill('orders');
+    await page.getByLabel('What it does and when to use it').fill('The order desk');
+    await page.getByLabel('Server URL').fill('https://mcp.example.com/mcp');
+    await page.getByLabel('Authorization header').fill(token);
+    await page.getByLabel('Tools offered').fill('lookup_order\n cancel_order \n');
+    await page.getByLabel('Server timeout').fill('3');
+    await expectFitsAndShoot(page, 'tool-mcp-new-1280');
+    await page.getByRole('button', { name: 'Create tool' }).click();
+    await page.waitForURL(/\/tools\/\d+$/);
+    const id = Number(new URL(page.url()).pathname.split('/').pop());
+    type Stored = { mcp: { url: string; tools: string[]; timeout_ms: number; secret_headers: Record<string, string> } };
+    const stored = async () => ((await api.db.prisma.tool.findUniqueOrThrow({ where: { id } })).config as Stored).mcp;
+    expect(await stored()).toMatchObject({ url: 'https://mcp.example.com/mcp', tools: ['lookup_order', 'cancel_order'], timeout_ms: 3000 });
+    const sealed = (await stored()).secret_headers.Authorization!;
+    expect(sealed).not.toContain('mcp-token');
+    expect(await page.content()).not.toContain('mcp-token');
+    expect(await page.getByLabel('Authorization header').getAttribute('placeholder')).toBe('Saved ****4321');
+    // Saved again with the credential left empty: the same sealed credential stays.
+    await page.getByLabel('Tools offered').fill('');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved').first().waitFor();
+    expect(await stored()).toMatchObject({ tools: null, secret_headers: { Authorization: sealed } });
+    await context.close();
+  });
+
   it('fits a phone’s width, with every control on the screen', async () => {
     const { context, page } = await signedIn(PHONE);
     await page.goto(`${base}/tools/${lookupId}`);

@@ -121,7 +121,7 @@ function registerToolForms(app: FastifyInstance, tools: ToolDeps): void {
     const form = toolForm({
       values,
       errors: options.errors ?? {},
-      masks: tool?.http?.secret_headers ?? {},
+      masks: masksOf(tool),
       action: tool ? `/tools/${tool.id}` : '/tools',
       submit: tool ? 'Save' : 'Create tool',
       csrf: csrfField(request),
@@ -168,7 +168,7 @@ ${ROW_SCRIPT}`;
     const organizationId = request.signedIn!.organizationId;
     // Read first: another organisation's tool is 404 before anything is said about the form.
     const tool = await getTool(tools, organizationId, idOf(request));
-    const { values, built, errors } = read(request, tool.http?.secret_headers ?? {});
+    const { values, built, errors } = read(request, masksOf(tool));
     if (Object.keys(errors).length > 0) return editor(request, reply, tool, values, { errors, status: 422 });
     try {
       await updateTool(tools, organizationId, tool.id, validated(ToolUpdate, built.body));
@@ -338,4 +338,9 @@ ${ROW_SCRIPT}`;
       return editor(request, reply, playbook, values, { notice: sideRefusal(error), status: 422 });
     }
   });
+}
+
+/** A tool's stored credential headers as the API masks them: its request's, or its MCP server's. */
+function masksOf(tool: ToolOut | null | undefined): Record<string, string> {
+  return tool?.http?.secret_headers ?? tool?.mcp?.secret_headers ?? {};
 }

@@ -35,6 +35,10 @@ const TEXT_FIELDS = [
   'transfer.destination',
   'transfer.mode',
   'transfer.handoff_message',
+  'mcp.url',
+  'mcp.authorization',
+  'mcp.timeout_ms',
+  'mcp.tools',
   'messages.on_start',
   'messages.on_slow',
   'messages.slow_after_ms',
@@ -58,6 +62,7 @@ function shownSeconds(key: string, ms: number | undefined): string {
 export function valuesOfTool(tool: ToolOut | null): ToolFormValues {
   const http = tool?.http ?? null;
   const transfer = tool?.transfer ?? null;
+  const mcp = tool?.mcp ?? null;
   const messages = tool?.messages;
   const parameters = tool?.parameters ?? NO_PARAMETERS;
   const rows = rowsOfSchema(parameters);
@@ -73,6 +78,11 @@ export function valuesOfTool(tool: ToolOut | null): ToolFormValues {
     'transfer.destination': transfer?.destination ?? '',
     'transfer.mode': transfer?.mode ?? String(defaultOf('transfer.mode') ?? ''),
     'transfer.handoff_message': transfer?.handoff_message ?? '',
+    'mcp.url': mcp?.url ?? '',
+    // A saved credential is never shown: the field stays empty, and empty keeps it.
+    'mcp.authorization': '',
+    'mcp.timeout_ms': shownSeconds('mcp.timeout_ms', mcp?.timeout_ms),
+    'mcp.tools': (mcp?.tools ?? []).join('\n'),
     'messages.on_start': messages?.on_start ?? '',
     'messages.on_slow': messages?.on_slow ?? '',
     'messages.slow_after_ms': shownSeconds('messages.slow_after_ms', messages?.slow_after_ms),
@@ -227,6 +237,24 @@ export function bodyOfValues(values: ToolFormValues, masks: Record<string, strin
     if ((f['transfer.mode'] ?? '') !== '') transfer.mode = f['transfer.mode'];
     body.transfer = transfer;
   } else body.transfer = null;
+
+  if (type === 'mcp') {
+    // One credential, the Authorization header most servers take; typed replaces it, empty keeps the saved one.
+    const typed = (f['mcp.authorization'] ?? '').trim();
+    const saved = masks.Authorization;
+    const mcp: Record<string, unknown> = {
+      url: (f['mcp.url'] ?? '').trim(),
+      secret_headers: typed ? { Authorization: typed } : saved !== undefined ? { Authorization: saved } : {},
+    };
+    const names = (f['mcp.tools'] ?? '')
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter(Boolean);
+    mcp.tools = names.length > 0 ? names : null;
+    const timeout = millisecondsOf(f['mcp.timeout_ms'] ?? '');
+    if (timeout !== undefined) mcp.timeout_ms = timeout;
+    body.mcp = mcp;
+  } else body.mcp = null;
 
   const messages: Record<string, unknown> = {
     on_start: orNull(f['messages.on_start']),

@@ -31,7 +31,7 @@ export function defaultOf(key: string): unknown {
 export const NO_PARAMETERS = defaultOf('parameters') as Record<string, unknown>;
 
 /** Numbers the API keeps in milliseconds and the form shows in seconds. */
-export const IN_SECONDS = new Set(['http.timeout_ms', 'messages.slow_after_ms']);
+export const IN_SECONDS = new Set(['http.timeout_ms', 'mcp.timeout_ms', 'messages.slow_after_ms']);
 
 /** Milliseconds as seconds, without float noise: 500 is 0.5. */
 export const secondsOf = (ms: number): string => String(Number((ms / 1000).toPrecision(12)));

@@ -1,6 +1,20 @@
 import type { FieldErrors } from '../../forms.js';
 import { html, type Html } from '../../html.js';
-import { type Choice, Marks, numberRow, radioRow, refusalNotice, section, selectRow, switchRow, textAreaRow, textRow } from './controls.js';
+import {
+  aria,
+  type Choice,
+  errorLine,
+  idOf,
+  Marks,
+  numberRow,
+  radioRow,
+  refusalNotice,
+  section,
+  selectRow,
+  switchRow,
+  textAreaRow,
+  textRow,
+} from './controls.js';
 import type { ToolFormValues } from './form-fields.js';
 import { headersEditor, queryEditor } from './header-rows.js';
 import { parametersEditor } from './parameter-rows.js';
@@ -17,6 +31,7 @@ const KIND_WORDS: Record<string, { label: string; help: string }> = {
   end_call: { label: 'End the call', help: 'Hangs up once the goodbye is said.' },
   send_dtmf: { label: 'Press keys', help: 'Plays keypad tones, to get through a phone menu.' },
   knowledge_search: { label: 'Search knowledge', help: 'Looks up the assistant’s documents for what the caller asks.' },
+  mcp: { label: 'MCP server', help: 'Offers the tools of your MCP server; the model calls them and reads their answers.' },
 };
 /** A kind of tool in people's words: "HTTP request". */
 export const kindLabel = (kind: string): string => KIND_WORDS[kind]?.label ?? kind.replace(/_/g, ' ');
@@ -32,6 +47,7 @@ const LABELS: Record<string, string> = {
   type: 'Kind',
   http: 'Request',
   transfer: 'Transfer',
+  mcp: 'MCP server',
   messages: 'Spoken messages',
   parameters: 'Arguments',
 };
@@ -139,6 +155,19 @@ ${radioRow({
 ${textAreaRow({ key: 'transfer.handoff_message', label: 'Handoff message', value: f['transfer.handoff_message'] ?? '', marks, rows: 2, help: `Said to the caller before a warm transfer; without one, a warm transfer is a cold one. ${atMost('transfer.handoff_message')}` })}</div>`,
   });
 
+  const mcp = section({
+    id: 'mcp',
+    key: 'mcp',
+    kind: 'mcp',
+    title: 'The MCP server',
+    intro: html`<span data-no-script>For an MCP server tool. </span>Its tools are offered to the model as <code>name_tool</code>, connected to as each call starts.`,
+    marks,
+    body: html`<div class="settings">${textRow({ key: 'mcp.url', label: 'Server URL', value: f['mcp.url'] ?? '', marks, code: true, wide: true, inputmode: 'url', placeholder: 'https://mcp.example.com/mcp', help: 'Its Streamable HTTP endpoint.' })}
+${secretRow({ key: 'mcp.authorization', label: 'Authorization header', saved: o.masks.Authorization, marks })}
+${textAreaRow({ key: 'mcp.tools', label: 'Tools offered', value: f['mcp.tools'] ?? '', marks, rows: 3, help: 'One tool name a line, as the server lists them. Empty: every tool it lists.' })}
+${numberRow({ key: 'mcp.timeout_ms', label: 'Server timeout', unit: 'seconds', value: f['mcp.timeout_ms'] ?? '', marks, decimals: true, min: shownNumber('mcp.timeout_ms', 'min'), max: shownNumber('mcp.timeout_ms', 'max'), placeholder: String(shownNumber('mcp.timeout_ms', 'default') ?? ''), help: secondsHint('mcp.timeout_ms', 'Each tool call, and connecting.') })}</div>`,
+  });
+
   const messages = section({
     id: 'messages',
     key: 'messages',
@@ -156,6 +185,7 @@ ${basics}
 ${request}
 ${parameters}
 ${transfer}
+${mcp}
 ${messages}`;
   // Drawn after the sections, which have claimed their refusals: any left are listed, so none goes unseen.
   return html`${refusalNotice(o.errors, marks, labelOfKey)}
@@ -163,4 +193,12 @@ ${messages}`;
 ${sections}
 <div class="actions save-bar"><button type="submit">${o.submit}</button><a href="/tools">Cancel</a></div>
 </form>`;
+}
+
+/** A credential typed once and never shown again: empty keeps the saved one, whose mask the placeholder shows. */
+function secretRow(o: { key: string; label: string; saved: string | undefined; marks: Marks }): Html {
+  const id = idOf(o.key);
+  const error = o.marks.at(o.key);
+  const help = o.saved ? `Saved ${o.saved}: leave empty to keep it.` : 'Sent as typed, for example Bearer and a token; stored encrypted and never shown again.';
+  return html`<div class="setting"><label for="${id}">${o.label}</label><input type="password" id="${id}" name="${o.key}" autocomplete="off" spellcheck="false" placeholder="${o.saved ? `Saved ${o.saved}` : 'Bearer …'}"${aria(id, true, error)}><span class="hint" id="${id}-hint">${help}</span>${errorLine(id, error)}</div>`;
 }
