@@ -11,6 +11,10 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/assistants/{assistant_id}': 'getAssistant',
   'PATCH /api/assistants/{assistant_id}': 'updateAssistant',
   'DELETE /api/assistants/{assistant_id}': 'deleteAssistant',
+  'GET /api/assistants/{assistant_id}/versions': 'listAssistantVersions',
+  'GET /api/assistants/{assistant_id}/versions/{version}': 'getAssistantVersion',
+  'GET /api/assistants/{assistant_id}/versions/{version}/diff': 'diffAssistantVersions',
+  'POST /api/assistants/{assistant_id}/versions/{version}/restore': 'restoreAssistantVersion',
   'POST /api/assistants/{assistant_id}/test-runs': 'createAssistantTestRun',
 
   'POST /api/tools': 'createTool',

@@ -2,7 +2,7 @@ import type { AudioFrame } from '@livekit/rtc-node';
 import { log, type voice, type llm, type VAD } from '@livekit/agents';
 import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
-import { loadAssistantSettings } from '../../modules/assistants/index.js';
+import { loadAssistantVersioned } from '../../modules/assistants/index.js';
 import { type CallRow, findCall, markCallStarted, type TranscriptEntry } from '../../modules/calls/index.js';
 import type { KnowledgeSearch } from '../../modules/knowledge/index.js';
 import type { MachineDetectorSettings } from '../../modules/campaigns/index.js';
@@ -98,9 +98,11 @@ async function runFoundCall(options: RunCallOptions, found: CallRow): Promise<Ca
   const { prisma } = options;
   // One box opens the assistant's vendor keys and its tools' credentials.
   const secrets = options.secrets ?? new SecretBox(loadSecretsKey(undefined, options.dataDir ?? DEFAULT_DATA_DIR));
-  const stored = found.assistantId === null ? null : await loadAssistantSettings(prisma, found.organizationId, found.assistantId, secrets).catch(() => null);
+  const loaded = found.assistantId === null ? null : await loadAssistantVersioned(prisma, found.organizationId, found.assistantId, secrets).catch(() => null);
+  const stored = loaded?.settings ?? null;
   const startedAt = new Date();
-  const call = await markCallStarted(prisma, found, startedAt);
+  // The call records the version of its assistant it runs.
+  const call = await markCallStarted(prisma, found, startedAt, loaded?.version);
   // Counted on the process's metrics from here to its end; a call that throws on its way counts as failed.
   const recordEnd = callStarted(call.transport);
   const result = await runStartedCall({ ...options, secrets }, call, startedAt, stored).catch((error: unknown) => {
@@ -116,7 +118,7 @@ async function runStartedCall(
   options: RunCallOptions & { secrets: SecretBox },
   call: CallRow,
   startedAt: Date,
-  stored: Awaited<ReturnType<typeof loadAssistantSettings>> | null,
+  stored: NonNullable<Awaited<ReturnType<typeof loadAssistantVersioned>>>['settings'] | null,
 ): Promise<CallResult> {
   const { prisma } = options;
   const logFields = { callSid: call.callSid, callId: call.id };

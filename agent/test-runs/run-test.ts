@@ -6,7 +6,7 @@ import type { SecretBox } from '../../lib/secret-box.js';
 import {
   AssistantSettings,
   DEFAULT_SYSTEM_PROMPT,
-  loadAssistantSettings,
+  loadAssistantVersioned,
   renderPrompt,
   renderTemplate,
   type TemplateValues,
@@ -60,8 +60,11 @@ interface Loaded {
 
 async function load(deps: TestRunDeps, run: ClaimedRun): Promise<Loaded> {
   const { prisma } = deps;
-  const stored = run.assistantId === null ? null : await loadAssistantSettings(prisma, run.organizationId, run.assistantId, deps.secrets);
-  if (!stored || run.assistantId === null) throw new CannotRun('the assistant no longer exists');
+  const loaded = run.assistantId === null ? null : await loadAssistantVersioned(prisma, run.organizationId, run.assistantId, deps.secrets);
+  if (!loaded || run.assistantId === null) throw new CannotRun('the assistant no longer exists');
+  const stored = loaded.settings;
+  // The run records the version it tests, as a call does.
+  await prisma.testRun.updateMany({ where: { id: run.id, organizationId: run.organizationId }, data: { assistantVersion: loaded.version } });
   const settings = AssistantSettings.parse(stored);
   try {
     // Fails now, with the variable to set or the URL refused, rather than in the first turn.

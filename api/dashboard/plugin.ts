@@ -19,6 +19,7 @@ import { registerApiKeyPages } from './pages/api-keys.js';
 import { registerMemberPages } from './pages/members.js';
 import { registerProfilePages } from './pages/profile.js';
 import { registerAssistantPages } from './pages/assistants.js';
+import { registerAssistantHistory } from './pages/assistant-history.js';
 import { registerCallPages } from './pages/calls.js';
 import { registerContactPages } from './pages/contacts.js';
 import { registerBillingPages } from './pages/billing.js';
@@ -159,6 +160,7 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
   registerMemberPages(app, deps);
   registerProfilePages(app, deps);
   registerAssistantPages(app, deps);
+  registerAssistantHistory(app, deps);
   registerCallPages(app, deps);
   registerContactPages(app, deps);
   registerBillingPages(app, deps);

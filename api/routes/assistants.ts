@@ -12,13 +12,23 @@ import {
   listAssistants,
   readAssistantJson,
   updateAssistant,
+  AssistantVersion,
+  AssistantVersionDiff,
+  AssistantVersionSummary,
+  diffAssistantVersions,
+  getAssistantVersion,
+  listAssistantVersions,
+  restoreAssistantVersion,
+  VersionDiffQuery,
+  VersionParams,
 } from '../../modules/assistants/index.js';
-import { commonErrors, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
+import { commonErrors, envelope, ErrorResponse, pagedEnvelope, pageQuery } from '../schemas/common.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import type { VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
 
 const tags = ['Assistants'];
 const notFound = { 404: ErrorResponse.describe('No such assistant in this organisation') };
+const versionNotFound = { 404: ErrorResponse.describe('No such assistant in this organisation, or no such version of it') };
 
 export const assistantRoutes: FastifyPluginAsyncZod<{
   prisma: PrismaClient;
@@ -99,6 +109,7 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
           request.body as Record<string, unknown>,
           secrets,
           vendorTargets,
+          { userId: request.identity.userId, via: 'api' },
         );
       } finally {
         written(request.params.assistant_id);
@@ -120,6 +131,85 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
         written(request.params.assistant_id);
       }
       return reply.status(204).send();
+    },
+  });
+
+  app.get('/assistants/:assistant_id/versions', {
+    schema: {
+      tags,
+      summary: "List an assistant's versions",
+      description: 'Newest first. Every saved change is a version: who saved it, how, and which settings changed.',
+      params: AssistantParams,
+      querystring: pageQuery,
+      response: { 200: pagedEnvelope(AssistantVersionSummary), ...notFound, ...commonErrors },
+    },
+    handler: async (request) => {
+      const { page, per_page } = request.query;
+      const result = await listAssistantVersions(prisma, request.identity.organizationId, request.params.assistant_id, page, per_page);
+      return { success: true as const, message: 'Versions retrieved', ...result };
+    },
+  });
+
+  app.get('/assistants/:assistant_id/versions/:version', {
+    schema: {
+      tags,
+      summary: 'Get a version of an assistant',
+      description: 'The whole settings of that version, vendor keys masked.',
+      params: VersionParams,
+      response: { 200: envelope(AssistantVersion), ...versionNotFound, ...commonErrors },
+    },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Version retrieved',
+      data: await getAssistantVersion(prisma, request.identity.organizationId, request.params.assistant_id, request.params.version, secrets),
+    }),
+  });
+
+  app.get('/assistants/:assistant_id/versions/:version/diff', {
+    schema: {
+      tags,
+      summary: 'Compare two versions of an assistant',
+      description: 'Each setting that differs from version `against` (default: the one before) to this one, as dotted paths with both values.',
+      params: VersionParams,
+      querystring: VersionDiffQuery,
+      response: { 200: envelope(AssistantVersionDiff), ...versionNotFound, ...commonErrors },
+    },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Versions compared',
+      data: await diffAssistantVersions(
+        prisma,
+        request.identity.organizationId,
+        request.params.assistant_id,
+        request.params.version,
+        request.query.against,
+        secrets,
+      ),
+    }),
+  });
+
+  app.post('/assistants/:assistant_id/versions/:version/restore', {
+    schema: {
+      tags,
+      summary: 'Make a former version current again',
+      description:
+        'Its settings replace the current ones as a new version (nothing is rewritten); tools, documents and playbooks deleted or disabled since are left out. No request body.',
+      params: VersionParams,
+      response: { 200: Assistant, ...versionNotFound, ...commonErrors },
+    },
+    handler: async (request) => {
+      try {
+        return await restoreAssistantVersion(
+          prisma,
+          request.identity.organizationId,
+          request.params.assistant_id,
+          request.params.version,
+          secrets,
+          request.identity.userId,
+        );
+      } finally {
+        written(request.params.assistant_id);
+      }
     },
   });
 };

@@ -7,9 +7,9 @@ export { AssistantReadCache } from './cache.js';
 export { credentialOfStage, missingCredentials, MissingCredentialsError, unusableStages } from './credentials.js';
 export { sealClearAssistantKeys } from './keys.js';
 export { Assistant, AssistantCreate, AssistantParams, AssistantUpdate } from './schemas.js';
-export { assistantName, createAssistant, deleteAssistant, listAssistants, readAssistantJson, updateAssistant } from './service.js';
+export { assistantName, createAssistant, deleteAssistant, listAssistants, readAssistantJson, restoreAssistantVersion, updateAssistant } from './service.js';
 export { assistantFields, AssistantSettings, baseLanguage, DEFAULT_IDLE_MESSAGE, DEFAULT_SYSTEM_PROMPT } from './settings.js';
-export { loadAssistantSettings } from './store.js';
+export { loadAssistantSettings, loadAssistantVersioned } from './store.js';
 export { MAX_VARIABLE_LENGTH, renderPrompt, renderTemplate, sanitizeValue, type TemplateValues } from './templates.js';
 export { refusedVendorUrls } from './vendor-urls.js';
 export { DEFAULT_LLM_MODEL, DEFAULT_STT_MODEL, LLM_PROVIDERS, TTS_PROVIDERS, type LlmProvider, type SttProvider, type TtsProvider } from './vendors.js';
@@ -18,3 +18,14 @@ export { DEFAULT_VOICE, VOICES, type Voice } from './voices.js';
 export { VoiceCatalogue, type CatalogueAnswer, type CatalogueRequest } from './voice-catalogue/catalogue.js';
 export type { PreviewAudio } from './voice-catalogue/preview.js';
 export type { CatalogueVoice } from './voice-catalogue/types.js';
+export {
+  AssistantVersion,
+  AssistantVersionDiff,
+  AssistantVersionSummary,
+  diffAssistantVersions,
+  getAssistantVersion,
+  listAssistantVersions,
+  VersionDiffQuery,
+  VersionParams,
+  type VersionActor,
+} from './versions.js';

@@ -33,6 +33,7 @@ export const Assistant = z
     user_id: z.int(),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
+    version: z.int().describe('The number of the version these settings are: every saved change is one more (GET /api/assistants/{id}/versions)'),
     ...settingsFields,
     warnings: z
       .array(AssistantWarning)

@@ -12,6 +12,7 @@ import { paginationOf } from '../../lib/pagination.js';
 import type { AssistantReadCache } from './cache.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { keyProblems, maskKeys, openKeys, sealKeys, withKeyTokens } from './keys.js';
+import { recordVersion, restorableSettings, type VersionActor } from './versions.js';
 import { randomUUID } from 'node:crypto';
 import { NO_PRIVATE_VENDOR_HOSTS, type VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
 import { vendorUrlProblems } from './vendor-urls.js';
@@ -35,6 +36,7 @@ function toApi(row: AssistantRow, secrets: SecretBox | undefined): AssistantOut 
     user_id: row.userId,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
+    version: row.version,
     ...settings,
     warnings: warningsOf(openKeys(stored, secrets, row.organizationId)),
   };
@@ -135,6 +137,7 @@ export async function createAssistant(
   input: Settings,
   secrets?: SecretBox,
   targets: VendorTargetPolicy = NO_PRIVATE_VENDOR_HOSTS,
+  via: VersionActor['via'] = 'api',
 ): Promise<AssistantOut> {
   const settings = AssistantSettings.safeParse(input);
   if (!settings.success) throw new ValidationFailed(zodIssuesToDetail(settings.error.issues, 'body', input));
@@ -145,6 +148,7 @@ export async function createAssistant(
       data: { ...columnsOf(sealKeys(settings.data, null, secrets, identity.organizationId)), organizationId: identity.organizationId, userId: identity.userId },
     });
     await writeAssignments(tx, row.id, settings.data);
+    await recordVersion(tx, (await readAssistantRow(tx, identity.organizationId, row.id))!, { userId: identity.userId, via });
     return toApi((await readAssistantRow(tx, identity.organizationId, row.id))!, secrets);
   });
   await queueAssistantDocuments(prisma, created.id);
@@ -173,6 +177,7 @@ export async function updateAssistant(
   patch: Record<string, unknown>,
   secrets: SecretBox,
   targets: VendorTargetPolicy = NO_PRIVATE_VENDOR_HOSTS,
+  actor: VersionActor = { userId: null, via: 'api' },
 ): Promise<AssistantOut> {
   const updated = await prisma.$transaction(async (tx) => {
     // Row lock: two concurrent partial updates of different fields both survive.
@@ -200,11 +205,37 @@ export async function updateAssistant(
       await writeAssignments(tx, id, next, changedLists);
     }
     await tx.assistant.update({ where: { id }, data: columnsOf(next) });
+    await recordVersion(tx, (await readAssistantRow(tx, organizationId, id))!, actor);
     return toApi((await readAssistantRow(tx, organizationId, id))!, secrets);
   });
   // Documents just attached, or all of them when the chunking or embedding model changed, get this assistant's index.
   await queueAssistantDocuments(prisma, id);
   return updated;
+}
+
+/**
+ * Makes a former version current again, as a new version: its settings (vendor keys as they were sealed) replace the
+ * assistant's, less any tool, document or playbook that is gone or disabled since.
+ */
+export async function restoreAssistantVersion(
+  prisma: PrismaClient,
+  organizationId: number,
+  id: number,
+  number: number,
+  secrets: SecretBox,
+  userId: number | null,
+): Promise<AssistantOut> {
+  const restored = await prisma.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM assistants WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
+    if (locked.length === 0) throw notFound('Assistant');
+    const settings = await restorableSettings(tx, organizationId, id, number);
+    await tx.assistant.update({ where: { id }, data: columnsOf(settings) });
+    await writeAssignments(tx, id, settings);
+    await recordVersion(tx, (await readAssistantRow(tx, organizationId, id))!, { userId, via: 'restore', from: number });
+    return toApi((await readAssistantRow(tx, organizationId, id))!, secrets);
+  });
+  await queueAssistantDocuments(prisma, id);
+  return restored;
 }
 
 export async function deleteAssistant(db: Db, organizationId: number, id: number): Promise<void> {

@@ -115,3 +115,14 @@ export async function loadAssistantSettings(db: Db, organizationId: number, id: 
   const row = await readAssistantRow(db, organizationId, id);
   return row ? openKeys(settingsOf(row), secrets, row.organizationId) : null;
 }
+
+/** The opened settings and the number of the version they are, from one read: what a call or a test run records. */
+export async function loadAssistantVersioned(
+  db: Db,
+  organizationId: number,
+  id: number,
+  secrets: SecretBox,
+): Promise<{ settings: Settings; version: number } | null> {
+  const row = await readAssistantRow(db, organizationId, id);
+  return row ? { settings: openKeys(settingsOf(row), secrets, row.organizationId), version: row.version } : null;
+}

@@ -212,11 +212,11 @@ export async function markCallRinging(prisma: PrismaClient, callId: number): Pro
 }
 
 /** The conversation starts (any status before the start → `in_progress`, `call.started`); throws if it cannot. */
-export async function markCallStarted(prisma: PrismaClient, call: CallRow, startedAt: Date): Promise<CallRow> {
+export async function markCallStarted(prisma: PrismaClient, call: CallRow, startedAt: Date, assistantVersion?: number): Promise<CallRow> {
   return prisma.$transaction(async (tx) => {
     const claimed = await tx.call.updateMany({
       where: { id: call.id, status: { in: [...NOT_STARTED] } },
-      data: { status: IN_PROGRESS, startedAt, heartbeatAt: startedAt },
+      data: { status: IN_PROGRESS, startedAt, heartbeatAt: startedAt, ...(assistantVersion !== undefined && { assistantVersion }) },
     });
     if (claimed.count === 0) throw new CallNotRunnableError(`call is ${call.status}`);
     const updated = await tx.call.findUniqueOrThrow({ where: { id: call.id } });

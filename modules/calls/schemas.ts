@@ -92,6 +92,7 @@ export const Call = z
     from_number: z.string().nullable(),
     to_number: z.string().nullable(),
     assistant_id: z.int().nullable(),
+    assistant_version: z.int().nullable().describe('The version of the assistant the call ran; null for a call that never started'),
     contact_id: z.int().nullable(),
     phone_number_id: z.int().nullable(),
     campaign_id: z.int().nullable(),

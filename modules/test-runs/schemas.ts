@@ -238,6 +238,7 @@ export const TestRun = z
     id: z.int(),
     assistant_id: z.int().nullable(),
     playbook_id: z.int().nullable(),
+    assistant_version: z.int().nullable().describe('The version of the assistant the run tested; null until a worker has loaded it'),
     status: z.enum(TEST_RUN_STATUSES),
     request: z.record(z.string(), z.unknown()).describe('The request as accepted, defaults filled in (TestRunCreate)'),
     results: z.array(TestRunRepetition).describe('One per repetition run so far'),

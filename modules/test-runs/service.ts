@@ -23,6 +23,7 @@ function toApi(row: TestRunRow): TestRunOut {
     id: row.id,
     assistant_id: row.assistantId,
     playbook_id: row.playbookId,
+    assistant_version: row.assistantVersion,
     status: row.status as TestRunStatus,
     request: row.request as Record<string, unknown>,
     results: (row.results ?? []) as RepetitionOut[],

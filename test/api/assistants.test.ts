@@ -109,8 +109,9 @@ describe('assistants', () => {
     it('fills every omitted field with the spec default and returns the object without an envelope', async ({ tenant, create }) => {
       const res = await create({ name: 'Receptionist' });
       expect(res.status).toBe(201);
-      const { id, name, organization_id, user_id, created_at, updated_at, warnings: _warnings, ...rest } = res.body;
+      const { id, name, organization_id, user_id, created_at, updated_at, warnings: _warnings, version, ...rest } = res.body;
       expect(rest).toEqual(SPEC_DEFAULTS);
+      expect(version).toBe(1);
       expect(name).toBe('Receptionist');
       expect(organization_id).toBe(tenant.organizationId);
       expect(user_id).toBe(tenant.userId);

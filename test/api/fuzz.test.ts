@@ -132,6 +132,8 @@ describe('hostile requests generated from the OpenAPI document', () => {
       return res.body.data ?? res.body;
     };
     fixtures.assistant_id = (await created('/api/assistants', { name: 'Fuzz', custom_settings: { a: 1 } })).id;
+    // Its first version, made with it.
+    fixtures.version = 1;
     fixtures.property_id = (await created('/api/contact-properties', { key: 'plan', label: 'Plan', type: 'select', options: ['gold'] })).id;
     fixtures.contact_id = (await created('/api/contacts', { email: 'fixture@example.com', custom_fields: { plan: 'gold' } })).id;
     fixtures.endpoint_id = (await created('/api/organization/webhooks', { url: 'http://127.0.0.1:9/hook', event_types: ['*'] })).id;

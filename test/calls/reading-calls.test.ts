@@ -149,6 +149,7 @@ describe('GET /api/calls/{call_sid}', () => {
       analysis_error: null,
       missing_variables: [],
       call_start_lookup: null,
+      assistant_version: null,
       latency: { e2e_latency_ms: { p50: 700, p95: 900 } },
       usage: null,
       cost: null,

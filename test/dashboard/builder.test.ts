@@ -5,6 +5,7 @@ import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.j
 import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { addPerson } from '../helpers/people.js';
 import { signIn } from '../helpers/sign-in.js';
+import { expectFitsAndShoot } from '../helpers/page-fit.js';
 
 // The assistant builder as a product team uses it, in Debian's Chromium: a template to start from, a section per
 // concern, tools and documents picked by name, the voice chosen from a list and heard, unsaved changes marked, a refused
@@ -230,6 +231,33 @@ describe.skipIf(!hasChromium)('the assistant builder', () => {
     await page.getByRole('tab', { name: 'Transcriber' }).click();
     expect(await page.getByLabel('Language 2: code').inputValue()).toBe('fr-CA');
     expect(await page.getByLabel('Language 1 First message').inputValue()).toBe('Hola, ¿en qué puedo ayudarle?');
+    await context.close();
+  });
+
+  it('shows the history of saves with what changed, and restores a former version as a new one', async () => {
+    const { context, page } = await signedIn();
+    await page.goto(`${base}/assistants/${assistantId}`);
+    await page.getByRole('tab', { name: 'Conversation' }).click();
+    await page.getByLabel('Silence before it').fill('21');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved.').waitFor();
+    const before = (await stored(assistantId)).version;
+    await page.getByRole('link', { name: 'History' }).click();
+    await page.waitForURL(/\/history$/);
+    const latest = page.locator('li.version').first();
+    expect(await latest.textContent()).toContain(`Version ${before}`);
+    expect(await latest.textContent()).toContain('Current');
+    expect(await latest.textContent()).toContain('in the dashboard');
+    await latest.getByText(/settings? changed/).click();
+    expect(await latest.locator('table.diff').textContent()).toContain('idle_timeout');
+    expect(await latest.locator('table.diff').textContent()).toContain('21');
+    await expectFitsAndShoot(page, 'assistant-history-1280');
+    await page.getByRole('button', { name: `Restore version ${before - 1}` }).click();
+    await page.waitForURL(/restored=/);
+    await page.getByText(`Version ${before - 1} is current again, as version ${before + 1}.`).waitFor();
+    const row = await stored(assistantId);
+    expect(row.version).toBe(before + 1);
+    expect(row.idleTimeout).not.toBe(21);
     await context.close();
   });
 

@@ -72,6 +72,8 @@ describe('a call whose assistant looks the caller up as it starts', () => {
       overrides: ['welcome_message', 'system_prompt'],
     });
     expect(row.missingVariables).toEqual([]);
+    // The call records the version of its assistant it ran.
+    expect(row.assistantVersion).toBe(1);
   }, 120_000);
 
   it('goes on past a server that does not answer by the deadline, greeting as placed and recording the time-out', async ({ db, llm, onTestFinished }) => {

@@ -95,6 +95,8 @@ describe('an mcp tool in a test run', () => {
       { turn: 1, name: 'orders_lookup_order', arguments: { order_id: 'A-17' }, output: { status: 'lost' }, mocked: true, is_error: false },
     ]);
     expect(server.calls).toEqual([]);
+    // The run records the version of the assistant it tested.
+    expect(mocked.assistant_version).toBe(1);
 
     const real = await run({ script: ['Where is my order?'], use_real_tools: ['orders'] });
     expect(real.results[0]!.tool_calls).toEqual([

@@ -107,7 +107,7 @@ ${
 ${errorCount > 0 && !errors[''] ? html`<div class="notice bad" role="alert">The API refused ${errorCount === 1 ? 'one setting' : `${errorCount} settings`}: see the marked ${errorCount === 1 ? 'field' : 'fields'}.</div>` : formError(errors)}
 ${
   target.id
-    ? html`<div class="actions page-actions"><a href="/calls?assistant_id=${target.id}">Its calls</a>
+    ? html`<div class="actions page-actions"><a href="/calls?assistant_id=${target.id}">Its calls</a> <a href="/assistants/${target.id}/history">History</a>
 <form method="post" action="/assistants/${target.id}/delete" class="inline">${csrfField(request)}<button class="danger" type="submit" data-confirm="Delete this assistant?">Delete</button></form></div>`
     : html`<p class="muted">${target.starter ? html`Started from the <strong>${starterById(target.starter)?.title ?? target.starter}</strong> template: change anything before creating it. ` : ''}<a href="/assistants/new">Other templates</a></p>`
 }
@@ -144,6 +144,7 @@ ${target.id ? html`<div class="builder-layout">${talkPanel(target.id, csrfField(
         body as never,
         deps.secrets,
         deps.vendorTargets,
+        'dashboard',
       );
       if (ticked) await answerTickedNumbers(deps.prisma, me.organizationId, created.id, ticked);
       written(created.id);
@@ -156,8 +157,13 @@ ${target.id ? html`<div class="builder-layout">${talkPanel(target.id, csrfField(
   app.get('/assistants/:assistant_id', { config: session, schema: { params: Params } }, async (request, reply) => {
     const { assistant_id } = request.params as z.output<typeof Params>;
     const assistant = JSON.parse(await readAssistantJson(deps.prisma, deps.assistantCache, request.signedIn!.organizationId, assistant_id, deps.secrets));
-    const created = (request.query as Record<string, unknown>).created ? 'Assistant created.' : undefined;
-    return editor(request, reply, { id: assistant_id, name: assistant.name }, assistant, {}, 200, created);
+    const query = request.query as Record<string, unknown>;
+    const restored =
+      typeof query.restored === 'string' && /^\d+$/.test(query.restored)
+        ? `Version ${query.restored} is current again, as version ${assistant.version}.`
+        : undefined;
+    const notice = query.created ? 'Assistant created.' : restored;
+    return editor(request, reply, { id: assistant_id, name: assistant.name }, assistant, {}, 200, notice);
   });
 
   app.post('/assistants/:assistant_id', { config: session, schema: { params: Params } }, async (request, reply) => {
@@ -168,7 +174,10 @@ ${target.id ? html`<div class="builder-layout">${talkPanel(target.id, csrfField(
     const ticked = tickedNumbers(form);
     try {
       await checkTickedNumbers(deps.prisma, organizationId, ticked);
-      const updated = await updateAssistant(deps.prisma, organizationId, assistant_id, body, deps.secrets, deps.vendorTargets);
+      const updated = await updateAssistant(deps.prisma, organizationId, assistant_id, body, deps.secrets, deps.vendorTargets, {
+        userId: request.signedIn!.userId,
+        via: 'dashboard',
+      });
       if (ticked) await answerTickedNumbers(deps.prisma, organizationId, assistant_id, ticked);
       written(assistant_id);
       return editor(request, reply, { id: assistant_id, name: updated.name }, updated, {}, 200, 'Saved.');

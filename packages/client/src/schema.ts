@@ -93,6 +93,34 @@ export interface paths {
      */
     post: operations["createAssistantTestRun"];
   };
+  "/api/assistants/{assistant_id}/versions": {
+    /**
+     * List an assistant's versions
+     * @description Newest first. Every saved change is a version: who saved it, how, and which settings changed.
+     */
+    get: operations["listAssistantVersions"];
+  };
+  "/api/assistants/{assistant_id}/versions/{version}": {
+    /**
+     * Get a version of an assistant
+     * @description The whole settings of that version, vendor keys masked.
+     */
+    get: operations["getAssistantVersion"];
+  };
+  "/api/assistants/{assistant_id}/versions/{version}/diff": {
+    /**
+     * Compare two versions of an assistant
+     * @description Each setting that differs from version `against` (default: the one before) to this one, as dotted paths with both values.
+     */
+    get: operations["diffAssistantVersions"];
+  };
+  "/api/assistants/{assistant_id}/versions/{version}/restore": {
+    /**
+     * Make a former version current again
+     * @description Its settings replace the current ones as a new version (nothing is rewritten); tools, documents and playbooks deleted or disabled since are left out. No request body.
+     */
+    post: operations["restoreAssistantVersion"];
+  };
   "/api/billing": {
     /**
      * The organisation's usage, cost and limits for a period
@@ -920,6 +948,8 @@ export interface components {
       /** Format: date-time */
       updated_at: string;
       user_id: number;
+      /** @description The number of the version these settings are: every saved change is one more (GET /api/assistants/{id}/versions) */
+      version: number;
       /** @description Response only, recomputed on every read: an assistant with warnings is stored and can be edited, but calls to it end `failed` with `end_reason` `missing_credentials` until the missing keys are set (on the service, or in the assistant where the message says so). */
       warnings: components["schemas"]["AssistantWarning"][];
     };
@@ -1074,6 +1104,50 @@ export interface components {
         voice_id?: string | null;
       };
     };
+    AssistantVersion: {
+      /** @description The settings that changed from the version before, as dotted paths */
+      changed: string[];
+      /** Format: date-time */
+      created_at: string;
+      /** @description The version live calls run */
+      current: boolean;
+      number: number;
+      /** @description For a restore: the version made current again */
+      restored_from: number | null;
+      /** @description The whole settings of this version; vendor keys masked */
+      settings: {
+        [key: string]: unknown;
+      };
+      /** @description Who saved it; null when not known */
+      user_id: number | null;
+      /** @enum {string} */
+      via: "api" | "dashboard" | "restore" | "migration";
+    };
+    AssistantVersionDiff: {
+      /** @description Each setting that differs; vendor keys masked */
+      changes: {
+          after: unknown;
+          before: unknown;
+          path: string;
+        }[];
+      from: number;
+      to: number;
+    };
+    AssistantVersionSummary: {
+      /** @description The settings that changed from the version before, as dotted paths */
+      changed: string[];
+      /** Format: date-time */
+      created_at: string;
+      /** @description The version live calls run */
+      current: boolean;
+      number: number;
+      /** @description For a restore: the version made current again */
+      restored_from: number | null;
+      /** @description Who saved it; null when not known */
+      user_id: number | null;
+      /** @enum {string} */
+      via: "api" | "dashboard" | "restore" | "migration";
+    };
     /** @description Something that will make calls to this assistant fail although the settings are valid. Reflects the environment of the API process that answered; the agent workers that run calls check their own environment again when a call starts. */
     AssistantWarning: {
       /**
@@ -1145,6 +1219,8 @@ export interface components {
       /** @description Outbound calls that asked for detection (`detect_voicemail`): human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax or unknown */
       answered_by: string | null;
       assistant_id: number | null;
+      /** @description The version of the assistant the call ran; null for a call that never started */
+      assistant_version: number | null;
       call_sid: string;
       /** @description What the assistant's call-start lookup did for this call; null when it has none */
       call_start_lookup: components["schemas"]["CallStartLookupResult"] | null;
@@ -3053,6 +3129,8 @@ export interface components {
     };
     TestRun: {
       assistant_id: number | null;
+      /** @description The version of the assistant the run tested; null until a worker has loaded it */
+      assistant_version: number | null;
       /** @description Times a worker took the run up (more than 1 after a worker stopped mid-run) */
       attempts: number;
       completed_at: string | null;
@@ -4853,6 +4931,309 @@ export interface operations {
       };
       /** @description `limit_reached`: the organisation has 100 runs queued or running */
       409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * List an assistant's versions
+   * @description Newest first. Every saved change is a version: who saved it, how, and which settings changed.
+   */
+  listAssistantVersions: {
+    parameters: {
+      query?: {
+        page?: number;
+        per_page?: number;
+      };
+      path: {
+        assistant_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["AssistantVersionSummary"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such assistant in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Get a version of an assistant
+   * @description The whole settings of that version, vendor keys masked.
+   */
+  getAssistantVersion: {
+    parameters: {
+      path: {
+        assistant_id: number;
+        version: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["AssistantVersion"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such assistant in this organisation, or no such version of it */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Compare two versions of an assistant
+   * @description Each setting that differs from version `against` (default: the one before) to this one, as dotted paths with both values.
+   */
+  diffAssistantVersions: {
+    parameters: {
+      query?: {
+        /** @description The version to compare with; default the one before */
+        against?: number;
+      };
+      path: {
+        assistant_id: number;
+        version: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["AssistantVersionDiff"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such assistant in this organisation, or no such version of it */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Make a former version current again
+   * @description Its settings replace the current ones as a new version (nothing is rewritten); tools, documents and playbooks deleted or disabled since are left out. No request body.
+   */
+  restoreAssistantVersion: {
+    parameters: {
+      path: {
+        assistant_id: number;
+        version: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["Assistant"];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such assistant in this organisation, or no such version of it */
+      404: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
