@@ -25,7 +25,11 @@ export interface DeepgramSTTOptions {
   baseUrl?: string;
   model?: string;
   language?: string;
-  detectLanguage?: boolean;
+  /**
+   * The languages a caller may speak: with more than one, the multilingual model (`language=multi`) transcribes them
+   * all, biased toward these (`language_hint`), and tags each result with the language it heard.
+   */
+  languageHints?: string[];
   punctuate?: boolean;
   smartFormat?: boolean;
   keyterms?: string[];
@@ -51,7 +55,7 @@ export class DeepgramSTT extends stt.STT {
       baseUrl: options.baseUrl ?? DEEPGRAM_BASE_URL,
       model: options.model ?? DEFAULT_STT_MODEL,
       language: options.language ?? 'en-US',
-      detectLanguage: options.detectLanguage ?? false,
+      languageHints: options.languageHints ?? [],
       punctuate: options.punctuate ?? true,
       smartFormat: options.smartFormat ?? true,
       keyterms: options.keyterms ?? [],
@@ -85,7 +89,10 @@ export class DeepgramSTT extends stt.STT {
       ['punctuate', String(o.punctuate)],
       ['smart_format', String(o.smartFormat)],
       ['endpointing', o.endpointingMs !== undefined ? String(o.endpointingMs) : 'false'],
-      o.detectLanguage ? ['detect_language', 'true'] : ['language', o.language],
+      // Streaming has no whole-audio language detection; its multilingual model is how several languages are heard.
+      ...(o.languageHints.length > 1
+        ? [['language', 'multi'] as [string, string], ...o.languageHints.map((h): [string, string] => ['language_hint', h])]
+        : [['language', o.language] as [string, string]]),
       ...o.keyterms.map((k): [string, string] => ['keyterm', k]),
     ];
     for (const [k, v] of params) url.searchParams.append(k, v);

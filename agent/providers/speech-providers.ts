@@ -86,7 +86,7 @@ export const sttFactories: Partial<Record<SttProvider, SttFactory>> = {
       ...(access.baseUrl('deepgram') ? { baseUrl: access.baseUrl('deepgram') } : {}),
       model: s.model ?? DEFAULT_STT_MODEL,
       language: s.language,
-      detectLanguage: s.language_hints.length > 1,
+      languageHints: s.language_hints,
       punctuate: s.punctuate,
       smartFormat: s.smart_format,
       keyterms: s.keyterms,

@@ -61,6 +61,22 @@ describe('Deepgram STT', () => {
     server = undefined;
   });
 
+  it('listens with the multilingual model, biased toward the languages hinted, and reports the language it heard', async () => {
+    server = await startDeepgramServer({ apiKey: API_KEY, scripts: [{ kind: 'transcribe', text: 'quiero reservar una mesa', language: 'es' }] });
+    const owner = deepgram(server, { model: 'nova-3', language: 'en', language_hints: ['en', 'es'] });
+    const stream = owner.stream({ connOptions: TEST_CONN_OPTIONS });
+    const out = collect(owner, stream);
+    await feedUntil(stream, () => out.texts(FINAL_TRANSCRIPT).length > 0, out.done);
+    stream.endInput();
+    stream.close();
+    const q = server.connections[0]!.url.searchParams;
+    expect(q.get('language')).toBe('multi');
+    expect(q.getAll('language_hint')).toEqual(['en', 'es']);
+    expect(q.has('detect_language')).toBe(false);
+    const final = out.events.find((e) => e.type === FINAL_TRANSCRIPT)!;
+    expect(final.alternatives?.[0]).toMatchObject({ text: 'quiero reservar una mesa', language: 'es' });
+  });
+
   it('sends the settings as query parameters with the key, streams linear16, and turns Results into transcripts', async () => {
     server = await startDeepgramServer({ apiKey: API_KEY, scripts: [{ kind: 'transcribe', text: 'book a table' }] });
     const owner = deepgram(server, {

@@ -8,14 +8,14 @@ import { startWsServer, type FakeWsServer } from '../ws-server.js';
 
 export type DeepgramScript =
   /** After 300 ms of audio all words but the last as an interim result; after 600 ms (or a Finalize) all of them final. */
-  | { kind: 'transcribe'; text: string }
+  | { kind: 'transcribe'; text: string; /** Tagged on the result and its words, as the multilingual model (`language=multi`) does. */ language?: string }
   /** After 300 ms of audio the words as an interim result; then the socket is destroyed. */
   | { kind: 'drop'; text: string };
 
 export const INTERIM_AFTER_MS = 300;
 export const FINAL_AFTER_MS = 600;
 
-function results(text: string, fields: { isFinal: boolean; speechFinal: boolean; fromFinalize?: boolean }): string {
+function results(text: string, fields: { isFinal: boolean; speechFinal: boolean; fromFinalize?: boolean; language?: string | undefined }): string {
   const words = text.split(' ').filter(Boolean);
   return JSON.stringify({
     type: 'Results',
@@ -26,7 +26,20 @@ function results(text: string, fields: { isFinal: boolean; speechFinal: boolean;
     speech_final: fields.speechFinal,
     ...(fields.fromFinalize ? { from_finalize: true } : {}),
     channel: {
-      alternatives: [{ transcript: text, confidence: 0.9, words: words.map((word, i) => ({ word, start: i * 0.1, end: i * 0.1 + 0.09, confidence: 0.9 })) }],
+      alternatives: [
+        {
+          transcript: text,
+          confidence: 0.9,
+          ...(fields.language ? { languages: [fields.language] } : {}),
+          words: words.map((word, i) => ({
+            word,
+            start: i * 0.1,
+            end: i * 0.1 + 0.09,
+            confidence: 0.9,
+            ...(fields.language ? { language: fields.language } : {}),
+          })),
+        },
+      ],
     },
     metadata: { request_id: 'req-1', model_info: { name: 'nova-3' }, model_uuid: 'm' },
   });
@@ -49,7 +62,7 @@ export async function startDeepgramServer(options: { apiKey: string; scripts: De
           socket.close(1000);
         } else if (control.type === 'Finalize' && stage === 1 && script.kind === 'transcribe') {
           stage = 2;
-          socket.send(results(script.text, { isFinal: true, speechFinal: false, fromFinalize: true }));
+          socket.send(results(script.text, { isFinal: true, speechFinal: false, fromFinalize: true, language: script.language }));
         }
         return;
       }
@@ -57,12 +70,12 @@ export async function startDeepgramServer(options: { apiKey: string; scripts: De
       if (stage === 0 && audioMs >= INTERIM_AFTER_MS) {
         stage = 1;
         const heard = script.kind === 'drop' ? script.text : script.text.split(' ').slice(0, -1).join(' ');
-        socket.send(results(heard, { isFinal: false, speechFinal: false }));
+        socket.send(results(heard, { isFinal: false, speechFinal: false, language: script.kind === 'transcribe' ? script.language : undefined }));
         // Destroyed without a close frame, as a network failure would.
         if (script.kind === 'drop') setTimeout(() => socket.terminate(), 20);
       } else if (stage === 1 && audioMs >= FINAL_AFTER_MS && script.kind === 'transcribe') {
         stage = 2;
-        socket.send(results(script.text, { isFinal: true, speechFinal: true }));
+        socket.send(results(script.text, { isFinal: true, speechFinal: true, language: script.language }));
       }
     });
   });
