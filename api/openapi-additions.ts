@@ -15,6 +15,10 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/assistants/{assistant_id}/versions/{version}': 'getAssistantVersion',
   'GET /api/assistants/{assistant_id}/versions/{version}/diff': 'diffAssistantVersions',
   'POST /api/assistants/{assistant_id}/versions/{version}/restore': 'restoreAssistantVersion',
+  'GET /api/assistants/{assistant_id}/draft': 'getAssistantDraft',
+  'PATCH /api/assistants/{assistant_id}/draft': 'updateAssistantDraft',
+  'DELETE /api/assistants/{assistant_id}/draft': 'discardAssistantDraft',
+  'POST /api/assistants/{assistant_id}/draft/publish': 'publishAssistantDraft',
   'POST /api/assistants/{assistant_id}/test-runs': 'createAssistantTestRun',
 
   'POST /api/tools': 'createTool',

@@ -14,7 +14,7 @@ import {
 import { loadContactFields } from '../../modules/calls/index.js';
 import { loadCallPlaybooks, loadPlaybookForRun, type CallPlaybook } from '../../modules/playbooks/index.js';
 import { type ClaimedRun, judgeAll, type RepetitionOut, type RunOutcome, type TotalsOut } from '../../modules/test-runs/index.js';
-import { loadCallTools } from '../../modules/tools/index.js';
+import { loadCallTools, loadToolsByIds } from '../../modules/tools/index.js';
 import { buildLlm, checkVendorTargets } from '../call/session-config.js';
 import type { VendorAccess } from '../providers/speech-providers.js';
 import { runConversation, Stopped, type Speaker } from './conversation.js';
@@ -60,11 +60,16 @@ interface Loaded {
 
 async function load(deps: TestRunDeps, run: ClaimedRun): Promise<Loaded> {
   const { prisma } = deps;
-  const loaded = run.assistantId === null ? null : await loadAssistantVersioned(prisma, run.organizationId, run.assistantId, deps.secrets);
+  // A run tests the assistant's draft when it has one, unless it asks for the current version (`use_draft: false`).
+  const draft = run.request.use_draft !== false;
+  const loaded = run.assistantId === null ? null : await loadAssistantVersioned(prisma, run.organizationId, run.assistantId, deps.secrets, { draft });
   if (!loaded || run.assistantId === null) throw new CannotRun('the assistant no longer exists');
   const stored = loaded.settings;
   // The run records the version it tests, as a call does.
-  await prisma.testRun.updateMany({ where: { id: run.id, organizationId: run.organizationId }, data: { assistantVersion: loaded.version } });
+  await prisma.testRun.updateMany({
+    where: { id: run.id, organizationId: run.organizationId },
+    data: { assistantVersion: loaded.version, draft: loaded.draft },
+  });
   const settings = AssistantSettings.parse(stored);
   try {
     // Fails now, with the variable to set or the URL refused, rather than in the first turn.
@@ -74,7 +79,10 @@ async function load(deps: TestRunDeps, run: ClaimedRun): Promise<Loaded> {
     throw new CannotRun(error instanceof Error ? error.message : String(error));
   }
   const [tools, playbooks, contact] = await Promise.all([
-    loadCallTools(prisma, deps.secrets, run.organizationId, run.assistantId),
+    // A draft's tools are its own list: not assigned until it is published.
+    loaded.draft
+      ? loadToolsByIds(prisma, deps.secrets, run.organizationId, stored.assigned_tools)
+      : loadCallTools(prisma, deps.secrets, run.organizationId, run.assistantId),
     loadCallPlaybooks(prisma, run.organizationId, run.assistantId, deps.secrets),
     loadContactFields(prisma, run.organizationId, run.request.contact_id),
   ]);

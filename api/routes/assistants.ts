@@ -12,8 +12,13 @@ import {
   listAssistants,
   readAssistantJson,
   updateAssistant,
+  AssistantDraft,
   AssistantVersion,
   AssistantVersionDiff,
+  discardAssistantDraft,
+  getAssistantDraft,
+  publishAssistantDraft,
+  saveAssistantDraft,
   AssistantVersionSummary,
   diffAssistantVersions,
   getAssistantVersion,
@@ -207,6 +212,79 @@ export const assistantRoutes: FastifyPluginAsyncZod<{
           secrets,
           request.identity.userId,
         );
+      } finally {
+        written(request.params.assistant_id);
+      }
+    },
+  });
+
+  const draftNotFound = { 404: ErrorResponse.describe('No such assistant in this organisation, or it has no draft') };
+
+  app.get('/assistants/:assistant_id/draft', {
+    schema: {
+      tags,
+      summary: "Get an assistant's draft",
+      params: AssistantParams,
+      response: { 200: envelope(AssistantDraft), ...draftNotFound, ...commonErrors },
+    },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Draft retrieved',
+      data: await getAssistantDraft(prisma, request.identity.organizationId, request.params.assistant_id, secrets),
+    }),
+  });
+
+  app.patch('/assistants/:assistant_id/draft', {
+    schema: {
+      tags,
+      summary: "Change an assistant's draft",
+      description:
+        'Saves changes without making them live: merged over the draft (or, without one, over the current settings) as PATCH /api/assistants/{id} merges, and checked the same way. Live calls keep the current version; test runs use the draft until it is published or discarded.',
+      params: AssistantParams,
+      body: AssistantUpdate,
+      response: { 200: envelope(AssistantDraft), ...notFound, ...commonErrors },
+    },
+    handler: async (request) => ({
+      success: true as const,
+      message: 'Draft saved',
+      data: await saveAssistantDraft(
+        prisma,
+        request.identity.organizationId,
+        request.params.assistant_id,
+        request.body as Record<string, unknown>,
+        secrets,
+        vendorTargets,
+      ),
+    }),
+  });
+
+  app.delete('/assistants/:assistant_id/draft', {
+    schema: {
+      tags,
+      summary: "Discard an assistant's draft",
+      params: AssistantParams,
+      response: { 204: z.undefined().describe('Discarded'), ...draftNotFound, ...commonErrors },
+    },
+    handler: async (request, reply) => {
+      await discardAssistantDraft(prisma, request.identity.organizationId, request.params.assistant_id);
+      return reply.status(204).send();
+    },
+  });
+
+  app.post('/assistants/:assistant_id/draft/publish', {
+    schema: {
+      tags,
+      summary: "Publish an assistant's draft",
+      description: 'The draft becomes the current settings as the next version, and is gone. No request body.',
+      params: AssistantParams,
+      response: { 200: Assistant, ...draftNotFound, ...commonErrors },
+    },
+    handler: async (request) => {
+      try {
+        return await publishAssistantDraft(prisma, request.identity.organizationId, request.params.assistant_id, secrets, {
+          userId: request.identity.userId,
+          via: 'api',
+        });
       } finally {
         written(request.params.assistant_id);
       }

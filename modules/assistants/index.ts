@@ -7,7 +7,19 @@ export { AssistantReadCache } from './cache.js';
 export { credentialOfStage, missingCredentials, MissingCredentialsError, unusableStages } from './credentials.js';
 export { sealClearAssistantKeys } from './keys.js';
 export { Assistant, AssistantCreate, AssistantParams, AssistantUpdate } from './schemas.js';
-export { assistantName, createAssistant, deleteAssistant, listAssistants, readAssistantJson, restoreAssistantVersion, updateAssistant } from './service.js';
+export {
+  assistantName,
+  createAssistant,
+  deleteAssistant,
+  discardAssistantDraft,
+  getAssistantDraft,
+  listAssistants,
+  publishAssistantDraft,
+  readAssistantJson,
+  restoreAssistantVersion,
+  saveAssistantDraft,
+  updateAssistant,
+} from './service.js';
 export { assistantFields, AssistantSettings, baseLanguage, DEFAULT_IDLE_MESSAGE, DEFAULT_SYSTEM_PROMPT } from './settings.js';
 export { loadAssistantSettings, loadAssistantVersioned } from './store.js';
 export { MAX_VARIABLE_LENGTH, renderPrompt, renderTemplate, sanitizeValue, type TemplateValues } from './templates.js';
@@ -19,6 +31,7 @@ export { VoiceCatalogue, type CatalogueAnswer, type CatalogueRequest } from './v
 export type { PreviewAudio } from './voice-catalogue/preview.js';
 export type { CatalogueVoice } from './voice-catalogue/types.js';
 export {
+  AssistantDraft,
   AssistantVersion,
   AssistantVersionDiff,
   AssistantVersionSummary,

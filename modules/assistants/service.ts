@@ -1,5 +1,6 @@
 import { queueAssistantDocuments } from '../knowledge/index.js';
 import type { Db, PrismaClient } from '../../prisma/client.js';
+import { Prisma } from '../../prisma/generated/client.js';
 import { missingCredentials } from './credentials.js';
 import { vendorCredentialsFromEnv } from '../../lib/vendor-credentials.js';
 import { AssistantSettings, assistantFields } from './settings.js';
@@ -12,7 +13,7 @@ import { paginationOf } from '../../lib/pagination.js';
 import type { AssistantReadCache } from './cache.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { keyProblems, maskKeys, openKeys, sealKeys, withKeyTokens } from './keys.js';
-import { recordVersion, restorableSettings, type VersionActor } from './versions.js';
+import { recordVersion, restorableSettings, type VersionActor, withExistingAssignments } from './versions.js';
 import { randomUUID } from 'node:crypto';
 import { NO_PRIVATE_VENDOR_HOSTS, type VendorTargetPolicy } from '../../lib/net/vendor-targets.js';
 import { vendorUrlProblems } from './vendor-urls.js';
@@ -236,6 +237,92 @@ export async function restoreAssistantVersion(
   });
   await queueAssistantDocuments(prisma, id);
   return restored;
+}
+
+/** A draft as answers show it: its settings with vendor keys masked, and the version it was made on. */
+function draftToApi(row: { id: number; organizationId: number; version: number; draftUpdatedAt: Date | null }, draft: Settings, secrets: SecretBox) {
+  return {
+    assistant_id: row.id,
+    based_on_version: row.version,
+    updated_at: (row.draftUpdatedAt ?? new Date()).toISOString(),
+    settings: maskKeys(draft, secrets, row.organizationId) as unknown as Record<string, unknown>,
+  };
+}
+
+/**
+ * Saves changes to the assistant's draft, not to the assistant: merged over the draft (or, without one, over the
+ * current settings) and checked as an update is, keys sealed. Live calls keep the current version; test runs use the
+ * draft until it is published or discarded.
+ */
+export async function saveAssistantDraft(
+  prisma: PrismaClient,
+  organizationId: number,
+  id: number,
+  patch: Record<string, unknown>,
+  secrets: SecretBox,
+  targets: VendorTargetPolicy = NO_PRIVATE_VENDOR_HOSTS,
+) {
+  return prisma.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM assistants WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
+    if (locked.length === 0) throw notFound('Assistant');
+    const row = (await readAssistantRow(tx, organizationId, id))!;
+    const base = row.draft ? (row.draft as unknown as Settings) : { ...settingsOf(row), assigned_tools: row.tools.map((t) => t.toolId) };
+    const nonce = randomUUID();
+    const merged = mergeBySchema(assistantFields, withKeyTokens(base, nonce), patch);
+    const parsed = AssistantSettings.safeParse(merged);
+    if (!parsed.success) throw new ValidationFailed(zodIssuesToDetail(parsed.error.issues, 'body', merged));
+    checkVendorFields(parsed.data, targets, base);
+    const next = sealKeys(parsed.data, { settings: base, nonce }, secrets, organizationId);
+    const changedLists = new Set(['assigned_tools', 'assigned_documents', 'playbook_ids'].filter((k) => k in patch && patch[k] !== undefined));
+    if (changedLists.size > 0) {
+      await checkAssignments(tx, organizationId, {
+        ...next,
+        assigned_tools: changedLists.has('assigned_tools') ? next.assigned_tools : [],
+        assigned_documents: changedLists.has('assigned_documents') ? next.assigned_documents : [],
+        playbook_ids: changedLists.has('playbook_ids') ? next.playbook_ids : null,
+      });
+    }
+    const saved = await tx.assistant.update({
+      where: { id },
+      // The draft is not the assistant: its updated_at stays the last published change's.
+      data: { draft: next as unknown as Prisma.InputJsonValue, draftUpdatedAt: new Date(), updatedAt: row.updatedAt },
+    });
+    return draftToApi(saved, next, secrets);
+  });
+}
+
+export async function getAssistantDraft(db: Db, organizationId: number, id: number, secrets: SecretBox) {
+  const row = await db.assistant.findFirst({ where: { id, organizationId } });
+  if (!row) throw notFound('Assistant');
+  if (!row.draft) throw notFound('Draft');
+  return draftToApi(row, row.draft as unknown as Settings, secrets);
+}
+
+export async function discardAssistantDraft(db: Db, organizationId: number, id: number): Promise<void> {
+  const row = await db.assistant.findFirst({ where: { id, organizationId }, select: { draft: true, updatedAt: true } });
+  if (!row) throw notFound('Assistant');
+  if (!row.draft) throw notFound('Draft');
+  await db.assistant.updateMany({ where: { id, organizationId }, data: { draft: Prisma.DbNull, draftUpdatedAt: null, updatedAt: row.updatedAt } });
+}
+
+/**
+ * Publishes the draft: its settings become the assistant's as the next version (tools, documents and playbooks
+ * deleted or disabled since are left out), and the draft is gone.
+ */
+export async function publishAssistantDraft(prisma: PrismaClient, organizationId: number, id: number, secrets: SecretBox, actor: VersionActor) {
+  const published = await prisma.$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM assistants WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
+    if (locked.length === 0) throw notFound('Assistant');
+    const row = (await readAssistantRow(tx, organizationId, id))!;
+    if (!row.draft) throw notFound('Draft');
+    const settings = await withExistingAssignments(tx, organizationId, row.draft as unknown as Settings);
+    await tx.assistant.update({ where: { id }, data: { ...columnsOf(settings), draft: Prisma.DbNull, draftUpdatedAt: null } });
+    await writeAssignments(tx, id, settings);
+    await recordVersion(tx, (await readAssistantRow(tx, organizationId, id))!, actor);
+    return toApi((await readAssistantRow(tx, organizationId, id))!, secrets);
+  });
+  await queueAssistantDocuments(prisma, id);
+  return published;
 }
 
 export async function deleteAssistant(db: Db, organizationId: number, id: number): Promise<void> {

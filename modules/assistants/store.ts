@@ -116,13 +116,20 @@ export async function loadAssistantSettings(db: Db, organizationId: number, id: 
   return row ? openKeys(settingsOf(row), secrets, row.organizationId) : null;
 }
 
-/** The opened settings and the number of the version they are, from one read: what a call or a test run records. */
+/**
+ * The opened settings and the number of the version they are, from one read: what a call or a test run records. With
+ * `draft`, the assistant's draft when it has one (`draft: true` in the answer), made on that version.
+ */
 export async function loadAssistantVersioned(
   db: Db,
   organizationId: number,
   id: number,
   secrets: SecretBox,
-): Promise<{ settings: Settings; version: number } | null> {
+  options: { draft?: boolean } = {},
+): Promise<{ settings: Settings; version: number; draft: boolean } | null> {
   const row = await readAssistantRow(db, organizationId, id);
-  return row ? { settings: openKeys(settingsOf(row), secrets, row.organizationId), version: row.version } : null;
+  if (!row) return null;
+  const fromDraft = options.draft === true && row.draft !== null;
+  const settings = fromDraft ? (row.draft as unknown as Settings) : settingsOf(row);
+  return { settings: openKeys(settings, secrets, row.organizationId), version: row.version, draft: fromDraft };
 }

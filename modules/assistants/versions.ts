@@ -175,7 +175,11 @@ export async function diffAssistantVersions(
 /** The version's settings to make current: assignments whose tool, document or playbook is gone (or disabled) left out. */
 export async function restorableSettings(tx: Db, organizationId: number, assistantId: number, number: number): Promise<Settings> {
   const row = await versionRow(tx, organizationId, assistantId, number);
-  const settings = row.settings as unknown as Settings;
+  return withExistingAssignments(tx, organizationId, row.settings as unknown as Settings);
+}
+
+/** Settings kept aside (a version, a draft) with the tools, documents and playbooks gone or disabled since left out. */
+export async function withExistingAssignments(tx: Db, organizationId: number, settings: Settings): Promise<Settings> {
   const [tools, documents, playbooks] = await Promise.all([
     tx.tool.findMany({ where: { organizationId, enabled: true, id: { in: settings.assigned_tools } }, select: { id: true } }),
     tx.document.findMany({ where: { organizationId, id: { in: settings.assigned_documents } }, select: { id: true } }),
@@ -189,3 +193,12 @@ export async function restorableSettings(tx: Db, organizationId: number, assista
     playbook_ids: settings.playbook_ids === null ? null : kept(settings.playbook_ids, playbooks),
   };
 }
+
+export const AssistantDraft = z
+  .object({
+    assistant_id: z.int(),
+    based_on_version: z.int().describe('The version the draft was made on: the current one when it was first saved'),
+    updated_at: z.iso.datetime(),
+    settings: z.record(z.string(), z.unknown()).describe('The whole settings the draft would make live; vendor keys masked'),
+  })
+  .meta({ id: 'AssistantDraft' });

@@ -163,6 +163,10 @@ const fields = {
   assertions: z.array(Assertion).max(MAX_ASSERTIONS).default([]),
   repeat: int().min(1).max(MAX_REPEAT).default(1).describe('How many times the conversation is run; the pass rate is over them'),
   judge_model: ModelRef.nullable().default(null).describe("The model that answers judge assertions; default: the assistant's"),
+  use_draft: z
+    .boolean()
+    .default(true)
+    .describe("Test the assistant's draft when it has one (PATCH /api/assistants/{id}/draft); false: its current version, as calls run it"),
 };
 
 function oneConversation(run: { script?: unknown; simulated_user?: unknown }, ctx: z.RefinementCtx) {
@@ -239,6 +243,7 @@ export const TestRun = z
     assistant_id: z.int().nullable(),
     playbook_id: z.int().nullable(),
     assistant_version: z.int().nullable().describe('The version of the assistant the run tested; null until a worker has loaded it'),
+    draft: z.boolean().describe('It tested the draft made on `assistant_version`, not that version itself'),
     status: z.enum(TEST_RUN_STATUSES),
     request: z.record(z.string(), z.unknown()).describe('The request as accepted, defaults filled in (TestRunCreate)'),
     results: z.array(TestRunRepetition).describe('One per repetition run so far'),

@@ -24,6 +24,7 @@ function toApi(row: TestRunRow): TestRunOut {
     assistant_id: row.assistantId,
     playbook_id: row.playbookId,
     assistant_version: row.assistantVersion,
+    draft: row.draft,
     status: row.status as TestRunStatus,
     request: row.request as Record<string, unknown>,
     results: (row.results ?? []) as RepetitionOut[],

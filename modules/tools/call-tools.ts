@@ -31,6 +31,15 @@ export async function loadCallTools(db: Db, secrets: SecretBox, organizationId: 
   return assigned.map(({ tool }) => callToolOf(tool, organizationId, secrets));
 }
 
+/** The enabled tools of these ids, in the order given: a draft's tools, which are not assigned yet. */
+export async function loadToolsByIds(db: Db, secrets: SecretBox, organizationId: number, ids: readonly number[]): Promise<CallTool[]> {
+  const rows = await db.tool.findMany({ where: { organizationId, enabled: true, id: { in: [...ids] } } });
+  return ids.flatMap((id) => {
+    const tool = rows.find((r) => r.id === id);
+    return tool ? [callToolOf(tool, organizationId, secrets)] : [];
+  });
+}
+
 /**
  * A stored tool as a session runs it. Without `secrets` (a caller that must not open credentials), an HTTP tool's
  * credential headers are left out.

@@ -2,7 +2,7 @@
 // may use, and nothing else, so its other files can change without a search through both processes. Files inside the
 // module import one another directly, never this one (docs/architecture.md, "Import rules").
 
-export { type CallTool, callToolOf, loadCallTools } from './call-tools.js';
+export { type CallTool, callToolOf, loadCallTools, loadToolsByIds } from './call-tools.js';
 export { executeHttpTool, type HttpToolResult } from './http-executor.js';
 export { type McpCallResult, McpConnection, type McpToolInfo } from './mcp-client.js';
 export type { ToolValues } from './render.js';

@@ -89,3 +89,58 @@ describe("an assistant's versions", () => {
     expect((await api.db.prisma.assistant.findUniqueOrThrow({ where: { id } })).version).toBe(1);
   });
 });
+
+describe("an assistant's draft", () => {
+  it('holds changes that are not live until published, then becomes the next version', async ({ api, tenant }) => {
+    const created = await api.call(tenant, 'POST', '/api/assistants', { name: 'Drafted', llm_settings: { temperature: 0.3 } });
+    const id = created.body.id;
+    expect((await api.call(tenant, 'GET', `/api/assistants/${id}/draft`)).status).toBe(404);
+    const first = await api.call(tenant, 'PATCH', `/api/assistants/${id}/draft`, {
+      llm_settings: { temperature: 0.8 },
+      tts_settings: { provider_config: { api_key: KEY } },
+    });
+    expect(first.status).toBe(200);
+    expect(first.body.data).toMatchObject({ assistant_id: id, based_on_version: 1, settings: { llm_settings: { temperature: 0.8 } } });
+    expect(first.body.data.settings.tts_settings.provider_config).toEqual({ api_key: `****${KEY.slice(-4)}` });
+    // Merged over the draft, not over the live settings.
+    const second = await api.call(tenant, 'PATCH', `/api/assistants/${id}/draft`, { idle_timeout: 9 });
+    expect(second.body.data.settings).toMatchObject({ llm_settings: { temperature: 0.8 }, idle_timeout: 9 });
+    // Live calls keep the current version.
+    expect((await api.call(tenant, 'GET', `/api/assistants/${id}`)).body).toMatchObject({ version: 1, llm_settings: { temperature: 0.3 }, idle_timeout: null });
+    // A draft change the API would refuse is refused, and the draft stays as it was.
+    const refused = await api.call(tenant, 'PATCH', `/api/assistants/${id}/draft`, { llm_settings: { temperature: 7 } });
+    expect(refused.status).toBe(422);
+    expect((await api.call(tenant, 'GET', `/api/assistants/${id}/draft`)).body.data.settings.llm_settings.temperature).toBe(0.8);
+
+    const published = await api.call(tenant, 'POST', `/api/assistants/${id}/draft/publish`);
+    expect(published.status).toBe(200);
+    expect(published.body).toMatchObject({ version: 2, llm_settings: { temperature: 0.8 }, idle_timeout: 9 });
+    const row = await api.db.prisma.assistant.findUniqueOrThrow({ where: { id } });
+    expect(row.draft).toBeNull();
+    expect(secrets.open((row.ttsSettings as { provider_config: { api_key: string } }).provider_config.api_key, `assistant-key:${tenant.organizationId}`)).toBe(
+      KEY,
+    );
+    expect((await api.call(tenant, 'GET', `/api/assistants/${id}/draft`)).status).toBe(404);
+    const versions = await api.call(tenant, 'GET', `/api/assistants/${id}/versions`);
+    expect(versions.body.data[0]).toMatchObject({
+      number: 2,
+      current: true,
+      changed: ['llm_settings.temperature', 'tts_settings.provider_config', 'idle_timeout'],
+    });
+  });
+
+  it('is discarded on request, and is no business of another organisation', async ({ api, tenant }) => {
+    const created = await api.call(tenant, 'POST', '/api/assistants', { name: 'Discarded' });
+    const id = created.body.id;
+    await api.call(tenant, 'PATCH', `/api/assistants/${id}/draft`, { name: 'Renamed' });
+    const other = await api.tenant('Draft outsider');
+    expect((await api.call(other, 'GET', `/api/assistants/${id}/draft`)).status).toBe(404);
+    expect((await api.call(other, 'PATCH', `/api/assistants/${id}/draft`, { name: 'Taken' })).status).toBe(404);
+    expect((await api.call(other, 'POST', `/api/assistants/${id}/draft/publish`)).status).toBe(404);
+    expect((await api.call(other, 'DELETE', `/api/assistants/${id}/draft`)).status).toBe(404);
+    expect((await api.call(tenant, 'DELETE', `/api/assistants/${id}/draft`)).status).toBe(204);
+    expect((await api.call(tenant, 'DELETE', `/api/assistants/${id}/draft`)).status).toBe(404);
+    expect((await api.call(tenant, 'POST', `/api/assistants/${id}/draft/publish`)).status).toBe(404);
+    expect((await api.call(tenant, 'GET', `/api/assistants/${id}`)).body).toMatchObject({ name: 'Discarded', version: 1 });
+  });
+});

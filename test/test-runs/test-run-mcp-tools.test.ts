@@ -5,7 +5,7 @@ import { SecretBox } from '../../lib/secret-box.js';
 import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { JUDGE_PROMPT } from '../../agent/test-runs/judge.js';
 import { startTestRunWorker } from '../../agent/test-runs/worker.js';
-import { createAssistant } from '../../modules/assistants/service.js';
+import { createAssistant, saveAssistantDraft } from '../../modules/assistants/service.js';
 import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import { TestRunCreate } from '../../modules/test-runs/schemas.js';
 import { createAssistantTestRun, getTestRun } from '../../modules/test-runs/service.js';
@@ -75,7 +75,7 @@ const it = dbTest.extend('setup', { scope: 'file' }, async ({ db }, { onCleanup 
     await worker.stop();
     await llm.close();
   });
-  return { org, assistantId: assistant.id };
+  return { org, assistantId: assistant.id, llm };
 });
 
 describe('an mcp tool in a test run', () => {
@@ -111,5 +111,43 @@ describe('an mcp tool in a test run', () => {
     ]);
     expect(real.results[0]!.transcript.at(-1)).toMatchObject({ role: 'assistant', text: 'Your order is shipped.' });
     expect(server.calls).toEqual([{ tool: 'lookup_order', args: { order_id: 'A-17' }, authorization: `Bearer ${TOKEN}` }]);
+  }, 120_000);
+
+  it('tests the draft when the assistant has one, and the current version when asked', async ({ db, setup }) => {
+    await saveAssistantDraft(
+      db.prisma,
+      setup.org.organizationId,
+      setup.assistantId,
+      { llm_settings: { system_prompt: 'You are the DRAFT order desk.' } },
+      secrets,
+      LOOPBACK_VENDOR_HOSTS,
+    );
+    const run = async (body: unknown) => {
+      const queued = await createAssistantTestRun(db.prisma, setup.org.organizationId, setup.assistantId, TestRunCreate.parse(body));
+      return until(
+        async () => {
+          const read = await getTestRun(db.prisma, setup.org.organizationId, queued.id);
+          return ['completed', 'failed', 'cancelled'].includes(read.status) ? read : undefined;
+        },
+        { timeoutMs: 30_000, message: `test run ${queued.id} did not finish` },
+      );
+    };
+    const systemPrompts = () => setup.llm.chats().map((c) => String(((c.messages ?? []) as Messages)[0]?.content ?? ''));
+    const before = systemPrompts().length;
+    const drafted = await run({ script: ['Where is my order?'], tool_mocks: { orders_lookup_order: { status: 'lost' } } });
+    expect(drafted).toMatchObject({ status: 'completed', draft: true, assistant_version: 1 });
+    expect(
+      systemPrompts()
+        .slice(before)
+        .some((p) => p.includes('DRAFT order desk')),
+    ).toBe(true);
+    const middle = systemPrompts().length;
+    const current = await run({ script: ['Where is my order?'], tool_mocks: { orders_lookup_order: { status: 'lost' } }, use_draft: false });
+    expect(current).toMatchObject({ status: 'completed', draft: false, assistant_version: 1 });
+    expect(
+      systemPrompts()
+        .slice(middle)
+        .some((p) => p.includes('DRAFT')),
+    ).toBe(false);
   }, 120_000);
 });

@@ -31,6 +31,8 @@ describe('POST /api/assistants/{assistant_id}/test-runs', () => {
       attempts: 0,
       started_at: null,
       completed_at: null,
+      assistant_version: null,
+      draft: false,
     });
     expect(run.request).toEqual({
       script: ['Hello', 'Where is my order?'],
@@ -41,6 +43,7 @@ describe('POST /api/assistants/{assistant_id}/test-runs', () => {
       assertions: [{ type: 'reply_contains', text: 'order', case_sensitive: false, turn: null }],
       repeat: 2,
       judge_model: null,
+      use_draft: true,
     });
     const read = await api.call(tenant, 'GET', `/api/test-runs/${run.id}`);
     expect(read.status).toBe(200);

@@ -86,6 +86,24 @@ export interface paths {
      */
     patch: operations["updateAssistant"];
   };
+  "/api/assistants/{assistant_id}/draft": {
+    /** Get an assistant's draft */
+    get: operations["getAssistantDraft"];
+    /** Discard an assistant's draft */
+    delete: operations["discardAssistantDraft"];
+    /**
+     * Change an assistant's draft
+     * @description Saves changes without making them live: merged over the draft (or, without one, over the current settings) as PATCH /api/assistants/{id} merges, and checked the same way. Live calls keep the current version; test runs use the draft until it is published or discarded.
+     */
+    patch: operations["updateAssistantDraft"];
+  };
+  "/api/assistants/{assistant_id}/draft/publish": {
+    /**
+     * Publish an assistant's draft
+     * @description The draft becomes the current settings as the next version, and is gone. No request body.
+     */
+    post: operations["publishAssistantDraft"];
+  };
   "/api/assistants/{assistant_id}/test-runs": {
     /**
      * Test an assistant in text
@@ -997,6 +1015,17 @@ export interface components {
       stt_settings?: components["schemas"]["STTSettingsInput"];
       /** @default {} */
       tts_settings?: components["schemas"]["TTSSettingsInput"];
+    };
+    AssistantDraft: {
+      assistant_id: number;
+      /** @description The version the draft was made on: the current one when it was first saved */
+      based_on_version: number;
+      /** @description The whole settings the draft would make live; vendor keys masked */
+      settings: {
+        [key: string]: unknown;
+      };
+      /** Format: date-time */
+      updated_at: string;
     };
     /** @description Partial update: nested settings objects merge field by field; arrays, free-form objects and null replace what was stored. */
     AssistantUpdateInput: {
@@ -2734,6 +2763,11 @@ export interface components {
         [key: string]: unknown;
       };
       /**
+       * @description Test the assistant's draft when it has one (PATCH /api/assistants/{id}/draft); false: its current version, as calls run it
+       * @default true
+       */
+      use_draft?: boolean;
+      /**
        * @description Tools are mocked unless this is true (every tool without a mock runs for real) or names them
        * @default false
        */
@@ -3136,6 +3170,8 @@ export interface components {
       completed_at: string | null;
       /** Format: date-time */
       created_at: string;
+      /** @description It tested the draft made on `assistant_version`, not that version itself */
+      draft: boolean;
       /** @description Why the run failed or was cancelled */
       error: string | null;
       id: number;
@@ -3258,6 +3294,11 @@ export interface components {
       tool_mocks?: {
         [key: string]: unknown;
       };
+      /**
+       * @description Test the assistant's draft when it has one (PATCH /api/assistants/{id}/draft); false: its current version, as calls run it
+       * @default true
+       */
+      use_draft?: boolean;
       /**
        * @description Tools are mocked unless this is true (every tool without a mock runs for real) or names them
        * @default false
@@ -4845,6 +4886,289 @@ export interface operations {
         };
       };
       /** @description No such assistant in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** Get an assistant's draft */
+  getAssistantDraft: {
+    parameters: {
+      path: {
+        assistant_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["AssistantDraft"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such assistant in this organisation, or it has no draft */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** Discard an assistant's draft */
+  discardAssistantDraft: {
+    parameters: {
+      path: {
+        assistant_id: number;
+      };
+    };
+    responses: {
+      /** @description Discarded */
+      204: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: never;
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such assistant in this organisation, or it has no draft */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Change an assistant's draft
+   * @description Saves changes without making them live: merged over the draft (or, without one, over the current settings) as PATCH /api/assistants/{id} merges, and checked the same way. Live calls keep the current version; test runs use the draft until it is published or discarded.
+   */
+  updateAssistantDraft: {
+    parameters: {
+      path: {
+        assistant_id: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["AssistantUpdateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["AssistantDraft"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such assistant in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Publish an assistant's draft
+   * @description The draft becomes the current settings as the next version, and is gone. No request body.
+   */
+  publishAssistantDraft: {
+    parameters: {
+      path: {
+        assistant_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["Assistant"];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such assistant in this organisation, or it has no draft */
       404: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
