@@ -98,11 +98,15 @@ async function runFoundCall(options: RunCallOptions, found: CallRow): Promise<Ca
   const { prisma } = options;
   // One box opens the assistant's vendor keys and its tools' credentials.
   const secrets = options.secrets ?? new SecretBox(loadSecretsKey(undefined, options.dataDir ?? DEFAULT_DATA_DIR));
-  const loaded = found.assistantId === null ? null : await loadAssistantVersioned(prisma, found.organizationId, found.assistantId, secrets).catch(() => null);
+  // A test call from the builder runs the assistant's draft; every other call its current version.
+  const loaded =
+    found.assistantId === null
+      ? null
+      : await loadAssistantVersioned(prisma, found.organizationId, found.assistantId, secrets, { draft: found.assistantDraft }).catch(() => null);
   const stored = loaded?.settings ?? null;
   const startedAt = new Date();
   // The call records the version of its assistant it runs.
-  const call = await markCallStarted(prisma, found, startedAt, loaded?.version);
+  const call = await markCallStarted(prisma, found, startedAt, loaded && { version: loaded.version, draft: loaded.draft });
   // Counted on the process's metrics from here to its end; a call that throws on its way counts as failed.
   const recordEnd = callStarted(call.transport);
   const result = await runStartedCall({ ...options, secrets }, call, startedAt, stored).catch((error: unknown) => {

@@ -71,6 +71,8 @@ export interface WebCallRequest {
   transport: 'web' | 'browser';
   welcomeMessage: string | null;
   variables: Record<string, string>;
+  /** Runs the assistant's draft, when it has one, instead of its current version: a test call from the builder. */
+  assistantDraft?: boolean;
 }
 
 /** A call from a browser, queued until the browser joins it; a LiveKit web call is named its room at once. */
@@ -212,11 +214,22 @@ export async function markCallRinging(prisma: PrismaClient, callId: number): Pro
 }
 
 /** The conversation starts (any status before the start → `in_progress`, `call.started`); throws if it cannot. */
-export async function markCallStarted(prisma: PrismaClient, call: CallRow, startedAt: Date, assistantVersion?: number): Promise<CallRow> {
+export async function markCallStarted(
+  prisma: PrismaClient,
+  call: CallRow,
+  startedAt: Date,
+  /** The version of its assistant the call runs, and whether it is the draft made on that version. */
+  assistant?: { version: number; draft: boolean } | null,
+): Promise<CallRow> {
   return prisma.$transaction(async (tx) => {
     const claimed = await tx.call.updateMany({
       where: { id: call.id, status: { in: [...NOT_STARTED] } },
-      data: { status: IN_PROGRESS, startedAt, heartbeatAt: startedAt, ...(assistantVersion !== undefined && { assistantVersion }) },
+      data: {
+        status: IN_PROGRESS,
+        startedAt,
+        heartbeatAt: startedAt,
+        ...(assistant && { assistantVersion: assistant.version, assistantDraft: assistant.draft }),
+      },
     });
     if (claimed.count === 0) throw new CallNotRunnableError(`call is ${call.status}`);
     const updated = await tx.call.findUniqueOrThrow({ where: { id: call.id } });

@@ -41,6 +41,7 @@ export function callRecord(call: CallRow, recordings: RecordingRow[] = []) {
     missing_variables: (call.missingVariables as string[] | null) ?? [],
     call_start_lookup: (call.callStartLookup as CallStartLookupResult | null) ?? null,
     assistant_version: call.assistantVersion,
+    assistant_draft: call.assistantDraft,
     latency: (call.metrics as Record<string, unknown> | null) ?? null,
     usage: (call.usage as CallUsage | null) ?? null,
     cost: (call.cost as CallCost | null) ?? null,

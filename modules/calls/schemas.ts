@@ -93,6 +93,7 @@ export const Call = z
     to_number: z.string().nullable(),
     assistant_id: z.int().nullable(),
     assistant_version: z.int().nullable().describe('The version of the assistant the call ran; null for a call that never started'),
+    assistant_draft: z.boolean().describe('It ran the draft made on `assistant_version` (a test call from the builder), not that version itself'),
     contact_id: z.int().nullable(),
     phone_number_id: z.int().nullable(),
     campaign_id: z.int().nullable(),

@@ -150,6 +150,7 @@ describe('GET /api/calls/{call_sid}', () => {
       missing_variables: [],
       call_start_lookup: null,
       assistant_version: null,
+      assistant_draft: false,
       latency: { e2e_latency_ms: { p50: 700, p95: 900 } },
       usage: null,
       cost: null,

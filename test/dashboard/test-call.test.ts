@@ -80,7 +80,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!hasChromium)('a test call from the dashboard', () => {
-  it('is started from the builder’s talk panel with an unsaved change saved first, its transcript and latency shown live, then read in the call’s page with its recording played, and counted in a chart', async () => {
+  it('is started from the builder’s talk panel with an unsaved change tried as a draft, its transcript and latency shown live, then read in the call’s page with its recording played, and counted in a chart', async () => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     await signIn(page, base, owner);
     await page.getByRole('link', { name: 'Clock' }).click();
@@ -98,9 +98,12 @@ describe.skipIf(!hasChromium)('a test call from the dashboard', () => {
       { timeout: 30_000 },
     );
     const callSid = (await page.evaluate('callState.callSid')) as string;
-    expect(await page.getByText('Unsaved changes').isVisible()).toBe(false);
+    // Tried as the draft, which the test call ran: the assistant callers reach is as it was, and the change unsaved.
+    expect(await page.getByText('Unsaved changes').isVisible()).toBe(true);
     const stored = await api.db.prisma.assistant.findUniqueOrThrow({ where: { id: assistantId } });
-    expect(JSON.stringify(stored)).toContain('Clock here.');
+    expect(JSON.stringify(stored.llmSettings)).not.toContain('Clock here.');
+    expect(JSON.stringify(stored.draft)).toContain('Clock here.');
+    expect(await api.db.prisma.call.findUniqueOrThrow({ where: { callSid } })).toMatchObject({ assistantDraft: true, assistantVersion: stored.version });
     const panelText = (await panel.locator('[data-call-part="transcript"]').textContent())!;
     expect(panelText).toContain('Assistant: Clock here.');
     expect(panelText).toContain('You: what time is it');
@@ -155,5 +158,15 @@ describe.skipIf(!hasChromium)('a test call from the dashboard', () => {
     const volume = page.locator('section').filter({ hasText: 'Call volume' });
     expect(await volume.locator('.bar-row').textContent()).toMatch(/inbound\s*1/);
     expect(await page.locator('section svg').count()).toBeGreaterThan(0);
+
+    // Back in the builder, the tried change waits to be saved: saving it makes it the next version, for every call.
+    await page.goto(`${base}/assistants/${assistantId}`);
+    await page.getByText('Changes you tried in a test call are not saved').waitFor();
+    await page.getByRole('button', { name: 'Save them' }).click();
+    await page.getByText('The changes tried in test calls are saved.').waitFor();
+    const saved = await api.db.prisma.assistant.findUniqueOrThrow({ where: { id: assistantId } });
+    expect(JSON.stringify(saved.llmSettings)).toContain('Clock here.');
+    expect(saved.draft).toBeNull();
+    expect(saved.version).toBe(stored.version + 1);
   }, 120_000);
 });

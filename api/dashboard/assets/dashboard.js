@@ -94,16 +94,15 @@ for (const form of document.querySelectorAll('form[data-builder]')) {
       const start = part('start');
       start.disabled = true;
       if (dirty) {
-        say('Saving your changes…');
-        const saved = await fetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)) }).catch(() => undefined);
-        if (!saved?.ok) {
+        // Tried as the assistant's draft, which only test calls run: live calls keep what is saved until Save.
+        say('Trying your changes…');
+        const tried = await fetch(`${form.action}/draft`, { method: 'POST', body: new URLSearchParams(new FormData(form)) }).catch(() => undefined);
+        if (!tried?.ok) {
           // Refused: the form is posted for real, so that each refusal shows at its setting.
           dirty = false;
           form.submit();
           return;
         }
-        dirty = false;
-        if (unsaved) unsaved.hidden = true;
       }
       say('Starting…');
       const res = await fetch(talkForm.action, {

@@ -6,7 +6,10 @@ import {
   assistantFields,
   createAssistant,
   deleteAssistant,
+  discardAssistantDraft,
   listAssistants,
+  publishAssistantDraft,
+  saveAssistantDraft,
   loadAssistantSettings,
   readAssistantJson,
   STARTERS,
@@ -67,7 +70,7 @@ ${pagination.total_pages > 1 ? html`<p>Page ${page} of ${pagination.total_pages}
   async function editor(
     request: FastifyRequest,
     reply: FastifyReply,
-    target: { id?: number; name?: string; starter?: string; ticked?: number[] },
+    target: { id?: number; name?: string; starter?: string; ticked?: number[]; draftPending?: boolean },
     value: unknown,
     errors: FieldErrors = {},
     status = 200,
@@ -95,7 +98,12 @@ ${pagination.total_pages > 1 ? html`<p>Page ${page} of ${pagination.total_pages}
       submitLabel: target.id ? 'Save' : 'Create assistant',
       extra: target.starter ? html`<input type="hidden" name="starter" value="${target.starter}">` : undefined,
     });
-    const body = html`${notice ? html`<div class="notice" role="status">${notice}</div>` : ''}
+    // Changes tried in a test call and never saved: kept as the draft, which only test calls run.
+    const draftNotice =
+      target.id && target.draftPending
+        ? html`<div class="notice" role="status">Changes you tried in a test call are not saved: live calls do not use them. <form method="post" action="/assistants/${target.id}/draft/publish" class="inline">${csrfField(request)}<button type="submit" class="secondary">Save them</button></form> <form method="post" action="/assistants/${target.id}/draft/discard" class="inline">${csrfField(request)}<button type="submit" class="secondary">Discard them</button></form></div>`
+        : '';
+    const body = html`${notice ? html`<div class="notice" role="status">${notice}</div>` : ''}${draftNotice}
 ${
   warnings.length > 0
     ? html`<div class="secret" role="status"><strong>Calls to this assistant will fail until this is fixed:</strong><ul>${warnings.map((w) => {
@@ -163,7 +171,41 @@ ${target.id ? html`<div class="builder-layout">${talkPanel(target.id, csrfField(
         ? `Version ${query.restored} is current again, as version ${assistant.version}.`
         : undefined;
     const notice = query.created ? 'Assistant created.' : restored;
-    return editor(request, reply, { id: assistant_id, name: assistant.name }, assistant, {}, 200, notice);
+    const pending = await deps.prisma.assistant.count({
+      where: { id: assistant_id, organizationId: request.signedIn!.organizationId, NOT: { draftUpdatedAt: null } },
+    });
+    return editor(request, reply, { id: assistant_id, name: assistant.name, draftPending: pending > 0 }, assistant, {}, 200, notice);
+  });
+
+  // The talk panel's unsaved changes: saved as the assistant's draft, which its test calls run; live calls keep the
+  // current version until the person saves.
+  app.post('/assistants/:assistant_id/draft', { config: session, schema: { params: Params } }, async (request, reply) => {
+    const { assistant_id } = request.params as z.output<typeof Params>;
+    const body = builderBody(LEAVES, request.body as Record<string, unknown>);
+    try {
+      await saveAssistantDraft(deps.prisma, request.signedIn!.organizationId, assistant_id, body, deps.secrets, deps.vendorTargets);
+      return reply.send({ saved: 'draft' });
+    } catch (error) {
+      if (!(error instanceof AppError) || error.kind === 'not_found') throw error;
+      return reply.status(STATUS_OF[error.kind]).send({ message: error.message });
+    }
+  });
+
+  app.post('/assistants/:assistant_id/draft/publish', { config: session, schema: { params: Params } }, async (request, reply) => {
+    const { assistant_id } = request.params as z.output<typeof Params>;
+    const me = request.signedIn!;
+    const published = await publishAssistantDraft(deps.prisma, me.organizationId, assistant_id, deps.secrets, { userId: me.userId, via: 'dashboard' });
+    written(assistant_id);
+    return editor(request, reply, { id: assistant_id, name: published.name }, published, {}, 200, 'The changes tried in test calls are saved.');
+  });
+
+  app.post('/assistants/:assistant_id/draft/discard', { config: session, schema: { params: Params } }, async (request, reply) => {
+    const { assistant_id } = request.params as z.output<typeof Params>;
+    await discardAssistantDraft(deps.prisma, request.signedIn!.organizationId, assistant_id).catch((error: unknown) => {
+      // Already gone (another tab saved or discarded it): nothing to discard.
+      if (!(error instanceof AppError && error.kind === 'not_found')) throw error;
+    });
+    return reply.redirect(`/assistants/${assistant_id}`);
   });
 
   app.post('/assistants/:assistant_id', { config: session, schema: { params: Params } }, async (request, reply) => {
@@ -179,6 +221,8 @@ ${target.id ? html`<div class="builder-layout">${talkPanel(target.id, csrfField(
         via: 'dashboard',
       });
       if (ticked) await answerTickedNumbers(deps.prisma, organizationId, assistant_id, ticked);
+      // What was saved is what the form showed, which the draft of its test calls only approached: the draft is done.
+      await discardAssistantDraft(deps.prisma, organizationId, assistant_id).catch(() => undefined);
       written(assistant_id);
       return editor(request, reply, { id: assistant_id, name: updated.name }, updated, {}, 200, 'Saved.');
     } catch (error) {
@@ -273,7 +317,8 @@ ${target.id ? html`<div class="builder-layout">${talkPanel(target.id, csrfField(
         deps.browserCalls.tokens,
         publicBaseUrl(request, deps.publicUrl),
         request.signedIn!.organizationId,
-        { assistant_id },
+        // The draft when there is one: the changes the person is trying, not yet live.
+        { assistant_id, draft: true },
         unavailable,
       );
       return wantsJson ? reply.send({ call_sid: call.call_sid, token: call.token }) : reply.redirect(call.page_url);

@@ -12,7 +12,7 @@ export async function createBrowserCall(
   tokens: StreamTokens,
   baseUrl: string,
   organizationId: number,
-  input: { assistant_id: number; welcome_message?: string | undefined; variables?: Record<string, string> | undefined },
+  input: { assistant_id: number; welcome_message?: string | undefined; variables?: Record<string, string> | undefined; draft?: boolean },
   /** The 503 to answer once the request is known good, when no worker in this process can run the call. */
   unavailable?: AppError,
 ) {
@@ -25,6 +25,7 @@ export async function createBrowserCall(
     transport: 'browser',
     welcomeMessage: input.welcome_message ?? null,
     variables: input.variables ?? {},
+    assistantDraft: input.draft === true,
   });
   const token = tokens.sign(callSid);
   const query = `token=${encodeURIComponent(token)}`;

@@ -1247,6 +1247,8 @@ export interface components {
       analysis_error: string | null;
       /** @description Outbound calls that asked for detection (`detect_voicemail`): human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax or unknown */
       answered_by: string | null;
+      /** @description It ran the draft made on `assistant_version` (a test call from the builder), not that version itself */
+      assistant_draft: boolean;
       assistant_id: number | null;
       /** @description The version of the assistant the call ran; null for a call that never started */
       assistant_version: number | null;
