@@ -210,6 +210,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         ? undefined
         : 'outbound calls through a SIP trunk need a LiveKit server (LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET)'
       : carrierUnavailable && `outbound calls through a carrier connection ${carrierUnavailable}`;
+  const recordings = options.recordingStorage ?? new LocalFileStorage(options.dataDir ?? DEFAULT_DATA_DIR);
   const jobs = startApiJobs({
     prisma: options.prisma,
     changes: options.changes,
@@ -221,6 +222,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     quietCarrierDialMs: options.quietCarrierDialMs,
     campaignTickMs: options.campaignTickMs,
     delivery: options.delivery,
+    recordings,
   });
   app.addHook('onClose', () => jobs.stop());
   const { dialler } = jobs;
@@ -246,7 +248,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerHealthCheck(app, options.prisma);
   const mail = options.mail ?? logMailTransport(path.join(options.dataDir ?? DEFAULT_DATA_DIR, 'mail.log'), app.log.child({ component: 'mail' }));
-  const recordings = options.recordingStorage ?? new LocalFileStorage(options.dataDir ?? DEFAULT_DATA_DIR);
   // The dashboard, at the root of the site; each of its routes declares its auth (`session`, `visitor` or `public`).
   await app.register(dashboard, {
     prisma: options.prisma,

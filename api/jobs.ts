@@ -11,12 +11,15 @@ import { type PgVectors, startDocumentProcessing } from '../modules/knowledge/in
 import { startJobLoop } from '../lib/jobs.js';
 import { startRollupFolder } from '../modules/analytics/index.js';
 import { clearExpiredSignInCounts } from './auth/sign-in-limit.js';
+import { startRetentionJob } from '../modules/organizations/index.js';
+import type { RecordingStorage } from '../media/recording/storage.js';
 
 // Every background job of an API process, started here and nowhere else, each a job loop (lib/jobs.ts) over leased
 // rows woken on the process's change feed: any number of API processes run the same jobs on the same database.
 // The outbound dialler and the campaign dispatcher run where a call path is configured; carrier reports always; webhook
 // delivery and document processing when the process is the service (tests start their own, with their own settings).
-// Ended calls are folded into the charts' rollups every second; expired sign-in counts are swept every 5 minutes.
+// Ended calls are folded into the charts' rollups every second; expired sign-in counts are swept every 5 minutes;
+// recordings and transcripts past their organisation's retention are deleted hourly.
 
 export interface ApiJobOptions {
   prisma: PrismaClient;
@@ -33,7 +36,9 @@ export interface ApiJobOptions {
   diallerPollIntervalMs?: number | undefined;
   quietCarrierDialMs?: number | undefined;
   campaignTickMs?: number | undefined;
-  /** Webhook delivery and document processing (`startApi`); unset, this process runs neither. */
+  /** Where recordings are stored: the retention job deletes from it. */
+  recordings?: RecordingStorage | undefined;
+  /** Webhook delivery, document processing and retention (`startApi`); unset, this process runs none of them. */
   delivery?: {
     allowPrivateTargets: boolean;
     credentials: VendorCredentials;
@@ -108,6 +113,8 @@ export function startApiJobs(options: ApiJobOptions): ApiJobs {
       allowPrivateTargets: delivery.allowPrivateTargets,
       pgvector: delivery.pgvector,
     });
+  // Recordings and transcripts past each organisation's retention windows, deleted and audited (hourly).
+  const retention = delivery && options.recordings ? startRetentionJob(prisma, options.recordings, { logger: child('retention') }) : undefined;
   let stopped: Promise<void> | undefined;
   return {
     dialler,
@@ -116,7 +123,15 @@ export function startApiJobs(options: ApiJobOptions): ApiJobs {
       (stopped ??= (async () => {
         // The dispatcher first: it queues calls for the dialler, which then finishes what it holds.
         await campaigns?.stop();
-        await Promise.all([dialler?.stop(), carrierReports.stop(), rollups.stop(), webhooks?.stop(), documents?.stop(), signInCounts.stop(SWEEP_STOP_MS)]);
+        await Promise.all([
+          dialler?.stop(),
+          carrierReports.stop(),
+          rollups.stop(),
+          webhooks?.stop(),
+          documents?.stop(),
+          signInCounts.stop(SWEEP_STOP_MS),
+          retention?.stop(SWEEP_STOP_MS),
+        ]);
       })()),
   };
 }

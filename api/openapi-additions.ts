@@ -111,6 +111,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
 
   'GET /api/organization/settings': 'getOrganizationSettings',
   'PATCH /api/organization/settings': 'updateOrganizationSettings',
+  'GET /api/organization/data-deletions': 'listDataDeletions',
   'GET /api/billing': 'getBilling',
   'GET /api/organization/api-keys': 'listApiKeys',
   'POST /api/organization/api-keys': 'createApiKey',

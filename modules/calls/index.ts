@@ -46,3 +46,4 @@ export { appendCallTurn, CallNotRunnableError, findCall, loadContactFields, type
 export { endStaleUnstartedCalls, JOIN_GRACE_MS, LOST_DIAL_AFTER_MS, type UnstartedCallLimits, WEB_JOIN_WINDOW_MS } from './unstarted.js';
 export type { ModelUsage } from './usage.js';
 export type { CallCost } from './usage-schemas.js';
+export { DataDeletion, expireCallData, type Expiry, listDataDeletions, RETENTION_BATCH } from './retention.js';

@@ -54,3 +54,4 @@ export { type Action, assignable, can, requireRole, ROLES } from './roles.js';
 export { createSession, endOwnSession, endSession, endSessionsOf, findSession, listSessions, type SessionIdentity } from './sessions.js';
 export { OrganizationSettings, OrganizationSettingsUpdate } from './settings-schemas.js';
 export { getOrganizationSettings, updateOrganizationSettings } from './settings.js';
+export { applyRetention, RETENTION_INTERVAL_MS, startRetentionJob } from './retention.js';

@@ -18,6 +18,8 @@ export const OrganizationSettings = z
     default_phone_region: z.string().describe('ISO 3166-1 alpha-2; phone numbers written without a country code are read in this region'),
     max_concurrent_calls: z.int().describe('Calls under way at once, inbound, outbound and web together; POST /telephony/calls/initiate answers 429 beyond it'),
     active_calls: z.int().describe('Calls under way now: queued, dialling, ringing or in progress'),
+    recording_retention_days: z.int().nullable().describe("Days a call's recordings are kept after it ends; null keeps them"),
+    transcript_retention_days: z.int().nullable().describe("Days a call's transcript (its words, summary and outcomes) is kept after it ends; null keeps it"),
   })
   .meta({ id: 'OrganizationSettings' });
 
@@ -25,5 +27,17 @@ export const OrganizationSettingsUpdate = z
   .strictObject({
     default_phone_region: region.optional(),
     max_concurrent_calls: int().min(1).max(10_000).optional().describe('Default 10'),
+    recording_retention_days: int()
+      .min(1)
+      .max(3650)
+      .nullable()
+      .optional()
+      .describe('Recordings of calls that ended longer ago are deleted by a background job, each deletion audited; null keeps them'),
+    transcript_retention_days: int()
+      .min(1)
+      .max(3650)
+      .nullable()
+      .optional()
+      .describe('Transcripts of calls that ended longer ago lose their words (timings stay, for the charts); null keeps them'),
   })
   .meta({ id: 'OrganizationSettingsUpdate' });

@@ -7,6 +7,8 @@ export interface OrganizationSettings {
   default_phone_region: string;
   max_concurrent_calls: number;
   active_calls: number;
+  recording_retention_days: number | null;
+  transcript_retention_days: number | null;
 }
 
 export async function getOrganizationSettings(db: Db, organizationId: number): Promise<OrganizationSettings> {
@@ -17,6 +19,8 @@ export async function getOrganizationSettings(db: Db, organizationId: number): P
     default_phone_region: org.defaultRegion,
     max_concurrent_calls: org.maxConcurrentCalls,
     active_calls: await activeCalls(db, organizationId),
+    recording_retention_days: org.recordingRetentionDays,
+    transcript_retention_days: org.transcriptRetentionDays,
   };
 }
 
@@ -27,12 +31,20 @@ export async function getOrganizationSettings(db: Db, organizationId: number): P
 export async function updateOrganizationSettings(
   db: Db,
   organizationId: number,
-  patch: { default_phone_region?: string | undefined; max_concurrent_calls?: number | undefined },
+  patch: {
+    default_phone_region?: string | undefined;
+    max_concurrent_calls?: number | undefined;
+    recording_retention_days?: number | null | undefined;
+    transcript_retention_days?: number | null | undefined;
+  },
 ): Promise<OrganizationSettings> {
   const data = {
     ...(patch.default_phone_region !== undefined ? { defaultRegion: patch.default_phone_region } : {}),
     // A lower limit refuses new calls until enough have ended; calls under way are never cut.
     ...(patch.max_concurrent_calls !== undefined ? { maxConcurrentCalls: patch.max_concurrent_calls } : {}),
+    // A shorter window deletes, at the job's next pass, what is now past it; a longer one cannot bring back what is gone.
+    ...(patch.recording_retention_days !== undefined ? { recordingRetentionDays: patch.recording_retention_days } : {}),
+    ...(patch.transcript_retention_days !== undefined ? { transcriptRetentionDays: patch.transcript_retention_days } : {}),
   };
   if (Object.keys(data).length > 0) await db.organization.update({ where: { id: organizationId }, data });
   return getOrganizationSettings(db, organizationId);

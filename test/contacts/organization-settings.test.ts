@@ -10,7 +10,15 @@ describe('organisation settings', () => {
     expect(res.body).toEqual({
       success: true,
       message: 'Organization settings retrieved',
-      data: { organization_id: tenant.organizationId, name: 'Settings Org', default_phone_region: 'US', max_concurrent_calls: 10, active_calls: 0 },
+      data: {
+        organization_id: tenant.organizationId,
+        name: 'Settings Org',
+        default_phone_region: 'US',
+        max_concurrent_calls: 10,
+        active_calls: 0,
+        recording_retention_days: null,
+        transcript_retention_days: null,
+      },
     });
   });
 

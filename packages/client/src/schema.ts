@@ -387,6 +387,13 @@ export interface paths {
      */
     delete: operations["revokeApiKey"];
   };
+  "/api/organization/data-deletions": {
+    /**
+     * List what retention deleted
+     * @description Newest first: each call's recordings or transcript deleted because the organisation's retention window had passed.
+     */
+    get: operations["listDataDeletions"];
+  };
   "/api/organization/invitations": {
     /**
      * List pending invitations
@@ -430,7 +437,7 @@ export interface paths {
     get: operations["getOrganizationSettings"];
     /**
      * Change the organisation's settings
-     * @description `default_phone_region` is upper-cased; it applies to phone numbers read from now on.
+     * @description `default_phone_region` is upper-cased; it applies to phone numbers read from now on. A retention window deletes, within the hour, the recordings or transcripts of calls that ended longer ago (GET /api/organization/data-deletions lists each deletion).
      */
     patch: operations["updateOrganizationSettings"];
   };
@@ -1998,6 +2005,20 @@ export interface components {
        */
       max_pages?: number;
     };
+    DataDeletion: {
+      call_sid: string;
+      /** Format: date-time */
+      deleted_at: string;
+      /** @description How many recordings, or transcript turns, were deleted */
+      items: number;
+      /** @enum {string} */
+      kind: "recordings" | "transcript";
+      /**
+       * @description retention: the organisation's window had passed since the call ended
+       * @enum {string}
+       */
+      reason: "retention";
+    };
     Document: {
       chunk_count: number;
       crawl: components["schemas"]["CrawlSettings"] | null;
@@ -2480,11 +2501,19 @@ export interface components {
       max_concurrent_calls: number;
       name: string;
       organization_id: number;
+      /** @description Days a call's recordings are kept after it ends; null keeps them */
+      recording_retention_days: number | null;
+      /** @description Days a call's transcript (its words, summary and outcomes) is kept after it ends; null keeps it */
+      transcript_retention_days: number | null;
     };
     OrganizationSettingsUpdateInput: {
       default_phone_region?: string;
       /** @description Default 10 */
       max_concurrent_calls?: number;
+      /** @description Recordings of calls that ended longer ago are deleted by a background job, each deletion audited; null keeps them */
+      recording_retention_days?: number | null;
+      /** @description Transcripts of calls that ended longer ago lose their words (timings stay, for the charts); null keeps them */
+      transcript_retention_days?: number | null;
     };
     Pagination: {
       page: number;
@@ -8941,6 +8970,76 @@ export interface operations {
     };
   };
   /**
+   * List what retention deleted
+   * @description Newest first: each call's recordings or transcript deleted because the organisation's retention window had passed.
+   */
+  listDataDeletions: {
+    parameters: {
+      query?: {
+        page?: number;
+        per_page?: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["DataDeletion"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
    * List pending invitations
    * @description Session-only: reachable in a signed-in dashboard session (the session cookie; state-changing requests also send the page's anti-forgery token as `X-CSRF-Token`). An API key gets 403.
    */
@@ -9307,7 +9406,7 @@ export interface operations {
   };
   /**
    * Change the organisation's settings
-   * @description `default_phone_region` is upper-cased; it applies to phone numbers read from now on.
+   * @description `default_phone_region` is upper-cased; it applies to phone numbers read from now on. A retention window deletes, within the hour, the recordings or transcripts of calls that ended longer ago (GET /api/organization/data-deletions lists each deletion).
    */
   updateOrganizationSettings: {
     requestBody: {
