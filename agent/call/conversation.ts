@@ -9,7 +9,7 @@ import {
   renderTemplate,
   type TemplateValues,
 } from '../../modules/assistants/index.js';
-import { appendCallTurn, CallNotRunnableError, type CallRow, loadContactFields } from '../../modules/calls/index.js';
+import { appendCallTurn, CallNotRunnableError, type CallRow, loadContactFields, type PrivacyMode, withoutWords } from '../../modules/calls/index.js';
 import { vendorAccessFromEnv, type VendorAccess } from '../providers/speech-providers.js';
 import { loadVad } from '../turn/vad.js';
 import { playApology } from './apology.js';
@@ -52,6 +52,8 @@ export interface CallScene {
   step: ReturnType<typeof startSteps>;
   collected: CollectedValues;
   logFields: Record<string, unknown>;
+  /** The organisation's privacy mode: `metadata_only` stores no word of the call (modules/calls/privacy.ts). */
+  privacy: PrivacyMode;
 }
 
 /** The parts of a running conversation, as far as they were made. */
@@ -113,7 +115,7 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
   });
   made.transcript = captureTranscript(session, {
     startedAt: scene.startedAt.getTime(),
-    store: (position, turn) => appendCallTurn(prisma, call.id, position, turn),
+    store: (position, turn) => appendCallTurn(prisma, call.id, position, scene.privacy === 'metadata_only' ? withoutWords(turn) : turn),
     logFields,
     decisionForReply: () => built.turns.takeDecision(),
     retrievalForReply: () => prompt?.takeRetrieval(),

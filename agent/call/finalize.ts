@@ -1,7 +1,15 @@
 import { log, type llm } from '@livekit/agents';
 import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
-import { type CallRow, type CollectedValuesRecord, finishCall, type StoredRecording } from '../../modules/calls/index.js';
+import {
+  type CallRow,
+  type CollectedValuesRecord,
+  finishCall,
+  forgetCallVariables,
+  type PrivacyMode,
+  type StoredRecording,
+  withoutWords,
+} from '../../modules/calls/index.js';
 import { summarizeLatency } from '../turn/metrics.js';
 import { analyzeCall, type Analysis } from './analysis.js';
 import type { Ending } from './ending.js';
@@ -26,6 +34,8 @@ export interface CallToFinish {
   analysis?: { model: llm.LLM; systemPrompt: string } | undefined;
   /** Template variables the assistant's texts named and the call did not have. */
   missingVariables: string[];
+  /** The organisation's privacy mode: `metadata_only` keeps no word, analysis or variable of the call. */
+  privacy?: PrivacyMode;
   /** What the call's playbooks collected (agent/call/collected-values.ts); null when none was used. */
   collectedValues?: CollectedValuesRecord | null;
   /** What the call's models used; read after the analysis, which it counts too. */
@@ -43,7 +53,12 @@ export async function finalizeCall(prisma: PrismaClient, call: CallRow, finish: 
 async function writeRecord(prisma: PrismaClient, call: CallRow, finish: CallToFinish): Promise<void> {
   const { ending, recording, logFields } = finish;
   const recordings = recording ? await inSpan('call.recording.store', {}, () => saveRecording(recording, finish.storage, logFields)) : null;
-  const analysis = await inSpan('call.analysis', {}, async () => analysisOf(finish));
+  const wordless = finish.privacy === 'metadata_only';
+  // Nothing is analysed that could not be kept.
+  const analysis = wordless
+    ? { summary: null, outcomes: null, error: 'not kept: the organisation keeps calls as metadata only' }
+    : await inSpan('call.analysis', {}, async () => analysisOf(finish));
+  const turns = wordless ? finish.transcript.turns.map(withoutWords) : finish.transcript.turns;
   try {
     await finishCall(prisma, call, {
       status: ending.status,
@@ -54,11 +69,12 @@ async function writeRecord(prisma: PrismaClient, call: CallRow, finish: CallToFi
       analysisError: analysis.error,
       missingVariables: finish.missingVariables,
       collectedValues: finish.collectedValues ?? null,
-      metrics: summarizeLatency(finish.transcript.turns),
-      turns: finish.transcript.turns,
+      metrics: summarizeLatency(turns),
+      turns,
       recordings: recordings ?? [],
       modelUsage: finish.usage?.close(),
     });
+    if (wordless) await forgetCallVariables(prisma, call.id);
   } finally {
     // Beating until the record is written: rendering an hour's recording and the analysis can take most of a minute,
     // and a silent call that long would be taken for a dead one by the recovery sweep.

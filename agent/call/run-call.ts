@@ -3,7 +3,7 @@ import { log, type voice, type llm, type VAD } from '@livekit/agents';
 import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { loadAssistantVersioned } from '../../modules/assistants/index.js';
-import { type CallRow, findCall, markCallStarted, type TranscriptEntry } from '../../modules/calls/index.js';
+import { type CallRow, callPrivacyMode, findCall, markCallStarted, type PrivacyMode, type TranscriptEntry } from '../../modules/calls/index.js';
 import type { KnowledgeSearch } from '../../modules/knowledge/index.js';
 import type { MachineDetectorSettings } from '../../modules/campaigns/index.js';
 import { loadSecretsKey, SecretBox } from '../../lib/secret-box.js';
@@ -103,13 +103,18 @@ async function runFoundCall(options: RunCallOptions, found: CallRow): Promise<Ca
     found.assistantId === null
       ? null
       : await loadAssistantVersioned(prisma, found.organizationId, found.assistantId, secrets, { draft: found.assistantDraft }).catch(() => null);
-  const stored = loaded?.settings ?? null;
+  const privacy = await callPrivacyMode(prisma, found.organizationId);
+  // A metadata-only organisation's calls make no recording: nothing of the audio ever reaches the disk.
+  const stored =
+    loaded && privacy === 'metadata_only'
+      ? { ...loaded.settings, recording_settings: { ...loaded.settings.recording_settings, recording_enabled: false } }
+      : (loaded?.settings ?? null);
   const startedAt = new Date();
   // The call records the version of its assistant it runs.
   const call = await markCallStarted(prisma, found, startedAt, loaded && { version: loaded.version, draft: loaded.draft });
   // Counted on the process's metrics from here to its end; a call that throws on its way counts as failed.
   const recordEnd = callStarted(call.transport);
-  const result = await runStartedCall({ ...options, secrets }, call, startedAt, stored).catch((error: unknown) => {
+  const result = await runStartedCall({ ...options, secrets }, call, startedAt, stored, privacy).catch((error: unknown) => {
     recordEnd('failed');
     throw error;
   });
@@ -123,6 +128,7 @@ async function runStartedCall(
   call: CallRow,
   startedAt: Date,
   stored: NonNullable<Awaited<ReturnType<typeof loadAssistantVersioned>>>['settings'] | null,
+  privacy: PrivacyMode,
 ): Promise<CallResult> {
   const { prisma } = options;
   const logFields = { callSid: call.callSid, callId: call.id };
@@ -138,6 +144,7 @@ async function runStartedCall(
     step: startSteps(ending, logFields),
     collected: new CollectedValues(),
     logFields,
+    privacy,
   };
 
   const conversation = await startConversation(scene, stored);
@@ -151,7 +158,8 @@ async function runStartedCall(
     storage: recordingStorageOf(options),
     analysis: conversation.analysis,
     missingVariables: conversation.missingVariables,
-    collectedValues: scene.collected.record(),
+    collectedValues: privacy === 'metadata_only' ? null : scene.collected.record(),
+    privacy,
     usage: conversation.usage,
     stopHeartbeat,
     logFields,

@@ -47,3 +47,4 @@ export { endStaleUnstartedCalls, JOIN_GRACE_MS, LOST_DIAL_AFTER_MS, type Unstart
 export type { ModelUsage } from './usage.js';
 export type { CallCost } from './usage-schemas.js';
 export { DataDeletion, expireCallData, type Expiry, listDataDeletions, RETENTION_BATCH } from './retention.js';
+export { callPrivacyMode, forgetCallVariables, PRIVACY_MODES, type PrivacyMode, withoutWords } from './privacy.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isPhoneRegion } from '../../lib/phone.js';
 import { int } from '../../lib/zod/int.js';
+import { PRIVACY_MODES } from '../calls/index.js';
 
 const region = z
   .string()
@@ -18,6 +19,9 @@ export const OrganizationSettings = z
     default_phone_region: z.string().describe('ISO 3166-1 alpha-2; phone numbers written without a country code are read in this region'),
     max_concurrent_calls: z.int().describe('Calls under way at once, inbound, outbound and web together; POST /telephony/calls/initiate answers 429 beyond it'),
     active_calls: z.int().describe('Calls under way now: queued, dialling, ringing or in progress'),
+    privacy_mode: z
+      .enum(PRIVACY_MODES)
+      .describe("full: what calls say is kept (until retention); metadata_only: a call's metadata and timings only, never its words, recordings or analysis"),
     recording_retention_days: z.int().nullable().describe("Days a call's recordings are kept after it ends; null keeps them"),
     transcript_retention_days: z.int().nullable().describe("Days a call's transcript (its words, summary and outcomes) is kept after it ends; null keeps it"),
   })
@@ -27,6 +31,7 @@ export const OrganizationSettingsUpdate = z
   .strictObject({
     default_phone_region: region.optional(),
     max_concurrent_calls: int().min(1).max(10_000).optional().describe('Default 10'),
+    privacy_mode: z.enum(PRIVACY_MODES).optional().describe('Applies to calls that start from now on; default full'),
     recording_retention_days: int()
       .min(1)
       .max(3650)

@@ -1,5 +1,5 @@
 import type { Db } from '../../prisma/client.js';
-import { activeCalls } from '../calls/index.js';
+import { activeCalls, type PrivacyMode } from '../calls/index.js';
 
 export interface OrganizationSettings {
   organization_id: number;
@@ -7,6 +7,7 @@ export interface OrganizationSettings {
   default_phone_region: string;
   max_concurrent_calls: number;
   active_calls: number;
+  privacy_mode: PrivacyMode;
   recording_retention_days: number | null;
   transcript_retention_days: number | null;
 }
@@ -19,6 +20,7 @@ export async function getOrganizationSettings(db: Db, organizationId: number): P
     default_phone_region: org.defaultRegion,
     max_concurrent_calls: org.maxConcurrentCalls,
     active_calls: await activeCalls(db, organizationId),
+    privacy_mode: org.privacyMode === 'metadata_only' ? 'metadata_only' : 'full',
     recording_retention_days: org.recordingRetentionDays,
     transcript_retention_days: org.transcriptRetentionDays,
   };
@@ -34,6 +36,7 @@ export async function updateOrganizationSettings(
   patch: {
     default_phone_region?: string | undefined;
     max_concurrent_calls?: number | undefined;
+    privacy_mode?: PrivacyMode | undefined;
     recording_retention_days?: number | null | undefined;
     transcript_retention_days?: number | null | undefined;
   },
@@ -42,6 +45,7 @@ export async function updateOrganizationSettings(
     ...(patch.default_phone_region !== undefined ? { defaultRegion: patch.default_phone_region } : {}),
     // A lower limit refuses new calls until enough have ended; calls under way are never cut.
     ...(patch.max_concurrent_calls !== undefined ? { maxConcurrentCalls: patch.max_concurrent_calls } : {}),
+    ...(patch.privacy_mode !== undefined ? { privacyMode: patch.privacy_mode } : {}),
     // A shorter window deletes, at the job's next pass, what is now past it; a longer one cannot bring back what is gone.
     ...(patch.recording_retention_days !== undefined ? { recordingRetentionDays: patch.recording_retention_days } : {}),
     ...(patch.transcript_retention_days !== undefined ? { transcriptRetentionDays: patch.transcript_retention_days } : {}),

@@ -16,6 +16,7 @@ describe('organisation settings', () => {
         default_phone_region: 'US',
         max_concurrent_calls: 10,
         active_calls: 0,
+        privacy_mode: 'full',
         recording_retention_days: null,
         transcript_retention_days: null,
       },
@@ -57,5 +58,15 @@ describe('organisation settings', () => {
   it('leaves the session-only organisation routes answering 403', async ({ api, tenant }) => {
     expect((await api.call(tenant, 'GET', '/api/organization/api-keys')).status).toBe(403);
     expect((await api.call(tenant, 'GET', '/api/organization/members')).status).toBe(403);
+  });
+
+  it('sets the privacy mode to metadata only and back, and refuses a mode it does not have', async ({ api, tenant }) => {
+    const set = await api.call(tenant, 'PATCH', '/api/organization/settings', { privacy_mode: 'metadata_only' });
+    expect(set.body.data.privacy_mode).toBe('metadata_only');
+    const refused = await api.call(tenant, 'PATCH', '/api/organization/settings', { privacy_mode: 'redacted' });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0].loc).toEqual(['body', 'privacy_mode']);
+    expect((await api.call(tenant, 'GET', '/api/organization/settings')).body.data.privacy_mode).toBe('metadata_only');
+    expect((await api.call(tenant, 'PATCH', '/api/organization/settings', { privacy_mode: 'full' })).body.data.privacy_mode).toBe('full');
   });
 });

@@ -2501,6 +2501,11 @@ export interface components {
       max_concurrent_calls: number;
       name: string;
       organization_id: number;
+      /**
+       * @description full: what calls say is kept (until retention); metadata_only: a call's metadata and timings only, never its words, recordings or analysis
+       * @enum {string}
+       */
+      privacy_mode: "full" | "metadata_only";
       /** @description Days a call's recordings are kept after it ends; null keeps them */
       recording_retention_days: number | null;
       /** @description Days a call's transcript (its words, summary and outcomes) is kept after it ends; null keeps it */
@@ -2510,6 +2515,11 @@ export interface components {
       default_phone_region?: string;
       /** @description Default 10 */
       max_concurrent_calls?: number;
+      /**
+       * @description Applies to calls that start from now on; default full
+       * @enum {string}
+       */
+      privacy_mode?: "full" | "metadata_only";
       /** @description Recordings of calls that ended longer ago are deleted by a background job, each deletion audited; null keeps them */
       recording_retention_days?: number | null;
       /** @description Transcripts of calls that ended longer ago lose their words (timings stay, for the charts); null keeps them */
