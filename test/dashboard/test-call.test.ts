@@ -137,6 +137,8 @@ describe.skipIf(!hasChromium)('a test call from the dashboard', () => {
     await page.waitForURL(`${base}/calls/${callSid}`);
     const transcript = (await page.locator('table').textContent())!;
     expect(transcript).toContain('what time is it');
+    // The review says what the call ran: the draft on the assistant's current version.
+    expect(await page.getByRole('link', { name: `Draft on version ${stored.version}` }).isVisible()).toBe(true);
     // Each reply's latency as stored (a reply the framework reported no timing for shows none: the call's own tests
     // prove what is stored; this page shows it).
     const latency = await page.locator('tr', { hasText: 'It is noon.' }).locator('td').nth(3).textContent();

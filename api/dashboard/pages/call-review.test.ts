@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analysisProblem, collectedView, costView, decisionInWords, latencySplit, toolCallsView, valuesView } from './call-review.js';
+import { analysisProblem, collectedView, costView, decisionInWords, latencySplit, lookupInWords, toolCallsView, valuesView } from './call-review.js';
 
 describe("a call's review", () => {
   it('splits a reply’s latency into its stages, each as wide as its share', () => {
@@ -44,6 +44,22 @@ describe("a call's review", () => {
     expect(analysisProblem('analysis failed: 401 Unauthorized')).toBe(
       'The summary could not be written: the model that writes it failed (401 Unauthorized). The call itself is complete; its transcript and recording are below.',
     );
+  });
+
+  it('says what the call-start lookup set, or why it set nothing', () => {
+    const base = { http_status: 200, duration_ms: 140, error: null, variables: [], overrides: [] };
+    expect(lookupInWords(null)).toBeNull();
+    expect(lookupInWords({ ...base, status: 'applied', variables: ['first_name'], overrides: ['welcome_message'] })).toBe(
+      'Answered in 140 ms, setting {{var.first_name}}, welcome message.',
+    );
+    expect(lookupInWords({ ...base, status: 'applied' })).toBe('Answered in 140 ms, with nothing to change.');
+    expect(lookupInWords({ ...base, status: 'timed_out', http_status: null, duration_ms: 2000 })).toBe(
+      'No answer within its deadline (2000 ms): the call went on as placed.',
+    );
+    expect(lookupInWords({ ...base, status: 'failed', http_status: 500, error: 'HTTP 500' })).toBe(
+      'Failed (HTTP 500) after 140 ms: the call went on as placed.',
+    );
+    expect(analysisProblem('not kept: the organisation keeps calls as metadata only')).toMatch(/metadata only/);
   });
 
   it('totals the cost by component', () => {

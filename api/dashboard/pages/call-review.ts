@@ -1,4 +1,4 @@
-import type { CallCost, TurnDecision } from '../../../modules/calls/index.js';
+import type { CallCost, CallStartLookupResult, TurnDecision } from '../../../modules/calls/index.js';
 import { html, type Html } from '../html.js';
 
 // The parts of a call's page that say where a reply's time went and why it came when it did: per reply, the wait for
@@ -105,6 +105,7 @@ ${cost.lines.length > 0 ? html`<details><summary>How it was priced</summary><ul>
 /** Why a call has no summary, in words a team can act on. */
 export function analysisProblem(error: string | null): string {
   if (!error) return 'The summary is being written.';
+  if (error.startsWith('not kept')) return 'Your organisation keeps calls as metadata only: nothing of what was said is stored, so there is no summary.';
   if (error === 'no transcript') return 'Nothing was said in this call, so there was nothing to summarise.';
   if (error === 'analysis reply was not JSON')
     return 'The model that writes the summary answered, but not in the structured form it was asked for, so no summary could be read from it. Small models do this now and then; a larger model for this assistant usually stops it.';
@@ -147,4 +148,14 @@ export function collectedView(collected: Record<string, unknown> | null): Html |
   const playbooks = Object.entries(collected ?? {}).filter(([, values]) => values !== null && typeof values === 'object');
   if (playbooks.length === 0) return '';
   return html`<h3>Collected during the call</h3>${playbooks.map(([name, values]) => html`<h4>${name}</h4>${valuesView(values as Record<string, unknown>)}`)}`;
+}
+
+/** What the call-start lookup did for the call, in words: what it set, or why it set nothing. */
+export function lookupInWords(lookup: CallStartLookupResult | null): string | null {
+  if (!lookup) return null;
+  const took = `${lookup.duration_ms} ms`;
+  if (lookup.status === 'timed_out') return `No answer within its deadline (${took}): the call went on as placed.`;
+  if (lookup.status === 'failed') return `Failed (${lookup.error ?? `HTTP ${lookup.http_status}`}) after ${took}: the call went on as placed.`;
+  const set = [...lookup.variables.map((v) => `{{var.${v}}}`), ...lookup.overrides.map((o) => o.replace(/_/g, ' '))];
+  return set.length > 0 ? `Answered in ${took}, setting ${set.join(', ')}.` : `Answered in ${took}, with nothing to change.`;
 }

@@ -22,7 +22,7 @@ import { dashboardPage, sendPage } from '../layout.js';
 import { when } from '../format.js';
 import type { DashboardDeps } from '../deps.js';
 import { readPeaks } from '../../../media/recording/peaks.js';
-import { analysisProblem, costView, decisionInWords, latencySplit, toolCallsView, collectedView, valuesView } from './call-review.js';
+import { analysisProblem, costView, decisionInWords, latencySplit, lookupInWords, toolCallsView, collectedView, valuesView } from './call-review.js';
 import { callWaveform, clock, turnAnchor } from './call-waveform.js';
 
 const session = { auth: 'session' as const };
@@ -118,6 +118,13 @@ ${select(
       ['Started', call.started_at ? when(call.started_at) : null],
       ['Duration', call.duration_seconds === null ? null : `${Math.round(call.duration_seconds)} s`],
       ['Assistant', call.assistant_id ? html`<a href="/assistants/${call.assistant_id}">${assistant ?? `#${call.assistant_id}`}</a>` : null],
+      [
+        'Version',
+        call.assistant_id && call.assistant_version !== null
+          ? html`<a href="/assistants/${call.assistant_id}/history">${call.assistant_draft ? `Draft on version ${call.assistant_version}` : `Version ${call.assistant_version}`}</a>`
+          : null,
+      ],
+      ['Caller lookup', lookupInWords(call.call_start_lookup)],
       ['Answered by', call.answered_by],
     ];
     const body = html`<p><a href="/calls">← All calls</a></p>
