@@ -10,6 +10,7 @@ import { levelOf, readPeaks } from './peaks.js';
 import { openSpool, SPOOL_FLUSH_INTERVAL_MS, spoolDirOf } from './spool.js';
 import { LocalFileStorage, type RecordingStorage } from './storage.js';
 import { decodeWav } from '../wav.js';
+import { until } from '../../test/helpers/until.js';
 
 const START = 1_700_000_000_000;
 /** 20 ms at the recording rate. */
@@ -87,8 +88,17 @@ describe('call recorder', () => {
     for (let f = 0; f < 25; f++) recorder.addUser(frame(() => 100));
     // Not yet: frames are batched in memory between flushes.
     expect(existsSync(dir)).toBe(false);
-    await new Promise((r) => setTimeout(r, SPOOL_FLUSH_INTERVAL_MS + 300));
-    const spool = (await openSpool(dir))!;
+    // The flush runs on its own timer (every SPOOL_FLUSH_INTERVAL_MS): the spool is read once it has written them, however
+    // late a busy machine runs that timer, rather than at a time fixed in advance.
+    const spool = await until(
+      async () => {
+        const opened = await openSpool(dir);
+        if (opened && opened.samples.user === 25 * FRAME) return opened;
+        await opened?.close();
+        return undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: SPOOL_FLUSH_INTERVAL_MS / 4, message: 'the spool was not flushed' },
+    );
     expect(spool.samples).toEqual({ user: 25 * FRAME, assistant: 0 });
     expect(Array.from(await spool.read('user', 0, 3))).toEqual([100, 100, 100]);
     // Read past what was written: silence.
