@@ -84,6 +84,18 @@ describe('the platform as an MCP server', () => {
     expect(run.structuredContent).toMatchObject({ data: { id: runId, assistant_id: id, status: expect.any(String) } });
     const listed = await call(client, 'list_assistants', { per_page: 100 });
     expect((listed.structuredContent!.data as { id: number }[]).map((a) => a.id)).toContain(id);
+
+    // The loop an agent runs: change the draft, test it, publish it; live calls never see the draft before.
+    const drafted = await call(client, 'save_draft', { assistant_id: id, changes: { llm_settings: { temperature: 0.7 } } });
+    expect(drafted.structuredContent).toMatchObject({ data: { based_on_version: 2, settings: { llm_settings: { temperature: 0.7 } } } });
+    expect((await call(client, 'get_assistant', { assistant_id: id })).structuredContent).toMatchObject({ version: 2, llm_settings: { temperature: 0.2 } });
+    expect((await call(client, 'publish_draft', { assistant_id: id })).structuredContent).toMatchObject({ version: 3, llm_settings: { temperature: 0.7 } });
+    const versions = await call(client, 'list_versions', { assistant_id: id });
+    expect((versions.structuredContent!.data as { number: number }[]).map((v) => v.number)).toEqual([3, 2, 1]);
+    expect((await call(client, 'restore_version', { assistant_id: id, version: 1 })).structuredContent).toMatchObject({
+      version: 4,
+      llm_settings: { temperature: 0.5 },
+    });
     await client.close();
   });
 
