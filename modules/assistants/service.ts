@@ -171,6 +171,57 @@ export async function listAssistants(db: Db, organizationId: number, page: numbe
   return { data: rows.map((row) => toApi(row, secrets)), pagination: paginationOf(page, perPage, total) };
 }
 
+/** The assistant's row, locked for this transaction: every change of its settings, draft or version goes one at a time. */
+async function lockedRow(tx: Db, organizationId: number, id: number): Promise<AssistantRow> {
+  const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM assistants WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
+  if (locked.length === 0) throw notFound('Assistant');
+  return (await readAssistantRow(tx, organizationId, id))!;
+}
+
+/**
+ * A patch merged over `base` as an update merges it (over tokens in place of the stored keys, so a key the patch
+ * leaves alone is told from one the client sends), checked whole, keys sealed; the lists it names checked against
+ * the organisation's rows. `lists` are the assignment lists the patch replaced.
+ */
+async function mergedSettings(tx: Db, organizationId: number, base: Settings, patch: Record<string, unknown>, secrets: SecretBox, targets: VendorTargetPolicy) {
+  const nonce = randomUUID();
+  const merged = mergeBySchema(assistantFields, withKeyTokens(base, nonce), patch);
+  const parsed = AssistantSettings.safeParse(merged);
+  if (!parsed.success) throw new ValidationFailed(zodIssuesToDetail(parsed.error.issues, 'body', merged));
+  checkVendorFields(parsed.data, targets, base);
+  const next = sealKeys(parsed.data, { settings: base, nonce }, secrets, organizationId);
+  const lists = new Set(['assigned_tools', 'assigned_documents', 'playbook_ids'].filter((k) => k in patch && patch[k] !== undefined));
+  if (lists.size > 0) {
+    await checkAssignments(tx, organizationId, {
+      ...next,
+      assigned_tools: lists.has('assigned_tools') ? next.assigned_tools : [],
+      assigned_documents: lists.has('assigned_documents') ? next.assigned_documents : [],
+      playbook_ids: lists.has('playbook_ids') ? next.playbook_ids : null,
+    });
+  }
+  return { next, lists };
+}
+
+/**
+ * Makes `settings` the assistant's current ones and records them as its next version: an update (only the lists it
+ * replaced rewritten), a restore, a published draft (which is then gone). Answers the row as it now is.
+ */
+async function makeCurrent(
+  tx: Db,
+  organizationId: number,
+  id: number,
+  settings: Settings,
+  actor: Parameters<typeof recordVersion>[2],
+  options: { lists?: Set<string>; clearDraft?: boolean } = {},
+): Promise<AssistantRow> {
+  const draft = options.clearDraft ? { draft: Prisma.DbNull, draftUpdatedAt: null } : {};
+  await tx.assistant.update({ where: { id }, data: { ...columnsOf(settings), ...draft } });
+  await writeAssignments(tx, id, settings, options.lists);
+  const row = (await readAssistantRow(tx, organizationId, id))!;
+  // recordVersion only sets the number (updated_at stays this save's): the row read above is the rest of the answer.
+  return { ...row, version: await recordVersion(tx, row, actor) };
+}
+
 export async function updateAssistant(
   prisma: PrismaClient,
   organizationId: number,
@@ -182,32 +233,11 @@ export async function updateAssistant(
 ): Promise<AssistantOut> {
   const updated = await prisma.$transaction(async (tx) => {
     // Row lock: two concurrent partial updates of different fields both survive.
-    const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM assistants WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
-    if (locked.length === 0) throw notFound('Assistant');
-    const row = (await readAssistantRow(tx, organizationId, id))!;
-    const stored = settingsOf(row);
+    const row = await lockedRow(tx, organizationId, id);
     // Hidden assignments of tools that were disabled later stay assigned unless the client replaces the list.
-    const storedToolIds = row.tools.map((t) => t.toolId);
-    // Merged over tokens in place of the stored keys: a key the patch leaves alone is told from one the client sends.
-    const nonce = randomUUID();
-    const merged = mergeBySchema(assistantFields, { ...withKeyTokens(stored, nonce), assigned_tools: storedToolIds }, patch);
-    const parsed = AssistantSettings.safeParse(merged);
-    if (!parsed.success) throw new ValidationFailed(zodIssuesToDetail(parsed.error.issues, 'body', merged));
-    checkVendorFields(parsed.data, targets, stored);
-    const next = sealKeys(parsed.data, { settings: stored, nonce }, secrets, organizationId);
-    const changedLists = new Set(['assigned_tools', 'assigned_documents', 'playbook_ids'].filter((k) => k in patch && patch[k] !== undefined));
-    if (changedLists.size > 0) {
-      await checkAssignments(tx, organizationId, {
-        ...next,
-        assigned_tools: changedLists.has('assigned_tools') ? next.assigned_tools : [],
-        assigned_documents: changedLists.has('assigned_documents') ? next.assigned_documents : [],
-        playbook_ids: changedLists.has('playbook_ids') ? next.playbook_ids : null,
-      });
-      await writeAssignments(tx, id, next, changedLists);
-    }
-    await tx.assistant.update({ where: { id }, data: columnsOf(next) });
-    await recordVersion(tx, (await readAssistantRow(tx, organizationId, id))!, actor);
-    return toApi((await readAssistantRow(tx, organizationId, id))!, secrets);
+    const stored = { ...settingsOf(row), assigned_tools: row.tools.map((t) => t.toolId) };
+    const { next, lists } = await mergedSettings(tx, organizationId, stored, patch, secrets, targets);
+    return toApi(await makeCurrent(tx, organizationId, id, next, actor, { lists }), secrets);
   });
   // Documents just attached, or all of them when the chunking or embedding model changed, get this assistant's index.
   await queueAssistantDocuments(prisma, id);
@@ -227,13 +257,9 @@ export async function restoreAssistantVersion(
   userId: number | null,
 ): Promise<AssistantOut> {
   const restored = await prisma.$transaction(async (tx) => {
-    const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM assistants WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
-    if (locked.length === 0) throw notFound('Assistant');
+    await lockedRow(tx, organizationId, id);
     const settings = await restorableSettings(tx, organizationId, id, number);
-    await tx.assistant.update({ where: { id }, data: columnsOf(settings) });
-    await writeAssignments(tx, id, settings);
-    await recordVersion(tx, (await readAssistantRow(tx, organizationId, id))!, { userId, via: 'restore', from: number });
-    return toApi((await readAssistantRow(tx, organizationId, id))!, secrets);
+    return toApi(await makeCurrent(tx, organizationId, id, settings, { userId, via: 'restore', from: number }), secrets);
   });
   await queueAssistantDocuments(prisma, id);
   return restored;
@@ -263,25 +289,9 @@ export async function saveAssistantDraft(
   targets: VendorTargetPolicy = NO_PRIVATE_VENDOR_HOSTS,
 ) {
   return prisma.$transaction(async (tx) => {
-    const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM assistants WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
-    if (locked.length === 0) throw notFound('Assistant');
-    const row = (await readAssistantRow(tx, organizationId, id))!;
+    const row = await lockedRow(tx, organizationId, id);
     const base = row.draft ? (row.draft as unknown as Settings) : { ...settingsOf(row), assigned_tools: row.tools.map((t) => t.toolId) };
-    const nonce = randomUUID();
-    const merged = mergeBySchema(assistantFields, withKeyTokens(base, nonce), patch);
-    const parsed = AssistantSettings.safeParse(merged);
-    if (!parsed.success) throw new ValidationFailed(zodIssuesToDetail(parsed.error.issues, 'body', merged));
-    checkVendorFields(parsed.data, targets, base);
-    const next = sealKeys(parsed.data, { settings: base, nonce }, secrets, organizationId);
-    const changedLists = new Set(['assigned_tools', 'assigned_documents', 'playbook_ids'].filter((k) => k in patch && patch[k] !== undefined));
-    if (changedLists.size > 0) {
-      await checkAssignments(tx, organizationId, {
-        ...next,
-        assigned_tools: changedLists.has('assigned_tools') ? next.assigned_tools : [],
-        assigned_documents: changedLists.has('assigned_documents') ? next.assigned_documents : [],
-        playbook_ids: changedLists.has('playbook_ids') ? next.playbook_ids : null,
-      });
-    }
+    const { next } = await mergedSettings(tx, organizationId, base, patch, secrets, targets);
     const saved = await tx.assistant.update({
       where: { id },
       // The draft is not the assistant: its updated_at stays the last published change's.
@@ -311,15 +321,10 @@ export async function discardAssistantDraft(db: Db, organizationId: number, id: 
  */
 export async function publishAssistantDraft(prisma: PrismaClient, organizationId: number, id: number, secrets: SecretBox, actor: VersionActor) {
   const published = await prisma.$transaction(async (tx) => {
-    const locked = await tx.$queryRaw<{ id: number }[]>`SELECT id FROM assistants WHERE id = ${id} AND organization_id = ${organizationId} FOR UPDATE`;
-    if (locked.length === 0) throw notFound('Assistant');
-    const row = (await readAssistantRow(tx, organizationId, id))!;
+    const row = await lockedRow(tx, organizationId, id);
     if (!row.draft) throw notFound('Draft');
     const settings = await withExistingAssignments(tx, organizationId, row.draft as unknown as Settings);
-    await tx.assistant.update({ where: { id }, data: { ...columnsOf(settings), draft: Prisma.DbNull, draftUpdatedAt: null } });
-    await writeAssignments(tx, id, settings);
-    await recordVersion(tx, (await readAssistantRow(tx, organizationId, id))!, actor);
-    return toApi((await readAssistantRow(tx, organizationId, id))!, secrets);
+    return toApi(await makeCurrent(tx, organizationId, id, settings, actor, { clearDraft: true }), secrets);
   });
   await queueAssistantDocuments(prisma, id);
   return published;

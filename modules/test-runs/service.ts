@@ -39,8 +39,11 @@ function toApi(row: TestRunRow): TestRunOut {
   };
 }
 
-/** The names of the enabled tools a run of this assistant (inside this playbook) can be offered. */
-async function offeredToolNames(db: Db, organizationId: number, assistantId: number, playbookId: number | null): Promise<Set<string>> {
+/**
+ * What a run of this assistant (inside this playbook) can be offered: the enabled tools' names, and the names of its
+ * mcp tools, whose server's functions are `<tool>_<server tool>`.
+ */
+async function offeredTools(db: Db, organizationId: number, assistantId: number, playbookId: number | null) {
   const tools = await db.tool.findMany({
     where: {
       organizationId,
@@ -53,15 +56,9 @@ async function offeredToolNames(db: Db, organizationId: number, assistantId: num
     },
     select: { name: true, type: true },
   });
-  return new Set(tools.flatMap((t) => (t.type === 'mcp' ? [t.name, `${t.name}_*`] : [t.name])));
-}
-
-/** Whether `name` is an offered tool, or a function of an offered mcp tool's server (`<tool>_<server tool>`). */
-function isOffered(offered: Set<string>, name: string): boolean {
-  if (offered.has(name)) return true;
-  const cut = name.indexOf('_');
-  for (let at = cut; at > 0; at = name.indexOf('_', at + 1)) if (offered.has(`${name.slice(0, at)}_*`)) return true;
-  return false;
+  const names = new Set(tools.map((t) => t.name));
+  const servers = tools.filter((t) => t.type === 'mcp').map((t) => `${t.name}_`);
+  return (name: string) => names.has(name) || servers.some((prefix) => name.startsWith(prefix));
 }
 
 /** Refuses a contact of another organisation, and mocks or real-tool names that name no tool the run can offer. */
@@ -75,9 +72,9 @@ async function checkReferences(db: Db, organizationId: number, assistantId: numb
     ...(Array.isArray(input.use_real_tools) ? input.use_real_tools.map((name, i) => ({ name, loc: ['body', 'use_real_tools', i] })) : []),
   ];
   if (named.length > 0) {
-    const offered = await offeredToolNames(db, organizationId, assistantId, playbookId);
+    const isOffered = await offeredTools(db, organizationId, assistantId, playbookId);
     for (const { name, loc } of named) {
-      if (!isOffered(offered, name))
+      if (!isOffered(name))
         problems.push({
           loc,
           msg: `No enabled tool named ${name} is offered to this assistant${playbookId === null ? '' : ' or playbook'}`,
