@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { API_VERSION } from '../openapi.js';
 import { commonErrors, ErrorResponse } from '../schemas/common.js';
@@ -60,7 +59,15 @@ async function readApi(app: FastifyInstance, authorization: string, uri: URL, ur
   return { contents: [{ uri: uri.href, mimeType: 'application/json', text: answer.content[0]!.text }] };
 }
 
-function platformServer(app: FastifyInstance, authorization: string): McpServer {
+/** The SDK, loaded on the first MCP request: a service that is never asked pays nothing for it at start (~0.1 s). */
+let sdk:
+  | Promise<[typeof import('@modelcontextprotocol/sdk/server/mcp.js'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]>
+  | undefined;
+const loadSdk = () =>
+  (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]));
+
+async function platformServer(app: FastifyInstance, authorization: string): Promise<McpServer> {
+  const [{ McpServer, ResourceTemplate }] = await loadSdk();
   const server = new McpServer(
     { name: 'voice-platform', version: API_VERSION },
     { instructions: 'Build, test and inspect voice assistants. Bodies follow the REST API; read the openapi resource for their schemas.' },
@@ -113,8 +120,9 @@ export const mcpRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     handler: async (request, reply) => {
+      const [, { WebStandardStreamableHTTPServerTransport }] = await loadSdk();
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      const server = platformServer(app, request.headers.authorization ?? '');
+      const server = await platformServer(app, request.headers.authorization ?? '');
       try {
         await server.connect(transport);
         // JSON answers: the client's Accept (which the protocol wants to name both kinds) is not what chooses them.

@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { NO_PRIVATE_VENDOR_HOSTS, vendorFetch } from '../../lib/net/vendor-targets.js';
 import { MAX_MODEL_OUTPUT_CHARS, REDACTED } from './http-executor.js';
 
@@ -45,6 +44,11 @@ function describeError(error: unknown): string {
 const cut = (text: string) =>
   text.length > MAX_MODEL_OUTPUT_CHARS ? `${text.slice(0, MAX_MODEL_OUTPUT_CHARS)} [cut at ${MAX_MODEL_OUTPUT_CHARS} characters]` : text;
 
+/** The SDK's client, loaded the first time an mcp tool is used: processes whose assistants have none never load it. */
+let sdk: Promise<[typeof import('@modelcontextprotocol/sdk/client/index.js'), typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js')]> | undefined;
+const loadSdk = () =>
+  (sdk ??= Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/client/streamableHttp.js')]));
+
 export class McpConnection {
   readonly #client: Client;
   readonly #target: McpTarget;
@@ -56,6 +60,7 @@ export class McpConnection {
 
   /** Connects and initialises within the tool's timeout; rejects with a sentence saying why not. */
   static async open(target: McpTarget, options: { allowPrivateTargets: boolean; signal?: AbortSignal | undefined }): Promise<McpConnection> {
+    const [{ Client }, { StreamableHTTPClientTransport }] = await loadSdk();
     const client = new Client({ name: 'voice-platform', version: '0.1.0' });
     const transport = new StreamableHTTPClientTransport(new URL(target.url), {
       requestInit: { headers: target.secretHeaders },
