@@ -10,12 +10,13 @@ import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.j
 import { until } from '../helpers/until.js';
 import { freePort } from '../helpers/free-port.js';
 import { localSettings } from '../runtime/call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
+import type { FakeOpenAI } from '../fakes/vendors/openai.js';
 import { startFakeTwilioRest, type FakeTwilioRest } from '../fakes/twilio-rest.js';
 import { ALWAYS } from './campaign-world.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
 import { endRunnerAndRemoveData } from '../helpers/runner-teardown.js';
+import { startFakeCallModel } from '../fakes/vendors/call-model.js';
 
 // A campaign run whole on the embedded default: the API's dispatcher queues its calls, the dialler places them through
 // the carrier fake, the callees answer (one a person, one a machine), are busy or do not answer, and the campaign
@@ -36,12 +37,7 @@ let dataDir: string | undefined;
 const FROM = '+14155550700';
 
 beforeAll(async () => {
-  llm = await startFakeOpenAI((body) => {
-    const first = String((body.messages as Array<{ content: unknown }> | undefined)?.[0]?.content ?? '');
-    if (first.startsWith('You analyse a finished phone call'))
-      return { text: JSON.stringify({ summary: 'Called.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    return { text: 'It is noon.' };
-  });
+  llm = await startFakeCallModel('Called.', () => ({ text: 'It is noon.' }));
   carrier = await startFakeTwilioRest({ authToken: 'campaign-carrier-token' });
   const port = await freePort();
   const secrets = new SecretBox(Buffer.alloc(32, 4));

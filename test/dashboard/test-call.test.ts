@@ -14,10 +14,11 @@ import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { addPerson, type Person } from '../helpers/people.js';
 import { until } from '../helpers/until.js';
 import { localSettings } from '../runtime/call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
+import type { FakeOpenAI } from '../fakes/vendors/openai.js';
 import { speechSamples } from '../fakes/scripted-caller.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 import { signIn } from '../helpers/sign-in.js';
+import { startFakeCallModel } from '../fakes/vendors/call-model.js';
 
 // A product team's loop, in Chromium: a call started from the builder's talk panel with the fake microphone asking a
 // question, the call's transcript and latency read in the dashboard, its recording played in the page, and the call
@@ -37,12 +38,7 @@ let assistantId: number;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  llm = await startFakeOpenAI((body) => {
-    const first = String(((body.messages ?? []) as Array<{ content: unknown }>)[0]?.content ?? '');
-    if (first.startsWith('You analyse a finished phone call'))
-      return { text: JSON.stringify({ summary: 'Asked the time.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    return { text: 'It is noon.' };
-  });
+  llm = await startFakeCallModel('Asked the time.', () => ({ text: 'It is noon.' }));
   dir = await mkdtemp(path.join(os.tmpdir(), 'dashboard-call-'));
   api = await createApiContext({ dataDir: dir, callAudioRunner: { open: (id) => runner!.open(id) } });
   runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dir, { access: loopbackVendorAccess() }));

@@ -2,6 +2,7 @@ import { test } from 'vitest';
 import type { AppOptions } from '../../api/app.js';
 import { createApiContext } from './api.js';
 import { createTestDatabase } from './database.js';
+import { startFakeCallModel } from '../fakes/vendors/call-model.js';
 
 // File-scoped: built once per test file on first use and dropped when the file ends, so tests share one database or
 // one API as they did with a `beforeAll`. A test-scoped API would clone a database and build the app for each of the
@@ -35,3 +36,14 @@ export const apiTest = test
 export function apiTestWith(options: Partial<AppOptions>) {
   return apiTest.extend('apiOptions', { scope: 'file' }, options);
 }
+
+/**
+ * `db` and `llm`: a fake chat model for whole calls (fakes/vendors/call-model.ts), answering the post-call analysis
+ * with `summary` and every other request with `reply`.
+ */
+export const callModelTest = (summary: string, reply: Parameters<typeof startFakeCallModel>[1]) =>
+  dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const llm = await startFakeCallModel(summary, reply);
+    onCleanup(() => llm.close());
+    return llm;
+  });

@@ -2,8 +2,8 @@ import { expect } from 'vitest';
 import { startDocumentProcessing } from '../../modules/knowledge/processing.js';
 import { apiTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
-import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { afterReply, connected, localSettings, runTimeline } from '../runtime/call-harness.js';
+import { isAnalysisRequest, messagesOf, startFakeCallModel } from '../fakes/vendors/call-model.js';
 
 // Knowledge in a whole audio call: a document uploaded through the API and attached to an assistant is processed
 // (converted, chunked, embedded by the offline model) and its passage reaches the model's prompt when the caller asks;
@@ -21,11 +21,8 @@ const HOURS = [
 ].join('\n');
 
 const it = apiTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const llm = await startFakeOpenAI((body) => {
-    const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
-    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
-      return { text: JSON.stringify({ summary: 'Asked the hours.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    }
+  const llm = await startFakeCallModel('Asked the hours.', (body) => {
+    const messages = messagesOf(body);
     const tools = JSON.stringify(body.tools ?? []);
     if (tools.includes('search_handbook')) {
       const result = messages.find((m) => m.role === 'tool');
@@ -108,7 +105,7 @@ it('answers from an uploaded document, records the retrieval, and stops answerin
     // The model's two replies: the passage in the first prompt, none in the second (only the first answer, as history).
     const passages = llm
       .chats()
-      .filter((c) => !JSON.stringify(c).includes('You analyse a finished phone call'))
+      .filter((c) => !isAnalysisRequest(c))
       .map((c) =>
         (c.messages as Array<{ role: string; content: string }>).filter((m) => m.role === 'system' && m.content.startsWith('Passages from the knowledge base')),
       );

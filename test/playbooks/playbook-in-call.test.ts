@@ -2,8 +2,8 @@ import { describe, expect } from 'vitest';
 import { callRecord } from '../../modules/calls/read.js';
 import { PlaybookCreate } from '../../modules/playbooks/schemas.js';
 import { createPlaybook } from '../../modules/playbooks/service.js';
-import { dbTest } from '../helpers/fixtures.js';
-import { startFakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
+import { callModelTest } from '../helpers/fixtures.js';
+import type { OpenAIReply } from '../fakes/vendors/openai.js';
 import { afterReply, createCall, localSettings, runTimeline, runtimeOrganization } from '../runtime/call-harness.js';
 
 // A playbook in a whole audio call: the model takes its handoff, the playbook's agent speaks first with the playbook's
@@ -16,17 +16,7 @@ type Chat = { messages?: Message[]; tools?: Array<{ function: { name: string } }
 const toolNames = (body: Chat) => (body.tools ?? []).map((t) => t.function.name);
 
 let replies: (body: Chat) => OpenAIReply = () => ({ text: 'Hello.' });
-const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const llm = await startFakeOpenAI((body) => {
-    const messages = (body.messages ?? []) as Message[];
-    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
-      return { text: JSON.stringify({ summary: 'Booked.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    }
-    return replies(body as Chat);
-  });
-  onCleanup(() => llm.close());
-  return llm;
-});
+const it = callModelTest('Booked.', (body) => replies(body as Chat));
 
 describe('a playbook in a call', () => {
   it('is taken by a handoff, collects typed values, returns to the main agent, and the record holds the values', async ({ db, llm }) => {

@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { SecretBox } from '../../lib/secret-box.js';
 import { createTool } from '../../modules/tools/service.js';
-import { dbTest } from '../helpers/fixtures.js';
+import { callModelTest } from '../helpers/fixtures.js';
 import { startFakeMcpServer, type FakeMcpServer } from '../fakes/mcp-server.js';
-import { startFakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
+import type { OpenAIReply } from '../fakes/vendors/openai.js';
 import { afterReply, createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
 
 // An mcp tool in a whole call: the team's MCP server (the official SDK, on 127.0.0.1) is connected to as the call
@@ -20,17 +20,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 let replies: (body: Record<string, unknown>) => OpenAIReply = () => ({ text: 'Hello.' });
-const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const llm = await startFakeOpenAI((body) => {
-    const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
-    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
-      return { text: JSON.stringify({ summary: 'Order looked up.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    }
-    return replies(body);
-  });
-  onCleanup(() => llm.close());
-  return llm;
-});
+const it = callModelTest('Order looked up.', (body) => replies(body));
 
 describe("an assistant's MCP tool in a call", () => {
   it('offers the chosen server tools to the model, calls one with the credential, and records it in the transcript', async ({ db, llm }) => {

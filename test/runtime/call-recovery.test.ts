@@ -16,6 +16,7 @@ import { createCall, localSettings } from './call-harness.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { CALLER_RATE } from '../fakes/scripted-caller.js';
 import { until } from '../helpers/until.js';
+import { startFakeCallModel } from '../fakes/vendors/call-model.js';
 
 /** A call's DATA_DIR for this test, removed once the test has read it. */
 async function callDataDir(): Promise<string> {
@@ -34,13 +35,7 @@ const access = vendorAccessFromEnv({ VENDOR_PRIVATE_HOSTS: '127.0.0.1' });
 
 const it = dbTest
   .extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const llm = await startFakeOpenAI((body) => {
-      const messages = (body.messages ?? []) as Array<{ content: unknown }>;
-      if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
-        return { text: JSON.stringify({ summary: SUMMARY, goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-      }
-      return { text: 'It is noon.' };
-    });
+    const llm = await startFakeCallModel(SUMMARY, () => ({ text: 'It is noon.' }));
     onCleanup(() => llm.close());
     return llm;
   })

@@ -1,23 +1,13 @@
 import { describe, expect } from 'vitest';
 import { llm as agentsLlm, voice } from '@livekit/agents';
 import { z } from 'zod';
-import { dbTest } from '../helpers/fixtures.js';
+import { callModelTest } from '../helpers/fixtures.js';
 import { afterCallerSaid, afterReply, connected, createCall, localSettings, runTimeline, whileSpeaking } from './call-harness.js';
 import { startFakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
 
 let replies: (body: Record<string, unknown>, i: number) => OpenAIReply = () => ({ text: 'It is noon.' });
 
-const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const llm = await startFakeOpenAI((body, i) => {
-    const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
-    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
-      return { text: JSON.stringify({ summary: 'The caller asked the time.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    }
-    return replies(body, i);
-  });
-  onCleanup(() => llm.close());
-  return llm;
-});
+const it = callModelTest('The caller asked the time.', (body, i) => replies(body, i));
 
 describe('a scripted call through the runtime', () => {
   it('answers the caller after the welcome, stores the transcript with latency, and writes call.completed once', async ({ db, llm }) => {

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { SecretBox } from '../../lib/secret-box.js';
 import { createTool } from '../../modules/tools/service.js';
-import { dbTest } from '../helpers/fixtures.js';
-import { startFakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
+import { callModelTest } from '../helpers/fixtures.js';
+import type { OpenAIReply } from '../fakes/vendors/openai.js';
 import { afterReply, createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
 
 // An assistant's stored HTTP tool in a whole audio call: offered to the model, called with the call's variable and the
@@ -28,17 +28,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 let replies: (body: Record<string, unknown>) => OpenAIReply = () => ({ text: 'Hello.' });
-const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const llm = await startFakeOpenAI((body) => {
-    const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
-    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
-      return { text: JSON.stringify({ summary: 'Order looked up.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    }
-    return replies(body);
-  });
-  onCleanup(() => llm.close());
-  return llm;
-});
+const it = callModelTest('Order looked up.', (body) => replies(body));
 
 describe("an assistant's HTTP tool in a call", () => {
   it('is offered to the model, called with the call variable and its credential, and recorded with status and duration', async ({ db, llm }) => {

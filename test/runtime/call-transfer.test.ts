@@ -16,7 +16,7 @@ import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.j
 import { until } from '../helpers/until.js';
 import { speechSamples } from '../fakes/scripted-caller.js';
 import { NOT_IN_PROGRESS, startFakeTwilioRest, type FakeTwilioRest } from '../fakes/twilio-rest.js';
-import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
+import type { FakeOpenAI, OpenAIReply } from '../fakes/vendors/openai.js';
 import { afterReply, createCall, localSettings, runTimeline, runtimeOrganization, type Cue } from './call-harness.js';
 import { createTool } from '../../modules/tools/service.js';
 import { startHttpServer } from '../fakes/http-server.js';
@@ -33,6 +33,7 @@ import crypto from 'node:crypto';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
 import { endRunnerAndRemoveData } from '../helpers/runner-teardown.js';
+import { messagesOf, startFakeCallModel } from '../fakes/vendors/call-model.js';
 
 // The built-in tools in whole audio calls. The test plays the carrier: it POSTs the signed voice webhook, streams the
 // caller's words as 8 kHz mu-law over the Media Streams socket, and hears what the assistant sends back; the carrier's
@@ -65,13 +66,7 @@ const assistantSaid = new Map<number, string[]>();
 const CARRIER_CALL_CAP_MS = 90_000;
 
 beforeAll(async () => {
-  llm = await startFakeOpenAI((body) => {
-    const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
-    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
-      return { text: JSON.stringify({ summary: 'Call handled.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    }
-    return replies(messages);
-  });
+  llm = await startFakeCallModel('Call handled.', (body) => replies(messagesOf(body)));
   carrier = await startFakeTwilioRest({ authToken: AUTH_TOKEN });
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'call-transfer-'));
   api = await createApiContext({

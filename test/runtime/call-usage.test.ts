@@ -1,26 +1,20 @@
 import { describe, expect } from 'vitest';
-import { dbTest } from '../helpers/fixtures.js';
+import { callModelTest } from '../helpers/fixtures.js';
 import { afterReply, createCall, localSettings, runtimeOrganization, runTimeline } from './call-harness.js';
-import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { replacePriceOverrides } from '../../modules/calls/price-table.js';
 import { runChartQuery } from '../../modules/analytics/query.js';
 import { ChartQuery } from '../../modules/analytics/schemas.js';
+import { analysisReply } from '../fakes/vendors/call-model.js';
 
 // Usage and cost metered on a call run through the runtime: the fake LLM reports 10 prompt tokens and one completion
 // token per word for every request, the offline recogniser and voice report their audio and characters.
 
 const REPLY = 'It is noon.';
-const ANALYSIS = JSON.stringify({ summary: 'The caller asked the time.', goal_achieved: true, sentiment: 'neutral', fields: {} });
+const SUMMARY = 'The caller asked the time.';
+const ANALYSIS = String((analysisReply(SUMMARY) as { text: string }).text);
 const words = (text: string) => text.split(/(?<= )/).length;
 
-const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const llm = await startFakeOpenAI((body) => {
-    const messages = (body.messages ?? []) as Array<{ content: unknown }>;
-    return { text: String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call') ? ANALYSIS : REPLY };
-  });
-  onCleanup(() => llm.close());
-  return llm;
-});
+const it = callModelTest(SUMMARY, () => ({ text: REPLY }));
 
 describe('usage metered on a call through the runtime', () => {
   it("stores tokens per model (the analysis included), recognised audio, synthesised characters and telephony minutes, costed with the organisation's prices, in the call and in call.completed", async ({

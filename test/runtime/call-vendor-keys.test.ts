@@ -4,8 +4,7 @@ import { SecretBox } from '../../lib/secret-box.js';
 import { createAssistant } from '../../modules/assistants/service.js';
 import { bootstrap } from '../../modules/organizations/bootstrap.js';
 import type { PrismaClient } from '../../prisma/client.js';
-import { dbTest } from '../helpers/fixtures.js';
-import { startFakeOpenAI } from '../fakes/vendors/openai.js';
+import { callModelTest } from '../helpers/fixtures.js';
 import { afterReply, localSettings, runTimeline } from './call-harness.js';
 import { LOOPBACK_VENDOR_HOSTS } from '../helpers/vendor-hosts.js';
 
@@ -15,17 +14,7 @@ import { LOOPBACK_VENDOR_HOSTS } from '../helpers/vendor-hosts.js';
 const secrets = new SecretBox(crypto.randomBytes(32));
 const KEY = 'sk-own-assistant-key-4242';
 
-const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const llm = await startFakeOpenAI((body) => {
-    const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
-    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
-      return { text: JSON.stringify({ summary: 'Greeted.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    }
-    return { text: 'Good morning to you.' };
-  });
-  onCleanup(() => llm.close());
-  return llm;
-});
+const it = callModelTest('Greeted.', () => ({ text: 'Good morning to you.' }));
 
 async function callWith(prisma: PrismaClient, llmUrl: string, box: SecretBox | undefined) {
   const org = await bootstrap(prisma, { organizationName: 'Keys', email: `keys-${crypto.randomUUID()}@example.com` });

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { SecretBox } from '../../lib/secret-box.js';
 import { createTool } from '../../modules/tools/service.js';
 import type { ToolCreateIn } from '../../modules/tools/schemas.js';
-import { dbTest } from '../helpers/fixtures.js';
-import { startFakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
+import { callModelTest } from '../helpers/fixtures.js';
+import type { OpenAIReply } from '../fakes/vendors/openai.js';
+import { messagesOf } from '../fakes/vendors/call-model.js';
 import { afterAssistantSaid, afterReply, createCall, localSettings, runTimeline, runtimeOrganization } from './call-harness.js';
 
 // A tool call while a caller waits, in whole audio calls: a slow lookup is covered by its spoken messages (and no idle
@@ -39,17 +40,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 let replies: (messages: Array<{ role: string; content: unknown }>) => OpenAIReply = () => ({ text: 'Hello.' });
-const it = dbTest.extend('llm', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const llm = await startFakeOpenAI((body) => {
-    const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
-    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
-      return { text: JSON.stringify({ summary: 'Slots looked up.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    }
-    return replies(messages);
-  });
-  onCleanup(() => llm.close());
-  return llm;
-});
+const it = callModelTest('Slots looked up.', (body) => replies(messagesOf(body)));
 
 function slotsTool(delayMs: number, messages: Partial<ToolCreateIn['messages']>): ToolCreateIn {
   return {

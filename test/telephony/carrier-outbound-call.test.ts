@@ -13,11 +13,12 @@ import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.j
 import { until } from '../helpers/until.js';
 import { freePort } from '../helpers/free-port.js';
 import { localSettings } from '../runtime/call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
+import { type FakeOpenAI, type OpenAIReply } from '../fakes/vendors/openai.js';
 import { INVALID_TO, startFakeTwilioRest, type CreatedCall, type FakeTwilioRest } from '../fakes/twilio-rest.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
 import { endRunnerAndRemoveData } from '../helpers/runner-teardown.js';
+import { messagesOf, startFakeCallModel } from '../fakes/vendors/call-model.js';
 
 // Outbound calls on the embedded default, with no LiveKit anywhere: the number's connection is a carrier account, the
 // dialler sends the carrier's "create call" request, and the fake carrier plays its part as Twilio does: signed status
@@ -44,13 +45,7 @@ const DESK = '+14155550142';
 let reply: (messages: Array<{ role: string; content: unknown }>) => OpenAIReply = () => ({ text: 'It is noon.' });
 
 beforeAll(async () => {
-  llm = await startFakeOpenAI((body) => {
-    const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
-    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
-      return { text: JSON.stringify({ summary: 'Told the time.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    }
-    return reply(messages);
-  });
+  llm = await startFakeCallModel('Told the time.', (body) => reply(messagesOf(body)));
   // The connection's own account; the deployment has none (no TWILIO_* settings).
   carrier = await startFakeTwilioRest({ accountSid: `AC${'fedcba9876543210'.repeat(2)}`, authToken: 'acme-carrier-token-0001' });
   const port = await freePort();

@@ -8,8 +8,9 @@ import { SecretBox } from '../../lib/secret-box.js';
 import type { Tracing } from '../../lib/tracing/index.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../fakes/otlp-receiver.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
+import { type FakeOpenAI } from '../fakes/vendors/openai.js';
 import { afterReply, localSettings, runTimeline } from '../runtime/call-harness.js';
+import { messagesOf, startFakeCallModel } from '../fakes/vendors/call-model.js';
 
 // Traces exported over OTLP to a collector's receiver on 127.0.0.1: a server span per API request joined to the
 // caller's trace, and one trace per call from the request that created it through the call's run (the framework's
@@ -47,15 +48,11 @@ beforeAll(async () => {
   shop = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'shipped' })));
   await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
   shopUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
-  llm = await startFakeOpenAI((body) => {
-    const messages = (body.messages ?? []) as Array<{ role: string; content: unknown }>;
-    if (String(messages[0]?.content ?? '').startsWith('You analyse a finished phone call')) {
-      return { text: JSON.stringify({ summary: 'Order looked up.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    }
-    return messages.some((m) => m.role === 'tool')
+  llm = await startFakeCallModel('Order looked up.', (body) =>
+    messagesOf(body).some((m) => m.role === 'tool')
       ? { text: REPLY }
-      : { toolCalls: [{ name: 'lookup_order', arguments: JSON.stringify({ order_id: ORDER }) }] };
-  });
+      : { toolCalls: [{ name: 'lookup_order', arguments: JSON.stringify({ order_id: ORDER }) }] },
+  );
 }, 60_000);
 afterAll(async () => {
   await tracing?.stop();

@@ -13,9 +13,10 @@ import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.j
 import { until } from '../helpers/until.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { localSettings } from '../runtime/call-harness.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/vendors/openai.js';
+import type { FakeOpenAI } from '../fakes/vendors/openai.js';
 import { speechSamples } from '../fakes/scripted-caller.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
+import { startFakeCallModel } from '../fakes/vendors/call-model.js';
 
 // A real browser call: Debian's Chromium opens the web-call page with a fake microphone playing a WAV of the caller's
 // question, the assistant answers audibly, and the call ends with its transcript, recording and call.completed row.
@@ -35,12 +36,7 @@ let assistantId: number;
 let atCapacity = false;
 
 beforeAll(async () => {
-  llm = await startFakeOpenAI((body) => {
-    const first = String(((body.messages ?? []) as Array<{ content: unknown }>)[0]?.content ?? '');
-    if (first.startsWith('You analyse a finished phone call'))
-      return { text: JSON.stringify({ summary: 'Asked the time.', goal_achieved: true, sentiment: 'neutral', fields: {} }) };
-    return { text: 'It is noon.' };
-  });
+  llm = await startFakeCallModel('Asked the time.', () => ({ text: 'It is noon.' }));
   const dir = (dataDir = await mkdtemp(path.join(os.tmpdir(), 'browser-call-')));
   api = await createApiContext({ dataDir: dir, callAudioRunner: { open: (id) => runner!.open(id), atCapacity: () => atCapacity } });
   runner = audioRunnerOf(new LocalCallRunner(api.db.prisma, dir, { access: loopbackVendorAccess() }));
