@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterPrisma, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { PrismaClient } from '../../prisma/client.js';
+import { isInnerRequest } from './inner-requests.js';
 import { HttpError } from './errors.js';
 
 // Per-organisation and per-key limits on key-authenticated /api requests, counted where every API process counts: in
@@ -211,14 +212,16 @@ export function registerRateLimit(api: FastifyInstance, options: RateLimitOption
     if (!identity) return;
     const organizationId = identity.organizationId;
     // One after the other: a request the key's limit refuses must not spend the organisation's budget even for a
-    // moment (counted at once, a flood on one key would take the organisation's other keys' share with it).
+    // moment (counted at once, a flood on one key would take the organisation's other keys' share with it). A request
+    // the API made to itself to answer one (an MCP tool call's operation) is not counted again: its MCP message was.
+    const counted = !isInnerRequest(request);
     let tightest: { limit: Limit; res: RateLimiterRes } | undefined;
-    if (key) {
+    if (key && counted) {
       const res = await consume(key, identity.apiKeyId);
       if (res instanceof HttpError) throw res;
       tightest = { limit: key, res };
     }
-    if (org) {
+    if (org && counted) {
       const res = await consume(org, organizationId);
       if (res instanceof HttpError) {
         // A request the organisation's limit refused does not also spend the key's.

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { API_VERSION } from '../openapi.js';
 import { commonErrors, ErrorResponse } from '../schemas/common.js';
 import { type ApiRequest, PLATFORM_TOOLS } from './tools.js';
+import { innerRequestHeaders } from '../http/inner-requests.js';
 
 // The platform as an MCP server (Streamable HTTP, stateless, JSON answers) at /api/mcp, so a coding agent can build
 // and test assistants: the tools of tools.ts and resources for the OpenAPI document, assistants, calls and test runs.
@@ -34,7 +35,7 @@ async function callApi(app: FastifyInstance, authorization: string, request: Api
   const response = await app.inject({
     method: request.method,
     url: request.url,
-    headers: { authorization, ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { authorization, ...innerRequestHeaders(), ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(request.body === undefined ? {} : { payload: JSON.stringify(request.body) }),
   });
   const text = response.body;
