@@ -52,6 +52,8 @@ import path from 'node:path';
 import { logMailTransport, type MailTransport } from '../lib/mail.js';
 import { SignInLimit, type SignInLimitOptions } from './auth/sign-in-limit.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
+import { widgetKeyRoutes } from './routes/widget-keys.js';
+import { widgetRoutes } from './widget/routes.js';
 import { memberRoutes } from './routes/members.js';
 import { profileRoutes } from './routes/profile.js';
 import { passkeyRoutes } from './routes/passkeys.js';
@@ -247,6 +249,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   registerHealthCheck(app, options.prisma);
+  // The website widget's public side: its script, its settings and the calls its button starts (docs/widget.md).
+  await app.register(widgetRoutes, { prisma: options.prisma, runner: options.callAudioRunner, tokens: browserCallTokens, publicUrl: options.publicUrl });
   const mail = options.mail ?? logMailTransport(path.join(options.dataDir ?? DEFAULT_DATA_DIR, 'mail.log'), app.log.child({ component: 'mail' }));
   // The dashboard, at the root of the site; each of its routes declares its auth (`session`, `visitor` or `public`).
   await app.register(dashboard, {
@@ -286,6 +290,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(organizationSettingsRoutes, { prisma: options.prisma });
       await api.register(billingRoutes, { prisma: options.prisma });
       await api.register(apiKeyRoutes, { prisma: options.prisma });
+      await api.register(widgetKeyRoutes, { prisma: options.prisma });
       await api.register(memberRoutes, { prisma: options.prisma, mail, publicUrl: options.publicUrl });
       await api.register(profileRoutes, { prisma: options.prisma });
       await api.register(passkeyRoutes, { prisma: options.prisma, publicUrl: options.publicUrl });

@@ -72,6 +72,14 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /api/web-calls': 'createWebCall',
   'POST /api/web-calls/browser': 'createBrowserCall',
 
+  'POST /api/widget-keys': 'createWidgetKey',
+  'GET /api/widget-keys': 'listWidgetKeys',
+  'GET /api/widget-keys/{widget_key_id}': 'getWidgetKey',
+  'PATCH /api/widget-keys/{widget_key_id}': 'updateWidgetKey',
+  'DELETE /api/widget-keys/{widget_key_id}': 'revokeWidgetKey',
+  'GET /api/widget/{widget_key}': 'getWidgetSettings',
+  'POST /api/widget/{widget_key}/calls': 'createWidgetCall',
+
   'POST /api/phone-connections': 'createPhoneConnection',
   'GET /api/phone-connections': 'listPhoneConnections',
   'GET /api/phone-connections/{connection_id}': 'getPhoneConnection',

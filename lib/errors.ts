@@ -65,6 +65,12 @@ export const ERRORS = Object.freeze({
   rate_limited: 'rate_limited',
   /** The organisation has as many calls under way as it may have at once. */
   concurrency_limit: 'rate_limited',
+  /** A website widget's key is unknown or revoked (docs/widget.md). */
+  widget_key_invalid: 'unauthenticated',
+  /** The page's origin is not one of the widget key's allowed origins, or the request carried none. */
+  origin_not_allowed: 'forbidden',
+  /** The widget key has as many calls under way as its cap allows. */
+  widget_busy: 'rate_limited',
   livekit_unavailable: 'upstream',
   telephony_unavailable: 'unavailable',
   /** Passkeys need the dashboard's public address (PUBLIC_URL) off loopback: the origin they are bound to. */

@@ -43,6 +43,8 @@ const KNOWN: Record<string, Known> = {
   'test/dashboard/organization-settings.test.ts': { seconds: 14, busy: true },
   'test/dashboard/builder-voices.test.ts': { seconds: 10, busy: true },
   'test/transports/browser-call.test.ts': { seconds: 12, busy: true },
+  'test/widgets/widget-browser.test.ts': { seconds: 17, busy: true },
+  'test/dashboard/widgets.test.ts': { seconds: 13, busy: true },
   'test/transports/stray-upgrades.test.ts': { seconds: 12, busy: true },
   'test/campaigns/campaign-process-death.test.ts': { seconds: 10, busy: true },
   'agent/livekit-worker.test.ts': { seconds: 12, busy: true },

@@ -18,6 +18,7 @@ const SECTIONS: { group: string; links: { href: string; label: string; action?: 
       { href: '/playbooks', label: 'Playbooks' },
       { href: '/analytics', label: 'Analytics' },
       { href: '/webhooks', label: 'Webhooks' },
+      { href: '/widgets', label: 'Website widgets' },
     ],
   },
   {

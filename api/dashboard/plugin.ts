@@ -31,6 +31,7 @@ import { registerToolPages } from './pages/tools.js';
 import { registerPasskeyPages } from './pages/passkeys.js';
 import { registerPhoneNumberPages } from './pages/phone-numbers.js';
 import { registerOrganizationSettingsPages } from './pages/organization-settings.js';
+import { registerWidgetPages } from './pages/widgets.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -172,4 +173,5 @@ export async function dashboard(app: FastifyInstance, deps: DashboardDeps): Prom
   registerPasskeyPages(app, deps);
   registerPhoneNumberPages(app, deps);
   registerOrganizationSettingsPages(app, deps);
+  registerWidgetPages(app, deps);
 }

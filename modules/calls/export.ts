@@ -23,6 +23,7 @@ export const CSV_COLUMNS = [
   'contact_id',
   'phone_number_id',
   'campaign_id',
+  'widget_key_id',
   'provider_call_sid',
   'created_at',
   'started_at',

@@ -4,7 +4,7 @@
 
 export { ANSWERED_BY_CHANNEL, emitAnsweredBy, onAnsweredBy, recordAnsweredBy } from './answered-by.js';
 export type { CallAudioLink, CallAudioRunner, TranscriptLine } from './audio-runner.js';
-export { activeCalls, admitCall, admitCalls } from './concurrency.js';
+export { ACTIVE_STATUSES, activeCalls, admitCall, admitCalls } from './concurrency.js';
 export type { ToolCallEntry, TranscriptEntry } from './events.js';
 export { exportCalls, neutralizeFormula } from './export.js';
 export {

@@ -73,10 +73,15 @@ export interface WebCallRequest {
   variables: Record<string, string>;
   /** Runs the assistant's draft, when it has one, instead of its current version: a test call from the builder. */
   assistantDraft?: boolean;
+  /** The website widget key whose button started the call (modules/widgets/). */
+  widgetKeyId?: number;
 }
 
-/** A call from a browser, queued until the browser joins it; a LiveKit web call is named its room at once. */
-export async function openWebCall(prisma: PrismaClient, request: WebCallRequest): Promise<CallRow> {
+/**
+ * A call from a browser, queued until the browser joins it; a LiveKit web call is named its room at once. A
+ * transaction may pass its client: a widget's call is created under the lock its concurrency count was taken under.
+ */
+export async function openWebCall(prisma: Db, request: WebCallRequest): Promise<CallRow> {
   const callSid = newCallSid();
   const livekitRoom = request.transport === 'web' ? roomOfCall(callSid) : null;
   return prisma.call.create({ data: { callSid, ...request, livekitRoom, direction: 'inbound', status: 'queued', traceParent: currentTraceParent() } });

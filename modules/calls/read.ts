@@ -25,6 +25,7 @@ export function callRecord(call: CallRow, recordings: RecordingRow[] = []) {
     contact_id: call.contactId,
     phone_number_id: call.phoneNumberId,
     campaign_id: call.campaignId,
+    widget_key_id: call.widgetKeyId,
     provider_call_sid: call.providerCallSid,
     welcome_message: call.welcomeMessage,
     variables: (call.variables ?? {}) as Record<string, unknown>,
@@ -68,6 +69,7 @@ export function callWhere(organizationId: number, f: CallFilters): Prisma.CallWh
   anyOf(f.assistant_id, (v) => ({ assistantId: v }));
   anyOf(f.contact_id, (v) => ({ contactId: v }));
   anyOf(f.campaign_id, (v) => ({ campaignId: v }));
+  anyOf(f.widget_key_id, (v) => ({ widgetKeyId: v }));
   anyOf(f.phone_number, (v) => ({ OR: [{ fromNumber: v }, { toNumber: v }] }));
   anyOf(f.created_after, (v) => ({ createdAt: { gte: v } }));
   anyOf(f.created_before, (v) => ({ createdAt: { lt: v } }));

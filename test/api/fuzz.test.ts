@@ -162,6 +162,13 @@ describe('hostile requests generated from the OpenAPI document', () => {
     ).id;
     fixtures.call_sid = (await created('/api/web-calls', { assistant_id: fixtures.assistant_id })).call_sid;
     fixtures.campaign_id = (await created('/api/campaigns', { name: 'Fuzz campaign', assistant_id: fixtures.assistant_id, from_numbers: ['+14155550100'] })).id;
+    const widgetKey = await created('/api/widget-keys', {
+      name: 'Fuzz widget',
+      assistant_id: fixtures.assistant_id,
+      allowed_origins: ['https://shop.example.com'],
+    });
+    fixtures.widget_key_id = widgetKey.id;
+    fixtures.widget_key = widgetKey.public_key;
     fixtures.chart_id = (await created('/api/analytics/charts', { name: 'Fuzz chart', metric: 'calls', group_by: ['day'] })).id;
     fixtures.track = 'mixed';
     fixtures.playbook_id ??= (await ctx.db.prisma.playbook.create({ data: { organizationId: tenant.organizationId, name: 'Fuzz test runs' } })).id;
@@ -247,6 +254,7 @@ describe('hostile requests generated from the OpenAPI document', () => {
     'POST /api/contacts/import': () => ({ contacts: [{ email: `fuzz${++sequence}@example.com` }] }),
     'POST /api/assistants/{assistant_id}/test-runs': () => ({ script: ['Hello'] }),
     'POST /api/playbooks/{playbook_id}/test-runs': () => ({ script: ['Hello'], assistant_id: fixtures.assistant_id }),
+    'POST /api/widget-keys': () => ({ name: 'Fuzz widget', assistant_id: fixtures.assistant_id, allowed_origins: ['https://shop.example.com'] }),
   };
 
   interface Slot {

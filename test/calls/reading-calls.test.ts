@@ -134,6 +134,7 @@ describe('GET /api/calls/{call_sid}', () => {
       contact_id: null,
       phone_number_id: null,
       campaign_id: null,
+      widget_key_id: null,
       provider_call_sid: null,
       welcome_message: null,
       variables: { first_name: 'Ada' },

@@ -137,6 +137,13 @@ beforeAll(async () => {
     })
   ).body.data.id;
 
+  await api.call(tenant, 'POST', '/api/widget-keys', {
+    name: 'Shop site',
+    assistant_id: ids.assistant,
+    allowed_origins: ['https://shop.example.com', 'https://www.shop.example.com'],
+    greeting: 'Ask us about your order.',
+  });
+
   ids.document = (
     await api.call(tenant, 'POST', '/api/documents', { name: 'Opening hours', text: '# Hours\n\nWe open at nine, Monday to Saturday.' })
   ).body.data.id;
@@ -253,6 +260,7 @@ const PAGES = (): [string, string][] => [
   ['/phone-numbers', 'phone-numbers'],
   [`/phone-numbers/connections/${ids.connection}`, 'phone-connection'],
   ['/settings', 'settings'],
+  ['/widgets', 'widgets'],
 ];
 
 describe.skipIf(!hasChromium)('every dashboard page', () => {
@@ -274,6 +282,7 @@ describe.skipIf(!hasChromium)('every dashboard page', () => {
         ['/tools', 'tools-empty'],
         ['/playbooks', 'playbooks-empty'],
         ['/contacts/properties', 'contact-properties-empty'],
+        ['/widgets', 'widgets-empty'],
       ] as const) {
         await check(emptyTab, url, name, width);
         expect(await emptyTab.locator('.empty').count(), `${url} has a readable empty state`).toBe(1);

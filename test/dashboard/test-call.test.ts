@@ -1,5 +1,5 @@
 import { initializeLogger } from '@livekit/agents';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,15 +7,13 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioRunnerOf } from '../../agent/io/audio-link.js';
 import { LocalCallRunner } from '../../agent/local-runner.js';
-import { encodeWav } from '../../media/wav.js';
 import type { CallAudioRunner } from '../../modules/calls/audio-runner.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
-import { hasChromium, launchChromium } from '../helpers/chromium.js';
+import { hasChromium, launchChromiumAsking } from '../helpers/chromium.js';
 import { addPerson, type Person } from '../helpers/people.js';
 import { until } from '../helpers/until.js';
 import { localSettings } from '../runtime/call-harness.js';
 import type { FakeOpenAI } from '../fakes/vendors/openai.js';
-import { speechSamples } from '../fakes/scripted-caller.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 import { signIn } from '../helpers/sign-in.js';
 import { startFakeCallModel } from '../fakes/vendors/call-model.js';
@@ -55,18 +53,7 @@ beforeAll(async () => {
     )
   ).body.id;
 
-  // As in the browser call's own test: the question after 2 s, then quiet, looped so a late start still hears it.
-  const question = await speechSamples('what time is it');
-  const samples = new Int16Array(16_000 * 2 + question.length + 16_000 * 8);
-  samples.set(question, 16_000 * 2);
-  const wavPath = path.join(dir, 'caller.wav');
-  await writeFile(wavPath, encodeWav({ samples, sampleRate: 16_000, channels: 1 }));
-  browser = await launchChromium([
-    '--autoplay-policy=no-user-gesture-required',
-    '--use-fake-ui-for-media-stream',
-    '--use-fake-device-for-media-stream',
-    `--use-file-for-fake-audio-capture=${wavPath}`,
-  ]);
+  browser = await launchChromiumAsking(dir, 'what time is it');
 }, 180_000);
 afterAll(async () => {
   await browser?.close();

@@ -1,5 +1,9 @@
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { encodeWav } from '../../media/wav.js';
+import { speechSamples } from '../fakes/scripted-caller.js';
 
 // Debian's Chromium driven by playwright-core: nothing is downloaded. Each launch has a fresh profile (playwright makes
 // a temporary user data directory), no network of its own (no component updates, sync or QUIC), and no GPU.
@@ -28,4 +32,24 @@ export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
       ...extraArgs,
     ],
   });
+}
+
+/**
+ * Chromium whose fake microphone asks `question` in the offline voice: two seconds of quiet, the question, then eight
+ * of quiet while the assistant answers, looped. The fake microphone starts playing when a page opens it, which can be
+ * seconds before a call's socket carries audio on a busy machine; the 10 s loop asks again within a test's wait if
+ * the first question went out before anyone listened. The sound file is written into `dir`.
+ */
+export async function launchChromiumAsking(dir: string, question: string): Promise<Browser> {
+  const spoken = await speechSamples(question);
+  const samples = new Int16Array(16_000 * 2 + spoken.length + 16_000 * 8);
+  samples.set(spoken, 16_000 * 2);
+  const wavPath = path.join(dir, 'caller.wav');
+  await writeFile(wavPath, encodeWav({ samples, sampleRate: 16_000, channels: 1 }));
+  return launchChromium([
+    '--autoplay-policy=no-user-gesture-required',
+    '--use-fake-ui-for-media-stream',
+    '--use-fake-device-for-media-stream',
+    `--use-file-for-fake-audio-capture=${wavPath}`,
+  ]);
 }

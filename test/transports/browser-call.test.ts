@@ -1,5 +1,5 @@
 import { initializeLogger } from '@livekit/agents';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,14 +7,12 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioRunnerOf } from '../../agent/io/audio-link.js';
 import { LocalCallRunner } from '../../agent/local-runner.js';
-import { encodeWav } from '../../media/wav.js';
 import type { CallAudioRunner } from '../../modules/calls/audio-runner.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { until } from '../helpers/until.js';
-import { launchChromium } from '../helpers/chromium.js';
+import { launchChromiumAsking } from '../helpers/chromium.js';
 import { localSettings } from '../runtime/call-harness.js';
 import type { FakeOpenAI } from '../fakes/vendors/openai.js';
-import { speechSamples } from '../fakes/scripted-caller.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 import { startFakeCallModel } from '../fakes/vendors/call-model.js';
 
@@ -28,7 +26,6 @@ let llm: FakeOpenAI;
 let acme: Tenant;
 let base: string;
 let browser: Browser;
-let wavPath: string;
 let dataDir: string | undefined;
 let runner: CallAudioRunner | undefined;
 let assistantId: number;
@@ -52,20 +49,7 @@ beforeAll(async () => {
     )
   ).body.id;
 
-  // Chromium loops the file: the question, then silence while the assistant answers. The fake microphone starts playing
-  // when the page opens it, which can be seconds before the call's socket carries audio on a busy machine; a 10 s loop
-  // asks again within the test's wait if the first question went out before anyone listened.
-  const question = await speechSamples('what time is it');
-  const samples = new Int16Array(16_000 * 2 + question.length + 16_000 * 8);
-  samples.set(question, 16_000 * 2);
-  wavPath = path.join(dir, 'caller.wav');
-  await writeFile(wavPath, encodeWav({ samples, sampleRate: 16_000, channels: 1 }));
-  browser = await launchChromium([
-    '--autoplay-policy=no-user-gesture-required',
-    '--use-fake-ui-for-media-stream',
-    '--use-fake-device-for-media-stream',
-    `--use-file-for-fake-audio-capture=${wavPath}`,
-  ]);
+  browser = await launchChromiumAsking(dir, 'what time is it');
 }, 180_000);
 afterAll(async () => {
   await browser?.close();

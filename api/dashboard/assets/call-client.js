@@ -98,6 +98,9 @@
       if (startButton) startButton.disabled = true;
       setStatus('Connecting…');
       ctx = new AudioContext({ sampleRate: RATE });
+      // Started without a click in this page (a website widget's panel, which its host page frames), the browser may
+      // hold the audio until the caller touches the page: the first touch lets it play.
+      if (ctx.state === 'suspended') document.addEventListener('pointerdown', () => ctx.resume(), { once: true });
       micStream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
       await ctx.audioWorklet.addModule('/assets/mic-worklet.js');
       const mic = new AudioWorkletNode(ctx, 'mic');
@@ -187,5 +190,7 @@
     page.querySelector('[data-call-part="start"]').addEventListener('click', () => call.start());
     call.state.status = 'Ready';
     page.querySelector('[data-call-part="status"]').textContent = 'Ready';
+    // A website widget's call: the caller already pressed the widget's button, so the call starts as the panel opens.
+    if (page.hasAttribute('data-autostart')) call.start();
   }
 })();

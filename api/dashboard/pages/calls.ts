@@ -79,7 +79,7 @@ ${select(
             (
               c,
             ) => html`<tr><td><a href="/calls/${c.call_sid}">${when(c.started_at ?? c.created_at)}</a></td><td><span class="badge${c.status === 'completed' ? '' : ' off'}">${c.status}</span></td>
-<td class="hide-phone">${c.direction} · ${c.transport}</td><td>${c.assistant_id ? (names.get(c.assistant_id) ?? `#${c.assistant_id}`) : ''}</td>
+<td class="hide-phone">${c.direction} · ${c.transport}${c.widget_key_id ? ' · widget' : ''}</td><td>${c.assistant_id ? (names.get(c.assistant_id) ?? `#${c.assistant_id}`) : ''}</td>
 <td class="hide-phone">${c.direction === 'inbound' ? c.from_number : c.to_number}</td><td>${c.duration_seconds === null ? '' : `${Math.round(c.duration_seconds)} s`}</td></tr>`,
           )}</tbody></table></div>
 <p>${total} ${total === 1 ? 'call' : 'calls'}. ${page > 1 ? html`<a href="/calls?${queryOf(rawFilters, { page: page - 1 })}">Previous</a>` : ''} ${page < pagination.total_pages ? html`<a href="/calls?${queryOf(rawFilters, { page: page + 1 })}">Next</a>` : ''}</p>`;
@@ -126,6 +126,7 @@ ${select(
       ],
       ['Caller lookup', lookupInWords(call.call_start_lookup)],
       ['Answered by', call.answered_by],
+      ['Started from', call.widget_key_id ? html`<a href="/widgets#widget-${call.widget_key_id}">Website widget #${call.widget_key_id}</a>` : null],
     ];
     const body = html`<p><a href="/calls">← All calls</a></p>
 <div class="card"><dl class="facts">${facts.filter(([, v]) => v !== null && v !== '').map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl></div>

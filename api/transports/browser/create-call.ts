@@ -27,6 +27,11 @@ export async function createBrowserCall(
     variables: input.variables ?? {},
     assistantDraft: input.draft === true,
   });
+  return browserCallLinks(tokens, baseUrl, callSid);
+}
+
+/** The page and socket links of a built-in browser call, each carrying the token that binds it to the call. */
+export function browserCallLinks(tokens: StreamTokens, baseUrl: string, callSid: string) {
   const token = tokens.sign(callSid);
   const query = `token=${encodeURIComponent(token)}`;
   return {

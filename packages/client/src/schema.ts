@@ -704,6 +704,46 @@ export interface paths {
      */
     post: operations["createBrowserCall"];
   };
+  "/api/widget-keys": {
+    /**
+     * List widget keys
+     * @description Newest first, revoked keys included. `per_page` defaults to 20, at most 100.
+     */
+    get: operations["listWidgetKeys"];
+    /**
+     * Create a widget key
+     * @description A public key for the website widget: pages on `allowed_origins` that load `/widget.js` with `data-key` show a button that starts a browser call to the assistant. The key is not a secret; what it can do is bounded by its origins, its calls per minute and its calls under way.
+     */
+    post: operations["createWidgetKey"];
+  };
+  "/api/widget-keys/{widget_key_id}": {
+    /** Get a widget key */
+    get: operations["getWidgetKey"];
+    /**
+     * Revoke a widget key
+     * @description Every page carrying the key stops starting calls at once; calls under way go on. The key stays listed, with `revoked_at`.
+     */
+    delete: operations["revokeWidgetKey"];
+    /**
+     * Update a widget key
+     * @description Omitted fields keep their value; `allowed_origins` is replaced whole. Pages see the change on their next request.
+     */
+    patch: operations["updateWidgetKey"];
+  };
+  "/api/widget/{widget_key}": {
+    /**
+     * A widget key's button settings
+     * @description What the widget's script shows: the button's label and colour and the panel's greeting. Public (no API key): answered, with CORS headers, only to a page on one of the key's allowed origins.
+     */
+    get: operations["getWidgetSettings"];
+  };
+  "/api/widget/{widget_key}/calls": {
+    /**
+     * Start a call from a widget's button
+     * @description Public (no API key): a page on one of the key's allowed origins starts a browser call to the key's assistant, on the built-in transport. Limited by the key's `rate_limit_per_minute` (429 `rate_limited`, Retry-After) and `max_concurrent_calls` (429 `widget_busy`), and by the organisation's own concurrency limit. The answer names the call page to frame; the call records the key that started it (`widget_key_id`).
+     */
+    post: operations["createWidgetCall"];
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -1311,6 +1351,8 @@ export interface components {
         [key: string]: unknown;
       };
       welcome_message: string | null;
+      /** @description The website widget key whose button started the call (docs/widget.md) */
+      widget_key_id: number | null;
     };
     CallCost: {
       components: {
@@ -3893,6 +3935,92 @@ export interface components {
       updated_at: string;
       url: string;
     };
+    WidgetCall: {
+      call_sid: string;
+      /**
+       * Format: date-time
+       * @description The page must connect before this
+       */
+      expires_at: string;
+      /** @description The call page to frame (with `allow="microphone"`); carries the call's token */
+      page_url: string;
+    };
+    WidgetCallCreateInput: Record<string, never>;
+    WidgetKey: {
+      allowed_origins: string[];
+      assistant_id: number;
+      button_color: string | null;
+      button_label: string | null;
+      /** Format: date-time */
+      created_at: string;
+      greeting: string | null;
+      id: number;
+      max_concurrent_calls: number;
+      name: string;
+      /** @description Carried by the page in its script tag (`data-key`): public, not a secret */
+      public_key: string;
+      rate_limit_per_minute: number;
+      /** @description Set once revoked: every page carrying the key stops starting calls */
+      revoked_at: string | null;
+      /** Format: date-time */
+      updated_at: string;
+    };
+    WidgetKeyCreateInput: {
+      /** @description The origins whose pages may start calls with this key; the call page may be framed by these alone */
+      allowed_origins: string[];
+      /** @description The organisation's assistant the widget's calls talk to */
+      assistant_id: number;
+      /**
+       * @description The button's colour as #rrggbb; null: the default blue
+       * @default null
+       */
+      button_color?: string | null;
+      /**
+       * @description The button's text; null: "Talk to us"
+       * @default null
+       */
+      button_label?: string | null;
+      /**
+       * @description A line shown in the call panel above the controls; null: none
+       * @default null
+       */
+      greeting?: string | null;
+      /**
+       * @description Calls of this key under way at once (queued or in progress)
+       * @default 3
+       */
+      max_concurrent_calls?: number;
+      /** @description What the team calls the widget, e.g. the site it is on */
+      name: string;
+      /**
+       * @description Calls the key may start per minute, from all pages together
+       * @default 10
+       */
+      rate_limit_per_minute?: number;
+    };
+    WidgetKeyUpdateInput: {
+      /** @description The origins whose pages may start calls with this key; the call page may be framed by these alone */
+      allowed_origins?: string[];
+      /** @description The organisation's assistant the widget's calls talk to */
+      assistant_id?: number;
+      /** @description The button's colour as #rrggbb; null: the default blue */
+      button_color?: string | null;
+      /** @description The button's text; null: "Talk to us" */
+      button_label?: string | null;
+      /** @description A line shown in the call panel above the controls; null: none */
+      greeting?: string | null;
+      /** @description Calls of this key under way at once (queued or in progress) */
+      max_concurrent_calls?: number;
+      /** @description What the team calls the widget, e.g. the site it is on */
+      name?: string;
+      /** @description Calls the key may start per minute, from all pages together */
+      rate_limit_per_minute?: number;
+    };
+    WidgetSettings: {
+      button_color: string;
+      button_label: string;
+      greeting: string | null;
+    };
   };
   responses: never;
   parameters: never;
@@ -5703,6 +5831,8 @@ export interface operations {
         contact_id?: string | string[];
         /** @description Repeat to widen */
         campaign_id?: string | string[];
+        /** @description Calls started from a website widget's button with this key. Repeat to widen */
+        widget_key_id?: string | string[];
         /** @description E.164; matches the number the call came from or went to. Repeat to widen */
         phone_number?: string | string[];
         /** @description Inclusive; ISO 8601 date-time with offset, or a date (midnight UTC) */
@@ -6030,6 +6160,8 @@ export interface operations {
         contact_id?: string | string[];
         /** @description Repeat to widen */
         campaign_id?: string | string[];
+        /** @description Calls started from a website widget's button with this key. Repeat to widen */
+        widget_key_id?: string | string[];
         /** @description E.164; matches the number the call came from or went to. Repeat to widen */
         phone_number?: string | string[];
         /** @description Inclusive; ISO 8601 date-time with offset, or a date (midnight UTC) */
@@ -12703,6 +12835,491 @@ export interface operations {
           /** @description Seconds to wait before sending again */
           "Retry-After"?: number;
         };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No agent worker runs calls in this process (`transport_unavailable`), or it is at capacity (`at_capacity`, with Retry-After) */
+      503: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * List widget keys
+   * @description Newest first, revoked keys included. `per_page` defaults to 20, at most 100.
+   */
+  listWidgetKeys: {
+    parameters: {
+      query?: {
+        page?: number;
+        per_page?: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["WidgetKey"][];
+            message: string;
+            pagination: components["schemas"]["Pagination"];
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Create a widget key
+   * @description A public key for the website widget: pages on `allowed_origins` that load `/widget.js` with `data-key` show a button that starts a browser call to the assistant. The key is not a secret; what it can do is bounded by its origins, its calls per minute and its calls under way.
+   */
+  createWidgetKey: {
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WidgetKeyCreateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["WidgetKey"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /** Get a widget key */
+  getWidgetKey: {
+    parameters: {
+      path: {
+        widget_key_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["WidgetKey"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such widget key in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Revoke a widget key
+   * @description Every page carrying the key stops starting calls at once; calls under way go on. The key stays listed, with `revoked_at`.
+   */
+  revokeWidgetKey: {
+    parameters: {
+      path: {
+        widget_key_id: number;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["WidgetKey"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such widget key in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description The key is revoked (`invalid_state`): a revoked key is not changed or revoked again */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * Update a widget key
+   * @description Omitted fields keep their value; `allowed_origins` is replaced whole. Pages see the change on their next request.
+   */
+  updateWidgetKey: {
+    parameters: {
+      path: {
+        widget_key_id: number;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WidgetKeyUpdateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["WidgetKey"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description No such widget key in this organisation */
+      404: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description The key is revoked (`invalid_state`): a revoked key is not changed or revoked again */
+      409: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description Too many requests: a rate limit of the key or of the organisation, or requests in progress */
+      429: {
+        headers: {
+          /** @description Requests the limit closest to running out allows in its window */
+          "RateLimit-Limit"?: number;
+          /** @description Both limits and their windows, e.g. `100;w=1, 50;w=1` */
+          "RateLimit-Policy"?: string;
+          /** @description What is left of it in this window */
+          "RateLimit-Remaining"?: number;
+          /** @description Seconds until its window ends */
+          "RateLimit-Reset"?: number;
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+    };
+  };
+  /**
+   * A widget key's button settings
+   * @description What the widget's script shows: the button's label and colour and the panel's greeting. Public (no API key): answered, with CORS headers, only to a page on one of the key's allowed origins.
+   */
+  getWidgetSettings: {
+    parameters: {
+      path: {
+        /** @description The public key, `wk_…`, as the page carries it */
+        widget_key: string;
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["WidgetSettings"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description `widget_key_invalid`: no live widget key has this public key (unknown or revoked) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description `origin_not_allowed`: the request's Origin is not one of the key's allowed origins */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+    };
+  };
+  /**
+   * Start a call from a widget's button
+   * @description Public (no API key): a page on one of the key's allowed origins starts a browser call to the key's assistant, on the built-in transport. Limited by the key's `rate_limit_per_minute` (429 `rate_limited`, Retry-After) and `max_concurrent_calls` (429 `widget_busy`), and by the organisation's own concurrency limit. The answer names the call page to frame; the call records the key that started it (`widget_key_id`).
+   */
+  createWidgetCall: {
+    parameters: {
+      path: {
+        /** @description The public key, `wk_…`, as the page carries it */
+        widget_key: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["WidgetCallCreateInput"];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["WidgetCall"];
+            message: string;
+            /** @enum {boolean} */
+            success: true;
+          };
+        };
+      };
+      /** @description `widget_key_invalid`: no live widget key has this public key (unknown or revoked) */
+      401: {
+        headers: {
+          /** @description The bearer challenge, with the error: `Bearer realm="api", error="invalid_token"` */
+          "WWW-Authenticate"?: string;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description `origin_not_allowed`: the request's Origin is not one of the key's allowed origins */
+      403: {
+        content: {
+          "application/json": components["schemas"]["ErrorResponse"];
+        };
+      };
+      /** @description Validation error */
+      422: {
+        content: {
+          "application/json": components["schemas"]["HTTPValidationError"];
+        };
+      };
+      /** @description The key's calls per minute are spent (`rate_limited`, with Retry-After), or its cap of calls under way is reached (`widget_busy`) */
+      429: {
         content: {
           "application/json": components["schemas"]["ErrorResponse"];
         };
