@@ -9,7 +9,7 @@ import {
   renderTemplate,
   type TemplateValues,
 } from '../../modules/assistants/index.js';
-import { appendCallTurn, CallNotRunnableError, type CallRow, loadContactFields, type PrivacyMode, withoutWords } from '../../modules/calls/index.js';
+import { appendCallTurn, CallNotRunnableError, type CallRow, loadContactFields, type PrivacyMode, turnAsKept } from '../../modules/calls/index.js';
 import { vendorAccessFromEnv, type VendorAccess } from '../providers/speech-providers.js';
 import { loadVad } from '../turn/vad.js';
 import { playApology } from './apology.js';
@@ -52,7 +52,7 @@ export interface CallScene {
   step: ReturnType<typeof startSteps>;
   collected: CollectedValues;
   logFields: Record<string, unknown>;
-  /** The organisation's privacy mode: `metadata_only` stores no word of the call (modules/calls/privacy.ts). */
+  /** The call's privacy mode (modules/calls/privacy.ts): what of its words, analysis and audio is stored. */
   privacy: PrivacyMode;
 }
 
@@ -115,7 +115,9 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
   });
   made.transcript = captureTranscript(session, {
     startedAt: scene.startedAt.getTime(),
-    store: (position, turn) => appendCallTurn(prisma, call.id, position, scene.privacy === 'metadata_only' ? withoutWords(turn) : turn),
+    // Each turn is stored as the call's privacy mode keeps it, before it reaches the database: a redacted call's
+    // words are masked here, turn by turn, so what was said in the clear is never written.
+    store: (position, turn) => appendCallTurn(prisma, call.id, position, turnAsKept(scene.privacy, turn)),
     logFields,
     decisionForReply: () => built.turns.takeDecision(),
     retrievalForReply: () => prompt?.takeRetrieval(),

@@ -7,13 +7,18 @@ import {
   finishCall,
   forgetCallVariables,
   type PrivacyMode,
+  redactCallVariables,
+  redactText,
+  redactTurn,
+  redactValue,
   type StoredRecording,
+  type StoredTurn,
   withoutWords,
 } from '../../modules/calls/index.js';
 import { summarizeLatency } from '../turn/metrics.js';
 import { analyzeCall, type Analysis } from './analysis.js';
 import type { Ending } from './ending.js';
-import type { CallRecording } from './recording.js';
+import type { BeepedTurn, CallRecording } from './recording.js';
 import type { Transcript } from './transcript.js';
 import type { UsageMeter } from './usage.js';
 import { inSpan } from '../../lib/tracing/index.js';
@@ -34,7 +39,10 @@ export interface CallToFinish {
   analysis?: { model: llm.LLM; systemPrompt: string } | undefined;
   /** Template variables the assistant's texts named and the call did not have. */
   missingVariables: string[];
-  /** The organisation's privacy mode: `metadata_only` keeps no word, analysis or variable of the call. */
+  /**
+   * The call's privacy mode: `metadata_only` keeps no word, analysis or variable of the call; `redacted` keeps them
+   * with personal details masked, and the recording beeped where they were said.
+   */
   privacy?: PrivacyMode;
   /** What the call's playbooks collected (agent/call/collected-values.ts); null when none was used. */
   collectedValues?: CollectedValuesRecord | null;
@@ -52,13 +60,13 @@ export async function finalizeCall(prisma: PrismaClient, call: CallRow, finish: 
 
 async function writeRecord(prisma: PrismaClient, call: CallRow, finish: CallToFinish): Promise<void> {
   const { ending, recording, logFields } = finish;
-  const recordings = recording ? await inSpan('call.recording.store', {}, () => saveRecording(recording, finish.storage, logFields)) : null;
+  const kept = keptOf(finish);
+  const recordings = recording ? await inSpan('call.recording.store', {}, () => saveRecording(recording, finish.storage, kept.beeped, logFields)) : null;
   const wordless = finish.privacy === 'metadata_only';
-  // Nothing is analysed that could not be kept.
+  // Nothing is analysed that could not be kept; a redacted call's analysis runs on what was said, and is kept masked.
   const analysis = wordless
     ? { summary: null, outcomes: null, error: 'not kept: the organisation keeps calls as metadata only' }
-    : await inSpan('call.analysis', {}, async () => analysisOf(finish));
-  const turns = wordless ? finish.transcript.turns.map(withoutWords) : finish.transcript.turns;
+    : kept.analysis(await inSpan('call.analysis', {}, async () => analysisOf(finish)));
   try {
     await finishCall(prisma, call, {
       status: ending.status,
@@ -68,13 +76,14 @@ async function writeRecord(prisma: PrismaClient, call: CallRow, finish: CallToFi
       outcomes: analysis.outcomes,
       analysisError: analysis.error,
       missingVariables: finish.missingVariables,
-      collectedValues: finish.collectedValues ?? null,
-      metrics: summarizeLatency(turns),
-      turns,
+      collectedValues: kept.collectedValues,
+      metrics: summarizeLatency(kept.turns),
+      turns: kept.turns,
       recordings: recordings ?? [],
       modelUsage: finish.usage?.close(),
     });
     if (wordless) await forgetCallVariables(prisma, call.id);
+    if (finish.privacy === 'redacted') await redactCallVariables(prisma, call.id);
   } finally {
     // Beating until the record is written: rendering an hour's recording and the analysis can take most of a minute,
     // and a silent call that long would be taken for a dead one by the recovery sweep.
@@ -83,10 +92,34 @@ async function writeRecord(prisma: PrismaClient, call: CallRow, finish: CallToFi
   if (recordings) await recording?.discard().catch((error: unknown) => log().warn({ ...logFields, err: error }, 'recording spool not removed'));
 }
 
+/** What the call's privacy mode keeps of its turns, analysis and collected values, and which turns its recording beeps. */
+function keptOf(finish: CallToFinish): {
+  turns: StoredTurn[];
+  beeped: BeepedTurn[];
+  collectedValues: CallToFinish['collectedValues'];
+  analysis: (analysis: Analysis) => Analysis;
+} {
+  const { turns } = finish.transcript;
+  if (finish.privacy === 'metadata_only') return { turns: turns.map(withoutWords), beeped: [], collectedValues: null, analysis: (a) => a };
+  if (finish.privacy !== 'redacted') return { turns, beeped: [], collectedValues: finish.collectedValues ?? null, analysis: (a) => a };
+  const redacted = turns.map((turn) => ({ original: turn, ...redactTurn(turn) }));
+  return {
+    turns: redacted.map((r) => r.turn),
+    beeped: redacted.filter((r) => r.masked && (r.original.role === 'user' || r.original.role === 'assistant')).map((r) => r.original),
+    collectedValues: (redactValue(finish.collectedValues ?? null) as CallToFinish['collectedValues']) ?? null,
+    analysis: (a) => ({ summary: redactText(a.summary), outcomes: redactValue(a.outcomes) as Analysis['outcomes'], error: a.error }),
+  };
+}
+
 /** The stored tracks, or null when they could not be rendered. */
-async function saveRecording(recording: CallRecording, storage: RecordingStorage, logFields?: Record<string, unknown>): Promise<StoredRecording[] | null> {
+async function saveRecording(
+  recording: CallRecording,
+  storage: RecordingStorage,
+  beeped: BeepedTurn[],
+  logFields?: Record<string, unknown>,
+): Promise<StoredRecording[] | null> {
   try {
-    return await recording.save(storage);
+    return await recording.save(storage, beeped);
   } catch (error) {
     // The spool stays under DATA_DIR, so the audio is still there for an operator.
     log().error({ ...logFields, err: error, spoolDir: recording.spoolDir }, 'recording could not be saved');

@@ -1,8 +1,9 @@
 import { log } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import path from 'node:path';
-import { CallRecorder, type StoredTrack, type Track } from '../../media/recording/recorder.js';
+import { CallRecorder, RECORDING_RATE, type StoredTrack, type Track } from '../../media/recording/recorder.js';
 import { storeSpooledTracks } from '../../media/recording/render.js';
+import { sampleRangesOf, type SampleRange } from '../../media/recording/beep.js';
 import { openSpool, spoolDirOf } from '../../media/recording/spool.js';
 import { LocalFileStorage, type RecordingStorage } from '../../media/recording/storage.js';
 import type { AssistantSettings } from '../../modules/assistants/index.js';
@@ -38,6 +39,31 @@ export function storedRecording(t: StoredTrack): StoredRecording {
   };
 }
 
+/**
+ * How far a beep reaches past its turn's times, each side. A turn's times are the voice activity detector's, which
+ * notices speech a little after it began and its end a little after it stopped; the caller's track is placed by when
+ * its audio arrived. The margin keeps the first and last syllables of a turn under the beep.
+ */
+export const BEEP_MARGIN_MS = 400;
+
+/** A turn of a `redacted` call whose words held a personal detail: its side and its times on the call's clock. */
+export interface BeepedTurn {
+  role: 'user' | 'assistant';
+  start_ms: number;
+  end_ms: number;
+}
+
+/** The turns' times as sample ranges of each direction's track, the margin added. */
+export function beepRangesOf(turns: readonly BeepedTurn[], sampleRate = RECORDING_RATE): Record<'user' | 'assistant', SampleRange[]> {
+  const of = (role: BeepedTurn['role']) =>
+    sampleRangesOf(
+      turns.filter((t) => t.role === role).map((t) => ({ startMs: t.start_ms, endMs: t.end_ms })),
+      sampleRate,
+      BEEP_MARGIN_MS,
+    );
+  return { user: of('user'), assistant: of('assistant') };
+}
+
 /** The tracks are stored without their peaks: the call's page shows no waveform, and the log says why. */
 function peaksNotStored(callSid: string): (error: unknown) => void {
   return (error) => log().warn({ callSid, err: error }, 'recording peaks not stored');
@@ -53,8 +79,11 @@ export interface CallRecording {
   readonly spoolDir: string;
   /** Stops recording at `at` (epoch ms), the end of the call, and stops listening to the audio. */
   stop(at: number): void;
-  /** Renders the asked-for tracks into storage, each as long as the call. The spool stays until `discard`. */
-  save(storage: RecordingStorage): Promise<StoredRecording[]>;
+  /**
+   * Renders the asked-for tracks into storage, each as long as the call, with a beep over each of `beeped` (a
+   * `redacted` call's turns that said a personal detail) on its side's track. The spool stays until `discard`.
+   */
+  save(storage: RecordingStorage, beeped?: readonly BeepedTurn[]): Promise<StoredRecording[]>;
   /** Removes the spool: only once the call's record lists the tracks, so a process that dies before leaves it to the recovery sweep. */
   discard(): Promise<void>;
 }
@@ -82,8 +111,11 @@ export function startRecording(
       recorder.stop(at);
       for (const stop of stops.splice(0)) stop?.();
     },
-    async save(storage) {
-      const stored = await recorder.save(storage, call.callSid, tracks, settings.recording_format, { onPeaksError: peaksNotStored(call.callSid) });
+    async save(storage, beeped = []) {
+      const stored = await recorder.save(storage, call.callSid, tracks, settings.recording_format, {
+        onPeaksError: peaksNotStored(call.callSid),
+        beeps: beepRangesOf(beeped),
+      });
       return stored.map(storedRecording);
     },
     discard: () => recorder.discard(),
@@ -100,6 +132,8 @@ export async function storeOrphanRecording(options: {
   settings: AssistantSettings['recording_settings'];
   dataDir: string;
   storage: RecordingStorage;
+  /** A `redacted` call's stretches to beep (see CallRecording.save). */
+  beeped?: readonly BeepedTurn[];
 }): Promise<StoredRecording[] | null> {
   const tracks = recordedTracks(options.settings);
   const spool = await openSpool(spoolDirOf(options.dataDir, options.callSid));
@@ -116,6 +150,7 @@ export async function storeOrphanRecording(options: {
       lengthSamples,
       storage: options.storage,
       onPeaksError: peaksNotStored(options.callSid),
+      beeps: beepRangesOf(options.beeped ?? []),
     });
     return stored.map(storedRecording);
   } finally {

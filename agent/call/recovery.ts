@@ -9,14 +9,19 @@ import {
   type CallRow,
   endStaleUnstartedCalls,
   finishCall,
+  forgetCallVariables,
   loadContactFields,
+  privacyModeOf,
+  redactCallVariables,
+  redactText,
+  redactValue,
   type StoredRecording,
   type StoredTurn,
   type ToolCallEntry,
   touchCallHeartbeat,
   type UnstartedCallLimits,
 } from '../../modules/calls/index.js';
-import { recordingStorageOf, storeOrphanRecording } from './recording.js';
+import { type BeepedTurn, recordingStorageOf, storeOrphanRecording } from './recording.js';
 import { analyzeCall, type Analysis } from './analysis.js';
 import { vendorAccessFromEnv, type VendorAccess } from '../providers/speech-providers.js';
 import { buildLlm } from './session-config.js';
@@ -128,6 +133,7 @@ async function recoverCall(prisma: PrismaClient, call: CallRow, context: Recover
       metrics: r.metrics as Record<string, number> | null,
       ...(r.toolCalls ? { tool_calls: r.toolCalls as unknown as ToolCallEntry[] } : {}),
     }));
+    const privacy = privacyModeOf(call.privacyMode);
     const stored = call.assistantId === null ? null : await loadAssistantSettings(prisma, call.organizationId, call.assistantId, context.secrets);
     const settings = stored ? AssistantSettings.parse(stored) : null;
 
@@ -137,17 +143,27 @@ async function recoverCall(prisma: PrismaClient, call: CallRow, context: Recover
     if (settings) {
       try {
         recordings =
-          (await storeOrphanRecording({ callSid: call.callSid, settings: settings.recording_settings, dataDir: context.dataDir, storage: context.storage })) ??
-          [];
+          (await storeOrphanRecording({
+            callSid: call.callSid,
+            settings: settings.recording_settings,
+            dataDir: context.dataDir,
+            storage: context.storage,
+            ...(privacy === 'redacted' && { beeped: orphanBeeps(turns, endedAt.getTime() - (call.startedAt?.getTime() ?? endedAt.getTime())) }),
+          })) ?? [];
       } catch (error) {
         // The spool stays under DATA_DIR for an operator; the call still ends.
         spoolDone = false;
         log().error({ ...callLog, err: error }, 'recording of a call whose process died could not be saved');
       }
     }
-    const analysis: Analysis = settings
-      ? await analyzeOrphan(prisma, call, settings, turns, context.access)
-      : { summary: null, outcomes: null, error: 'assistant not found' };
+    const analysis: Analysis =
+      privacy === 'metadata_only'
+        ? { summary: null, outcomes: null, error: 'not kept: the organisation keeps calls as metadata only' }
+        : settings
+          ? await analyzeOrphan(prisma, call, settings, turns, context.access)
+          : { summary: null, outcomes: null, error: 'assistant not found' };
+    // The stored turns of a redacted call are masked already; what the model wrote of them may name someone all the same.
+    if (privacy === 'redacted') Object.assign(analysis, { summary: redactText(analysis.summary), outcomes: redactValue(analysis.outcomes) });
 
     const finished = await finishCall(prisma, call, {
       status: 'failed',
@@ -161,12 +177,28 @@ async function recoverCall(prisma: PrismaClient, call: CallRow, context: Recover
       turns,
       recordings,
     });
+    if (finished && privacy === 'metadata_only') await forgetCallVariables(prisma, call.id);
+    if (finished && privacy === 'redacted') await redactCallVariables(prisma, call.id);
     if (finished && spoolDone) await removeSpool(spoolDirOf(context.dataDir, call.callSid)).catch(() => {});
     return finished;
   } finally {
     clearInterval(renew);
   }
 }
+
+/**
+ * What a redacted call's recording beeps when its process died: the turns stored with a masked detail (their text
+ * holds a placeholder), and, on both sides, everything after the last stored turn, whose words were never transcribed
+ * and so cannot be known to be free of one.
+ */
+export function orphanBeeps(turns: StoredTurn[], endMs: number): BeepedTurn[] {
+  const beeped: BeepedTurn[] = turns.filter((t) => PLACEHOLDER.test(t.text)).map((t) => ({ role: t.role, start_ms: t.start_ms, end_ms: t.end_ms }));
+  const lastEnd = turns.reduce((end, t) => Math.max(end, t.end_ms), 0);
+  if (endMs > lastEnd) for (const role of ['user', 'assistant'] as const) beeped.push({ role, start_ms: lastEnd, end_ms: endMs });
+  return beeped;
+}
+
+const PLACEHOLDER = /\[(?:name|phone|email|card|address|number)\]/;
 
 /**
  * When a call whose process died was last known to run: the latest of its last heartbeat (renewed every 15 s), the end

@@ -103,15 +103,16 @@ async function runFoundCall(options: RunCallOptions, found: CallRow): Promise<Ca
     found.assistantId === null
       ? null
       : await loadAssistantVersioned(prisma, found.organizationId, found.assistantId, secrets, { draft: found.assistantDraft }).catch(() => null);
-  const privacy = await callPrivacyMode(prisma, found.organizationId);
-  // A metadata-only organisation's calls make no recording: nothing of the audio ever reaches the disk.
+  // The stricter of the organisation's mode and the assistant's own.
+  const privacy = await callPrivacyMode(prisma, found.organizationId, loaded?.settings.privacy_mode);
+  // A metadata-only call makes no recording: nothing of the audio ever reaches the disk.
   const stored =
     loaded && privacy === 'metadata_only'
       ? { ...loaded.settings, recording_settings: { ...loaded.settings.recording_settings, recording_enabled: false } }
       : (loaded?.settings ?? null);
   const startedAt = new Date();
   // The call records the version of its assistant it runs.
-  const call = await markCallStarted(prisma, found, startedAt, loaded && { version: loaded.version, draft: loaded.draft });
+  const call = await markCallStarted(prisma, found, startedAt, loaded && { version: loaded.version, draft: loaded.draft }, privacy);
   // Counted on the process's metrics from here to its end; a call that throws on its way counts as failed.
   const recordEnd = callStarted(call.transport);
   const result = await runStartedCall({ ...options, secrets }, call, startedAt, stored, privacy).catch((error: unknown) => {

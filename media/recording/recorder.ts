@@ -114,7 +114,7 @@ export class CallRecorder {
     callSid: string,
     tracks: Track[],
     format: RecordingFormat,
-    options: Pick<StoreTracksOptions, 'onPeaksError'> = {},
+    options: Pick<StoreTracksOptions, 'onPeaksError' | 'beeps'> = {},
   ): Promise<StoredTrack[]> {
     this.stop();
     const lengthSamples = Math.max(Math.round(((this.#stoppedAt! - this.#startedAt) * RECORDING_RATE) / 1000), this.#userCursor);

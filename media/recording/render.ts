@@ -4,6 +4,7 @@ import { bucketMsFor, PeakMeter, type PeaksDirection, storePeaks } from './peaks
 import type { RecordingStorage } from './storage.js';
 import type { SpoolReader } from './spool.js';
 import { wavHeader } from '../wav.js';
+import { beepOver, type SampleRange } from './beep.js';
 
 // A spooled recording rendered into its stored tracks: user, assistant, and mixed (their sum). Each track is read from
 // the spool, encoded and streamed into storage one second at a time, so rendering a 60-minute call holds a few tens of
@@ -40,6 +41,11 @@ export interface StoreTracksOptions {
   storage: RecordingStorage;
   /** Told when the peaks could not be measured or stored: the tracks are stored all the same, and drawn as no waveform. */
   onPeaksError?: (error: unknown) => void;
+  /**
+   * Stretches of each direction replaced by a beep (beep.ts) before anything else reads them: the direction's own
+   * track, the mixed track and the peaks all carry the beep, and nothing of the audio under it.
+   */
+  beeps?: Partial<Record<PeaksDirection, SampleRange[]>>;
 }
 
 /**
@@ -75,7 +81,7 @@ export async function storeSpooledTracks(spool: SpoolReader, options: StoreTrack
     };
     let sizeBytes = 0;
     async function* counted(): AsyncGenerator<Buffer> {
-      for await (const bytes of encode(samplesOf(spool, track, lengthSamples, heard), format, spool.sampleRate, lengthSamples)) {
+      for await (const bytes of encode(samplesOf(spool, track, lengthSamples, heard, options.beeps ?? {}), format, spool.sampleRate, lengthSamples)) {
         sizeBytes += bytes.length;
         yield bytes;
       }
@@ -113,18 +119,25 @@ async function* samplesOf(
   track: Track,
   length: number,
   heard: (direction: PeaksDirection, samples: Int16Array) => void,
+  beeps: Partial<Record<PeaksDirection, SampleRange[]>>,
 ): AsyncGenerator<Int16Array> {
   const step = spool.sampleRate * CHUNK_SECONDS;
+  const read = async (direction: PeaksDirection, from: number, count: number) => {
+    const samples = await spool.read(direction, from, count);
+    const ranges = beeps[direction];
+    if (ranges?.length) beepOver(samples, from, ranges, spool.sampleRate);
+    return samples;
+  };
   for (let from = 0; from < length; from += step) {
     const count = Math.min(step, length - from);
     if (track !== 'mixed') {
-      const samples = await spool.read(track, from, count);
+      const samples = await read(track, from, count);
       heard(track, samples);
       yield samples;
       continue;
     }
-    const mixed = await spool.read('user', from, count);
-    const assistant = await spool.read('assistant', from, count);
+    const mixed = await read('user', from, count);
+    const assistant = await read('assistant', from, count);
     heard('user', mixed);
     heard('assistant', assistant);
     // Int16Array stores wrap around; the sum is clipped instead.

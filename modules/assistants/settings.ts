@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { int } from '../../lib/zod/int.js';
 import { RAGSettings } from '../knowledge/index.js';
+import { PRIVACY_MODES } from '../calls/index.js';
 import { DEFAULT_LLM_MODEL, DEFAULT_STT_MODEL, LLM_PROVIDERS, STT_PROVIDERS, TTS_PROVIDERS } from './vendors.js';
 
 // Settings of an assistant as the API accepts and returns them, with the spec's defaults. Shared by the API (which
@@ -191,6 +192,14 @@ export const assistantFields = {
   // Other languages a caller may speak: the recogniser listens for all of them, and the reply and voice follow the caller.
   languages: z.array(LanguageOption).max(10).default([]),
   custom_settings: freeForm.nullable().default(null),
+  // Calls run under the stricter of this and the organisation's mode (modules/calls/privacy.ts): it can only keep less.
+  privacy_mode: z
+    .enum(PRIVACY_MODES)
+    .nullable()
+    .default(null)
+    .describe(
+      "What this assistant's calls keep: full, redacted (personal details masked, beeped in recordings) or metadata_only. Null follows the organisation's privacy_mode; a call runs under the stricter of the two, so an assistant can never keep more than its organisation allows",
+    ),
   playbook_ids: idList.nullable().default(null),
   assigned_documents: idList.default([]),
   assigned_tools: idList.default([]),

@@ -16,6 +16,7 @@ import {
   TTSSettings,
 } from './settings.js';
 import { RAGSettings } from '../knowledge/index.js';
+import { privacyModeOf } from '../calls/index.js';
 
 // An assistant's row and its settings, both ways: what the API writes and reads, and what a call loads. Nothing here
 // knows of HTTP; the API masks secrets and shapes responses on top of it. Vendor keys in the settings are stored sealed
@@ -69,6 +70,7 @@ export function settingsOf(row: AssistantRow): Settings {
     // Each entry with the defaults of fields added since it was written.
     languages: ((row.languages ?? []) as Partial<Settings['languages'][number]>[]).map((l) => ({ language: '', voice_id: null, welcome_message: null, ...l })),
     custom_settings: row.customSettings as Settings['custom_settings'],
+    privacy_mode: row.privacyMode === null ? null : privacyModeOf(row.privacyMode),
     playbook_ids: row.hasPlaybookIds ? row.playbooks.map((p) => p.playbookId) : null,
     assigned_documents: row.documents.map((d) => d.documentId),
     // Only enabled tools reach a call, so only those are listed (spec: "IDs of assigned tools that are enabled").
@@ -98,6 +100,7 @@ export function columnsOf(settings: Settings) {
     callStartLookup: settings.call_start_lookup as Prisma.InputJsonValue,
     languages: settings.languages as Prisma.InputJsonValue,
     customSettings: json(settings.custom_settings),
+    privacyMode: settings.privacy_mode,
     hasPlaybookIds: settings.playbook_ids !== null,
   };
 }

@@ -47,4 +47,16 @@ export { endStaleUnstartedCalls, JOIN_GRACE_MS, LOST_DIAL_AFTER_MS, type Unstart
 export type { ModelUsage } from './usage.js';
 export type { CallCost } from './usage-schemas.js';
 export { DataDeletion, expireCallData, type Expiry, listDataDeletions, RETENTION_BATCH } from './retention.js';
-export { callPrivacyMode, forgetCallVariables, PRIVACY_MODES, type PrivacyMode, withoutWords } from './privacy.js';
+export {
+  callPrivacyMode,
+  forgetCallVariables,
+  PRIVACY_MODES,
+  type PrivacyMode,
+  privacyModeOf,
+  redactCallVariables,
+  strictestPrivacyMode,
+  turnAsKept,
+  withoutWords,
+} from './privacy.js';
+export { findPii, maskPii, type PiiKind, type PiiSpan } from './redaction/pii.js';
+export { redactText, redactTurn, redactValue } from './redaction/redact.js';

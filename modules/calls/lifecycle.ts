@@ -5,6 +5,7 @@ import { normalizePhone } from '../../lib/phone.js';
 import { recordEvent } from '../webhooks/index.js';
 import { callEndedPayload, callStartedPayload } from './events.js';
 import type { CollectedValuesRecord } from './schemas.js';
+import type { PrivacyMode } from './privacy.js';
 import { IN_PROGRESS, NOT_STARTED, type FinishedEnd, type UnstartedEnd } from './statuses.js';
 import { CallNotRunnableError, turnRow, type StoredRecording, type StoredTurn } from './store.js';
 import { callUsage, countTurns, priceUsage, usageColumns, NO_MODEL_USAGE, type ModelUsage } from './usage.js';
@@ -225,6 +226,8 @@ export async function markCallStarted(
   startedAt: Date,
   /** The version of its assistant the call runs, and whether it is the draft made on that version. */
   assistant?: { version: number; draft: boolean } | null,
+  /** The privacy mode the call runs under (privacy.ts), recorded so its readers know what was kept. */
+  privacyMode?: PrivacyMode,
 ): Promise<CallRow> {
   return prisma.$transaction(async (tx) => {
     const claimed = await tx.call.updateMany({
@@ -234,6 +237,7 @@ export async function markCallStarted(
         startedAt,
         heartbeatAt: startedAt,
         ...(assistant && { assistantVersion: assistant.version, assistantDraft: assistant.draft }),
+        ...(privacyMode && { privacyMode }),
       },
     });
     if (claimed.count === 0) throw new CallNotRunnableError(`call is ${call.status}`);

@@ -1,6 +1,7 @@
 import type { Db } from '../../prisma/client.js';
 import type { Prisma } from '../../prisma/client.js';
 import { notFound } from '../../lib/errors.js';
+import { privacyModeOf } from './privacy.js';
 import type { CallFilters, CallStartLookupResult, CollectedValuesRecord, ToolMessageKind, TurnDecision, TurnRetrieval } from './schemas.js';
 import type { CallRow } from './lifecycle.js';
 import type { CallCost, CallUsage } from './usage-schemas.js';
@@ -43,6 +44,7 @@ export function callRecord(call: CallRow, recordings: RecordingRow[] = []) {
     call_start_lookup: (call.callStartLookup as CallStartLookupResult | null) ?? null,
     assistant_version: call.assistantVersion,
     assistant_draft: call.assistantDraft,
+    privacy_mode: call.privacyMode === null ? null : privacyModeOf(call.privacyMode),
     latency: (call.metrics as Record<string, unknown> | null) ?? null,
     usage: (call.usage as CallUsage | null) ?? null,
     cost: (call.cost as CallCost | null) ?? null,

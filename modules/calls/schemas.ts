@@ -3,6 +3,7 @@ import { MAX_ID, textInt } from '../../lib/zod/query.js';
 import { repeated, textInstant } from '../../lib/zod/query.js';
 import { e164 } from '../../lib/zod/e164.js';
 import { CALL_STATUSES } from './statuses.js';
+import { PRIVACY_MODES } from './privacy.js';
 import { CallCost, CallUsage } from './usage-schemas.js';
 
 // Reading calls: the record, its transcript, its recordings, the list and the export. What moves a call's status:
@@ -95,6 +96,12 @@ export const Call = z
     assistant_id: z.int().nullable(),
     assistant_version: z.int().nullable().describe('The version of the assistant the call ran; null for a call that never started'),
     assistant_draft: z.boolean().describe('It ran the draft made on `assistant_version` (a test call from the builder), not that version itself'),
+    privacy_mode: z
+      .enum(PRIVACY_MODES)
+      .nullable()
+      .describe(
+        "What the call kept: full, redacted (personal details masked in its words, analysis, values and variables, beeped in its recording) or metadata_only; the stricter of its organisation's and its assistant's modes as it started. Null for a call that never started",
+      ),
     contact_id: z.int().nullable(),
     phone_number_id: z.int().nullable(),
     campaign_id: z.int().nullable(),

@@ -21,7 +21,9 @@ export const OrganizationSettings = z
     active_calls: z.int().describe('Calls under way now: queued, dialling, ringing or in progress'),
     privacy_mode: z
       .enum(PRIVACY_MODES)
-      .describe("full: what calls say is kept (until retention); metadata_only: a call's metadata and timings only, never its words, recordings or analysis"),
+      .describe(
+        "full: what calls say is kept (until retention); redacted: kept with personal details (names, phone numbers, emails, card numbers, addresses, long identifiers) masked, and beeped in recordings; metadata_only: a call's metadata and timings only, never its words, recordings or analysis. An assistant's own privacy_mode can make its calls stricter, never less strict",
+      ),
     recording_retention_days: z.int().nullable().describe("Days a call's recordings are kept after it ends; null keeps them"),
     transcript_retention_days: z.int().nullable().describe("Days a call's transcript (its words, summary and outcomes) is kept after it ends; null keeps it"),
   })

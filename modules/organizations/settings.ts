@@ -1,5 +1,5 @@
 import type { Db } from '../../prisma/client.js';
-import { activeCalls, type PrivacyMode } from '../calls/index.js';
+import { activeCalls, type PrivacyMode, privacyModeOf } from '../calls/index.js';
 
 export interface OrganizationSettings {
   organization_id: number;
@@ -20,7 +20,7 @@ export async function getOrganizationSettings(db: Db, organizationId: number): P
     default_phone_region: org.defaultRegion,
     max_concurrent_calls: org.maxConcurrentCalls,
     active_calls: await activeCalls(db, organizationId),
-    privacy_mode: org.privacyMode === 'metadata_only' ? 'metadata_only' : 'full',
+    privacy_mode: privacyModeOf(org.privacyMode),
     recording_retention_days: org.recordingRetentionDays,
     transcript_retention_days: org.transcriptRetentionDays,
   };

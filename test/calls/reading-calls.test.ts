@@ -133,6 +133,7 @@ describe('GET /api/calls/{call_sid}', () => {
       assistant_id: assistantId,
       contact_id: null,
       phone_number_id: null,
+      privacy_mode: null,
       campaign_id: null,
       widget_key_id: null,
       provider_call_sid: null,

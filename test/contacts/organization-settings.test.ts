@@ -60,13 +60,27 @@ describe('organisation settings', () => {
     expect((await api.call(tenant, 'GET', '/api/organization/members')).status).toBe(403);
   });
 
-  it('sets the privacy mode to metadata only and back, and refuses a mode it does not have', async ({ api, tenant }) => {
+  it('sets the privacy mode to redacted, metadata only and back, and refuses a mode it does not have', async ({ api, tenant }) => {
+    const redacted = await api.call(tenant, 'PATCH', '/api/organization/settings', { privacy_mode: 'redacted' });
+    expect(redacted.body.data.privacy_mode).toBe('redacted');
     const set = await api.call(tenant, 'PATCH', '/api/organization/settings', { privacy_mode: 'metadata_only' });
     expect(set.body.data.privacy_mode).toBe('metadata_only');
-    const refused = await api.call(tenant, 'PATCH', '/api/organization/settings', { privacy_mode: 'redacted' });
+    const refused = await api.call(tenant, 'PATCH', '/api/organization/settings', { privacy_mode: 'anonymised' });
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].loc).toEqual(['body', 'privacy_mode']);
     expect((await api.call(tenant, 'GET', '/api/organization/settings')).body.data.privacy_mode).toBe('metadata_only');
     expect((await api.call(tenant, 'PATCH', '/api/organization/settings', { privacy_mode: 'full' })).body.data.privacy_mode).toBe('full');
+  });
+
+  it("keeps an assistant's own privacy mode, null by default, and refuses one it does not have", async ({ api, tenant }) => {
+    const created = await api.call(tenant, 'POST', '/api/assistants', { name: 'Private' });
+    expect(created.body.privacy_mode).toBeNull();
+    const id = created.body.id as number;
+    const set = await api.call(tenant, 'PATCH', `/api/assistants/${id}`, { privacy_mode: 'redacted' });
+    expect(set.body.privacy_mode).toBe('redacted');
+    const refused = await api.call(tenant, 'PATCH', `/api/assistants/${id}`, { privacy_mode: 'everything' });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0].loc).toEqual(['body', 'privacy_mode']);
+    expect((await api.call(tenant, 'GET', `/api/assistants/${id}`)).body.privacy_mode).toBe('redacted');
   });
 });

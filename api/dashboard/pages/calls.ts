@@ -25,6 +25,13 @@ import { readPeaks } from '../../../media/recording/peaks.js';
 import { analysisProblem, costView, decisionInWords, latencySplit, lookupInWords, toolCallsView, collectedView, valuesView } from './call-review.js';
 import { callWaveform, clock, turnAnchor } from './call-waveform.js';
 
+/** What a call kept, as its page says it. */
+const PRIVACY_IN_WORDS = {
+  full: 'Everything said',
+  redacted: 'Redacted: personal details masked in the words, beeped in the recording',
+  metadata_only: 'Metadata only: no words, no recording',
+} as const;
+
 const session = { auth: 'session' as const };
 
 /** The list's filters as a query string again, for paging and the export link; empty values dropped. */
@@ -124,6 +131,7 @@ ${select(
           ? html`<a href="/assistants/${call.assistant_id}/history">${call.assistant_draft ? `Draft on version ${call.assistant_version}` : `Version ${call.assistant_version}`}</a>`
           : null,
       ],
+      ['Kept', call.privacy_mode === null ? null : PRIVACY_IN_WORDS[call.privacy_mode]],
       ['Caller lookup', lookupInWords(call.call_start_lookup)],
       ['Answered by', call.answered_by],
       ['Started from', call.widget_key_id ? html`<a href="/widgets#widget-${call.widget_key_id}">Website widget #${call.widget_key_id}</a>` : null],

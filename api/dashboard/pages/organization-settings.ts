@@ -24,6 +24,15 @@ const FIELDS: Record<string, Omit<Field, 'key'>> = {
     unit: 'calls',
     help: 'Inbound, outbound and browser calls under way together. One more is refused until a call ends; lowering it never cuts a call under way.',
   },
+  privacy_mode: {
+    label: 'What calls keep',
+    choices: {
+      full: 'Everything said',
+      redacted: 'Redacted: personal details masked, beeped in recordings',
+      metadata_only: 'Metadata only: no words, no recording',
+    },
+    help: 'For calls that start from now on. An assistant can choose to keep less for its own calls, never more.',
+  },
   default_phone_region: {
     label: 'Country of local numbers',
     help: 'A phone number written without its country code (in a contact, an import, a campaign) is read as a number of this country. Numbers already stored keep their meaning.',

@@ -1006,6 +1006,11 @@ export interface components {
       organization_id: number;
       /** @default null */
       playbook_ids: number[] | null;
+      /**
+       * @description What this assistant's calls keep: full, redacted (personal details masked, beeped in recordings) or metadata_only. Null follows the organisation's privacy_mode; a call runs under the stricter of the two, so an assistant can never keep more than its organisation allows
+       * @default null
+       */
+      privacy_mode: ("full" | "redacted" | "metadata_only") | null;
       rag_settings: components["schemas"]["RAGSettings"];
       recording_settings: components["schemas"]["RecordingSettings"];
       stt_settings: components["schemas"]["STTSettings"];
@@ -1054,6 +1059,11 @@ export interface components {
       name: string;
       /** @default null */
       playbook_ids?: number[] | null;
+      /**
+       * @description What this assistant's calls keep: full, redacted (personal details masked, beeped in recordings) or metadata_only. Null follows the organisation's privacy_mode; a call runs under the stricter of the two, so an assistant can never keep more than its organisation allows
+       * @default null
+       */
+      privacy_mode?: ("full" | "redacted" | "metadata_only") | null;
       /** @default {} */
       rag_settings?: components["schemas"]["RAGSettingsInput"];
       /** @default {} */
@@ -1124,6 +1134,7 @@ export interface components {
       max_idle_messages?: number | null;
       name?: string;
       playbook_ids?: number[] | null;
+      privacy_mode?: ("full" | "redacted" | "metadata_only") | null;
       rag_settings?: {
         auto_process?: boolean;
         chunk_overlap?: number;
@@ -1325,6 +1336,8 @@ export interface components {
         [key: string]: unknown;
       } | null;
       phone_number_id: number | null;
+      /** @description What the call kept: full, redacted (personal details masked in its words, analysis, values and variables, beeped in its recording) or metadata_only; the stricter of its organisation's and its assistant's modes as it started. Null for a call that never started */
+      privacy_mode: ("full" | "redacted" | "metadata_only") | null;
       /** @description The carrier-side call id, once the carrier has one */
       provider_call_sid: string | null;
       recordings: ({
@@ -2544,10 +2557,10 @@ export interface components {
       name: string;
       organization_id: number;
       /**
-       * @description full: what calls say is kept (until retention); metadata_only: a call's metadata and timings only, never its words, recordings or analysis
+       * @description full: what calls say is kept (until retention); redacted: kept with personal details (names, phone numbers, emails, card numbers, addresses, long identifiers) masked, and beeped in recordings; metadata_only: a call's metadata and timings only, never its words, recordings or analysis. An assistant's own privacy_mode can make its calls stricter, never less strict
        * @enum {string}
        */
-      privacy_mode: "full" | "metadata_only";
+      privacy_mode: "full" | "redacted" | "metadata_only";
       /** @description Days a call's recordings are kept after it ends; null keeps them */
       recording_retention_days: number | null;
       /** @description Days a call's transcript (its words, summary and outcomes) is kept after it ends; null keeps it */
@@ -2561,7 +2574,7 @@ export interface components {
        * @description Applies to calls that start from now on; default full
        * @enum {string}
        */
-      privacy_mode?: "full" | "metadata_only";
+      privacy_mode?: "full" | "redacted" | "metadata_only";
       /** @description Recordings of calls that ended longer ago are deleted by a background job, each deletion audited; null keeps them */
       recording_retention_days?: number | null;
       /** @description Transcripts of calls that ended longer ago lose their words (timings stay, for the charts); null keeps them */

@@ -109,7 +109,7 @@ export function settingRow(field: Field, leaf: Leaf | undefined, value: unknown,
     const current = asText(value);
     const labels = field.choices ?? {};
     const options = leaf.options;
-    return html`<div class="setting">${label}<select id="${id}" name="${field.key}"${aria}>${leaf.nullable ? html`<option value=""${current === '' ? html` selected` : ''}>None</option>` : ''}${options.map((o) => html`<option value="${o}"${o === current ? html` selected` : ''}>${labels[o] ?? o.replace(/_/g, ' ')}</option>`)}</select>${hint}${errorLine}</div>`;
+    return html`<div class="setting">${label}<select id="${id}" name="${field.key}"${aria}>${leaf.nullable ? html`<option value=""${current === '' ? html` selected` : ''}>${field.noneLabel ?? 'None'}</option>` : ''}${options.map((o) => html`<option value="${o}"${o === current ? html` selected` : ''}>${labels[o] ?? o.replace(/_/g, ' ')}</option>`)}</select>${hint}${errorLine}</div>`;
   }
   const numeric = leaf?.kind === 'number' || leaf?.kind === 'integer';
   const bounds = numeric ? html`${leaf?.min !== undefined ? html` min="${leaf.min}"` : ''}${leaf?.max !== undefined ? html` max="${leaf.max}"` : ''}` : '';

@@ -39,6 +39,8 @@ export interface Field {
   control?: Control;
   /** Labels for an enum's values, in the order offered. */
   choices?: Record<string, string>;
+  /** A nullable enum's label for null ("None" unless told). */
+  noneLabel?: string;
 }
 
 export interface Section {
@@ -215,9 +217,20 @@ export const SECTIONS: Section[] = [
   },
   {
     id: 'call',
-    title: 'Recording',
-    intro: 'What is recorded, and whether callers are asked first.',
+    title: 'Recording and privacy',
+    intro: 'What is recorded and kept of each call, and whether callers are asked first.',
     fields: [
+      {
+        key: 'privacy_mode',
+        label: 'What calls keep',
+        noneLabel: 'As the organisation',
+        choices: {
+          full: 'Everything said',
+          redacted: 'Redacted: personal details masked, beeped in recordings',
+          metadata_only: 'Metadata only: no words, no recording',
+        },
+        help: 'The stricter of this and the organisation’s choice applies: an assistant can keep less, never more.',
+      },
       { key: 'recording_settings.recording_enabled', label: 'Record calls', control: 'switch' },
       { key: 'recording_settings.recording_format', label: 'Format', choices: { mp3: 'MP3 (smaller)', wav: 'WAV (lossless)' } },
       { key: 'recording_settings.record_user_audio', label: 'Caller’s track', control: 'switch' },
