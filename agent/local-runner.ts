@@ -30,6 +30,11 @@ export interface LocalCallRunnerOptions {
   /** The REST API of carrier connections (TWILIO_API_BASE_URL; default Twilio's). */
   carrierApiBaseUrl?: string | undefined;
   /**
+   * The service's public base URL (PUBLIC_URL): a warm transfer on a carrier line gives the carrier callback URLs
+   * under it. Without it, warm transfers are refused (a cold transfer works).
+   */
+  publicUrl?: string | undefined;
+  /**
    * Starts the end-of-turn model's process now (the service's worker does): started by the first call, its model load
    * took a core for about a second just as that call's welcome was being said. Tests leave it to the calls that use it.
    */
@@ -43,6 +48,7 @@ export class LocalCallRunner {
   readonly #carrier: CarrierAccount | undefined;
   readonly #carrierApiBaseUrl: string;
   readonly #secrets: SecretBox | undefined;
+  readonly #publicUrl: string | undefined;
   // The VAD of the default endpointing delay (0.3 s), loaded ahead of the first call; a failure surfaces on that call
   // (which loads it again), never as an unhandled rejection. The offline voice is compiled meanwhile, so the first
   // call's welcome does not wait for it; calls do not wait for that.
@@ -59,6 +65,7 @@ export class LocalCallRunner {
     this.#carrier = options.carrier;
     this.#carrierApiBaseUrl = options.carrierApiBaseUrl ?? 'https://api.twilio.com';
     this.#secrets = options.secrets;
+    this.#publicUrl = options.publicUrl;
     void warmLocalVoice();
     if (options.startTurnModel) eotProcess();
   }
@@ -87,7 +94,8 @@ export class LocalCallRunner {
     const access = request.access ?? this.#access;
     const running = Promise.all([this.#warm, request.line ? undefined : this.#carrierAccountOf(request.callId).catch(() => this.#carrier)]).then(
       ([, account]) => {
-        const line = request.line ?? ((call: CallRow) => carrierLineOf(call, account, request.audioOutput));
+        const consult = this.#publicUrl ? { prisma: this.prisma, publicUrl: this.#publicUrl } : undefined;
+        const line = request.line ?? ((call: CallRow) => carrierLineOf(call, account, request.audioOutput, consult));
         return runCall({ ...this.#tools, ...request, line, ...(access ? { access } : {}), signal: stop.signal, prisma: this.prisma, dataDir: this.dataDir });
       },
     );

@@ -27,7 +27,7 @@ export const LOAD_THRESHOLD = FULL_LOAD;
 /** What of the process's configuration the worker and its calls use. */
 export type WorkerConfig = Pick<
   Config,
-  'dataDir' | 'logLevel' | 'livekit' | 'agent' | 'vendors' | 'secretsKey' | 'webhookAllowPrivateTargets' | 'carrier' | 'carrierApiBaseUrl'
+  'dataDir' | 'logLevel' | 'livekit' | 'agent' | 'vendors' | 'secretsKey' | 'webhookAllowPrivateTargets' | 'carrier' | 'carrierApiBaseUrl' | 'publicUrl'
 > &
   Partial<Pick<Config, 'tracing'>>;
 
@@ -81,6 +81,7 @@ export async function startAgentWorker(options: AgentWorkerOptions): Promise<Age
       allowPrivateToolTargets: config.webhookAllowPrivateTargets ?? false,
       carrier: config.carrier,
       carrierApiBaseUrl: config.carrierApiBaseUrl,
+      publicUrl: config.publicUrl,
       startTurnModel: true,
     });
     return {

@@ -40,7 +40,7 @@ import { registerBuiltInBrowserCallSocket } from './transports/browser/socket.js
 import { registerCallPage } from './transports/browser/call-page.js';
 import { LocalFileStorage, type RecordingStorage } from '../media/recording/storage.js';
 import { telephonyRoutes } from './routes/telephony.js';
-import { type LiveKitConfig, LiveKitTelephony } from '../modules/telephony/index.js';
+import { emitWarmTransfer, type LiveKitConfig, LiveKitTelephony, resetWarmTransfers, WARM_TRANSFER_CHANNEL } from '../modules/telephony/index.js';
 import { type ApiJobOptions, startApiJobs } from './jobs.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { analyticsRoutes } from './routes/analytics.js';
@@ -172,6 +172,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       options.changes.subscribe('api_key_changed', { onNotify: () => auth.cache.clear(), onReset: () => auth.cache.clear(), onError }),
       // A carrier's answering-machine verdict, for the campaign call this process may be running.
       options.changes.subscribe(ANSWERED_BY_CHANNEL, { onNotify: (payload) => emitAnsweredBy(payload), onReset: () => {}, onError }),
+      // The person a warm transfer calls answered, pressed a key or was a machine: for the call this process may run.
+      options.changes.subscribe(WARM_TRANSFER_CHANNEL, { onNotify: (payload) => emitWarmTransfer(payload), onReset: () => resetWarmTransfers(), onError }),
     ];
     app.addHook('onClose', async () => subscriptions.forEach((unsubscribe) => unsubscribe()));
     assistantCache = cache;

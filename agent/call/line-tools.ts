@@ -3,8 +3,10 @@ import { withTimeout } from '../../lib/async.js';
 import { DTMF_SEQUENCE } from '../../media/dtmf.js';
 import type { CallTool } from '../../modules/tools/index.js';
 import type { CallEnding, Ending } from './ending.js';
-import { LineError, WEB_LINE, type CallLine } from './line.js';
+import { LineError, WEB_LINE, type CallLine, type ConsultOutcome } from './line.js';
 import { listen } from './session-events.js';
+import { startHold } from './hold-audio.js';
+import { writeBriefing } from './briefing.js';
 
 // The built-in tools, which act on the call itself rather than on the organisation's systems: end the call, transfer
 // the caller, press keys. Each acts through the call's line (line.ts), which says what its transport can do; what it
@@ -39,6 +41,11 @@ const DESCRIPTIONS: Record<'end_call' | 'transfer_call' | 'send_dtmf', string> =
   send_dtmf: "Presses keys on the phone's keypad, to get through an automated phone menu: digits 0-9, * and #, and w to wait half a second.",
 };
 
+/** What the caller hears when a warm transfer comes back to them, unless the tool says otherwise. */
+export const DEFAULT_DECLINE_MESSAGE = "I'm sorry, I couldn't reach anyone to take your call just now. I'm still here to help.";
+export const WARM_TRANSFER_UNAVAILABLE =
+  'A transfer with a briefing cannot be made on this call. The caller is still on the line with you: tell them you cannot transfer them right now, and offer to help another way.';
+
 const GOODBYE_INSTRUCTION = 'The call ends after your next reply: say a short goodbye to the caller now, and nothing else.';
 
 export interface LineToolsOptions {
@@ -56,9 +63,13 @@ export class CallLineTools {
   readonly line: CallLine;
   readonly #ending: CallEnding;
   readonly #logFields: Record<string, unknown>;
-  /** A transfer being asked for holds a hangup until it is known whether the line was handed over. */
-  #transfer: 'none' | 'requesting' | 'done' = 'none';
+  /**
+   * A transfer being asked for holds a hangup until it is known whether the line was handed over. A warm transfer's
+   * consultation does not: the caller on hold who hangs up ends it, and the call.
+   */
+  #transfer: 'none' | 'requesting' | 'consulting' | 'done' = 'none';
   #heldHangup: (() => void) | undefined;
+  #consultation: AbortController | undefined;
 
   constructor(options: LineToolsOptions) {
     this.line = options.line ?? WEB_LINE;
@@ -76,6 +87,7 @@ export class CallLineTools {
     const seen = new AbortController();
     const pass = () => seen.abort(signal.reason);
     const onAbort = () => {
+      this.#consultation?.abort();
       if (this.#transfer === 'requesting') this.#heldHangup = pass;
       else if (this.#transfer === 'none') pass();
     };
@@ -131,17 +143,19 @@ export class CallLineTools {
       execute: async (_args, { ctx, toolCallId }) => {
         if (!config) throw new llm.ToolError('This transfer has no destination set up. Tell the caller you cannot transfer them right now.');
         if (!this.line.canTransfer) throw new llm.ToolError(await refusalOf(this.line.transfer(config.destination)));
+        if (config.mode === 'warm' && !this.line.canConsult) throw new llm.ToolError(WARM_TRANSFER_UNAVAILABLE);
         if (this.#transfer !== 'none') throw new llm.ToolError('A transfer is already under way.');
         // The reply in progress ("let me put you through") is heard first, whatever the mode.
         await withTimeout(
           ctx.waitForPlayout().catch(() => {}),
           REPLY_PLAYOUT_TIMEOUT_MS,
         );
-        if (config.mode === 'warm' && config.handoff_message?.trim()) {
+        if (config.handoff_message?.trim()) {
           const handoff = ctx.session.say(config.handoff_message, { allowInterruptions: false });
           await withTimeout(handoff.waitForPlayout(), HANDOFF_TIMEOUT_MS);
         }
         if (this.#ending.ended) throw new llm.ToolError('The call ended before the transfer.');
+        if (config.mode === 'warm') return this.#warmTransfer(tool.name, config, ctx.session, toolCallId);
         this.#transfer = 'requesting';
         const fields = { ...this.#logFields, tool: tool.name, line: this.line.kind, mode: config.mode };
         try {
@@ -179,6 +193,61 @@ export class CallLineTools {
         return { transferred_to: config.destination, mode: config.mode };
       },
     });
+  }
+
+  /**
+   * A transfer with a briefing: the caller holds (hold audio, their words not listened to) while the person at the
+   * destination is called and briefed with a summary of the call so far; accepted, the caller is connected and the
+   * call ends as `transferred`; otherwise the hold ends, the caller is told, and the conversation goes on.
+   */
+  async #warmTransfer(name: string, config: NonNullable<CallTool['transfer']>, session: Session, toolCallId: string) {
+    const fields = { ...this.#logFields, tool: name, line: this.line.kind, mode: 'warm' };
+    this.#transfer = 'consulting';
+    const consultation = new AbortController();
+    this.#consultation = consultation;
+    // The call ending for any reason (its longest duration, a shutdown) gives the consultation up too.
+    void this.#ending.settled.then(() => consultation.abort());
+    const heldAt = Date.now();
+    session.input.setAudioEnabled(false);
+    const hold = startHold(session.output.audio, config.hold_audio);
+    log().info(fields, 'caller on hold for a warm transfer');
+    let outcome: ConsultOutcome;
+    let briefing = '';
+    try {
+      briefing = await writeBriefing(session.llm instanceof llm.LLM ? session.llm : undefined, session.history, config.briefing_prompt);
+      outcome = consultation.signal.aborted
+        ? 'canceled'
+        : await this.line.consult!({ destination: config.destination, briefing, ringTimeoutS: config.ring_timeout_s, signal: consultation.signal });
+    } catch (error) {
+      const refusal = error instanceof LineError ? error : undefined;
+      log().warn({ ...fields, code: refusal?.code ?? 'consult_failed', ...refusal?.detail }, 'warm transfer: the person could not be called');
+      outcome = 'failed';
+    } finally {
+      this.#consultation = undefined;
+    }
+    const heldMs = Date.now() - heldAt;
+    log().info({ ...fields, outcome, heldMs }, 'warm transfer over');
+    if (outcome === 'accepted') {
+      this.#transfer = 'done';
+      await hold.stop();
+      this.#endOnceRecorded(session, toolCallId, { status: 'completed', reason: TRANSFERRED });
+      return { transferred_to: config.destination, mode: 'warm', outcome, held_ms: heldMs, briefing };
+    }
+    await hold.stop();
+    this.#transfer = 'none';
+    if (outcome === 'canceled' || this.#ending.ended) return { mode: 'warm', outcome, held_ms: heldMs, briefing };
+    session.input.setAudioEnabled(true);
+    const told = config.on_decline_message?.trim() || DEFAULT_DECLINE_MESSAGE;
+    const back = session.say(told, { allowInterruptions: true });
+    await withTimeout(back.waitForPlayout(), HANDOFF_TIMEOUT_MS);
+    return {
+      mode: 'warm',
+      outcome,
+      held_ms: heldMs,
+      briefing,
+      caller_was_told: told,
+      next: 'The caller is back with you and has been told the transfer did not happen: do not repeat it; carry on helping them.',
+    };
   }
 
   #sendDtmf(tool: Pick<CallTool, 'name' | 'description'>) {

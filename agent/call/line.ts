@@ -13,9 +13,34 @@ export interface CallLine {
    * the line is then no longer ours. Rejects with a LineError when the transfer is refused.
    */
   transfer(destination: string, options?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * Whether `consult` can be used: a warm transfer, where the person at the destination is called and briefed while
+   * the caller holds, and the caller is connected only once they accept.
+   */
+  readonly canConsult: boolean;
+  /**
+   * Calls `destination`, has `briefing` said to whoever answers, and, if they accept, connects the caller with them
+   * (the line is then no longer ours). Resolves with how it went; rejects with a LineError when the call to the person
+   * could not be made at all. `signal` gives up (the caller hung up): the person's call is ended.
+   */
+  consult?(request: ConsultRequest): Promise<ConsultOutcome>;
   /** Sends a checked DTMF sequence (media/dtmf.ts: digits, and `w` for half a second) and resolves once it is sent. */
   sendDtmf(digits: string, options?: { signal?: AbortSignal }): Promise<void>;
 }
+
+export interface ConsultRequest {
+  destination: string;
+  briefing: string;
+  ringTimeoutS: number;
+  signal: AbortSignal;
+}
+
+/**
+ * How a consultation ended: `accepted` (the caller is with the person now), `declined`, `no_answer`, `busy`,
+ * `voicemail` (a machine answered), `failed` (the carrier could not place it), `timeout` (no word in time), `canceled`
+ * (given up on, the caller gone).
+ */
+export type ConsultOutcome = 'accepted' | 'declined' | 'no_answer' | 'busy' | 'voicemail' | 'failed' | 'timeout' | 'canceled';
 
 /**
  * A line action that did not happen. `message` is a sentence for the model, which it may relay to the caller; `code`
@@ -41,6 +66,7 @@ export const WEB_LINE: CallLine = {
   kind: 'web',
   canTransfer: false,
   canSendDtmf: false,
+  canConsult: false,
   transfer: () => Promise.reject(new LineError(TRANSFER_UNSUPPORTED, 'unsupported')),
   sendDtmf: () => Promise.reject(new LineError(DTMF_UNSUPPORTED, 'unsupported')),
 };

@@ -2,8 +2,9 @@ import { AudioFrame } from '@livekit/rtc-node';
 import type { voice } from '@livekit/agents';
 import { settledWithin } from '../../lib/async.js';
 import { dtmfSamples } from '../../media/dtmf.js';
-import { LineError, type CallLine } from '../call/line.js';
+import { LineError, type CallLine, type ConsultOutcome, type ConsultRequest } from '../call/line.js';
 import { type CarrierAccount, type CarrierAdapter, carrierOfKind, CarrierRequestError } from '../../modules/telephony/index.js';
+import { consultThroughCarrier, type CarrierConsultSetup } from './carrier-consult.js';
 
 // The phone line of a caller who came through a carrier's Media Streams. A transfer is the carrier adapter's own
 // (modules/telephony/carriers: Twilio's "update call" with `<Dial>` TwiML, its REST client, timeout and errors): the
@@ -28,15 +29,25 @@ export interface CarrierLineOptions {
   callSid: string;
   /** The call's audio output: keys are played on it. */
   output: voice.AudioOutput;
+  /** What a warm transfer needs besides the account: the database, the service's public URL, the call. */
+  consult?: CarrierConsultSetup | undefined;
 }
 
 export class CarrierLine implements CallLine {
   readonly kind = 'carrier';
   readonly canTransfer: boolean;
   readonly canSendDtmf = true;
+  readonly canConsult: boolean;
 
   constructor(private readonly options: CarrierLineOptions) {
     this.canTransfer = options.account !== undefined;
+    this.canConsult = options.account !== undefined && options.consult !== undefined;
+  }
+
+  async consult(request: ConsultRequest): Promise<ConsultOutcome> {
+    if (!this.options.account || !this.options.consult) throw new LineError(TRANSFER_NOT_SET_UP, 'unsupported');
+    const adapter = this.options.adapter ?? carrierOfKind('twilio')!;
+    return consultThroughCarrier({ ...this.options.consult, adapter, account: this.options.account, callerSid: this.options.callSid }, request);
   }
 
   async transfer(destination: string, options: { signal?: AbortSignal } = {}): Promise<void> {
@@ -89,10 +100,18 @@ export class CarrierLine implements CallLine {
  * `provider_call_sid`. Undefined for any other call (a web call's line applies).
  */
 export function carrierLineOf(
-  call: { transport: string; providerCallSid: string | null },
+  call: { id: number; transport: string; providerCallSid: string | null; direction: string; fromNumber: string | null; toNumber: string | null },
   account: CarrierAccount | undefined,
   output: voice.AudioOutput,
+  consult?: Omit<CarrierConsultSetup, 'callId' | 'from'> | undefined,
 ): CarrierLine | undefined {
   if (call.transport !== 'media_stream' || !call.providerCallSid) return undefined;
-  return new CarrierLine({ account, callSid: call.providerCallSid, output });
+  // The person consulted sees the call come from our number: the one the caller called, or the one we called from.
+  const from = call.direction === 'inbound' ? call.toNumber : call.fromNumber;
+  return new CarrierLine({
+    account,
+    callSid: call.providerCallSid,
+    output,
+    consult: consult && from ? { ...consult, callId: call.id, from } : undefined,
+  });
 }

@@ -5,7 +5,7 @@
 export { carrierOfCall, carrierOfConnection, type CarrierSettings } from './carrier-calls.js';
 export { applyStoredReport, startCarrierReportQueue, storeCarrierReport } from './carrier-reports.js';
 export { type CarrierAccount, type CarrierAdapter, CarrierRequestError } from './carriers/carrier.js';
-export { carrierStatusPath, machineDetectionPath, MEDIA_STREAM_PATH, VOICE_WEBHOOK_PATH } from './carriers/paths.js';
+export { carrierStatusPath, machineDetectionPath, MEDIA_STREAM_PATH, VOICE_WEBHOOK_PATH, warmTransferPath } from './carriers/paths.js';
 export { carrierOfKind } from './carriers/registry.js';
 export { validTwilioSignature } from './carriers/twilio/signature.js';
 export { BUSY_TWIML, connectStreamTwiml, NOT_TAKEN_TWIML, REJECT_TWIML, UNAVAILABLE_TWIML } from './carriers/twilio/twiml.js';
@@ -16,6 +16,18 @@ export { initiateCall } from './outbound-calls.js';
 export { createPhoneConnection, deletePhoneConnection, getPhoneConnection, listPhoneConnections, updatePhoneConnection } from './phone-connections.js';
 export { createPhoneNumber, deletePhoneNumber, getPhoneNumber, listPhoneNumbers, updatePhoneNumber } from './phone-numbers.js';
 export { connectionWarnings, publicUrlProblem } from './public-url-check.js';
+export {
+  awaitWarmTransferOutcome,
+  emitWarmTransfer,
+  findWarmTransfer,
+  moveWarmTransfer,
+  openWarmTransfer,
+  resetWarmTransfers,
+  setConsultCallSid,
+  WARM_TRANSFER_CHANNEL,
+  type WarmTransferOutcome,
+  type WarmTransferRow,
+} from './warm-transfers.js';
 export {
   IdempotencyHeaders,
   InitiateCall,

@@ -2,7 +2,7 @@ import type { Db } from '../../prisma/client.js';
 import type { Tool as ToolRow } from '../../prisma/generated/client.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { openedSecretHeaders, type StoredConfig } from './service.js';
-import type { ToolOut } from './schemas.js';
+import { storedTransfer, type ToolOut } from './schemas.js';
 import type { HttpToolConfig } from './http-executor.js';
 import type { McpTarget } from './mcp-client.js';
 
@@ -67,7 +67,7 @@ export function callToolOf(
           timeoutMs: http.timeout_ms,
         }
       : null,
-    transfer: config.transfer ?? null,
+    transfer: storedTransfer(config.transfer),
     mcp: config.mcp
       ? {
           url: config.mcp.url,

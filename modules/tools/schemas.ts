@@ -84,16 +84,55 @@ export const McpServerConfig = z
   })
   .meta({ id: 'McpToolServer' });
 
+/** How long the person a warm transfer calls may let it ring: 25 s by default, 5 to 60 s. */
+export const DEFAULT_RING_TIMEOUT_S = 25;
+export const HOLD_AUDIO = ['music', 'tone', 'none'] as const;
+const MAX_BRIEFING_PROMPT_LENGTH = 2_000;
+
 export const TransferConfig = z
   .strictObject({
     destination: z
       .string()
       .regex(/^(\+[1-9]\d{6,14}|sips?:[^\s@]+@[^\s]+)$/, 'must be an E.164 number or a sip: URI')
       .describe('E.164 number (+14155550123) or SIP URI (sip:desk@pbx.example.com)'),
-    mode: z.enum(['cold', 'warm']).default('cold').describe('cold: hand over at once; warm: speak the handoff message to the caller first'),
-    handoff_message: z.string().max(MAX_MESSAGE_LENGTH).nullable().default(null),
+    mode: z
+      .enum(['cold', 'warm'])
+      .default('cold')
+      .describe(
+        'cold: hand the caller over at once; warm: put the caller on hold, call the destination, brief the person who answers, and connect the caller only once they accept (back to the caller if they decline, do not answer or are a voicemail)',
+      ),
+    handoff_message: z.string().max(MAX_MESSAGE_LENGTH).nullable().default(null).describe('Spoken to the caller before the transfer starts, in either mode'),
+    briefing_prompt: z
+      .string()
+      .max(MAX_BRIEFING_PROMPT_LENGTH)
+      .nullable()
+      .default(null)
+      .describe('warm: how to summarise the call for the person called (who is calling and why); null: the built-in prompt'),
+    hold_audio: z.enum(HOLD_AUDIO).default('music').describe('warm: what the caller hears while on hold: music, a soft repeating tone, or silence'),
+    ring_timeout_s: int().min(5).max(60).default(DEFAULT_RING_TIMEOUT_S).describe('warm: how long the destination may ring before the caller is taken back'),
+    on_decline_message: z
+      .string()
+      .max(MAX_MESSAGE_LENGTH)
+      .nullable()
+      .default(null)
+      .describe('warm: spoken to the caller when the person declines, does not answer or is a voicemail; null: the built-in sentence'),
   })
   .meta({ id: 'TransferToolConfig' });
+export type TransferConfigOut = z.output<typeof TransferConfig>;
+
+/** A stored transfer config, with the defaults of fields added since it was stored. */
+export function storedTransfer(stored: unknown): TransferConfigOut | null {
+  if (!stored || typeof stored !== 'object') return null;
+  return {
+    mode: 'cold',
+    handoff_message: null,
+    briefing_prompt: null,
+    hold_audio: 'music',
+    ring_timeout_s: DEFAULT_RING_TIMEOUT_S,
+    on_decline_message: null,
+    ...(stored as Partial<TransferConfigOut>),
+  } as TransferConfigOut;
+}
 
 export const ToolMessages = z
   .strictObject({
@@ -161,7 +200,17 @@ export const Tool = z
         timeout_ms: z.int(),
       })
       .nullable(),
-    transfer: z.object({ destination: z.string(), mode: z.enum(['cold', 'warm']), handoff_message: z.string().nullable() }).nullable(),
+    transfer: z
+      .object({
+        destination: z.string(),
+        mode: z.enum(['cold', 'warm']),
+        handoff_message: z.string().nullable(),
+        briefing_prompt: z.string().nullable(),
+        hold_audio: z.enum(HOLD_AUDIO),
+        ring_timeout_s: z.int(),
+        on_decline_message: z.string().nullable(),
+      })
+      .nullable(),
     mcp: z
       .object({
         url: z.string(),

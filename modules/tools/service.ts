@@ -9,6 +9,7 @@ import { loadContactFields } from '../calls/index.js';
 import { executeHttpTool, type HttpToolResult } from './http-executor.js';
 import { listMcpServerTools } from './mcp-client.js';
 import {
+  storedTransfer,
   KNOWLEDGE_TOOL_PARAMETERS,
   type McpServerTools,
   ToolCreate,
@@ -80,7 +81,7 @@ function toApi(row: ToolRow, secrets: SecretBox): ToolOut {
     enabled: row.enabled,
     parameters: config.parameters,
     http,
-    transfer: config.transfer ?? null,
+    transfer: storedTransfer(config.transfer),
     mcp,
     messages: config.messages,
     created_at: row.createdAt.toISOString(),

@@ -26,6 +26,12 @@ export interface CalleeScript {
   maxMs?: number;
   /** Stay on the line, silent, once every phrase is said, until the other side ends the call or `maxMs`. */
   stayOnLine?: boolean;
+  /**
+   * A call whose TwiML asks for a key (`<Gather>`, a warm transfer's briefing): the key pressed once the `<Say>`s were
+   * heard, `pressAfterMs` after answering (default 300 ms); none: the person lets the question go (or is a machine).
+   */
+  press?: string;
+  pressAfterMs?: number;
 }
 
 export interface CalleeLeg {

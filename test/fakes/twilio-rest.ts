@@ -13,6 +13,11 @@ import { connectCallee, type CalleeLeg, type CalleeScript } from './twilio-calle
 // - "fetch call" and "list calls" (filtered by To and From), GET;
 // - "update call", POST /Calls/{CallSid}.json: `Twiml` replaces what the call does (a transfer), `Status=completed`
 //   hangs it up.
+// - a created call whose TwiML is a `<Gather>` (a warm transfer's briefing, not a stream): once answered, the callee
+//   hears its `<Say>`s, presses the key its script says, and the carrier POSTs it (`Digits`, signed) to the Gather's
+//   `action`; the TwiML answered there is run: `<Dial><Conference>` joins the conference, `<Hangup/>` ends the call.
+//   Without a key the Gather times out after its `timeout` and the call ends. A call redirected by "update call" to
+//   `<Dial><Conference>` joins that conference too (`conferences`).
 //
 // Callbacks are signed as the carrier signs them (X-Twilio-Signature: base64 HMAC-SHA1 of the URL and the sorted
 // parameters), computed here on their own.
@@ -40,6 +45,8 @@ export interface CreatedCall {
   callbacks: Array<{ kind: 'status' | 'amd'; params: Record<string, string>; answer: number }>;
   /** The callee's leg once answered. */
   leg?: CalleeLeg;
+  /** A `<Gather>` call: what the callee heard said, the key pressed, and the TwiML the Gather's action answered. */
+  consult?: { said: string[]; digits?: string; reply?: string; replyStatus?: number };
   /** Settles once the call is over at the carrier and its last callback was answered. */
   done: Promise<void>;
 }
@@ -66,6 +73,8 @@ export interface FakeTwilioRest extends FakeServer {
   loseCreateAnswers(count: number): void;
   /** Status callbacks are not sent while on (the carrier's callbacks lost). */
   dropCallbacks(on: boolean): void;
+  /** Conferences by name, with the SIDs of the calls that joined each, in order. */
+  conferences: Map<string, string[]>;
 }
 
 export const NOT_IN_PROGRESS: CarrierError = { status: 400, code: 21220, message: 'Call is not in-progress. Cannot redirect.' };
@@ -101,6 +110,9 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
   let createFailure: CarrierError | null = null;
   let lostAnswers = 0;
   let callbacksDropped = false;
+  const conferences = new Map<string, string[]>();
+  const join = (name: string, callSid: string) => conferences.set(name, [...(conferences.get(name) ?? []), callSid]);
+  const conferenceOf = (twiml: string) => /<Dial>[\s\S]*<Conference[^>]*>([^<]+)<\/Conference>/.exec(twiml)?.[1];
 
   const resource = (call: CreatedCall) => ({
     sid: call.sid,
@@ -161,6 +173,7 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
     if (outcome === 'busy') return status('completed', 'busy', { SipResponseCode: '486' });
 
     const twiml = call.form.Twiml ?? '';
+    if (/<Gather[\s>]/.test(twiml)) return gather(call, script, twiml, status);
     const url = /<Stream url="([^"]+)"/.exec(twiml)?.[1];
     const token = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)?.[1];
     if (!url || !token) return status('completed', 'failed', { SipResponseCode: '500' });
@@ -174,6 +187,68 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
       );
     }
     await call.leg.ended;
+    await status('completed', 'completed', { CallDuration: String(Math.round((Date.now() - startedAt) / 1000)) });
+  }
+
+  /** A person (or a machine) answering a `<Gather>`: hears the words, maybe presses a key, and the answer is run. */
+  async function gather(
+    call: CreatedCall,
+    script: CalleeScript,
+    twiml: string,
+    status: (event: string, callStatus: string, extra?: Record<string, string>) => Promise<void>,
+  ) {
+    const tag = /<Gather([^>]*)>([\s\S]*?)<\/Gather>/.exec(twiml);
+    const attr = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(tag?.[1] ?? '')?.[1];
+    const consult: NonNullable<CreatedCall['consult']> = {
+      said: [...(tag?.[2] ?? '').matchAll(/<Say[^>]*>([\s\S]*?)<\/Say>/g)].map((m) => unescapeXml(m[1]!)),
+    };
+    call.consult = consult;
+    let settle!: (how: 'callee_hung_up' | 'service_closed' | 'carrier_ended') => void;
+    const ended = new Promise<'callee_hung_up' | 'service_closed' | 'carrier_ended'>((r) => (settle = r));
+    const startedAt = Date.now();
+    call.leg = { heard: [], answeredAt: startedAt, ended, end: () => settle('carrier_ended') };
+    await status('answered', 'in-progress');
+    if (call.form.MachineDetection && call.form.AsyncAmd === 'true') {
+      void sleep(300).then(() =>
+        callback(call, 'amd', call.form.AsyncAmdStatusCallback, { AnsweredBy: script.answeredBy ?? 'human', MachineDetectionDuration: '300' }),
+      );
+    }
+    const timeoutMs = Number(attr('timeout') ?? 5) * 1000;
+    const pressed =
+      script.press !== undefined ? sleep(script.pressAfterMs ?? 300).then(() => 'press' as const) : sleep(timeoutMs).then(() => 'timeout' as const);
+    const first = await Promise.race([pressed, ended]);
+    if (first === 'press') {
+      const action = unescapeXml(attr('action') ?? '');
+      const params = {
+        AccountSid: accountSid,
+        ApiVersion: '2010-04-01',
+        CallSid: call.sid,
+        CallStatus: 'in-progress',
+        Direction: 'outbound-api',
+        From: call.form.From!,
+        To: call.form.To!,
+        Digits: script.press!,
+        FinishedOnKey: '',
+      };
+      consult.digits = script.press;
+      const res = await fetch(action, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': sign(authToken, action, params) },
+        body: new URLSearchParams(params).toString(),
+      }).catch(() => undefined);
+      consult.replyStatus = res?.status ?? 0;
+      consult.reply = (await res?.text().catch(() => '')) ?? '';
+      const room = conferenceOf(consult.reply);
+      if (room) {
+        join(room, call.sid);
+        // In the conference until the call is ended, or the script's cap.
+        await Promise.race([ended, sleep(script.maxMs ?? 60_000)]);
+      }
+    } else if (first === 'timeout') {
+      // A machine, or a person who said nothing: the Gather gives up, and the rest of the TwiML ends the call.
+      await Promise.race([ended, sleep(script.maxMs ?? 0)]);
+    }
+    settle('callee_hung_up');
     await status('completed', 'completed', { CallDuration: String(Math.round((Date.now() - startedAt) / 1000)) });
   }
 
@@ -263,6 +338,8 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
     }
     const update = { accountSid: account, callSid, form };
     updates.push(update);
+    const room = form.Twiml !== undefined ? conferenceOf(form.Twiml) : undefined;
+    if (room) join(room, callSid);
     const delay = delays.get(callSid);
     if (delay !== undefined) {
       for (const listener of listeners) listener(update);
@@ -288,5 +365,6 @@ export async function startFakeTwilioRest(options: { accountSid?: string; authTo
     failCreates: (error) => void (createFailure = error),
     loseCreateAnswers: (count) => void (lostAnswers = count),
     dropCallbacks: (on) => void (callbacksDropped = on),
+    conferences,
   };
 }

@@ -4,21 +4,17 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { WebSocket } from 'ws';
 import { audioRunnerOf } from '../../agent/io/audio-link.js';
 import { LocalCallRunner } from '../../agent/local-runner.js';
-import { twilioSignature } from '../../modules/telephony/carriers/twilio/signature.js';
 import { detectDtmf } from '../../media/dtmf.js';
-import { decodeMulaw, encodeMulaw } from '../../media/mulaw.js';
-import { resampleLinear } from '../../media/pcm.js';
 import type { CallAudioRunner } from '../../modules/calls/audio-runner.js';
 import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.js';
 import { until } from '../helpers/until.js';
-import { speechSamples } from '../fakes/scripted-caller.js';
 import { NOT_IN_PROGRESS, startFakeTwilioRest, type FakeTwilioRest } from '../fakes/twilio-rest.js';
 import type { FakeOpenAI, OpenAIReply } from '../fakes/vendors/openai.js';
 import { afterReply, createCall, localSettings, runTimeline, runtimeOrganization, type Cue } from './call-harness.js';
 import { createTool } from '../../modules/tools/service.js';
+import { TransferConfig } from '../../modules/tools/schemas.js';
 import { startHttpServer } from '../fakes/http-server.js';
 import { startFakeLiveKit, type FakeLiveKit } from '../fakes/livekit.js';
 import { ScriptedCaller } from '../fakes/scripted-caller.js';
@@ -34,6 +30,7 @@ import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
 import { endRunnerAndRemoveData } from '../helpers/runner-teardown.js';
 import { messagesOf, startFakeCallModel } from '../fakes/vendors/call-model.js';
+import { carrierCall as placeCarrierCall, type CarrierLine, endedCall as endedCarrierCall } from './carrier-caller.js';
 
 // The built-in tools in whole audio calls. The test plays the carrier: it POSTs the signed voice webhook, streams the
 // caller's words as 8 kHz mu-law over the Media Streams socket, and hears what the assistant sends back; the carrier's
@@ -95,7 +92,7 @@ beforeAll(async () => {
       name: 'transfer_to_desk',
       description: 'Puts the caller through to the front desk',
       type: 'transfer_call',
-      transfer: { destination: DESK, mode: 'warm', handoff_message: 'Connecting you to our front desk now.' },
+      transfer: { destination: DESK, mode: 'cold', handoff_message: 'Connecting you to our front desk now.' },
     },
     { name: 'end_call', description: '', type: 'end_call' },
     { name: 'press_keys', description: '', type: 'send_dtmf' },
@@ -128,82 +125,9 @@ afterAll(() =>
   }),
 );
 
-/**
- * One phone call as the carrier makes it: the webhook, the socket, one second of silence, the caller's words, then
- * silence until the call closes the socket (or `stop` is sent), or until the caller hangs up a moment after the
- * assistant has said `hangUpAfter`. Answers what the caller heard.
- */
-async function carrierCall(callSid: string, to: string, words: string, opts: { hangUpAfter?: string } = {}) {
-  const params = { To: to, From: '+14155550199', CallSid: callSid };
-  const hook = await fetch(`${base}/telephony/twilio/voice`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-twilio-signature': twilioSignature(AUTH_TOKEN, `${base}/telephony/twilio/voice`, params),
-    },
-    body: new URLSearchParams(params).toString(),
-  });
-  const twiml = await hook.text();
-  const streamUrl = /<Stream url="([^"]+)">/.exec(twiml)![1]!;
-  const token = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml)![1]!;
-  const callId = (await api.db.prisma.call.findFirstOrThrow({ where: { providerCallSid: callSid } })).id;
-  const waitedFor = () => opts.hangUpAfter !== undefined && (assistantSaid.get(callId) ?? []).includes(opts.hangUpAfter);
-  const ws = new WebSocket(streamUrl);
-  await new Promise((r) => ws.once('open', r));
-  const heard: Int16Array[] = [];
-  ws.on('message', (data: Buffer) => {
-    const msg = JSON.parse(data.toString()) as { event: string; media?: { payload: string } };
-    if (msg.event === 'media') heard.push(decodeMulaw(Buffer.from(msg.media!.payload, 'base64')));
-  });
-  let open = true;
-  const closed = new Promise<void>((r) => ws.once('close', () => r()));
-  void closed.then(() => (open = false));
-  const stop = () => {
-    if (!open) return;
-    ws.send(JSON.stringify({ event: 'stop', streamSid: `MZ${callSid}`, stop: { callSid } }));
-    ws.close();
-  };
-  ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
-  ws.send(
-    JSON.stringify({
-      event: 'start',
-      streamSid: `MZ${callSid}`,
-      start: { streamSid: `MZ${callSid}`, callSid, customParameters: { token }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
-    }),
-  );
-  const speech = encodeMulaw(resampleLinear(await speechSamples(words), 16_000, 8000));
-  const silence = encodeMulaw(new Int16Array(160));
-  const started = Date.now();
-  const streaming = (async () => {
-    let hangUpAt: number | undefined;
-    for (let chunk = 0; open && Date.now() - started < CARRIER_CALL_CAP_MS; chunk++) {
-      const due = started + chunk * 20;
-      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-      // As a caller does, a moment after what they waited for, not in the same millisecond.
-      if (hangUpAt === undefined && waitedFor()) hangUpAt = Date.now() + 300;
-      if (hangUpAt !== undefined && Date.now() >= hangUpAt) break;
-      const offset = (chunk - 50) * 160;
-      const payload = chunk >= 50 && offset < speech.length ? speech.subarray(offset, offset + 160) : silence;
-      if (open)
-        ws.send(
-          JSON.stringify({
-            event: 'media',
-            streamSid: `MZ${callSid}`,
-            media: { track: 'inbound', chunk: String(chunk), timestamp: String(chunk * 20), payload: Buffer.from(payload).toString('base64') },
-          }),
-        );
-    }
-    stop();
-  })();
-  return { heard, stop, closed: closed.then(() => streaming).then(() => heard) };
-}
-
-async function endedCall(callSid: string) {
-  return until(async () => {
-    const c = await api.db.prisma.call.findFirst({ where: { providerCallSid: callSid }, include: { turns: { orderBy: { position: 'asc' } } } });
-    return c && (c.status === 'completed' || c.status === 'failed') ? c : null;
-  }, 30_000);
-}
+const line = (): CarrierLine => ({ base, authToken: AUTH_TOKEN, prisma: api.db.prisma, assistantSaid, capMs: CARRIER_CALL_CAP_MS });
+const carrierCall = (callSid: string, to: string, words: string, opts: { hangUpAfter?: string } = {}) => placeCarrierCall(line(), callSid, to, words, opts);
+const endedCall = (callSid: string) => endedCarrierCall(api.db.prisma, callSid, 30_000);
 
 const toolMessage = (messages: Array<{ role: string; content: unknown }>) => messages.find((m) => m.role === 'tool');
 
@@ -233,7 +157,7 @@ describe('transfer_call on a carrier’s Media Streams call', () => {
     );
     const toolCalls = stored.turns.flatMap((t) => (t.toolCalls as unknown[] | null) ?? []);
     expect(toolCalls).toEqual([
-      { name: 'transfer_to_desk', arguments: {}, output: { transferred_to: DESK, mode: 'warm' }, is_error: false, at_ms: expect.any(Number) },
+      { name: 'transfer_to_desk', arguments: {}, output: { transferred_to: DESK, mode: 'cold' }, is_error: false, at_ms: expect.any(Number) },
     ]);
     // Nobody was left to hear a reply after the transfer: the model was not asked for one.
     expect(llm.chats().filter((c) => JSON.stringify(c.messages).includes('transferred_to'))).toHaveLength(0);
@@ -404,7 +328,7 @@ describe('end_call and the built-ins on a web call', () => {
       name: 'web_transfer',
       description: '',
       type: 'transfer_call',
-      transfer: { destination: DESK, mode: 'cold', handoff_message: null },
+      transfer: TransferConfig.parse({ destination: DESK, mode: 'cold', handoff_message: null }),
     });
     const keys = await createTool({ db: prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, {
       ...base,
@@ -528,7 +452,7 @@ describe('the built-ins on a LiveKit SIP call', () => {
       enabled: true,
       parameters: { type: 'object', properties: {} },
       http: null,
-      transfer,
+      transfer: transfer && TransferConfig.parse(transfer),
       messages: { on_start: null, on_slow: null, slow_after_ms: 2_000, on_failure: null },
     });
     return tool.id;

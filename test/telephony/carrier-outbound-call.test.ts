@@ -287,7 +287,7 @@ describe('an outbound call through a carrier connection', () => {
       name: 'transfer_to_desk',
       description: 'Puts the caller through to the front desk',
       type: 'transfer_call',
-      transfer: { destination: DESK, mode: 'warm', handoff_message: 'Connecting you to our front desk now.' },
+      transfer: { destination: DESK, mode: 'cold', handoff_message: 'Connecting you to our front desk now.' },
     });
     expect(tool.status, JSON.stringify(tool.body)).toBe(201);
     const assistant = await api.call(

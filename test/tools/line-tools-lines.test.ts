@@ -149,10 +149,11 @@ describe("the carrier's Media Streams line", () => {
   });
 
   it('is the line of media_stream calls only, and cannot transfer without the account', async () => {
+    const callFields = { id: 1, direction: 'inbound', fromNumber: '+14155550199', toNumber: '+14155550100' };
     const output = new PacedAudioOutput();
-    expect(carrierLineOf({ transport: 'browser', providerCallSid: null }, undefined, output)).toBeUndefined();
-    const noAccount = carrierLineOf({ transport: 'media_stream', providerCallSid: 'CAlive' }, undefined, output)!;
-    expect([noAccount.canTransfer, noAccount.canSendDtmf]).toEqual([false, true]);
+    expect(carrierLineOf({ ...callFields, transport: 'browser', providerCallSid: null }, undefined, output)).toBeUndefined();
+    const noAccount = carrierLineOf({ ...callFields, transport: 'media_stream', providerCallSid: 'CAlive' }, undefined, output)!;
+    expect([noAccount.canTransfer, noAccount.canSendDtmf, noAccount.canConsult]).toEqual([false, true, false]);
     await expect(noAccount.transfer('+14155550123')).rejects.toThrow(/not set up/);
   });
 

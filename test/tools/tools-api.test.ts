@@ -106,7 +106,15 @@ describe('tools API', () => {
       transfer: { destination: '+14155550123', mode: 'warm', handoff_message: 'Putting you through to sales.' },
     });
     expect(transfer.status).toBe(201);
-    expect(transfer.body.data.transfer).toEqual({ destination: '+14155550123', mode: 'warm', handoff_message: 'Putting you through to sales.' });
+    expect(transfer.body.data.transfer).toEqual({
+      destination: '+14155550123',
+      mode: 'warm',
+      handoff_message: 'Putting you through to sales.',
+      briefing_prompt: null,
+      hold_audio: 'music',
+      ring_timeout_s: 25,
+      on_decline_message: null,
+    });
     const sip = await create({ name: 'to_desk', type: 'transfer_call', transfer: { destination: 'sip:desk@pbx.example.com' } });
     expect(sip.body.data.transfer).toMatchObject({ mode: 'cold' });
     expect(

@@ -19,6 +19,7 @@ import {
   validTwilioSignature,
   VOICE_WEBHOOK_PATH,
 } from '../../../modules/telephony/index.js';
+import { warmTransferCallbacks } from './warm-transfer-callbacks.js';
 import { publicBaseUrl } from '../../http/public-url.js';
 import type { StreamTokens } from '../../../lib/stream-token.js';
 
@@ -41,7 +42,7 @@ export interface MediaStreamRouteOptions {
 }
 
 /** A form's text fields; anything else a client sends (a JSON body, nested values) is not a carrier's and is dropped. */
-function formFields(body: unknown): Record<string, string> {
+export function formFields(body: unknown): Record<string, string> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
   return Object.fromEntries(Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
@@ -125,4 +126,6 @@ export const mediaStreamRoutes: FastifyPluginAsync<MediaStreamRouteOptions> = as
       return reply.status(204).send();
     });
   }
+
+  await warmTransferCallbacks(scope, { ...options, formFields });
 };

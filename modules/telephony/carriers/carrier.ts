@@ -25,6 +25,19 @@ export interface CarrierDialRequest {
   maxCallDurationS: number;
 }
 
+/** A call to the person a warm transfer consults: it speaks the briefing and asks them to accept with a key. */
+export interface CarrierConsultRequest {
+  to: string;
+  /** A number of the account: the one the caller called, or the one an outbound call came from. */
+  from: string;
+  briefing: string;
+  /** Where the carrier POSTs the key the person pressed; its answer says what their call does next. */
+  answerUrl: string;
+  statusCallbackUrl: string;
+  machineDetectionUrl: string;
+  ringingTimeoutS: number;
+}
+
 /** A call's state at the carrier, in our words. */
 export type CarrierCallState = 'queued' | 'ringing' | 'in_progress' | 'completed' | 'busy' | 'no_answer' | 'failed' | 'canceled';
 
@@ -69,6 +82,15 @@ export interface CarrierAdapter {
    * stream and dials there. Throws CarrierRequestError; `signal` gives up on the request.
    */
   transfer(account: CarrierAccount, providerCallSid: string, destination: string, signal?: AbortSignal): Promise<void>;
+  /** Calls the person a warm transfer consults (CarrierConsultRequest); answers the carrier's id of that call. */
+  createConsultCall(account: CarrierAccount, request: CarrierConsultRequest): Promise<{ providerCallSid: string }>;
+  /** Moves a call into the conference `room` (the caller of an accepted warm transfer). Throws CarrierRequestError. */
+  joinConference(account: CarrierAccount, providerCallSid: string, room: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Reads the consulted person's answer (the key callback of CarrierConsultRequest.answerUrl): whether they accepted,
+   * and the markup that answers the callback: their call joins the conference `room`, or ends.
+   */
+  readConsultAnswer(params: Record<string, string>, room: string): { accepted: boolean; reply: string };
   /** The call's state now, or null when the carrier has no such call. */
   fetchCall(account: CarrierAccount, providerCallSid: string): Promise<CarrierCallReport | null>;
   /** Calls from `from` to `to` created at or after `since`, newest first: finds a call whose creation went unanswered. */

@@ -7,3 +7,6 @@ export const VOICE_WEBHOOK_PATH = '/telephony/twilio/voice';
 
 export const carrierStatusPath = (kind: string, callSid: string) => `/telephony/${kind}/status/${callSid}`;
 export const machineDetectionPath = (kind: string, callSid: string) => `/telephony/${kind}/machine-detection/${callSid}`;
+/** The callbacks of a warm transfer's call to the person it consults: `status`, `answer` (the key they pressed), `machine-detection`. */
+export const warmTransferPath = (kind: string, token: string, event: 'status' | 'answer' | 'machine-detection') =>
+  `/telephony/${kind}/warm-transfer/${token}/${event}`;

@@ -3550,10 +3550,15 @@ export interface components {
         [key: string]: unknown;
       };
       transfer: ({
+        briefing_prompt: string | null;
         destination: string;
         handoff_message: string | null;
         /** @enum {string} */
+        hold_audio: "music" | "tone" | "none";
+        /** @enum {string} */
         mode: "cold" | "warm";
+        on_decline_message: string | null;
+        ring_timeout_s: number;
       }) | null;
       /** @enum {string} */
       type: "http" | "mcp" | "end_call" | "transfer_call" | "send_dtmf" | "knowledge_search";
@@ -3714,16 +3719,40 @@ export interface components {
       turn_decision: components["schemas"]["TurnDecision"] | null;
     };
     TransferToolConfigInput: {
+      /**
+       * @description warm: how to summarise the call for the person called (who is calling and why); null: the built-in prompt
+       * @default null
+       */
+      briefing_prompt?: string | null;
       /** @description E.164 number (+14155550123) or SIP URI (sip:desk@pbx.example.com) */
       destination: string;
-      /** @default null */
+      /**
+       * @description Spoken to the caller before the transfer starts, in either mode
+       * @default null
+       */
       handoff_message?: string | null;
       /**
-       * @description cold: hand over at once; warm: speak the handoff message to the caller first
+       * @description warm: what the caller hears while on hold: music, a soft repeating tone, or silence
+       * @default music
+       * @enum {string}
+       */
+      hold_audio?: "music" | "tone" | "none";
+      /**
+       * @description cold: hand the caller over at once; warm: put the caller on hold, call the destination, brief the person who answers, and connect the caller only once they accept (back to the caller if they decline, do not answer or are a voicemail)
        * @default cold
        * @enum {string}
        */
       mode?: "cold" | "warm";
+      /**
+       * @description warm: spoken to the caller when the person declines, does not answer or is a voicemail; null: the built-in sentence
+       * @default null
+       */
+      on_decline_message?: string | null;
+      /**
+       * @description warm: how long the destination may ring before the caller is taken back
+       * @default 25
+       */
+      ring_timeout_s?: number;
     };
     TTSSettings: {
       /** @default null */

@@ -178,7 +178,15 @@ describe('the tool form’s fields as the API’s body', () => {
     const parsed = ToolCreate.parse(transfer.body);
     expect(parsed.http).toBeNull();
     expect(parsed.parameters).toEqual({ type: 'object', properties: {} });
-    expect(parsed.transfer).toEqual({ destination: '+14155550123', mode: 'warm', handoff_message: 'Putting you through.' });
+    expect(parsed.transfer).toEqual({
+      destination: '+14155550123',
+      mode: 'warm',
+      handoff_message: 'Putting you through.',
+      briefing_prompt: null,
+      hold_audio: 'music',
+      ring_timeout_s: 25,
+      on_decline_message: null,
+    });
     const end = ToolCreate.parse(
       bodyOfValues(
         valuesOfPost(

@@ -35,6 +35,10 @@ const TEXT_FIELDS = [
   'transfer.destination',
   'transfer.mode',
   'transfer.handoff_message',
+  'transfer.briefing_prompt',
+  'transfer.hold_audio',
+  'transfer.ring_timeout_s',
+  'transfer.on_decline_message',
   'mcp.url',
   'mcp.authorization',
   'mcp.timeout_ms',
@@ -78,6 +82,10 @@ export function valuesOfTool(tool: ToolOut | null): ToolFormValues {
     'transfer.destination': transfer?.destination ?? '',
     'transfer.mode': transfer?.mode ?? String(defaultOf('transfer.mode') ?? ''),
     'transfer.handoff_message': transfer?.handoff_message ?? '',
+    'transfer.briefing_prompt': transfer?.briefing_prompt ?? '',
+    'transfer.hold_audio': transfer?.hold_audio ?? String(defaultOf('transfer.hold_audio') ?? ''),
+    'transfer.ring_timeout_s': String(transfer?.ring_timeout_s ?? defaultOf('transfer.ring_timeout_s') ?? ''),
+    'transfer.on_decline_message': transfer?.on_decline_message ?? '',
     'mcp.url': mcp?.url ?? '',
     // A saved credential is never shown: the field stays empty, and empty keeps it.
     'mcp.authorization': '',
@@ -233,8 +241,14 @@ export function bodyOfValues(values: ToolFormValues, masks: Record<string, strin
     const transfer: Record<string, unknown> = {
       destination: (f['transfer.destination'] ?? '').trim(),
       handoff_message: orNull(f['transfer.handoff_message']),
+      briefing_prompt: orNull(f['transfer.briefing_prompt']),
+      on_decline_message: orNull(f['transfer.on_decline_message']),
     };
     if ((f['transfer.mode'] ?? '') !== '') transfer.mode = f['transfer.mode'];
+    if ((f['transfer.hold_audio'] ?? '') !== '') transfer.hold_audio = f['transfer.hold_audio'];
+    // Whole seconds as typed; anything else goes to the API as it is, which refuses it beside the field.
+    const ring = (f['transfer.ring_timeout_s'] ?? '').trim();
+    if (ring !== '') transfer.ring_timeout_s = /^\d+$/.test(ring) ? Number(ring) : ring;
     body.transfer = transfer;
   } else body.transfer = null;
 

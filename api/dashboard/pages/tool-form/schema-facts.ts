@@ -21,6 +21,7 @@ const optionsOf = (key: string): readonly string[] => {
 export const KINDS = optionsOf('type');
 export const METHODS = optionsOf('http.method');
 export const TRANSFER_MODES = optionsOf('transfer.mode');
+export const HOLD_AUDIO_CHOICES = optionsOf('transfer.hold_audio');
 
 /** A setting's default as the schema has it. */
 export function defaultOf(key: string): unknown {

@@ -18,7 +18,7 @@ import {
 import type { ToolFormValues } from './form-fields.js';
 import { headersEditor, queryEditor } from './header-rows.js';
 import { parametersEditor } from './parameter-rows.js';
-import { defaultOf, KINDS, maxLengthOf, METHODS, shownNumber, TRANSFER_MODES } from './schema-facts.js';
+import { defaultOf, HOLD_AUDIO_CHOICES, KINDS, maxLengthOf, METHODS, shownNumber, TRANSFER_MODES } from './schema-facts.js';
 
 // The tool form, a card per decision: what the tool does (chosen first), what the model knows it by, the request it
 // sends or the call's destination, the arguments the model passes, and what the caller hears meanwhile. With the page's
@@ -38,8 +38,12 @@ export const kindLabel = (kind: string): string => KIND_WORDS[kind]?.label ?? ki
 
 const TRANSFER_WORDS: Record<string, { label: string; help: string }> = {
   cold: { label: 'Hand over at once', help: 'the caller goes straight through' },
-  warm: { label: 'Tell the caller first', help: 'the handoff message below is said, then the caller goes through' },
+  warm: {
+    label: 'Brief the person first',
+    help: 'the caller holds while the person is called and told who is calling and why; they press 1 to take the call, and if they do not, the caller is told and the conversation goes on (phone lines of carrier connections)',
+  },
 };
+const HOLD_AUDIO_WORDS: Record<string, string> = { music: 'Music', tone: 'A soft tone every few seconds', none: 'Silence' };
 
 /** What the notice calls a refused setting no control showed. */
 const LABELS: Record<string, string> = {
@@ -152,7 +156,11 @@ ${radioRow({
     help: `${TRANSFER_WORDS[m]?.help ?? ''}${m === defaultOf('transfer.mode') ? ' (default)' : ''}`,
   })),
 })}
-${textAreaRow({ key: 'transfer.handoff_message', label: 'Handoff message', value: f['transfer.handoff_message'] ?? '', marks, rows: 2, help: `Said to the caller before a warm transfer; without one, a warm transfer is a cold one. ${atMost('transfer.handoff_message')}` })}</div>`,
+${textAreaRow({ key: 'transfer.handoff_message', label: 'Handoff message', value: f['transfer.handoff_message'] ?? '', marks, rows: 2, help: `Said to the caller before the transfer starts. ${atMost('transfer.handoff_message')}` })}
+${textAreaRow({ key: 'transfer.briefing_prompt', label: 'Briefing instructions', value: f['transfer.briefing_prompt'] ?? '', marks, rows: 3, help: `Briefing first: how the summary said to the person is written from the call so far. Empty: who is calling and what they need, in two or three sentences. ${atMost('transfer.briefing_prompt')}` })}
+${selectRow({ key: 'transfer.hold_audio', label: 'While the caller holds', choices: HOLD_AUDIO_CHOICES.map((c) => ({ value: c, label: HOLD_AUDIO_WORDS[c] ?? c })), value: f['transfer.hold_audio'] ?? '', marks, help: 'Briefing first: what the caller hears.' })}
+${numberRow({ key: 'transfer.ring_timeout_s', label: 'Let it ring', unit: 'seconds', value: f['transfer.ring_timeout_s'] ?? '', marks, min: shownNumber('transfer.ring_timeout_s', 'min'), max: shownNumber('transfer.ring_timeout_s', 'max'), placeholder: String(shownNumber('transfer.ring_timeout_s', 'default') ?? ''), help: 'Briefing first: unanswered after this, the caller is taken back.' })}
+${textAreaRow({ key: 'transfer.on_decline_message', label: 'When nobody takes the call', value: f['transfer.on_decline_message'] ?? '', marks, rows: 2, help: `Briefing first: said to the caller when the person declines, does not answer or is a voicemail. Empty: a sentence of ours. ${atMost('transfer.on_decline_message')}` })}</div>`,
   });
 
   const mcp = section({

@@ -1,7 +1,7 @@
 import type { CarrierAccount, CarrierAdapter, CarrierCallReport, CarrierCallState, CarrierDialRequest } from '../carrier.js';
 import { callsUrl, twilioRequest, type TwilioCall } from './rest.js';
 import { validTwilioSignature } from './signature.js';
-import { connectStreamTwiml, dialTwiml } from './twiml.js';
+import { conferenceTwiml, connectStreamTwiml, CONSULT_DECLINED_TWIML, consultTwiml, dialTwiml } from './twiml.js';
 
 // Twilio as a carrier adapter. A call is created with inline TwiML that connects its audio, once answered, to our Media
 // Streams socket (only `<Connect><Stream>` is two-way); its progress comes back on a status callback per call, and
@@ -83,6 +83,36 @@ export const twilioCarrier: CarrierAdapter = {
   async transfer(account, providerCallSid, destination, signal) {
     // Twilio's "update call" with new TwiML: it stops our stream and runs the `<Dial>`.
     await twilioRequest(account, 'POST', callsUrl(account, providerCallSid), new URLSearchParams({ Twiml: dialTwiml(destination) }), signal);
+  },
+
+  async createConsultCall(account, request) {
+    const form = new URLSearchParams({
+      To: request.to,
+      From: request.from,
+      Twiml: consultTwiml(request.briefing, request.answerUrl),
+      StatusCallback: request.statusCallbackUrl,
+      StatusCallbackMethod: 'POST',
+      Timeout: String(request.ringingTimeoutS),
+      // Asynchronous, as for outbound calls: the briefing starts at once, and a machine's verdict ends the call later.
+      MachineDetection: 'Enable',
+      AsyncAmd: 'true',
+      AsyncAmdStatusCallback: request.machineDetectionUrl,
+      AsyncAmdStatusCallbackMethod: 'POST',
+    });
+    for (const event of ['initiated', 'ringing', 'answered', 'completed']) form.append('StatusCallbackEvent', event);
+    const call = await twilioRequest<TwilioCall>(account, 'POST', callsUrl(account), form);
+    if (!call?.sid) throw new Error('the carrier answered a call without its sid');
+    return { providerCallSid: call.sid };
+  },
+
+  async joinConference(account, providerCallSid, room, signal) {
+    await twilioRequest(account, 'POST', callsUrl(account, providerCallSid), new URLSearchParams({ Twiml: conferenceTwiml(room) }), signal);
+  },
+
+  readConsultAnswer(params, room) {
+    // `Digits` of the `<Gather>`: 1 accepts, any other key declines.
+    const accepted = params.Digits === '1';
+    return { accepted, reply: accepted ? conferenceTwiml(room, '<Say>Connecting you now.</Say>') : CONSULT_DECLINED_TWIML };
   },
 
   async fetchCall(account, providerCallSid) {

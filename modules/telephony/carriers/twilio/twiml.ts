@@ -17,6 +17,29 @@ export function dialTwiml(destination: string): string {
   return twiml(`<Dial>${/^sips?:/.test(destination) ? `<Sip>${xml(destination)}</Sip>` : `<Number>${xml(destination)}</Number>`}</Dial>`);
 }
 
+/** Seconds the person consulted has to press a key once the briefing has been said. */
+export const CONSULT_KEY_TIMEOUT_S = 8;
+
+/**
+ * What the person a warm transfer calls hears once they answer: the briefing, then the question, in a `<Gather>` of
+ * one key whose answer is POSTed to `answerUrl`. No key at all falls through to a goodbye: the caller is taken back.
+ */
+export function consultTwiml(briefing: string, answerUrl: string): string {
+  return twiml(
+    `<Gather input="dtmf" numDigits="1" timeout="${CONSULT_KEY_TIMEOUT_S}" action="${xml(answerUrl)}" method="POST">` +
+      `<Say>${xml(briefing)}</Say><Say>Press 1 to take the call, or 2 to decline.</Say></Gather>` +
+      '<Say>No answer was given. The caller will be told. Goodbye.</Say><Hangup/>',
+  );
+}
+
+/** Joins the call to the conference `room`, which ends when either party leaves: the caller and the person, together. */
+export function conferenceTwiml(room: string, before = ''): string {
+  return twiml(`${before}<Dial><Conference startConferenceOnEnter="true" endConferenceOnExit="true" beep="false">${xml(room)}</Conference></Dial>`);
+}
+
+/** The person said no: they are thanked, and the assistant goes back to the caller. */
+export const CONSULT_DECLINED_TWIML = twiml('<Say>Thank you. The caller will be told. Goodbye.</Say><Hangup/>');
+
 /** For a number nobody manages, or one without an assistant. */
 export const NOT_TAKEN_TWIML = twiml('<Say>Sorry, this number cannot take your call.</Say><Hangup/>');
 /** While this process cannot take calls: no carrier auth token configured, or no agent worker. */
