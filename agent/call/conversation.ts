@@ -20,13 +20,14 @@ import { prepareWelcome } from '../providers/local/local-tts.js';
 import type { TurnTaking } from '../turn/turn-taking.js';
 import { buildAssistantAgent } from './assistant-agent.js';
 import type { CollectedValues } from './collected-values.js';
-import { buildSessionOptions, llmEndpoints, secondsToMs } from './session-config.js';
+import { buildSessionOptions, llmEndpoints, secondsToMs, type SessionParts } from './session-config.js';
+import { trackRealtimeTurns } from './realtime-turns.js';
 import { meterUsage, type UsageMeter, type CallVendors } from './usage.js';
 import { captureTranscript, type TranscriptCapture } from './transcript.js';
 import { callToolContext, type CallToolOptions } from './tools.js';
 import type { CallLineTools } from './line-tools.js';
 import { ToolRuns } from './tool-runs.js';
-import { type CallTool, type HttpToolResult, loadCallTools } from '../../modules/tools/index.js';
+import { type CallTool, type HttpToolResult, KNOWLEDGE_TOOL_PARAMETERS, loadCallTools } from '../../modules/tools/index.js';
 import { loadCallPlaybooks, type CallPlaybook } from '../../modules/playbooks/index.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { processKnowledge, turnPromptOf } from './knowledge.js';
@@ -36,6 +37,7 @@ import { type LookedUp, startCallLookup } from './start-lookup.js';
 import { type McpServers, openMcpServers } from './mcp-tools.js';
 import { CallLanguages, spokenLanguages } from './languages.js';
 import { LanguageVoices } from '../providers/language-voices.js';
+import { speak } from './speak.js';
 
 // The conversation of a call, between its start and its record (run-call.ts): the assistant's settings and texts, the
 // session with its vendors, the recording, transcript and usage meter, the tools and playbooks, the watchers that end
@@ -92,6 +94,8 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
   if (!built) return made;
   const { session } = built;
   const languages = new CallLanguages(spokenLanguages(settings), session.tts);
+  const realtimeTurns = built.realtime ? trackRealtimeTurns(session, built.realtime.endpoint.silenceMs) : undefined;
+  if (realtimeTurns) made.stops.push(() => realtimeTurns.stop());
   const texts = await step(async () => {
     const lookedUp = await lookup;
     return renderTexts(prisma, call, settings, lookedUp, languages.startIn(lookedUp?.language));
@@ -123,6 +127,7 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
     retrievalForReply: () => prompt?.takeRetrieval(),
     toolMessageOf: (text) => runs.toolMessageOf(text),
     languageOf: (role) => languages.languageOf(role),
+    ...(realtimeTurns && { userTurnOf: (item) => realtimeTurns.userTurn(item), replyLatencyOf: (item) => realtimeTurns.replyLatency(item) }),
     toolCallDetail: (id) => {
       const result = toolResults.get(id);
       const mcpMs = mcpDurations.get(id);
@@ -134,10 +139,12 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
     },
   });
   const streaming = { stt: session.stt?.capabilities.streaming ?? true, tts: session.tts?.capabilities.streaming ?? true };
-  made.usage = meterUsage(session, built.model, callVendors(settings, options.access ?? vendorAccessFromEnv()), streaming);
+  const vendors = callVendors(settings, options.access ?? vendorAccessFromEnv());
+  made.usage = meterUsage(session, built.model, built.realtime ? { ...vendors, realtime: built.realtime.endpoint } : vendors, streaming);
   made.stops.push(
     watchForEnd(session, ending, { signal: scene.lineTools.hangupSignal(options.signal), maxDurationMs: options.maxDurationMs, logFields }),
-    built.turns.attach(session),
+    // A speech-to-speech model takes its turns itself: the call's own turn-taking has no recogniser to follow.
+    built.realtime ? () => {} : built.turns.attach(session),
     runs.attach(session),
   );
   if (prompt) made.stops.push(prompt.attach(session));
@@ -151,6 +158,10 @@ export async function startConversation(scene: CallScene, stored: unknown): Prom
   const mcp = { servers: await mcpServers, onResult: (id: string, result: { duration_ms: number }) => mcpDurations.set(id, result.duration_ms) };
   const tools = await step(async () => toolsOf(call, await assigned, texts.values, options, runs, onHttpResult, scene.lineTools, knowledgeToolSearch, mcp));
   if (!tools) return made;
+  // A speech-to-speech model answers the moment the vendor ends the turn, before any passage could be added to its
+  // prompt: with RAG on, it searches the knowledge itself, with a tool, for the turns that need it.
+  const searchTool = built.realtime && settings.rag_settings.enabled && !tools.assigned.some((t) => t.type === 'knowledge_search');
+  if (searchTool) tools.assigned = [...tools.assigned, realtimeKnowledgeTool()];
   const agent = buildAssistantAgent({
     instructions: texts.prompt,
     tools: tools.assigned,
@@ -230,14 +241,20 @@ async function renderTexts(
 }
 
 /** The session the settings ask for, on the call's audio; its LLM also runs the post-call analysis. */
-async function buildSession(settings: AssistantSettings, options: RunCallOptions): Promise<{ session: voice.AgentSession; model: llm.LLM; turns: TurnTaking }> {
+async function buildSession(
+  settings: AssistantSettings,
+  options: RunCallOptions,
+): Promise<{ session: voice.AgentSession; model: llm.LLM; turns: TurnTaking; realtime?: SessionParts['realtime'] }> {
   const turnDetection = settings.stt_settings.turn_detection;
-  const vad = options.vad ?? (await loadVad(secondsToMs(turnDetection.min_endpointing_delay), turnDetection.mode));
+  // A speech-to-speech model's vendor detects speech itself: no local VAD is loaded for it.
+  const vad = settings.realtime_settings.enabled
+    ? undefined
+    : (options.vad ?? (await loadVad(secondsToMs(turnDetection.min_endpointing_delay), turnDetection.mode)));
   const parts = await buildSessionOptions(settings, { vad, access: options.access ?? vendorAccessFromEnv() });
   const session = new voice.AgentSession(parts.options);
   session.input.audio = options.audioInput;
   session.output.audio = options.audioOutput;
-  return { session, model: parts.llm, turns: parts.turns };
+  return { session, model: parts.llm, turns: parts.turns, ...(parts.realtime ? { realtime: parts.realtime } : {}) };
 }
 
 interface CallTools {
@@ -290,6 +307,19 @@ async function toolsOf(
   return { assigned, playbooks, toolsFor };
 }
 
+/** The knowledge search a speech-to-speech call offers its model when RAG is on; it runs as any knowledge_search tool (tools.ts). */
+function realtimeKnowledgeTool(): CallTool {
+  return {
+    name: 'search_knowledge',
+    description: '',
+    type: 'knowledge_search',
+    parameters: KNOWLEDGE_TOOL_PARAMETERS,
+    http: null,
+    transfer: null,
+    messages: { on_start: null, on_slow: null, slow_after_ms: 2_000, on_failure: null },
+  };
+}
+
 /** Starts the session, then the consent prompt (when recording asks for consent) and the welcome. */
 async function startSession(
   session: voice.AgentSession,
@@ -301,13 +331,16 @@ async function startSession(
 ): Promise<void> {
   await session.start({ agent, record: false });
   options.onSession?.(session);
-  log().info({ ...logFields, stt: settings.stt_settings.provider, tts: settings.tts_settings.provider, llm: settings.llm_provider }, 'call started');
+  const vendors = settings.realtime_settings.enabled
+    ? { realtime: settings.realtime_settings.provider }
+    : { stt: settings.stt_settings.provider, tts: settings.tts_settings.provider, llm: settings.llm_provider };
+  log().info({ ...logFields, ...vendors }, 'call started');
   const rec = settings.recording_settings;
   if (rec.recording_enabled && rec.consent_required && rec.consent_prompt.trim()) {
-    session.say(renderTemplate(rec.consent_prompt, texts.values, 'speech').text, { allowInterruptions: false });
+    speak(session, renderTemplate(rec.consent_prompt, texts.values, 'speech').text, { allowInterruptions: false });
   }
   if (texts.welcome.trim()) {
     const interruption = settings.interruption_settings;
-    session.say(texts.welcome, { allowInterruptions: interruption.allow_interruptions && interruption.allow_welcome_interruption });
+    speak(session, texts.welcome, { allowInterruptions: interruption.allow_interruptions && interruption.allow_welcome_interruption });
   }
 }

@@ -4,6 +4,7 @@ import { DEFAULT_IDLE_MESSAGE, type AssistantSettings } from '../../modules/assi
 import { FINAL_PLAYOUT_TIMEOUT_MS, type CallEnding } from './ending.js';
 import { listen, type SessionEvents } from './session-events.js';
 import { secondsToMs } from './session-config.js';
+import { speak } from './speak.js';
 
 // After `idle_timeout` of silence from both sides the assistant asks whether the caller is still there, up to
 // `max_idle_messages` times; when the last prompt goes unanswered it says goodbye and ends the call (`idle_timeout`).
@@ -27,6 +28,8 @@ export interface IdleSession extends SessionEvents<voice.AgentSessionEventTypes.
   readonly agentState: voice.AgentState;
   readonly userState: voice.UserState;
   say(text: string, options: { allowInterruptions: boolean }): { waitForPlayout(): Promise<void> };
+  readonly tts?: unknown;
+  generateReply?(options: { instructions: string; allowInterruptions: boolean; toolChoice: 'none' }): { waitForPlayout(): Promise<void> };
 }
 
 export interface IdlePrompts {
@@ -81,11 +84,11 @@ export function startIdlePrompts(
     quietSince = Date.now();
     if (prompts < idle.maxPrompts) {
       prompts++;
-      session.say(idle.message, { allowInterruptions: true });
+      speak(session, idle.message, { allowInterruptions: true });
       return;
     }
     saidGoodbye = true;
-    const goodbye = session.say(IDLE_GOODBYE, { allowInterruptions: false });
+    const goodbye = speak(session, IDLE_GOODBYE, { allowInterruptions: false });
     void settledWithin(goodbye.waitForPlayout(), FINAL_PLAYOUT_TIMEOUT_MS).then(() => ending.end({ status: 'completed', reason: 'idle_timeout' }));
   }, CHECK_INTERVAL_MS);
   return () => {

@@ -7,6 +7,7 @@ import { LineError, WEB_LINE, type CallLine, type ConsultOutcome } from './line.
 import { listen } from './session-events.js';
 import { startHold } from './hold-audio.js';
 import { writeBriefing } from './briefing.js';
+import { speak } from './speak.js';
 
 // The built-in tools, which act on the call itself rather than on the organisation's systems: end the call, transfer
 // the caller, press keys. Each acts through the call's line (line.ts), which says what its transport can do; what it
@@ -151,7 +152,7 @@ export class CallLineTools {
           REPLY_PLAYOUT_TIMEOUT_MS,
         );
         if (config.handoff_message?.trim()) {
-          const handoff = ctx.session.say(config.handoff_message, { allowInterruptions: false });
+          const handoff = speak(ctx.session, config.handoff_message, { allowInterruptions: false });
           await withTimeout(handoff.waitForPlayout(), HANDOFF_TIMEOUT_MS);
         }
         if (this.#ending.ended) throw new llm.ToolError('The call ended before the transfer.');
@@ -238,7 +239,7 @@ export class CallLineTools {
     if (outcome === 'canceled' || this.#ending.ended) return { mode: 'warm', outcome, held_ms: heldMs, briefing };
     session.input.setAudioEnabled(true);
     const told = config.on_decline_message?.trim() || DEFAULT_DECLINE_MESSAGE;
-    const back = session.say(told, { allowInterruptions: true });
+    const back = speak(session, told, { allowInterruptions: true });
     await withTimeout(back.waitForPlayout(), HANDOFF_TIMEOUT_MS);
     return {
       mode: 'warm',

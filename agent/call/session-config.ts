@@ -2,6 +2,7 @@ import { llm, log, voice, type VAD } from '@livekit/agents';
 import {
   type AssistantSettings,
   DEFAULT_LLM_MODEL,
+  credentialOfStage,
   missingCredentials,
   MissingCredentialsError,
   refusedVendorUrls,
@@ -9,6 +10,7 @@ import {
 } from '../../modules/assistants/index.js';
 import { createLlm, hasCredential, type LlmEndpoint } from '../providers/llm-providers.js';
 import { createStt, type VendorAccess } from '../providers/speech-providers.js';
+import { createRealtimeModel, type RealtimeEndpoint } from '../providers/realtime-models.js';
 import { listeningSettings, voicesOf } from './languages.js';
 import { TurnTaking } from '../turn/turn-taking.js';
 import { NO_PRIVATE_VENDOR_HOSTS } from '../../lib/net/vendor-targets.js';
@@ -105,9 +107,12 @@ export class VendorTargetRefusedError extends Error {
  * others (speech vendors' sockets, Google's client) rely on this check.
  */
 export async function checkVendorTargets(settings: AssistantSettings, access: VendorAccess): Promise<void> {
-  const used = settings.llm_fallback_providers.enabled
-    ? settings
-    : { ...settings, llm_fallback_providers: { ...settings.llm_fallback_providers, fallbacks: [] } };
+  const used = {
+    ...settings,
+    llm_fallback_providers: settings.llm_fallback_providers.enabled ? settings.llm_fallback_providers : { ...settings.llm_fallback_providers, fallbacks: [] },
+    // The speech-to-speech model's socket is opened by its plugin, outside the guarded fetch: this is its only check.
+    realtime_settings: settings.realtime_settings.enabled ? settings.realtime_settings : { ...settings.realtime_settings, base_url: null },
+  };
   const refused = await refusedVendorUrls(used, access.targets ?? NO_PRIVATE_VENDOR_HOSTS);
   if (refused.length > 0) throw new VendorTargetRefusedError(refused);
 }
@@ -127,7 +132,10 @@ export function checkCredentials(settings: AssistantSettings, access: VendorAcce
 
 export interface SessionParts {
   options: voice.AgentSessionOptions;
+  /** The text model: the session's, or with a speech-to-speech model the post-call analysis's alone. */
   llm: llm.LLM;
+  /** The speech-to-speech model the session runs on instead of a recogniser, the text model and a voice. */
+  realtime?: { model: llm.RealtimeModel; endpoint: RealtimeEndpoint };
   /** The call's turn-taking: attach it to the session, and give it to the call's agent (agent/call/call-agent.ts). */
   turns: TurnTaking;
 }
@@ -154,13 +162,15 @@ export function interruptionOptions(settings: AssistantSettings) {
 
 export async function buildSessionOptions(
   settings: AssistantSettings,
-  deps: { vad: VAD; access: VendorAccess; stt?: voice.AgentSessionOptions['stt'] },
+  deps: { vad?: VAD | undefined; access: VendorAccess; stt?: voice.AgentSessionOptions['stt'] },
 ): Promise<SessionParts> {
   checkCredentials(settings, deps.access);
   await checkVendorTargets(settings, deps.access);
   const turn = settings.stt_settings.turn_detection;
   const delays = { minMs: secondsToMs(turn.min_endpointing_delay), maxMs: secondsToMs(turn.max_endpointing_delay) };
   const turns = new TurnTaking({ mode: turn.mode, delays, minInterruptionWords: settings.interruption_settings.min_interruption_words });
+  if (settings.realtime_settings.enabled) return realtimeSessionOptions(settings, deps.access, turns);
+  if (!deps.vad) throw new Error('a session with a recogniser needs a VAD');
   const chatLlm = await buildLlm(settings, deps.access);
   const options: voice.AgentSessionOptions = {
     vad: deps.vad,
@@ -184,4 +194,43 @@ export async function buildSessionOptions(
     },
   };
   return { options, llm: chatLlm, turns };
+}
+
+/**
+ * A session on a speech-to-speech model: no recogniser, voice or local VAD. The vendor ends the caller's turn (its
+ * server VAD) and answers at once, and cancels its reply when the caller speaks over it; the framework then truncates
+ * the reply where its playout stopped, so the model knows what the caller heard. The text model is still built when
+ * its key is there: the post-call analysis runs on it.
+ */
+async function realtimeSessionOptions(settings: AssistantSettings, access: VendorAccess, turns: TurnTaking): Promise<SessionParts> {
+  const realtime = createRealtimeModel(settings, access);
+  const usable = llmEndpoints(settings, access).filter(hasCredential);
+  const textLlm = usable.length > 0 ? await buildLlm(settings, access) : new UnavailableLlm(settings.llm_provider ?? 'openai');
+  const options: voice.AgentSessionOptions = {
+    llm: realtime.model,
+    userData: { customSettings: settings.custom_settings ?? {} } satisfies CallUserData,
+    userAwayTimeout: null,
+    aecWarmupDuration: null,
+    connOptions: { llmConnOptions: VENDOR_CONN_OPTIONS, maxUnrecoverableErrors: 0 },
+    turnHandling: {
+      turnDetection: 'realtime_llm',
+      interruption: { enabled: settings.interruption_settings.allow_interruptions, resumeFalseInterruption: false },
+    },
+  };
+  return { options, llm: textLlm, realtime, turns };
+}
+
+/** Without the text model's key a speech-to-speech call runs all the same; its analysis records why it was not made. */
+class UnavailableLlm extends llm.LLM {
+  readonly #vendor: string;
+  constructor(vendor: string) {
+    super();
+    this.#vendor = vendor;
+  }
+  label(): string {
+    return 'unavailable';
+  }
+  chat(): llm.LLMStream {
+    throw new Error(`the text model has no key (${credentialOfStage('llm', this.#vendor).variable} is not set)`);
+  }
 }

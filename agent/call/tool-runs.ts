@@ -4,6 +4,7 @@ import type { ToolOut } from '../../modules/tools/index.js';
 import { substantiveWords } from '../turn/backchannels.js';
 import { listen, type SessionEvents } from './session-events.js';
 import { inSpan } from '../../lib/tracing/index.js';
+import { speak } from './speak.js';
 
 // The tool calls of one call while they run: the spoken messages around them, and their cancellation when the caller
 // takes the turn. @livekit/agents 1.9 neither aborts a tool when the caller speaks nor interrupts the reply that is
@@ -23,6 +24,8 @@ export const CANCELLED_OUTPUT = 'Cancelled: the caller spoke while the tool was 
 export interface ToolRunSession extends SessionEvents<voice.AgentSessionEventTypes.UserInputTranscribed> {
   readonly userState: voice.UserState;
   say(text: string, options: { allowInterruptions: boolean }): unknown;
+  readonly tts?: unknown;
+  generateReply?(options: { instructions: string; allowInterruptions: boolean; toolChoice: 'none' }): unknown;
   interrupt(): unknown;
 }
 
@@ -158,7 +161,7 @@ export class ToolRuns {
     // Never over the caller; a message that finds them speaking is not said at all (it would only come late).
     if (!session || session.userState === 'speaking') return;
     try {
-      session.say(text, { allowInterruptions: true });
+      speak(session, text, { allowInterruptions: true });
       this.#said.push({ text, kind });
     } catch (error) {
       log().warn({ ...this.#options.logFields, err: error }, 'tool message not spoken');

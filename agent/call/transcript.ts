@@ -30,6 +30,10 @@ export interface TranscriptOptions {
   languageOf?: (role: 'user' | 'assistant') => string | undefined;
   /** An HTTP tool call's status and duration, by the framework's tool call id (agent/call/tools.ts). */
   toolCallDetail?: (callId: string) => Pick<ToolCallEntry, 'http_status' | 'duration_ms'> | undefined;
+  /** When a caller's turn was spoken, where the framework's message does not say (a speech-to-speech call: realtime-turns.ts). */
+  userTurnOf?: (item: llm.ChatMessage) => { startMs: number; stopMs: number } | undefined;
+  /** A reply's latency, where the framework's message does not carry it (a speech-to-speech call). */
+  replyLatencyOf?: (item: llm.ChatMessage) => Record<string, number> | undefined;
 }
 
 export interface Transcript {
@@ -90,8 +94,9 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
       const text = item.textContent ?? '';
       if (!text.trim()) return;
       const m = item.metrics;
-      const start = m.startedSpeakingAt !== undefined ? m.startedSpeakingAt * 1000 : item.createdAt;
-      const stop = m.stoppedSpeakingAt !== undefined ? m.stoppedSpeakingAt * 1000 : Date.now();
+      const spoken = item.role === 'user' && m.startedSpeakingAt === undefined ? options.userTurnOf?.(item) : undefined;
+      const start = m.startedSpeakingAt !== undefined ? m.startedSpeakingAt * 1000 : (spoken?.startMs ?? item.createdAt);
+      const stop = m.stoppedSpeakingAt !== undefined ? m.stoppedSpeakingAt * 1000 : (spoken?.stopMs ?? Date.now());
       if (item.role === 'user') unanswered = { message: item, startMs: relMs(start) };
       const language = options.languageOf?.(item.role);
       // A tool's message ("one moment, let me check") is said while the reply waits for the tool: it answers nothing,
@@ -122,7 +127,8 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
         start_ms: continued >= 0 ? turns[continued]!.start_ms : relMs(start),
         end_ms: relMs(stop),
         interrupted: item.interrupted,
-        metrics: item.role === 'assistant' ? turnLatency(m, answers?.message.metrics) : null,
+        metrics:
+          item.role === 'assistant' ? replyMetrics(turnLatency(m, answers?.message.metrics), answers ? options.replyLatencyOf?.(item) : undefined) : null,
         // The tools the assistant called before this reply, with what they returned.
         ...(item.role === 'assistant' && pendingToolCalls.length > 0 ? { tool_calls: pendingToolCalls.splice(0) } : {}),
         ...(decision ? { turn_decision: decision } : {}),
@@ -153,6 +159,11 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
       return { spoken, turns };
     },
   };
+}
+
+/** The framework's latency figures, completed with those measured outside it (a speech-to-speech call's). */
+function replyMetrics(framework: Record<string, number> | null, measured: Record<string, number> | undefined): Record<string, number> | null {
+  return measured ? { ...measured, ...framework } : framework;
 }
 
 /**

@@ -12,6 +12,8 @@ export interface CallVendors {
   tts: { provider: string; model: string | null };
   /** The primary LLM, then each fallback. */
   llm: Array<{ provider: string; model: string }>;
+  /** The speech-to-speech model, when the call runs on one (then no STT or TTS is used). */
+  realtime?: { provider: string; model: string } | undefined;
 }
 
 export interface UsageMeter {
@@ -32,9 +34,12 @@ export function meterUsage(
   streaming: SpeechStreaming,
 ): UsageMeter {
   const collector = new metrics.ModelUsageCollector();
+  const realtime = new metrics.ModelUsageCollector();
   const onLlm = (m: metrics.LLMMetrics) => collector.collect(m);
   chatLlm.on('metrics_collected', onLlm);
   const stop = listen(session, voice.AgentSessionEventTypes.MetricsCollected, ({ metrics: m }) => {
+    // A speech-to-speech model reports each response's tokens, audio and text apart, when the response is done.
+    if (m.type === 'realtime_model_metrics') return realtime.collect(m);
     // LLM metrics reach the session too; they are counted from the LLM itself, once.
     if (m.type !== 'stt_metrics' && m.type !== 'tts_metrics') return;
     // A vendor that does not stream is driven by the framework's stream adapter, which reports each utterance or
@@ -50,9 +55,31 @@ export function meterUsage(
       stop();
       chatLlm.off('metrics_collected', onLlm);
       closed = modelUsageOf(collector.flatten(), vendors);
+      if (vendors.realtime) closed.llm.unshift(...realtimeUsageOf(realtime.flatten(), vendors.realtime));
       return closed;
     },
   };
+}
+
+/**
+ * A speech-to-speech model's tokens, as LLM usage with its audio tokens apart: audio costs several times text (the
+ * price table prices them on their own). The totals include them, as the vendor's `input_tokens` do.
+ */
+export function realtimeUsageOf(usage: metrics.ModelUsage[], vendor: { provider: string; model: string }): ModelUsage['llm'] {
+  const llmUsage = usage.filter((u) => u.type === 'llm_usage');
+  if (llmUsage.length === 0) return [];
+  const sum = (of: (u: metrics.LLMModelUsage) => number) => llmUsage.reduce((acc, u) => acc + of(u), 0);
+  return [
+    {
+      provider: vendor.provider,
+      model: vendor.model,
+      input_tokens: sum((u) => u.inputTokens),
+      output_tokens: sum((u) => u.outputTokens),
+      cached_input_tokens: sum((u) => u.inputCachedTokens),
+      input_audio_tokens: sum((u) => u.inputAudioTokens),
+      output_audio_tokens: sum((u) => u.outputAudioTokens),
+    },
+  ];
 }
 
 /** The framework's usage per model, under the vendor names the assistant uses (and the price table knows). */

@@ -6,6 +6,7 @@ import { type CallRow, onAnsweredBy, recordAnsweredBy } from '../../modules/call
 import { watchVoiceForMachine, type CalleeAudio } from './machine-watch.js';
 import { DEFAULT_DETECTOR, type MachineDetectorSettings } from '../../modules/campaigns/index.js';
 import { FINAL_PLAYOUT_TIMEOUT_MS, type CallEnding } from './ending.js';
+import { speak } from './speak.js';
 
 // A campaign call answered by a machine. The verdict comes from the carrier's detector where the call asked for it
 // (carrier connections: it arrives a few seconds in, asynchronously, so a person is never held up), else from our own
@@ -51,7 +52,7 @@ export async function watchForMachine(
     log().info({ ...logFields, answeredBy, action: message ? 'leave_message' : 'hang_up' }, 'answering machine');
     if (!message) return ending.end({ status: 'completed', reason: VOICEMAIL_HUNG_UP });
     session.interrupt();
-    const spoken = session.say(message, { allowInterruptions: false });
+    const spoken = speak(session, message, { allowInterruptions: false });
     void settledWithin(spoken.waitForPlayout(), FINAL_PLAYOUT_TIMEOUT_MS * 2).then(() => ending.end({ status: 'completed', reason: VOICEMAIL_MESSAGE_LEFT }));
   };
   if (!call.detectVoicemail) {

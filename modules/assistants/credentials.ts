@@ -8,7 +8,7 @@ import type { AssistantSettings } from './settings.js';
 // own environment: in production the API and the agents may run with different variables.
 
 /** The stage of a call a credential belongs to. */
-export type CallStage = 'stt' | 'tts' | 'llm';
+export type CallStage = 'stt' | 'tts' | 'llm' | 'realtime';
 
 export interface MissingCredential {
   stage: CallStage;
@@ -22,7 +22,8 @@ export interface MissingCredential {
   message: string;
 }
 
-type Settings = Pick<AssistantSettings, 'llm_provider' | 'llm_provider_config' | 'llm_fallback_providers' | 'stt_settings' | 'tts_settings'>;
+type Settings = Pick<AssistantSettings, 'llm_provider' | 'llm_provider_config' | 'llm_fallback_providers' | 'stt_settings' | 'tts_settings'> &
+  Partial<Pick<AssistantSettings, 'realtime_settings'>>;
 
 const KEYLESS = new Set(['local']);
 
@@ -33,7 +34,7 @@ function text(record: Record<string, unknown> | null | undefined, key: string): 
 
 function needsKey(stage: CallStage, field: string, provider: string, setting: string | null): MissingCredential {
   const variable = apiKeyVariable(provider);
-  const label = { stt: 'STT', tts: 'TTS', llm: 'LLM' }[stage];
+  const label = { stt: 'STT', tts: 'TTS', llm: 'LLM', realtime: 'Speech-to-speech' }[stage];
   const instead = setting ? ` (or set ${setting} on the assistant)` : '';
   return { stage, field, provider, variable, setting, message: `${label} provider ${provider} needs ${variable}, which is not set on this service${instead}` };
 }
@@ -53,16 +54,23 @@ function needsBaseUrl(field: string, setting: string): MissingCredential {
 
 /**
  * Every vendor the settings name whose credential is neither in the settings nor in `source`, in the order a call
- * builds them: STT, TTS, the LLM, then each enabled LLM fallback. `local` needs nothing.
+ * builds them: STT, TTS (or instead of both, the speech-to-speech model), the LLM, then each enabled LLM fallback.
+ * `local` needs nothing.
  */
 export function missingCredentials(settings: Settings, source: VendorCredentials): MissingCredential[] {
   const missing: MissingCredential[] = [];
-  const stt = settings.stt_settings.provider;
-  if (!KEYLESS.has(stt) && !source.apiKey(stt)) missing.push(needsKey('stt', 'stt_settings.provider', stt, null));
+  const realtime = settings.realtime_settings;
+  if (realtime?.enabled) {
+    // The speech-to-speech model hears and speaks: no recogniser or voice is built, so neither needs a key.
+    if (!source.apiKey(realtime.provider)) missing.push(needsKey('realtime', 'realtime_settings.provider', realtime.provider, null));
+  } else {
+    const stt = settings.stt_settings.provider;
+    if (!KEYLESS.has(stt) && !source.apiKey(stt)) missing.push(needsKey('stt', 'stt_settings.provider', stt, null));
 
-  const tts = settings.tts_settings.provider;
-  if (!KEYLESS.has(tts) && !text(settings.tts_settings.provider_config, 'api_key') && !source.apiKey(tts)) {
-    missing.push(needsKey('tts', 'tts_settings.provider', tts, 'tts_settings.provider_config.api_key'));
+    const tts = settings.tts_settings.provider;
+    if (!KEYLESS.has(tts) && !text(settings.tts_settings.provider_config, 'api_key') && !source.apiKey(tts)) {
+      missing.push(needsKey('tts', 'tts_settings.provider', tts, 'tts_settings.provider_config.api_key'));
+    }
   }
 
   const llm = settings.llm_provider ?? 'openai';
@@ -94,6 +102,9 @@ export function unusableStages(settings: Settings, missing: readonly MissingCred
   const stages: CallStage[] = [];
   if (missing.some((m) => m.stage === 'stt')) stages.push('stt');
   if (missing.some((m) => m.stage === 'tts')) stages.push('tts');
+  if (missing.some((m) => m.stage === 'realtime')) stages.push('realtime');
+  // With a speech-to-speech model the text model only writes the post-call analysis: the call runs without it.
+  if (settings.realtime_settings?.enabled) return stages;
   const llmEndpoints = 1 + (settings.llm_fallback_providers.enabled ? settings.llm_fallback_providers.fallbacks.length : 0);
   if (missing.filter((m) => m.stage === 'llm').length >= llmEndpoints) stages.push('llm');
   return stages;
@@ -101,6 +112,7 @@ export function unusableStages(settings: Settings, missing: readonly MissingCred
 
 /** The credential a provider asked for without it lacks, reported as the setting of its stage that names the vendor. */
 export function credentialOfStage(stage: CallStage, provider: string): MissingCredential {
+  if (stage === 'realtime') return needsKey('realtime', 'realtime_settings.provider', provider, null);
   if (stage === 'stt') return needsKey('stt', 'stt_settings.provider', provider, null);
   if (stage === 'tts') return needsKey('tts', 'tts_settings.provider', provider, 'tts_settings.provider_config.api_key');
   if (provider === 'custom') return needsBaseUrl('llm_provider_config.base_url', 'llm_provider_config.base_url');

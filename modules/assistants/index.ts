@@ -24,7 +24,18 @@ export { assistantFields, AssistantSettings, baseLanguage, DEFAULT_IDLE_MESSAGE,
 export { loadAssistantSettings, loadAssistantVersioned } from './store.js';
 export { MAX_VARIABLE_LENGTH, renderPrompt, renderTemplate, sanitizeValue, type TemplateValues } from './templates.js';
 export { refusedVendorUrls } from './vendor-urls.js';
-export { DEFAULT_LLM_MODEL, DEFAULT_STT_MODEL, LLM_PROVIDERS, TTS_PROVIDERS, type LlmProvider, type SttProvider, type TtsProvider } from './vendors.js';
+export {
+  DEFAULT_LLM_MODEL,
+  DEFAULT_REALTIME_MODELS,
+  DEFAULT_STT_MODEL,
+  LLM_PROVIDERS,
+  REALTIME_PROVIDERS,
+  TTS_PROVIDERS,
+  type LlmProvider,
+  type RealtimeProvider,
+  type SttProvider,
+  type TtsProvider,
+} from './vendors.js';
 export { STARTERS, starterById, type Starter } from './starters.js';
 export { DEFAULT_VOICE, VOICES, type Voice } from './voices.js';
 export { VoiceCatalogue, type CatalogueAnswer, type CatalogueRequest } from './voice-catalogue/catalogue.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { int } from '../../lib/zod/int.js';
 import { RAGSettings } from '../knowledge/index.js';
 import { PRIVACY_MODES } from '../calls/index.js';
-import { DEFAULT_LLM_MODEL, DEFAULT_STT_MODEL, LLM_PROVIDERS, STT_PROVIDERS, TTS_PROVIDERS } from './vendors.js';
+import { DEFAULT_LLM_MODEL, DEFAULT_STT_MODEL, LLM_PROVIDERS, REALTIME_PROVIDERS, STT_PROVIDERS, TTS_PROVIDERS } from './vendors.js';
 
 // Settings of an assistant as the API accepts and returns them, with the spec's defaults. Shared by the API (which
 // validates and stores them) and the agent (which builds a call's pipeline from them). Time values are in seconds,
@@ -98,6 +98,29 @@ export const TTSSettings = z
   })
   .meta({ id: 'TTSSettings' });
 
+// A speech-to-speech model in place of the recogniser, the text model and the voice in calls (docs/runtime.md,
+// "Speech-to-speech"). The text model (llm_provider) still writes the post-call analysis and answers text test runs.
+export const RealtimeSettings = z
+  .strictObject({
+    enabled: z.boolean().default(false).describe('Calls run on the speech-to-speech model instead of stt_settings, llm_provider and tts_settings'),
+    provider: z.enum(REALTIME_PROVIDERS).default(REALTIME_PROVIDERS[0]),
+    model: shortText.nullable().default(null).describe("The vendor's speech-to-speech model; null: gpt-realtime"),
+    voice: shortText.nullable().default(null).describe("One of the model's own voices; null: the vendor's default (marin)"),
+    base_url: z
+      .url({ protocol: /^(https?|wss?)$/ })
+      .max(2048)
+      .nullable()
+      .default(null)
+      .describe("The vendor's API base (https://api.openai.com/v1); null: the service's OPENAI_BASE_URL, else the vendor's own"),
+    turn_detection: z
+      .enum(['server_vad', 'semantic_vad'])
+      .default('server_vad')
+      .describe(
+        "The vendor's own end-of-turn detection: on silence (server_vad, silence_duration from stt_settings.turn_detection.min_endpointing_delay) or on what was said (semantic_vad)",
+      ),
+  })
+  .meta({ id: 'RealtimeSettings' });
+
 export const RecordingSettings = z
   .strictObject({
     recording_enabled: z.boolean().default(true),
@@ -181,6 +204,7 @@ export const assistantFields = {
   llm_fallback_providers: LLMFallbackSettings.prefault({}),
   stt_settings: STTSettings.prefault({}),
   tts_settings: TTSSettings.prefault({}),
+  realtime_settings: RealtimeSettings.prefault({}),
   rag_settings: RAGSettings.prefault({}),
   recording_settings: RecordingSettings.prefault({}),
   interruption_settings: InterruptionSettings.prefault({}),

@@ -11,6 +11,7 @@ import {
   LLMFallbackSettings,
   LLMProviderConfig,
   LLMSettings,
+  RealtimeSettings,
   RecordingSettings,
   STTSettings,
   TTSSettings,
@@ -43,6 +44,7 @@ const conform = {
   recordingSettings: conformer(RecordingSettings),
   interruptionSettings: conformer(InterruptionSettings),
   callStartLookup: conformer(CallStartLookup),
+  realtimeSettings: conformer(RealtimeSettings),
 };
 
 /**
@@ -60,6 +62,7 @@ export function settingsOf(row: AssistantRow): Settings {
     llm_fallback_providers: conform.llmFallbackProviders(row.llmFallbackProviders) as FallbackSettings,
     stt_settings: conform.sttSettings(row.sttSettings) as Settings['stt_settings'],
     tts_settings: conform.ttsSettings(row.ttsSettings) as Settings['tts_settings'],
+    realtime_settings: conform.realtimeSettings(row.realtimeSettings ?? {}) as Settings['realtime_settings'],
     rag_settings: conform.ragSettings(row.ragSettings) as Settings['rag_settings'],
     recording_settings: conform.recordingSettings(row.recordingSettings) as Settings['recording_settings'],
     interruption_settings: conform.interruptionSettings(row.interruptionSettings) as Settings['interruption_settings'],
@@ -91,6 +94,7 @@ export function columnsOf(settings: Settings) {
     llmFallbackProviders: settings.llm_fallback_providers as Prisma.InputJsonValue,
     sttSettings: settings.stt_settings as Prisma.InputJsonValue,
     ttsSettings: settings.tts_settings as Prisma.InputJsonValue,
+    realtimeSettings: settings.realtime_settings as Prisma.InputJsonValue,
     ragSettings: settings.rag_settings as Prisma.InputJsonValue,
     recordingSettings: settings.recording_settings as Prisma.InputJsonValue,
     interruptionSettings: settings.interruption_settings as Prisma.InputJsonValue,

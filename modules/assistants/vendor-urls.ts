@@ -6,7 +6,8 @@ import type { AssistantSettings } from './settings.js';
 // vendor key and reads the answer back. Each is refused at create and update when it names a loopback, private or
 // reserved address the operator has not allowed, and checked again on its DNS answers when a call connects.
 
-type VendorUrlHolder = Pick<AssistantSettings, 'llm_provider_config' | 'llm_fallback_providers' | 'tts_settings'>;
+type VendorUrlHolder = Pick<AssistantSettings, 'llm_provider_config' | 'llm_fallback_providers' | 'tts_settings'> &
+  Partial<Pick<AssistantSettings, 'realtime_settings'>>;
 
 export interface VendorUrlSlot {
   /** Where it sits in a request body. */
@@ -23,6 +24,8 @@ export function vendorUrlSlots(s: VendorUrlHolder): VendorUrlSlot[] {
   });
   const ttsUrl = s.tts_settings.provider_config?.base_url;
   if (ttsUrl !== undefined && ttsUrl !== null) slots.push({ loc: ['tts_settings', 'provider_config', 'base_url'], url: ttsUrl });
+  // Judged whether or not the model is enabled: enabling it later is a change of another field, not judged again.
+  if (s.realtime_settings?.base_url) slots.push({ loc: ['realtime_settings', 'base_url'], url: s.realtime_settings.base_url });
   return slots;
 }
 

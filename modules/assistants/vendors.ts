@@ -7,9 +7,18 @@ export const LLM_PROVIDERS = ['openai', 'anthropic', 'google', 'groq', 'mistral'
 export const STT_PROVIDERS = ['deepgram', 'soniox', 'assemblyai', 'local'] as const;
 export const TTS_PROVIDERS = ['elevenlabs', 'cartesia', 'deepgram', 'local'] as const;
 
+/**
+ * Speech-to-speech vendors (`realtime_settings`): one model hears the caller and speaks the reply, with no separate
+ * recogniser or voice. Each is reached with the organisation's key of the vendor of the same name.
+ */
+export const REALTIME_PROVIDERS = ['openai'] as const;
+/** Each vendor's model and voice when the assistant names none. */
+export const DEFAULT_REALTIME_MODELS = { openai: { model: 'gpt-realtime', voice: 'marin' } } as const;
+
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 export type SttProvider = (typeof STT_PROVIDERS)[number];
 export type TtsProvider = (typeof TTS_PROVIDERS)[number];
+export type RealtimeProvider = (typeof REALTIME_PROVIDERS)[number];
 
 export const DEFAULT_LLM_MODEL = 'gpt-4.1-mini';
 export const DEFAULT_STT_MODEL = 'nova-3';

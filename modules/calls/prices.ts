@@ -25,6 +25,8 @@ export const PriceEntry = z
       model,
       input_usd_per_million_tokens: usd,
       output_usd_per_million_tokens: usd,
+      input_audio_usd_per_million_tokens: usd.optional().describe("A speech-to-speech model's audio input; absent: audio tokens at the text price"),
+      output_audio_usd_per_million_tokens: usd.optional().describe("A speech-to-speech model's audio output; absent: audio tokens at the text price"),
     }),
     z.strictObject({ component: z.literal('stt'), provider: vendor, model, usd_per_minute: usd.describe('Per minute of audio transcribed') }),
     z.strictObject({ component: z.literal('tts'), provider: vendor, model, usd_per_million_characters: usd }),
@@ -57,6 +59,16 @@ const llm = (provider: string, m: string, input: number, output: number): PriceE
   input_usd_per_million_tokens: input,
   output_usd_per_million_tokens: output,
 });
+/** A speech-to-speech model: text tokens, then audio tokens, each in and out, per million. */
+const realtime = (provider: string, m: string, text: [number, number], audio: [number, number]): PriceEntry => ({
+  component: 'llm',
+  provider,
+  model: m,
+  input_usd_per_million_tokens: text[0],
+  output_usd_per_million_tokens: text[1],
+  input_audio_usd_per_million_tokens: audio[0],
+  output_audio_usd_per_million_tokens: audio[1],
+});
 const stt = (provider: string, m: string, perMinute: number): PriceEntry => ({ component: 'stt', provider, model: m, usd_per_minute: perMinute });
 const tts = (provider: string, m: string, perMillion: number): PriceEntry => ({ component: 'tts', provider, model: m, usd_per_million_characters: perMillion });
 const line = (transport: (typeof CALL_TRANSPORTS)[number], perMinute: number): PriceEntry => ({
@@ -74,6 +86,8 @@ export const DEFAULT_PRICES: readonly PriceEntry[] = Object.freeze([
   llm('openai', 'gpt-4o-mini', 0.15, 0.6),
   llm('openai', 'gpt-4o', 2.5, 10),
   llm('openai', ANY_MODEL, 2, 8),
+  realtime('openai', 'gpt-realtime', [4, 16], [32, 64]),
+  realtime('openai', 'gpt-realtime-mini', [0.6, 2.4], [10, 20]),
   llm('anthropic', 'claude-haiku-4-5', 1, 5),
   llm('anthropic', 'claude-sonnet-4-5', 3, 15),
   llm('anthropic', ANY_MODEL, 3, 15),

@@ -9,7 +9,17 @@ export const CallUsage = z
   .object({
     audio_minutes: z.number().describe('From the start of the conversation to its end'),
     llm: z
-      .array(z.object({ provider: z.string(), model: z.string(), input_tokens: z.int(), output_tokens: z.int(), cached_input_tokens: z.int() }))
+      .array(
+        z.object({
+          provider: z.string(),
+          model: z.string(),
+          input_tokens: z.int(),
+          output_tokens: z.int(),
+          cached_input_tokens: z.int(),
+          input_audio_tokens: z.int().optional().describe("A speech-to-speech model's: the part of input_tokens that was audio"),
+          output_audio_tokens: z.int().optional().describe("A speech-to-speech model's: the part of output_tokens that was audio"),
+        }),
+      )
       .describe('Per model, fallbacks and the post-call analysis included'),
     stt: z.array(z.object({ provider: z.string(), model: z.string(), audio_seconds: z.number() })),
     tts: z.array(z.object({ provider: z.string(), model: z.string(), characters: z.int() })),
@@ -32,7 +42,7 @@ export const CallCost = z
         provider: z.string(),
         model: z.string(),
         quantity: z.number(),
-        unit: z.enum(['input_token', 'output_token', 'minute', 'character']),
+        unit: z.enum(['input_token', 'output_token', 'input_audio_token', 'output_audio_token', 'minute', 'character']),
         unit_price: z.number().describe('Per unit, in the currency'),
         amount: z.number(),
       }),

@@ -27,8 +27,13 @@ export function priceUsage(usage: CallUsage, overrides: readonly PriceEntry[]): 
   for (const u of usage.llm) {
     const p = lookup('llm', u.provider, u.model);
     if (p?.component !== 'llm') continue;
-    add('llm', u.provider, u.model, u.input_tokens, 'input_token', p.input_usd_per_million_tokens / MICRO);
-    add('llm', u.provider, u.model, u.output_tokens, 'output_token', p.output_usd_per_million_tokens / MICRO);
+    // A speech-to-speech model's audio tokens at the audio price, where the line has one; the rest at the text price.
+    const inAudio = p.input_audio_usd_per_million_tokens !== undefined ? (u.input_audio_tokens ?? 0) : 0;
+    const outAudio = p.output_audio_usd_per_million_tokens !== undefined ? (u.output_audio_tokens ?? 0) : 0;
+    add('llm', u.provider, u.model, u.input_tokens - inAudio, 'input_token', p.input_usd_per_million_tokens / MICRO);
+    add('llm', u.provider, u.model, u.output_tokens - outAudio, 'output_token', p.output_usd_per_million_tokens / MICRO);
+    add('llm', u.provider, u.model, inAudio, 'input_audio_token', (p.input_audio_usd_per_million_tokens ?? 0) / MICRO);
+    add('llm', u.provider, u.model, outAudio, 'output_audio_token', (p.output_audio_usd_per_million_tokens ?? 0) / MICRO);
   }
   for (const u of usage.stt) {
     const p = lookup('stt', u.provider, u.model);

@@ -6,5 +6,16 @@ export { type CallTool, callToolOf, loadCallTools, loadToolsByIds } from './call
 export { executeHttpTool, type HttpToolResult } from './http-executor.js';
 export { type McpCallResult, McpConnection, type McpToolInfo } from './mcp-client.js';
 export type { ToolValues } from './render.js';
-export { McpServerTools, Tool, TOOL_NAME, ToolCreate, type ToolOut, ToolParams, ToolTestRequest, ToolTestResult, ToolUpdate } from './schemas.js';
+export {
+  KNOWLEDGE_TOOL_PARAMETERS,
+  McpServerTools,
+  Tool,
+  TOOL_NAME,
+  ToolCreate,
+  type ToolOut,
+  ToolParams,
+  ToolTestRequest,
+  ToolTestResult,
+  ToolUpdate,
+} from './schemas.js';
 export { createTool, deleteTool, getTool, listMcpToolServerTools, listTools, testTool, type ToolDeps, updateTool } from './service.js';

@@ -80,9 +80,11 @@ const SPEC_DEFAULTS = {
   idle_timeout: null,
   max_idle_messages: null,
   call_start_lookup: { url: null, secret: null, timeout_ms: 2000 },
+  realtime_settings: { enabled: false, provider: 'openai', model: null, voice: null, base_url: null, turn_detection: 'server_vad' },
   languages: [],
   custom_settings: null,
   playbook_ids: null,
+  privacy_mode: null,
   assigned_documents: [],
   assigned_tools: [],
 };

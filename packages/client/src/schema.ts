@@ -1012,6 +1012,7 @@ export interface components {
        */
       privacy_mode: ("full" | "redacted" | "metadata_only") | null;
       rag_settings: components["schemas"]["RAGSettings"];
+      realtime_settings: components["schemas"]["RealtimeSettings"];
       recording_settings: components["schemas"]["RecordingSettings"];
       stt_settings: components["schemas"]["STTSettings"];
       tts_settings: components["schemas"]["TTSSettings"];
@@ -1066,6 +1067,8 @@ export interface components {
       privacy_mode?: ("full" | "redacted" | "metadata_only") | null;
       /** @default {} */
       rag_settings?: components["schemas"]["RAGSettingsInput"];
+      /** @default {} */
+      realtime_settings?: components["schemas"]["RealtimeSettingsInput"];
       /** @default {} */
       recording_settings?: components["schemas"]["RecordingSettingsInput"];
       /** @default {} */
@@ -1152,6 +1155,16 @@ export interface components {
         max_prompt_doc_tokens?: number;
         search_limit?: number;
         similarity_threshold?: number;
+      };
+      realtime_settings?: {
+        base_url?: string | null;
+        enabled?: boolean;
+        model?: string | null;
+        /** @enum {string} */
+        provider?: "openai";
+        /** @enum {string} */
+        turn_detection?: "server_vad" | "semantic_vad";
+        voice?: string | null;
       };
       recording_settings?: {
         consent_prompt?: string;
@@ -1384,7 +1397,7 @@ export interface components {
           provider: string;
           quantity: number;
           /** @enum {string} */
-          unit: "input_token" | "output_token" | "minute" | "character";
+          unit: "input_token" | "output_token" | "input_audio_token" | "output_audio_token" | "minute" | "character";
           /** @description Per unit, in the currency */
           unit_price: number;
         })[];
@@ -1467,8 +1480,12 @@ export interface components {
       /** @description Per model, fallbacks and the post-call analysis included */
       llm: {
           cached_input_tokens: number;
+          /** @description A speech-to-speech model's: the part of input_tokens that was audio */
+          input_audio_tokens?: number;
           input_tokens: number;
           model: string;
+          /** @description A speech-to-speech model's: the part of output_tokens that was audio */
+          output_audio_tokens?: number;
           output_tokens: number;
           provider: string;
         }[];
@@ -2904,12 +2921,16 @@ export interface components {
     PriceEntry: OneOf<[{
       /** @constant */
       component: "llm";
+      /** @description A speech-to-speech model's audio input; absent: audio tokens at the text price */
+      input_audio_usd_per_million_tokens?: number;
       input_usd_per_million_tokens: number;
       /**
        * @description The model; `*` for any model of the vendor
        * @default *
        */
       model: string;
+      /** @description A speech-to-speech model's audio output; absent: audio tokens at the text price */
+      output_audio_usd_per_million_tokens?: number;
       output_usd_per_million_tokens: number;
       /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
       provider: string;
@@ -2955,12 +2976,16 @@ export interface components {
     PriceEntryInput: OneOf<[{
       /** @constant */
       component: "llm";
+      /** @description A speech-to-speech model's audio input; absent: audio tokens at the text price */
+      input_audio_usd_per_million_tokens?: number;
       input_usd_per_million_tokens: number;
       /**
        * @description The model; `*` for any model of the vendor
        * @default *
        */
       model?: string;
+      /** @description A speech-to-speech model's audio output; absent: audio tokens at the text price */
+      output_audio_usd_per_million_tokens?: number;
       output_usd_per_million_tokens: number;
       /** @description The vendor as the assistant names it (`openai`, `deepgram`, ...) */
       provider: string;
@@ -3103,6 +3128,72 @@ export interface components {
       search_limit?: number;
       /** @default 0.7 */
       similarity_threshold?: number;
+    };
+    RealtimeSettings: {
+      /**
+       * @description The vendor's API base (https://api.openai.com/v1); null: the service's OPENAI_BASE_URL, else the vendor's own
+       * @default null
+       */
+      base_url: string | null;
+      /**
+       * @description Calls run on the speech-to-speech model instead of stt_settings, llm_provider and tts_settings
+       * @default false
+       */
+      enabled: boolean;
+      /**
+       * @description The vendor's speech-to-speech model; null: gpt-realtime
+       * @default null
+       */
+      model: string | null;
+      /**
+       * @default openai
+       * @enum {string}
+       */
+      provider: "openai";
+      /**
+       * @description The vendor's own end-of-turn detection: on silence (server_vad, silence_duration from stt_settings.turn_detection.min_endpointing_delay) or on what was said (semantic_vad)
+       * @default server_vad
+       * @enum {string}
+       */
+      turn_detection: "server_vad" | "semantic_vad";
+      /**
+       * @description One of the model's own voices; null: the vendor's default (marin)
+       * @default null
+       */
+      voice: string | null;
+    };
+    RealtimeSettingsInput: {
+      /**
+       * @description The vendor's API base (https://api.openai.com/v1); null: the service's OPENAI_BASE_URL, else the vendor's own
+       * @default null
+       */
+      base_url?: string | null;
+      /**
+       * @description Calls run on the speech-to-speech model instead of stt_settings, llm_provider and tts_settings
+       * @default false
+       */
+      enabled?: boolean;
+      /**
+       * @description The vendor's speech-to-speech model; null: gpt-realtime
+       * @default null
+       */
+      model?: string | null;
+      /**
+       * @default openai
+       * @enum {string}
+       */
+      provider?: "openai";
+      /**
+       * @description The vendor's own end-of-turn detection: on silence (server_vad, silence_duration from stt_settings.turn_detection.min_endpointing_delay) or on what was said (semantic_vad)
+       * @default server_vad
+       * @enum {string}
+       */
+      turn_detection?: "server_vad" | "semantic_vad";
+      /**
+       * @description One of the model's own voices; null: the vendor's default (marin)
+       * @default null
+       */
+      voice?: string | null;
     };
     RecordingSettings: {
       /** @default */

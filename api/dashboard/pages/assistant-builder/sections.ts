@@ -133,6 +133,28 @@ export const SECTIONS: Section[] = [
     ],
   },
   {
+    id: 'speech-to-speech',
+    title: 'Speech-to-speech',
+    intro: 'One model that hears the caller and speaks, in place of the transcriber, the model and the voice during calls.',
+    fields: [
+      {
+        key: 'realtime_settings.enabled',
+        label: 'Use a speech-to-speech model',
+        control: 'switch',
+        help: 'Test runs and the call summary still use the model above.',
+      },
+      { key: 'realtime_settings.provider', label: 'Provider', choices: { openai: 'OpenAI Realtime' } },
+      { key: 'realtime_settings.model', label: 'Model', help: 'Empty: gpt-realtime.' },
+      { key: 'realtime_settings.voice', label: 'Voice', help: 'One of the model’s own voices (marin, cedar, alloy, ...); empty: marin.' },
+      {
+        key: 'realtime_settings.turn_detection',
+        label: 'End of the caller’s turn',
+        choices: { server_vad: 'After a silence (the shortest wait under Transcriber)', semantic_vad: 'When the model judges they are done' },
+      },
+      { key: 'realtime_settings.base_url', label: 'Server address', help: 'Empty: the vendor’s own.' },
+    ],
+  },
+  {
     id: 'transcriber',
     title: 'Transcriber',
     intro: 'How the caller’s speech becomes text.',
