@@ -203,7 +203,7 @@ export async function buildSessionOptions(
  * its key is there: the post-call analysis runs on it.
  */
 async function realtimeSessionOptions(settings: AssistantSettings, access: VendorAccess, turns: TurnTaking): Promise<SessionParts> {
-  const realtime = createRealtimeModel(settings, access);
+  const realtime = await createRealtimeModel(settings, access);
   const usable = llmEndpoints(settings, access).filter(hasCredential);
   const textLlm = usable.length > 0 ? await buildLlm(settings, access) : new UnavailableLlm(settings.llm_provider ?? 'openai');
   const options: voice.AgentSessionOptions = {

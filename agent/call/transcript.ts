@@ -94,8 +94,10 @@ export function captureTranscript(session: SessionEvents<TranscriptEvents>, opti
       const text = item.textContent ?? '';
       if (!text.trim()) return;
       const m = item.metrics;
-      const spoken = item.role === 'user' && m.startedSpeakingAt === undefined ? options.userTurnOf?.(item) : undefined;
-      const start = m.startedSpeakingAt !== undefined ? m.startedSpeakingAt * 1000 : (spoken?.startMs ?? item.createdAt);
+      // A speech-to-speech call's own record of when the caller spoke comes first: a vendor plugin may date the turn
+      // by when its first message arrived (Google's), which is not when the caller started.
+      const spoken = item.role === 'user' && m.stoppedSpeakingAt === undefined ? options.userTurnOf?.(item) : undefined;
+      const start = spoken?.startMs ?? (m.startedSpeakingAt !== undefined ? m.startedSpeakingAt * 1000 : item.createdAt);
       const stop = m.stoppedSpeakingAt !== undefined ? m.stoppedSpeakingAt * 1000 : (spoken?.stopMs ?? Date.now());
       if (item.role === 'user') unanswered = { message: item, startMs: relMs(start) };
       const language = options.languageOf?.(item.role);

@@ -9,11 +9,13 @@ import {
   type RealtimeProvider,
 } from '../../modules/assistants/index.js';
 import type { VendorAccess } from './speech-providers.js';
+import { createGeminiLiveModel } from './gemini-live.js';
 
 // The speech-to-speech model of an assistant's `realtime_settings`, through the framework's own plugins: one model
 // hears the caller, decides when the turn ends (the vendor's own voice activity detection), and speaks the reply; the
 // caller's words come back as the vendor's input transcription, for the transcript. The vendor's socket is opened by
 // the plugin, not through the guarded fetch, so its URL is checked before the call connects (session-config.ts).
+// OpenAI's model is here; Google's (Gemini Live) is in gemini-live.ts.
 
 export interface RealtimeEndpoint {
   provider: RealtimeProvider;
@@ -22,8 +24,9 @@ export interface RealtimeEndpoint {
   apiKey: string;
   /** The vendor's API base; absent, the vendor's own. */
   baseUrl: string | undefined;
+  /** OpenAI's choice; Gemini Live ends a turn on silence alone (semantic_vad is refused for it at write). */
   turnDetection: 'server_vad' | 'semantic_vad';
-  /** Silence that ends the caller's turn (server_vad), ms. */
+  /** Silence that ends the caller's turn (server_vad; Gemini's silenceDurationMs), ms. */
   silenceMs: number;
 }
 
@@ -69,7 +72,10 @@ class OpenAIRealtimeModel extends openai.realtime.RealtimeModel {
   }
 }
 
-export const realtimeFactories: Record<RealtimeProvider, (endpoint: RealtimeEndpoint, settings: AssistantSettings) => llm.RealtimeModel> = {
+export const realtimeFactories: Record<
+  RealtimeProvider,
+  (endpoint: RealtimeEndpoint, settings: AssistantSettings) => llm.RealtimeModel | Promise<llm.RealtimeModel>
+> = {
   openai: (e, settings) =>
     new OpenAIRealtimeModel({
       model: e.model,
@@ -91,9 +97,13 @@ export const realtimeFactories: Record<RealtimeProvider, (endpoint: RealtimeEndp
       // One reconnect, as the other vendors get (session-config.ts); a dead vendor ends the call rather than hang it.
       connOptions: { maxRetry: 1, retryIntervalMs: 500, timeoutMs: 10_000 },
     }),
+  google: createGeminiLiveModel,
 };
 
-export function createRealtimeModel(settings: AssistantSettings, access: VendorAccess): { model: llm.RealtimeModel; endpoint: RealtimeEndpoint } {
+export async function createRealtimeModel(
+  settings: AssistantSettings,
+  access: VendorAccess,
+): Promise<{ model: llm.RealtimeModel; endpoint: RealtimeEndpoint }> {
   const endpoint = realtimeEndpoint(settings, access);
-  return { model: realtimeFactories[endpoint.provider](endpoint, settings), endpoint };
+  return { model: await realtimeFactories[endpoint.provider](endpoint, settings), endpoint };
 }

@@ -104,19 +104,24 @@ export const RealtimeSettings = z
   .strictObject({
     enabled: z.boolean().default(false).describe('Calls run on the speech-to-speech model instead of stt_settings, llm_provider and tts_settings'),
     provider: z.enum(REALTIME_PROVIDERS).default(REALTIME_PROVIDERS[0]),
-    model: shortText.nullable().default(null).describe("The vendor's speech-to-speech model; null: gpt-realtime"),
-    voice: shortText.nullable().default(null).describe("One of the model's own voices; null: the vendor's default (marin)"),
+    model: shortText
+      .nullable()
+      .default(null)
+      .describe("The vendor's speech-to-speech model; null: openai gpt-realtime, google gemini-2.5-flash-native-audio-preview-12-2025"),
+    voice: shortText.nullable().default(null).describe("One of the model's own voices; null: the vendor's default (openai marin, google Puck)"),
     base_url: z
       .url({ protocol: /^(https?|wss?)$/ })
       .max(2048)
       .nullable()
       .default(null)
-      .describe("The vendor's API base (https://api.openai.com/v1); null: the service's OPENAI_BASE_URL, else the vendor's own"),
+      .describe(
+        "The vendor's API base (https://api.openai.com/v1, https://generativelanguage.googleapis.com); null: the service's OPENAI_BASE_URL or GOOGLE_BASE_URL, else the vendor's own",
+      ),
     turn_detection: z
       .enum(['server_vad', 'semantic_vad'])
       .default('server_vad')
       .describe(
-        "The vendor's own end-of-turn detection: on silence (server_vad, silence_duration from stt_settings.turn_detection.min_endpointing_delay) or on what was said (semantic_vad)",
+        "The vendor's own end-of-turn detection: on silence (server_vad, silence_duration from stt_settings.turn_detection.min_endpointing_delay) or on what was said (semantic_vad, openai only)",
       ),
   })
   .meta({ id: 'RealtimeSettings' });
@@ -238,6 +243,15 @@ function crossFieldRules(value: AssistantSettingsInput, ctx: z.RefinementCtx): v
       path: ['stt_settings', 'turn_detection', 'max_endpointing_delay'],
       message: 'max_endpointing_delay must be greater than or equal to min_endpointing_delay',
       params: { type: 'greater_than_equal' },
+    });
+  }
+  // Gemini Live ends a turn on silence only: its detector has no notion of what was said.
+  if (value.realtime_settings.provider !== 'openai' && value.realtime_settings.turn_detection === 'semantic_vad') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['realtime_settings', 'turn_detection'],
+      message: `semantic_vad is OpenAI's alone; ${value.realtime_settings.provider} ends the turn on silence (server_vad)`,
+      params: { type: 'value_error' },
     });
   }
   const lookup = value.call_start_lookup;

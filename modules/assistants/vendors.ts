@@ -11,9 +11,12 @@ export const TTS_PROVIDERS = ['elevenlabs', 'cartesia', 'deepgram', 'local'] as 
  * Speech-to-speech vendors (`realtime_settings`): one model hears the caller and speaks the reply, with no separate
  * recogniser or voice. Each is reached with the organisation's key of the vendor of the same name.
  */
-export const REALTIME_PROVIDERS = ['openai'] as const;
-/** Each vendor's model and voice when the assistant names none. */
-export const DEFAULT_REALTIME_MODELS = { openai: { model: 'gpt-realtime', voice: 'marin' } } as const;
+export const REALTIME_PROVIDERS = ['openai', 'google'] as const;
+/** Each vendor's model and voice when the assistant names none: Google's are its plugin's defaults (Gemini Live). */
+export const DEFAULT_REALTIME_MODELS = {
+  openai: { model: 'gpt-realtime', voice: 'marin' },
+  google: { model: 'gemini-2.5-flash-native-audio-preview-12-2025', voice: 'Puck' },
+} as const;
 
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 export type SttProvider = (typeof STT_PROVIDERS)[number];

@@ -88,6 +88,8 @@ export const DEFAULT_PRICES: readonly PriceEntry[] = Object.freeze([
   llm('openai', ANY_MODEL, 2, 8),
   realtime('openai', 'gpt-realtime', [4, 16], [32, 64]),
   realtime('openai', 'gpt-realtime-mini', [0.6, 2.4], [10, 20]),
+  realtime('google', 'gemini-2.5-flash-native-audio-preview-12-2025', [0.5, 2], [3, 12]),
+  realtime('google', 'gemini-2.5-flash-native-audio-preview-09-2025', [0.5, 2], [3, 12]),
   llm('anthropic', 'claude-haiku-4-5', 1, 5),
   llm('anthropic', 'claude-sonnet-4-5', 3, 15),
   llm('anthropic', ANY_MODEL, 3, 15),

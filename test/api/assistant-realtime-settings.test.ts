@@ -70,4 +70,29 @@ describe('realtime_settings of an assistant', () => {
     const read = await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
     expect(read.body.warnings).toEqual([]);
   });
+
+  it("takes Google's Gemini Live with its own defaults, names GOOGLE_API_KEY when unset, and refuses semantic_vad for it", async ({ api, tenant }) => {
+    vi.stubEnv('GOOGLE_API_KEY', '');
+    const created = await api.call(tenant, 'POST', '/api/assistants', { name: 'Gemini', realtime_settings: { enabled: true, provider: 'google' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.realtime_settings).toEqual({
+      enabled: true,
+      provider: 'google',
+      model: null,
+      voice: null,
+      base_url: null,
+      turn_detection: 'server_vad',
+    });
+    const warning = created.body.warnings.find((w: { field: string }) => w.field === 'realtime_settings.provider');
+    expect(warning.message).toBe('Speech-to-speech provider google needs GOOGLE_API_KEY, which is not set on this service');
+    vi.stubEnv('GOOGLE_API_KEY', 'AIza-test');
+    const read = await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
+    expect(read.body.warnings.map((w: { field: string }) => w.field)).not.toContain('realtime_settings.provider');
+
+    const semantic = await api.call(tenant, 'PATCH', `/api/assistants/${created.body.id}`, { realtime_settings: { turn_detection: 'semantic_vad' } });
+    expect(semantic.status).toBe(422);
+    expect(semantic.body.detail.map((d: { loc: unknown[] }) => d.loc)).toEqual([['body', 'realtime_settings', 'turn_detection']]);
+    const after = await api.call(tenant, 'GET', `/api/assistants/${created.body.id}`);
+    expect(after.body.realtime_settings.turn_detection).toBe('server_vad');
+  });
 });

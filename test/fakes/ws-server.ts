@@ -21,16 +21,19 @@ export interface FakeWsServer {
 
 /**
  * A real `ws` server on 127.0.0.1 that records each connection and hands the socket to the vendor's script. Only the
- * vendor's path upgrades; any other is refused with 400, as the vendor would.
+ * vendor's path upgrades (a string, or a predicate on the path); any other is refused with 400, as the vendor would.
  */
 export async function startWsServer(
-  path: string,
+  path: string | ((pathname: string) => boolean),
   onConnection: (socket: WebSocket, connection: RecordedConnection, index: number) => void,
 ): Promise<FakeWsServer> {
   const connections: RecordedConnection[] = [];
-  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, path });
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, ...(typeof path === 'string' ? { path } : {}) });
+  // A vendor whose front end normalises the path (Google's takes `//ws/...` as `/ws/...`) is matched by a predicate.
+  if (typeof path === 'function') server.shouldHandle = (req) => path((req.url ?? '/').split('?')[0]!);
   server.on('connection', (socket, req) => {
-    const connection: RecordedConnection = { url: new URL(req.url ?? '/', 'ws://127.0.0.1'), headers: req.headers, binary: [], text: [] };
+    // `//ws/...` would read as a host name: the path is taken as it came.
+    const connection: RecordedConnection = { url: new URL(`ws://127.0.0.1${req.url ?? '/'}`), headers: req.headers, binary: [], text: [] };
     connections.push(connection);
     // Recording listeners come first so that the script's own listeners see frames already recorded.
     socket.on('message', (data, isBinary) => {

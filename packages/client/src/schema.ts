@@ -1161,7 +1161,7 @@ export interface components {
         enabled?: boolean;
         model?: string | null;
         /** @enum {string} */
-        provider?: "openai";
+        provider?: "openai" | "google";
         /** @enum {string} */
         turn_detection?: "server_vad" | "semantic_vad";
         voice?: string | null;
@@ -3131,7 +3131,7 @@ export interface components {
     };
     RealtimeSettings: {
       /**
-       * @description The vendor's API base (https://api.openai.com/v1); null: the service's OPENAI_BASE_URL, else the vendor's own
+       * @description The vendor's API base (https://api.openai.com/v1, https://generativelanguage.googleapis.com); null: the service's OPENAI_BASE_URL or GOOGLE_BASE_URL, else the vendor's own
        * @default null
        */
       base_url: string | null;
@@ -3141,7 +3141,7 @@ export interface components {
        */
       enabled: boolean;
       /**
-       * @description The vendor's speech-to-speech model; null: gpt-realtime
+       * @description The vendor's speech-to-speech model; null: openai gpt-realtime, google gemini-2.5-flash-native-audio-preview-12-2025
        * @default null
        */
       model: string | null;
@@ -3149,22 +3149,22 @@ export interface components {
        * @default openai
        * @enum {string}
        */
-      provider: "openai";
+      provider: "openai" | "google";
       /**
-       * @description The vendor's own end-of-turn detection: on silence (server_vad, silence_duration from stt_settings.turn_detection.min_endpointing_delay) or on what was said (semantic_vad)
+       * @description The vendor's own end-of-turn detection: on silence (server_vad, silence_duration from stt_settings.turn_detection.min_endpointing_delay) or on what was said (semantic_vad, openai only)
        * @default server_vad
        * @enum {string}
        */
       turn_detection: "server_vad" | "semantic_vad";
       /**
-       * @description One of the model's own voices; null: the vendor's default (marin)
+       * @description One of the model's own voices; null: the vendor's default (openai marin, google Puck)
        * @default null
        */
       voice: string | null;
     };
     RealtimeSettingsInput: {
       /**
-       * @description The vendor's API base (https://api.openai.com/v1); null: the service's OPENAI_BASE_URL, else the vendor's own
+       * @description The vendor's API base (https://api.openai.com/v1, https://generativelanguage.googleapis.com); null: the service's OPENAI_BASE_URL or GOOGLE_BASE_URL, else the vendor's own
        * @default null
        */
       base_url?: string | null;
@@ -3174,7 +3174,7 @@ export interface components {
        */
       enabled?: boolean;
       /**
-       * @description The vendor's speech-to-speech model; null: gpt-realtime
+       * @description The vendor's speech-to-speech model; null: openai gpt-realtime, google gemini-2.5-flash-native-audio-preview-12-2025
        * @default null
        */
       model?: string | null;
@@ -3182,15 +3182,15 @@ export interface components {
        * @default openai
        * @enum {string}
        */
-      provider?: "openai";
+      provider?: "openai" | "google";
       /**
-       * @description The vendor's own end-of-turn detection: on silence (server_vad, silence_duration from stt_settings.turn_detection.min_endpointing_delay) or on what was said (semantic_vad)
+       * @description The vendor's own end-of-turn detection: on silence (server_vad, silence_duration from stt_settings.turn_detection.min_endpointing_delay) or on what was said (semantic_vad, openai only)
        * @default server_vad
        * @enum {string}
        */
       turn_detection?: "server_vad" | "semantic_vad";
       /**
-       * @description One of the model's own voices; null: the vendor's default (marin)
+       * @description One of the model's own voices; null: the vendor's default (openai marin, google Puck)
        * @default null
        */
       voice?: string | null;

@@ -1,4 +1,5 @@
 import { startWsServer, type FakeWsServer } from '../ws-server.js';
+import { EnergyVad, textTokens, toneBase64 } from './energy-vad.js';
 
 // OpenAI's Realtime API (GA, `wss://api.openai.com/v1/realtime?model=...`) as its WebSocket speaks it: JSON events
 // both ways, PCM16 mono at 24 kHz in base64. The client configures the session (`session.update`, answered
@@ -13,17 +14,13 @@ import { startWsServer, type FakeWsServer } from '../ws-server.js';
 // Speech over a response in progress cancels it (`interrupt_response`), and the client truncates the item to what was
 // played (`conversation.item.truncate`, answered `conversation.item.truncated`). Errors are `error` events.
 //
-// The fake hears no words: its VAD is the audio's energy (on the audio's own time, so the scaled clock does not matter),
-// and what the caller said in each turn is scripted (`heard`). Reply audio is a tone as long as its words would take.
+// The fake hears no words: its VAD is the audio's energy (energy-vad.ts, on the audio's own time), and what the caller said in each turn is scripted (`heard`). Reply audio is a tone as long as its words would take.
 // Tokens follow OpenAI's published rates for audio (a token per 100 ms heard, per 50 ms spoken) and about four
 // characters a token for text.
 
 export const REALTIME_RATE = 24_000;
 /** Reply audio per word, ms: about 150 words a minute, as the vendor's voices speak. */
 const MS_PER_WORD = 400;
-/** The energy (RMS of int16 samples over 10 ms) above which the fake hears speech; espeak's speech is far above it. */
-const SPEECH_RMS = 400;
-const WINDOW_SAMPLES = REALTIME_RATE / 100;
 
 export type RealtimeReply =
   | { text: string }
@@ -81,21 +78,12 @@ interface Response {
 let ids = 0;
 const id = (prefix: string) => `${prefix}_${(++ids).toString(36).padStart(6, '0')}`;
 
-/** A tone of `ms` at 24 kHz, as base64 PCM16. */
-function toneBase64(ms: number, offset: number): string {
-  const samples = new Int16Array(Math.round((REALTIME_RATE * ms) / 1000));
-  for (let i = 0; i < samples.length; i++) samples[i] = Math.round(3_000 * Math.sin((2 * Math.PI * 220 * (offset + i)) / REALTIME_RATE));
-  return Buffer.from(samples.buffer).toString('base64');
-}
-
-const textTokens = (text: string) => Math.ceil(text.length / 4);
-
 export async function startFakeOpenAIRealtime(options: FakeOpenAIRealtimeOptions = {}): Promise<FakeOpenAIRealtime> {
   const clientEvents: RealtimeEvent[] = [];
   const serverEvents: RealtimeEvent[] = [];
   const requests: ResponseRequest[] = [];
+  const vads: EnergyVad[] = [];
   let session: Record<string, unknown> = {};
-  let totalAudioMs = 0;
   let turn = 0;
   const reply = options.reply ?? (() => ({ text: 'Hello.' }));
   const speedup = options.speedup ?? 4;
@@ -120,10 +108,6 @@ export async function startFakeOpenAIRealtime(options: FakeOpenAIRealtimeOptions
     let toolOutputs: ResponseRequest['toolOutputs'] = [];
     let current: Response | undefined;
     let pendingInputTokens = 0;
-    // The server VAD's state, on the audio's own clock.
-    let speaking = false;
-    let silentMs = 0;
-    let speechStartMs = 0;
     let userItem: string | undefined;
 
     const turnDetection = () => (session.audio as { input?: { turn_detection?: Record<string, unknown> | null } } | undefined)?.input?.turn_detection ?? null;
@@ -244,7 +228,7 @@ export async function startFakeOpenAIRealtime(options: FakeOpenAIRealtimeOptions
         await new Promise((resolve) => setTimeout(resolve, MS_PER_WORD / speedup));
         if (response.cancelled || socket.readyState !== socket.OPEN) return;
         send({ type: 'response.output_audio_transcript.delta', ...base, content_index: 0, delta: i === 0 ? word : ` ${word}` });
-        send({ type: 'response.output_audio.delta', ...base, content_index: 0, delta: toneBase64(MS_PER_WORD, offset) });
+        send({ type: 'response.output_audio.delta', ...base, content_index: 0, delta: toneBase64(MS_PER_WORD, offset, REALTIME_RATE) });
         offset += (REALTIME_RATE * MS_PER_WORD) / 1000;
       }
       current = undefined;
@@ -266,8 +250,7 @@ export async function startFakeOpenAIRealtime(options: FakeOpenAIRealtimeOptions
       });
     };
 
-    const endOfSpeech = (endMs: number) => {
-      speaking = false;
+    const endOfSpeech = (speechStartMs: number, endMs: number) => {
       const itemId = userItem!;
       send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: Math.round(endMs), item_id: itemId });
       send({ type: 'input_audio_buffer.committed', previous_item_id: items.at(-1) ?? null, item_id: itemId });
@@ -280,30 +263,16 @@ export async function startFakeOpenAIRealtime(options: FakeOpenAIRealtimeOptions
       else pendingInputTokens += heardTokens;
     };
 
-    const hear = (pcm: Buffer) => {
-      const samples = new Int16Array(pcm.buffer, pcm.byteOffset, Math.floor(pcm.length / 2));
-      const vad = turnDetection();
-      for (let start = 0; start < samples.length; start += WINDOW_SAMPLES) {
-        const window = samples.subarray(start, start + WINDOW_SAMPLES);
-        let sum = 0;
-        for (const s of window) sum += s * s;
-        const loud = Math.sqrt(sum / Math.max(window.length, 1)) > SPEECH_RMS;
-        const windowMs = (window.length / REALTIME_RATE) * 1000;
-        totalAudioMs += windowMs;
-        if (!vad) continue;
-        if (loud && !speaking) {
-          speaking = true;
-          silentMs = 0;
-          speechStartMs = totalAudioMs - windowMs;
-          userItem = id('item');
-          send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round(speechStartMs), item_id: userItem });
-          if (vad.interrupt_response !== false) cancel('turn_detected');
-        } else if (speaking) {
-          silentMs = loud ? 0 : silentMs + windowMs;
-          if (silentMs >= Number(vad.silence_duration_ms ?? 500)) endOfSpeech(totalAudioMs - silentMs);
-        }
-      }
-    };
+    // The server VAD, on the audio's own clock; off while the session has no turn_detection.
+    const vad = new EnergyVad(() => (turnDetection() ? Number(turnDetection()!.silence_duration_ms ?? 500) : null), {
+      onStart: (startMs) => {
+        userItem = id('item');
+        send({ type: 'input_audio_buffer.speech_started', audio_start_ms: Math.round(startMs), item_id: userItem });
+        if (turnDetection()!.interrupt_response !== false) cancel('turn_detected');
+      },
+      onStop: endOfSpeech,
+    });
+    vads.push(vad);
 
     socket.on('message', (data) => {
       let event: RealtimeEvent;
@@ -312,7 +281,7 @@ export async function startFakeOpenAIRealtime(options: FakeOpenAIRealtimeOptions
       } catch {
         return send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_json', message: 'The event is not JSON.', param: null } });
       }
-      if (event.type === 'input_audio_buffer.append') return hear(Buffer.from(String(event.audio), 'base64'));
+      if (event.type === 'input_audio_buffer.append') return vad.hear(Buffer.from(String(event.audio), 'base64'), REALTIME_RATE);
       clientEvents.push(event);
       switch (event.type) {
         case 'session.update': {
@@ -362,11 +331,10 @@ export async function startFakeOpenAIRealtime(options: FakeOpenAIRealtimeOptions
           }
           return;
         case 'input_audio_buffer.commit':
-          if (speaking) endOfSpeech(totalAudioMs);
+          vad.stop();
           return;
         case 'input_audio_buffer.clear':
-          speaking = false;
-          silentMs = 0;
+          vad.reset();
           return send({ type: 'input_audio_buffer.cleared' });
         default:
           return send({
@@ -386,7 +354,7 @@ export async function startFakeOpenAIRealtime(options: FakeOpenAIRealtimeOptions
     clientEvents: () => clientEvents,
     serverEvents: () => serverEvents,
     session: () => session,
-    audioMs: () => totalAudioMs,
+    audioMs: () => vads.reduce((ms, v) => ms + v.receivedMs, 0),
     requests,
   };
 }
