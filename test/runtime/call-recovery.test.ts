@@ -16,6 +16,9 @@ import { createCall, localSettings } from './call-harness.js';
 import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 import { CALLER_RATE } from '../fakes/scripted-caller.js';
 import { until } from '../helpers/until.js';
+import { decodeWav } from '../../media/wav.js';
+import { beepSample } from '../../media/recording/beep.js';
+import { BEEP_MARGIN_MS } from '../../agent/call/recording.js';
 import { startFakeCallModel } from '../fakes/vendors/call-model.js';
 
 /** A call's DATA_DIR for this test, removed once the test has read it. */
@@ -214,6 +217,53 @@ describe('calls whose process dies', () => {
     const now = new Date(startedAt.getTime() + 6000);
     expect(await recoverOrphanedCalls(db.prisma, { dataDir, access, now, staleAfterMs: 1000 })).toEqual([ahead.id]);
     expect(await db.prisma.call.findUniqueOrThrow({ where: { id: ahead.id } })).toMatchObject({ durationMs: 6000, endedAt: now });
+  });
+
+  it('ends a redacted orphan with its analysis and variables masked, and beeps its stored details and all its untranscribed audio', async ({ db }) => {
+    // The model's summary names the caller, as a summary of the call's stored, masked turns still may.
+    const model = await startFakeCallModel('Jane Doe asked to be called back on 415 555 0123.', () => ({ text: 'It is noon.' }));
+    onTestFinished(() => model.close());
+    const dataDir = await callDataDir();
+    const startedAt = new Date(Date.now() - 120_000);
+    const call = await createCall(db.prisma, localSettings(model.url, { recording_settings: { recording_enabled: true, recording_format: 'wav' } }), {
+      variables: { first_name: 'Jane', callback: '+1 415 555 0123', plan: 'gold' },
+    });
+    await db.prisma.call.update({ where: { id: call.id }, data: { status: 'in_progress', privacyMode: 'redacted', startedAt, heartbeatAt: startedAt } });
+    // As the process stored them before it died: masked, turn by turn. The caller went on speaking after the last.
+    await db.prisma.callTurn.createMany({
+      data: [
+        { callId: call.id, position: 0, role: 'assistant', text: 'Hello, how can I help?', startMs: 0, endMs: 1500, interrupted: false },
+        { callId: call.id, position: 1, role: 'user', text: 'my name is [name]', startMs: 2000, endMs: 3000, interrupted: false },
+      ],
+    });
+    const spool = new SpoolWriter(spoolDirOf(dataDir, call.callSid), { sampleRate: 16_000, startedAt: startedAt.getTime() });
+    spool.write('user', 0, new Int16Array(6 * 16_000).fill(100));
+    spool.write('assistant', 0, new Int16Array(6 * 16_000).fill(100));
+    await spool.close();
+
+    expect(await recoverOrphanedCalls(db.prisma, { dataDir, access })).toEqual([call.id]);
+    const ended = await db.prisma.call.findUniqueOrThrow({ where: { id: call.id }, include: { recordings: true } });
+    expect(ended).toMatchObject({ status: 'failed', endReason: 'worker_lost', durationMs: 6000 });
+    expect(ended.summary).toBe('[name] asked to be called back on [phone].');
+    expect(ended.variables).toEqual({ first_name: '[name]', callback: '[phone]', plan: 'gold' });
+
+    // What was spoken while the call ran as 100s, a beep where it is not: the caller's stored detail (with its margin)
+    // and, on both sides, everything after the last stored turn (from its margin), whose words were never known.
+    const track = async (name: string) => {
+      const recording = ended.recordings.find((r) => r.track === name)!;
+      return decodeWav(await readFile(path.join(dataDir, recording.storageKey))).samples;
+    };
+    const isBeep = (samples: Int16Array, fromMs: number, toMs: number) => {
+      for (let i = Math.ceil((fromMs * 16_000) / 1000); i < Math.floor((toMs * 16_000) / 1000); i++) if (samples[i] !== beepSample(i, 16_000)) return false;
+      return true;
+    };
+    const untouched = (samples: Int16Array, fromMs: number, toMs: number) =>
+      samples.subarray((fromMs * 16_000) / 1000, (toMs * 16_000) / 1000).every((v) => v === 100);
+    const [user, assistant] = [await track('user'), await track('assistant')];
+    expect(untouched(user, 0, 2000 - BEEP_MARGIN_MS)).toBe(true);
+    expect(isBeep(user, 2000 - BEEP_MARGIN_MS, 6000)).toBe(true);
+    expect(untouched(assistant, 0, 3000 - BEEP_MARGIN_MS)).toBe(true);
+    expect(isBeep(assistant, 3000 - BEEP_MARGIN_MS, 6000)).toBe(true);
   });
 
   it('stores an analysis that failed as analysis_error and still ends the call', async ({ db }) => {
