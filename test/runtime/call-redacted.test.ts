@@ -16,7 +16,9 @@ import { startFakeOpenAI } from '../fakes/vendors/openai.js';
 // said a personal detail, on that side's track, and nothing of the speech under it.
 
 const NAME_SAID = 'my name is john smith';
-const NUMBER_SAID = 'my number is five five five one two three four';
+// The number alone: with a grammar the offline recogniser matches whole phrases, and a long phrase whose first tens of
+// milliseconds it misses matches none (the caller's turn then goes unheard); a run of digits is matched from any start.
+const NUMBER_SAID = 'five five five one two three four';
 const REPLY = 'Thank you John, I will write to john.smith@example.com.';
 /** Every spelling of what was said that must not be stored. */
 const PII = /john|smith|five five five|5551234|555 1234|555-1234|555 0123|example\.com|example dot com/i;
@@ -93,7 +95,7 @@ describe('a call in the redacted privacy mode', () => {
       ['assistant', 'Hello, how can I help?'],
       ['user', 'my name is [name]'],
       ['assistant', 'Thank you [name], I will write to [email].'],
-      ['user', 'my number is [phone]'],
+      ['user', '[phone]'],
       ['assistant', 'Thank you [name], I will write to [email].'],
     ]);
     expect(row.summary).toBe('[name] called from [phone] and asked for mail to [email].');
