@@ -1,6 +1,16 @@
 import { loadSecretsKey, SecretBox } from '../lib/secret-box.js';
 import { AutoSubscribe, defineAgent, log, type JobContext, type JobProcess } from '@livekit/agents';
-import { AudioSource, AudioStream, LocalAudioTrack, RoomEvent, TrackKind, TrackPublishOptions, TrackSource, type RemoteTrack } from '@livekit/rtc-node';
+import {
+  AudioSource,
+  AudioStream,
+  LocalAudioTrack,
+  RoomEvent,
+  TrackKind,
+  TrackPublishOptions,
+  TrackSource,
+  type RemoteTrack,
+  type Room,
+} from '@livekit/rtc-node';
 import { createPrismaClient } from '../prisma/client.js';
 import { handedOverByWorker } from './livekit-job-handover.js';
 import { vendorAccessOf } from './providers/speech-providers.js';
@@ -10,6 +20,8 @@ import { runCall } from './call/run-call.js';
 import { isSipParticipant, sipCallInfo, waitUntilAnswered } from './io/sip-participant.js';
 import { LiveKitSipLine } from './io/livekit-line.js';
 import { JOIN_GRACE_MS, openInboundCall, WEB_JOIN_WINDOW_MS } from '../modules/calls/index.js';
+import { consultTrunkOfCall } from '../modules/telephony/index.js';
+import { CONSULT_PERSON_IDENTITY } from './io/livekit-consult.js';
 import { withTimeout } from '../lib/async.js';
 import { survivePromiseLeaks } from '../lib/process.js';
 import { loadVad } from './turn/vad.js';
@@ -117,12 +129,21 @@ export default defineAgent({
     const output = new PacedAudioOutput(OUTPUT_RATE);
     output.onPlayed((frame) => void source.captureFrame(frame).catch(() => {}));
 
-    // A phone caller's line can be transferred and take keys; a browser's (a web call) cannot.
+    // A phone caller's line can be transferred and take keys; a browser's (a web call) cannot. A warm transfer calls
+    // the person through the trunk of the call's number.
+    const secrets = new SecretBox(loadSecretsKey(handover.secretsKey, handover.dataDir));
     const localParticipant = ctx.room.localParticipant;
-    const line =
-      isSipParticipant(participant) && handover.livekit && localParticipant && ctx.room.name
-        ? new LiveKitSipLine({ ...handover.livekit, room: ctx.room.name, participantIdentity: participant.identity, dtmf: localParticipant })
-        : undefined;
+    const sipCaller = isSipParticipant(participant) && handover.livekit && localParticipant && ctx.room.name;
+    const consultTrunk = sipCaller ? await consultTrunkOfCall(prisma, secrets, key).catch(() => null) : null;
+    const line = sipCaller
+      ? new LiveKitSipLine({
+          ...handover.livekit!,
+          room: ctx.room.name!,
+          participantIdentity: participant.identity,
+          dtmf: localParticipant!,
+          consult: consultTrunk ?? undefined,
+        })
+      : undefined;
     const hangup = new AbortController();
     ctx.room.on(RoomEvent.ParticipantDisconnected, (p) => {
       if (p.identity === participant.identity) hangup.abort();
@@ -137,19 +158,61 @@ export default defineAgent({
         signal: hangup.signal,
         dataDir: handover.dataDir,
         access: vendorAccessOf(handover),
-        secrets: new SecretBox(loadSecretsKey(handover.secretsKey, handover.dataDir)),
+        secrets,
         allowPrivateToolTargets: handover.allowPrivateToolTargets,
         ...(line ? { line } : {}),
       });
+      if (line?.handedOver) {
+        // A warm transfer moved the person into this room: the call is theirs and the caller's now. The assistant's
+        // track goes; once either of them hangs up, the room goes too, so the other is not left on a silent line.
+        await source.close();
+        await untilEitherLeaves(ctx.room, participant.identity, CONSULT_PERSON_IDENTITY);
+        await ctx.deleteRoom().catch(() => {});
+      }
       // Ended on our side (the assistant ended it, it idled out, it was transferred): whoever is left in the room is
       // hung up, as the framework's own end-call tool does; a SIP caller would otherwise stay on a silent line.
-      if (!hangup.signal.aborted) await ctx.deleteRoom().catch(() => {});
+      else if (!hangup.signal.aborted) await ctx.deleteRoom().catch(() => {});
     } finally {
       input.end();
       output.close();
-      await source.close();
+      await source.close().catch(() => {});
       await prisma.$disconnect();
       ctx.shutdown('call ended');
     }
   },
 });
+
+/** A moved participant shows up in the room within a second or two; past 30 s they are not coming. */
+const MOVED_IN_WITHIN_MS = 30_000;
+
+/**
+ * Resolves once the caller or the person moved in is no longer in `room` (or the room is gone): the person is first
+ * waited for, as their arrival may reach this client after the move's own answer.
+ */
+async function untilEitherLeaves(room: Room, caller: string, person: string): Promise<void> {
+  const present = (identity: string) => room.remoteParticipants.has(identity);
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      room.off(RoomEvent.ParticipantConnected, check);
+      room.off(RoomEvent.Disconnected, done);
+      resolve();
+    };
+    const check = () => void (present(person) && done());
+    const timer = setTimeout(done, MOVED_IN_WITHIN_MS);
+    room.on(RoomEvent.ParticipantConnected, check);
+    room.on(RoomEvent.Disconnected, done);
+    if (present(person) || !room.isConnected) done();
+  });
+  await new Promise<void>((resolve) => {
+    const check = () => {
+      if (room.isConnected && present(caller) && present(person)) return;
+      room.off(RoomEvent.ParticipantDisconnected, check);
+      room.off(RoomEvent.Disconnected, check);
+      resolve();
+    };
+    room.on(RoomEvent.ParticipantDisconnected, check);
+    room.on(RoomEvent.Disconnected, check);
+    check();
+  });
+}

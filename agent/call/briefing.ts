@@ -1,7 +1,8 @@
 import { llm } from '@livekit/agents';
 
 // What a warm transfer tells the person it calls before they take the caller: written by the call's own model from
-// the conversation so far, as the team's briefing prompt asks, and said to the person by the carrier's voice.
+// the conversation so far, as the team's briefing prompt asks, and said to the person by the carrier's voice (a
+// carrier's line) or the call's own (LiveKit SIP).
 
 export const DEFAULT_BRIEFING_PROMPT =
   'You are briefing a colleague who is about to take over a phone call. In two or three short spoken sentences, say ' +

@@ -1,9 +1,9 @@
-import { llm, log, voice } from '@livekit/agents';
+import { llm, log, type tts, voice } from '@livekit/agents';
 import { withTimeout } from '../../lib/async.js';
 import { DTMF_SEQUENCE } from '../../media/dtmf.js';
 import type { CallTool } from '../../modules/tools/index.js';
 import type { CallEnding, Ending } from './ending.js';
-import { LineError, WEB_LINE, type CallLine, type ConsultOutcome } from './line.js';
+import { LineError, WEB_LINE, type BriefingVoice, type CallLine, type ConsultOutcome } from './line.js';
 import { listen } from './session-events.js';
 import { startHold } from './hold-audio.js';
 import { writeBriefing } from './briefing.js';
@@ -218,7 +218,13 @@ export class CallLineTools {
       briefing = await writeBriefing(session.llm instanceof llm.LLM ? session.llm : undefined, session.history, config.briefing_prompt);
       outcome = consultation.signal.aborted
         ? 'canceled'
-        : await this.line.consult!({ destination: config.destination, briefing, ringTimeoutS: config.ring_timeout_s, signal: consultation.signal });
+        : await this.line.consult!({
+            destination: config.destination,
+            briefing,
+            ringTimeoutS: config.ring_timeout_s,
+            signal: consultation.signal,
+            voice: voiceOf(session.tts),
+          });
     } catch (error) {
       const refusal = error instanceof LineError ? error : undefined;
       log().warn({ ...fields, code: refusal?.code ?? 'consult_failed', ...refusal?.detail }, 'warm transfer: the person could not be called');
@@ -304,6 +310,22 @@ export class CallLineTools {
     });
     timer = setTimeout(finish, TOOL_RECORD_GRACE_MS);
   }
+}
+
+/** The call's text-to-speech as a briefing's voice; none for a speech-to-speech model's call, which has no TTS. */
+function voiceOf(model: tts.TTS | undefined): BriefingVoice | undefined {
+  if (!model) return undefined;
+  return async function* (text, signal) {
+    const stream = model.synthesize(text, undefined, signal);
+    try {
+      for await (const audio of stream) {
+        if (signal.aborted) return;
+        yield audio.frame;
+      }
+    } finally {
+      stream.close();
+    }
+  };
 }
 
 /** The sentence of a line's refusal. */

@@ -1,6 +1,8 @@
+import type { AudioFrame } from '@livekit/rtc-node';
+
 // What a call's transport can do to the phone line besides carrying its audio: hand the caller over to another number
-// (transfer) and press keys (DTMF). Each transport says what it supports: LiveKit SIP both (agent/io/livekit-line.ts),
-// a carrier's Media Streams both (agent/io/carrier-line.ts), a web call neither (WEB_LINE). The built-in tools act
+// (transfer, with or without a briefing) and press keys (DTMF). Each transport says what it supports: LiveKit SIP all
+// (agent/io/livekit-line.ts), a carrier's Media Streams all (agent/io/carrier-line.ts), a web call none (WEB_LINE). The built-in tools act
 // through it (line-tools.ts).
 
 export interface CallLine {
@@ -33,7 +35,15 @@ export interface ConsultRequest {
   briefing: string;
   ringTimeoutS: number;
   signal: AbortSignal;
+  /**
+   * The call's own voice, for a line that says the briefing itself (LiveKit SIP: the assistant speaks in the person's
+   * room); a carrier says it with its own voice and ignores this.
+   */
+  voice?: BriefingVoice | undefined;
 }
+
+/** Speech of `text` as audio frames, in the call's voice. */
+export type BriefingVoice = (text: string, signal: AbortSignal) => AsyncIterable<AudioFrame>;
 
 /**
  * How a consultation ended: `accepted` (the caller is with the person now), `declined`, `no_answer`, `busy`,

@@ -1,10 +1,14 @@
 import { SipCallError, SipClient } from 'livekit-server-sdk';
 import { dtmfSteps, rfc4733Code } from '../../media/dtmf.js';
-import { LineError, pause, transferUri, type CallLine } from '../call/line.js';
+import type { OutboundTrunk } from '../../modules/telephony/index.js';
+import { LineError, pause, transferUri, type CallLine, type ConsultOutcome, type ConsultRequest } from '../call/line.js';
+import type { JoinConsultRoom } from './consult-room.js';
+import { consultThroughLiveKit } from './livekit-consult.js';
 
 // The phone line of a caller who came through LiveKit SIP. A transfer asks LiveKit to hand the SIP participant over
 // (TransferSIPParticipant: a SIP REFER to the caller's side); keys are sent as RFC 4733 events through the room, which
-// LiveKit SIP plays to the caller's side.
+// LiveKit SIP plays to the caller's side. A warm transfer calls the person into a consultation room through the call's
+// trunk and, once they accept, moves them into the caller's room (livekit-consult.ts).
 
 /**
  * One key every half second: LiveKit SIP plays each event for 250 ms then waits 250 ms (livekit/sip, pkg/media/dtmf),
@@ -26,18 +30,41 @@ export interface LiveKitLineOptions {
   dtmf: { publishDtmf(code: number, digit: string): Promise<void> };
   /** Let the caller hear a dial tone while the destination rings (default true). */
   playDialtone?: boolean;
+  /** What a warm transfer needs: the trunk of the call's number and that number; without it, none can be made. */
+  consult?: { trunk: OutboundTrunk; from: string; joinRoom?: JoinConsultRoom; logFields?: Record<string, unknown> } | undefined;
 }
 
 export class LiveKitSipLine implements CallLine {
   readonly kind = 'sip';
   readonly canTransfer = true;
   readonly canSendDtmf = true;
-  // A warm transfer on LiveKit SIP is not built yet: the tool says so, and a cold transfer works as before.
-  readonly canConsult = false;
+  readonly canConsult: boolean;
   readonly #sip: SipClient;
+  #handedOver = false;
 
   constructor(private readonly options: LiveKitLineOptions) {
     this.#sip = new SipClient(options.url.replace(/^ws/, 'http'), options.apiKey, options.apiSecret);
+    this.canConsult = options.consult !== undefined;
+  }
+
+  /**
+   * Whether a warm transfer put the person in the caller's room: the room is theirs now, and must not be deleted when
+   * the assistant's call ends (the job leaves it instead).
+   */
+  get handedOver(): boolean {
+    return this.#handedOver;
+  }
+
+  async consult(request: ConsultRequest): Promise<ConsultOutcome> {
+    const { consult } = this.options;
+    if (!consult)
+      throw new LineError(
+        'A transfer with a briefing cannot be made on this call: its phone number has no trunk to call through. The caller is still on the line with you: tell them, and offer to help another way.',
+        'unsupported',
+      );
+    const outcome = await consultThroughLiveKit({ ...this.options, ...consult, callRoom: this.options.room }, request);
+    if (outcome === 'accepted') this.#handedOver = true;
+    return outcome;
   }
 
   async transfer(destination: string): Promise<void> {

@@ -31,6 +31,23 @@ const TRANSPORTS: Record<string, SIPTransport> = {
   tls: SIPTransport.SIP_TRANSPORT_TLS,
 };
 
+/**
+ * What CreateSIPParticipant takes for a trunk: a trunk provisioned in LiveKit by its id, or (id empty) the connection's
+ * SIP server and credentials inline.
+ */
+export function sipTrunkArguments(trunk: OutboundTrunk): [trunkId: string, inline: SIPOutboundConfig | undefined] {
+  if (trunk.livekitTrunkId) return [trunk.livekitTrunkId, undefined];
+  return [
+    '',
+    new SIPOutboundConfig({
+      hostname: trunk.sipAddress,
+      transport: TRANSPORTS[trunk.sipTransport] ?? SIPTransport.SIP_TRANSPORT_AUTO,
+      authUsername: trunk.username ?? '',
+      authPassword: trunk.password ?? '',
+    }),
+  ];
+}
+
 export class LiveKitTelephony {
   readonly #rooms: RoomServiceClient;
   readonly #dispatch: AgentDispatchClient;
@@ -62,17 +79,9 @@ export class LiveKitTelephony {
     ringingTimeoutS: number;
     maxCallDurationS: number;
   }): Promise<SIPParticipantInfo> {
-    const { trunk } = options;
-    const inline = trunk.livekitTrunkId
-      ? undefined
-      : new SIPOutboundConfig({
-          hostname: trunk.sipAddress,
-          transport: TRANSPORTS[trunk.sipTransport] ?? SIPTransport.SIP_TRANSPORT_AUTO,
-          authUsername: trunk.username ?? '',
-          authPassword: trunk.password ?? '',
-        });
+    const [trunkId, inline] = sipTrunkArguments(options.trunk);
     return this.#sip.createSipParticipant(
-      trunk.livekitTrunkId ?? '',
+      trunkId,
       options.to,
       options.room,
       {

@@ -5,7 +5,9 @@ import { TokenVerifier, type ClaimGrants } from 'livekit-server-sdk';
 // LiveKit's server API as it speaks on the wire: Twirp over HTTP (POST /twirp/livekit.<Service>/<Method>, protobuf
 // JSON bodies, a bearer JWT signed with the API secret carrying the grants the method needs), and Twirp's error body
 // `{code, msg, meta}` with the SIP status in `meta` when a dial fails. Every request is recorded with its verified
-// claims so tests can assert exactly what was asked.
+// claims so tests can assert exactly what was asked. It keeps which participants are in which room as far as these
+// methods make them: a dialled SIP participant joins its room once answered, MoveParticipant moves one between rooms,
+// DeleteRoom removes everyone (hanging up a SIP participant). Media does not pass through it: rooms have no WebRTC.
 
 export interface TwirpCall {
   service: string;
@@ -31,6 +33,10 @@ export interface FakeLiveKit {
   onTransfer(transferTo: string, outcome: TransferOutcome): void;
   /** A room that exists on the server, as a SIP dispatch rule's room does, without a CreateRoom. */
   addRoom(name: string): void;
+  /** The identities in room `name`, as dials, moves and deletions left them; undefined for a room that does not exist. */
+  participants(name: string): string[] | undefined;
+  /** Answers MoveParticipant as a server without it does (Twirp `unimplemented`), until called with false. */
+  withoutMoveParticipant(without: boolean): void;
   /** Makes every request fail with 503 until called with false. */
   down(isDown: boolean): void;
   close(): Promise<void>;
@@ -49,8 +55,9 @@ export async function startFakeLiveKit(): Promise<FakeLiveKit> {
   const calls: TwirpCall[] = [];
   const outcomes = new Map<string, DialOutcome>();
   const transfers = new Map<string, TransferOutcome>();
-  const rooms = new Set<string>();
+  const rooms = new Map<string, Set<string>>();
   let isDown = false;
+  let noMove = false;
   let sequence = 0;
 
   const server = http.createServer((req, res) => {
@@ -77,7 +84,7 @@ export async function startFakeLiveKit(): Promise<FakeLiveKit> {
         const key = `${service}/${method}`;
         if (key === 'RoomService/CreateRoom') {
           if (!claims.video?.roomCreate) return twirpError(res, 403, 'permission_denied', 'roomCreate required');
-          rooms.add(body.name);
+          if (!rooms.has(body.name)) rooms.set(body.name, new Set());
           return reply({
             sid: `RM_${++sequence}`,
             name: body.name,
@@ -88,7 +95,21 @@ export async function startFakeLiveKit(): Promise<FakeLiveKit> {
         }
         if (key === 'RoomService/DeleteRoom') {
           if (!claims.video?.roomCreate) return twirpError(res, 403, 'permission_denied', 'roomCreate required');
+          if (!rooms.has(body.room)) return twirpError(res, 404, 'not_found', 'room does not exist');
           rooms.delete(body.room);
+          return reply({});
+        }
+        if (key === 'RoomService/MoveParticipant') {
+          if (noMove) return twirpError(res, 501, 'unimplemented', 'MoveParticipant is not supported by this server');
+          if (!claims.video?.roomAdmin || claims.video.room !== body.room || claims.video.destinationRoom !== body.destinationRoom)
+            return twirpError(res, 403, 'permission_denied', 'roomAdmin on the room and destinationRoom required');
+          if (!body.room || !body.identity || !body.destinationRoom) return twirpError(res, 400, 'invalid_argument', 'room, identity and destination required');
+          const from = rooms.get(body.room);
+          const to = rooms.get(body.destinationRoom);
+          if (!from || !to) return twirpError(res, 404, 'not_found', 'room does not exist');
+          if (!from.has(body.identity)) return twirpError(res, 404, 'not_found', 'participant not found');
+          from.delete(body.identity);
+          to.add(body.identity);
           return reply({});
         }
         if (key === 'AgentDispatchService/CreateDispatch') {
@@ -113,6 +134,10 @@ export async function startFakeLiveKit(): Promise<FakeLiveKit> {
               },
             );
           }
+          // Answered: the SIP participant is in its room (which a join creates, as LiveKit's auto-create does).
+          const room = rooms.get(body.roomName) ?? new Set<string>();
+          rooms.set(body.roomName, room);
+          room.add(body.participantIdentity);
           return reply({
             participantId: `PA_${++sequence}`,
             participantIdentity: body.participantIdentity,
@@ -152,7 +177,9 @@ export async function startFakeLiveKit(): Promise<FakeLiveKit> {
     of: (method) => calls.filter((c) => c.method === method),
     onDial: (number, outcome) => void outcomes.set(number, outcome),
     onTransfer: (transferTo, outcome) => void transfers.set(transferTo, outcome),
-    addRoom: (name) => void rooms.add(name),
+    addRoom: (name) => void (rooms.has(name) || rooms.set(name, new Set())),
+    participants: (name) => (rooms.has(name) ? [...rooms.get(name)!] : undefined),
+    withoutMoveParticipant: (without) => void (noMove = without),
     down: (value) => void (isDown = value),
     close: async () => {
       server.closeAllConnections();

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { audioRunnerOf } from '../../agent/io/audio-link.js';
 import { LocalCallRunner } from '../../agent/local-runner.js';
 import { detectDtmf } from '../../media/dtmf.js';
@@ -12,7 +12,7 @@ import { createApiContext, type ApiContext, type Tenant } from '../helpers/api.j
 import { until } from '../helpers/until.js';
 import { NOT_IN_PROGRESS, startFakeTwilioRest, type FakeTwilioRest } from '../fakes/twilio-rest.js';
 import type { FakeOpenAI, OpenAIReply } from '../fakes/vendors/openai.js';
-import { afterReply, createCall, localSettings, runTimeline, runtimeOrganization, type Cue } from './call-harness.js';
+import { afterAssistantSaid, afterReply, createCall, localSettings, runTimeline, runtimeOrganization, type Cue } from './call-harness.js';
 import { createTool } from '../../modules/tools/service.js';
 import { TransferConfig } from '../../modules/tools/schemas.js';
 import { startHttpServer } from '../fakes/http-server.js';
@@ -21,7 +21,9 @@ import { ScriptedCaller } from '../fakes/scripted-caller.js';
 import { CallProgress } from './call-progress.js';
 import { PushAudioInput } from '../../agent/io/push-audio-input.js';
 import { PacedAudioOutput } from '../../agent/io/paced-audio-output.js';
-import { LiveKitSipLine } from '../../agent/io/livekit-line.js';
+import { LiveKitSipLine, type LiveKitLineOptions } from '../../agent/io/livekit-line.js';
+import { CONSULT_PERSON_IDENTITY } from '../../agent/io/livekit-consult.js';
+import { consultRoomStandIn, type ScriptedPerson } from '../fakes/consult-room.js';
 import { runCall } from '../../agent/call/run-call.js';
 import { vendorAccessFromEnv } from '../../agent/providers/speech-providers.js';
 import { SecretBox } from '../../lib/secret-box.js';
@@ -389,7 +391,7 @@ describe('the built-ins on a LiveKit SIP call', () => {
    * A call as the LiveKit job runs it, with the SIP caller's line: the room itself is the one part not run here. The
    * caller speaks a second in and hangs up once `hangupWhen` holds; without it, the call ends itself.
    */
-  async function sipCall(assigned: number[], words: string, hangupWhen?: Cue) {
+  async function sipCall(assigned: number[], words: string, hangupWhen?: Cue, consult?: LiveKitLineOptions['consult']) {
     const prisma = api.db.prisma;
     const row = await createCall(prisma, localSettings(llm.url, { assigned_tools: assigned }));
     const published: string[] = [];
@@ -400,6 +402,7 @@ describe('the built-ins on a LiveKit SIP call', () => {
       room: 'sip-room',
       participantIdentity: 'sip_caller',
       dtmf: { publishDtmf: async (_code, digit) => void published.push(digit) },
+      consult,
     });
     const input = new PushAudioInput();
     const output = new PacedAudioOutput();
@@ -430,7 +433,7 @@ describe('the built-ins on a LiveKit SIP call', () => {
         onSession: (session) => progress.attach(session),
       });
       const turns = await prisma.callTurn.findMany({ where: { callId: row.id }, orderBy: { position: 'asc' } });
-      return { result, turns, published, toolCalls: turns.flatMap((t) => (t.toolCalls as Array<Record<string, unknown>> | null) ?? []) };
+      return { result, line, turns, published, toolCalls: turns.flatMap((t) => (t.toolCalls as Array<Record<string, unknown>> | null) ?? []) };
     } finally {
       clearTimeout(timer);
       caller.stop();
@@ -442,7 +445,7 @@ describe('the built-ins on a LiveKit SIP call', () => {
   async function builtIn(
     name: string,
     type: 'transfer_call' | 'send_dtmf',
-    transfer: { destination: string; mode: 'cold' | 'warm'; handoff_message: string | null } | null = null,
+    transfer: ({ destination: string; mode: 'cold' | 'warm'; handoff_message: string | null } & Record<string, unknown>) | null = null,
   ) {
     const organizationId = await runtimeOrganization(api.db.prisma);
     const tool = await createTool({ db: api.db.prisma, secrets, policy: { allowPrivateTargets: true } }, organizationId, {
@@ -504,4 +507,95 @@ describe('the built-ins on a LiveKit SIP call', () => {
       ]),
     );
   }, 120_000);
+
+  describe('a warm transfer', () => {
+    const SIP_DESK = '+14155550144';
+    const BRIEFING_PROMPT = 'Brief the desk in one sentence: the caller and their problem.';
+    const BRIEFING = 'Jane Doe is calling to book an appointment.';
+    const DECLINED = 'Nobody at the desk can take your call right now, but I can still help.';
+    const AFTER = 'What else can I do for you?';
+    let person: ScriptedPerson = {};
+    let standIn: ReturnType<typeof consultRoomStandIn>;
+    let tool: number;
+    beforeAll(async () => {
+      standIn = consultRoomStandIn(livekit, () => ({ ...person, identity: CONSULT_PERSON_IDENTITY }));
+      tool = await builtIn('sip_warm_desk', 'transfer_call', {
+        destination: SIP_DESK,
+        mode: 'warm',
+        handoff_message: 'Let me check whether the desk is free.',
+        briefing_prompt: BRIEFING_PROMPT,
+        hold_audio: 'tone',
+        ring_timeout_s: 5,
+        on_decline_message: DECLINED,
+      });
+    });
+    const consult = () => ({
+      trunk: { livekitTrunkId: 'ST_desk', sipAddress: '', sipTransport: 'udp', username: null, password: null },
+      from: '+14155550311',
+      joinRoom: standIn.join,
+    });
+    beforeEach(() => {
+      replies = (messages) => {
+        if (String(messages[0]?.content ?? '') === BRIEFING_PROMPT) return { text: BRIEFING };
+        return toolMessage(messages) ? { text: AFTER } : { toolCalls: [{ name: 'sip_warm_desk', arguments: '{}' }] };
+      };
+    });
+
+    it('briefs the person in the consultation room in the call’s voice and, on 1, moves them into the caller’s room: the call ends as transferred', async () => {
+      person = { answer: '1' };
+      const before = livekit.calls.length;
+      const call = await sipCall([tool], 'book an appointment', undefined, consult());
+      expect(call.result).toMatchObject({ status: 'completed', endReason: 'transferred' });
+      expect(call.toolCalls).toEqual([
+        expect.objectContaining({
+          name: 'sip_warm_desk',
+          is_error: false,
+          output: { transferred_to: SIP_DESK, mode: 'warm', outcome: 'accepted', held_ms: expect.any(Number), briefing: BRIEFING },
+        }),
+      ]);
+      expect(call.line.handedOver).toBe(true);
+      const asked = livekit.calls.slice(before);
+      expect(asked.map((c) => c.method)).toEqual(['CreateRoom', 'CreateSIPParticipant', 'MoveParticipant', 'DeleteRoom']);
+      expect(asked[1]!.body).toMatchObject({ sipTrunkId: 'ST_desk', sipCallTo: SIP_DESK, sipNumber: '+14155550311', ringingTimeout: '5s' });
+      expect(asked[2]!.body).toMatchObject({ identity: CONSULT_PERSON_IDENTITY, destinationRoom: 'sip-room' });
+      expect(livekit.participants('sip-room')).toContain(CONSULT_PERSON_IDENTITY);
+      // The call's own text-to-speech said the briefing and the question: seconds of audio, all of it played.
+      const session = standIn.sessions.at(-1)!;
+      expect(session.heardMs).toBeGreaterThan(1_500);
+      expect(session.left).toBe(true);
+    }, 150_000);
+
+    it('takes the caller back when the person presses 2: the caller is told, and the conversation goes on', async () => {
+      person = { answer: '2' };
+      const before = livekit.calls.length;
+      const call = await sipCall([tool], 'book an appointment', afterAssistantSaid(AFTER), consult());
+      expect(call.result.endReason).not.toBe('transferred');
+      expect(call.line.handedOver).toBe(false);
+      expect(livekit.calls.slice(before).map((c) => c.method)).toEqual(['CreateRoom', 'CreateSIPParticipant', 'DeleteRoom']);
+      const said = call.turns.filter((t) => t.role === 'assistant').map((t) => t.text);
+      expect(said.indexOf(DECLINED)).toBeGreaterThan(-1);
+      expect(said.indexOf(AFTER)).toBeGreaterThan(said.indexOf(DECLINED));
+      expect(call.toolCalls).toEqual([
+        expect.objectContaining({
+          name: 'sip_warm_desk',
+          is_error: false,
+          output: expect.objectContaining({ mode: 'warm', outcome: 'declined', briefing: BRIEFING, caller_was_told: DECLINED, held_ms: expect.any(Number) }),
+        }),
+      ]);
+    }, 150_000);
+
+    it('takes the caller back when nobody answers (SIP 480)', async () => {
+      livekit.onDial('+14155550145', { sipStatus: 480, reason: 'Temporarily Unavailable' });
+      const absent = await builtIn('sip_warm_absent', 'transfer_call', {
+        destination: '+14155550145',
+        mode: 'warm',
+        handoff_message: null,
+        on_decline_message: DECLINED,
+      });
+      replies = (messages) => (toolMessage(messages) ? { text: AFTER } : { toolCalls: [{ name: 'sip_warm_absent', arguments: '{}' }] });
+      const call = await sipCall([absent], 'book an appointment', afterAssistantSaid(AFTER), consult());
+      expect(call.toolCalls).toEqual([expect.objectContaining({ output: expect.objectContaining({ outcome: 'no_answer', caller_was_told: DECLINED }) })]);
+      expect(call.turns.some((t) => t.role === 'assistant' && t.text === DECLINED)).toBe(true);
+    }, 150_000);
+  });
 });
