@@ -87,7 +87,9 @@ export function startHold(output: voice.AudioOutput | null, kind: HoldAudioKind)
       if (stopped) return;
       stopped = true;
       wake?.();
-      await playing;
+      // A frame handed to an output that has closed meanwhile (the carrier took the call into a conference and ended
+      // our stream) may never be taken: the loop is waited for a moment, never for ever, so the call can still end.
+      await settledWithin(playing, 1_000);
       output.flush();
       output.clearBuffer();
       await settledWithin(output.waitForPlayout(), 1_000);

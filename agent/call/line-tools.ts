@@ -81,7 +81,8 @@ export class CallLineTools {
   /**
    * The transport's hangup signal as the call's ending should see it. A transfer makes the far side leave: LiveKit
    * removes the SIP participant, the carrier stops the media stream, sometimes before the transfer's own answer
-   * arrives. A hangup during a transfer request waits for its outcome; after a transfer it is the transfer's doing.
+   * arrives. A hangup during a transfer request or a warm transfer's consultation waits for its outcome; after a transfer
+   * it is the transfer's doing.
    */
   hangupSignal(signal: AbortSignal | undefined): AbortSignal | undefined {
     if (!signal) return undefined;
@@ -89,7 +90,7 @@ export class CallLineTools {
     const pass = () => seen.abort(signal.reason);
     const onAbort = () => {
       this.#consultation?.abort();
-      if (this.#transfer === 'requesting') this.#heldHangup = pass;
+      if (this.#transfer === 'requesting' || this.#transfer === 'consulting') this.#heldHangup = pass;
       else if (this.#transfer === 'none') pass();
     };
     if (signal.aborted) onAbort();
@@ -234,6 +235,10 @@ export class CallLineTools {
     }
     const heldMs = Date.now() - heldAt;
     log().info({ ...fields, outcome, heldMs }, 'warm transfer over');
+    // A hangup while the person was called: the consultation's doing when they accepted (the carrier ends our stream
+    // as it moves the caller), the caller's own otherwise, which ends the call once the hold has stopped.
+    const held = this.#heldHangup;
+    this.#heldHangup = undefined;
     if (outcome === 'accepted') {
       this.#transfer = 'done';
       await hold.stop();
@@ -242,7 +247,8 @@ export class CallLineTools {
     }
     await hold.stop();
     this.#transfer = 'none';
-    if (outcome === 'canceled' || this.#ending.ended) return { mode: 'warm', outcome, held_ms: heldMs, briefing };
+    held?.();
+    if (held || outcome === 'canceled' || this.#ending.ended) return { mode: 'warm', outcome, held_ms: heldMs, briefing };
     session.input.setAudioEnabled(true);
     const told = config.on_decline_message?.trim() || DEFAULT_DECLINE_MESSAGE;
     const back = speak(session, told, { allowInterruptions: true });

@@ -98,7 +98,9 @@ export async function consultThroughCarrier(
     return ended.state as ConsultOutcome;
   }
   try {
-    await adapter.joinConference(account, setup.callerSid, consultation.token, request.signal);
+    // Not given up when the caller's stream ends: moving the caller into the conference is what ends it, sometimes
+    // before the carrier has answered the move.
+    await adapter.joinConference(account, setup.callerSid, consultation.token);
     return 'accepted';
   } catch (err) {
     log().warn({ ...logFields, err: err instanceof CarrierRequestError ? err.reason : (err as Error)?.name }, 'warm transfer: the caller could not be moved');

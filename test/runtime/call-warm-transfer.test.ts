@@ -176,6 +176,21 @@ describe('a warm transfer on a carrier’s Media Streams call', () => {
     expect(row).toMatchObject({ state: 'accepted', consultCallSid: consult!.sid, answeredBy: 'human', token: room });
   }, 150_000);
 
+  it('ends the call as transferred when the carrier stops the caller’s stream before it answers the move into the conference', async () => {
+    carrier.scriptCallee(DESK, { press: '1', pressAfterMs: 300 });
+    // The move's answer comes 400 ms after the carrier has already taken the caller off our stream.
+    carrier.delayAnswers('CAwarmearly', 400);
+    const before = carrier.created.length;
+    const call = await carrierCall('CAwarmearly', WORDS);
+    await call.closed;
+    const [consult] = consultsSince(before);
+    const room = /<Conference[^>]*>([^<]+)<\/Conference>/.exec(consult!.consult!.reply!)?.[1];
+    expect(carrier.conferences.get(room!)).toEqual([consult!.sid, 'CAwarmearly']);
+    const stored = await endedCall('CAwarmearly');
+    expect(stored).toMatchObject({ status: 'completed', endReason: 'transferred' });
+    expect(toolCallsOf(stored.turns)).toEqual([expect.objectContaining({ output: expect.objectContaining({ mode: 'warm', outcome: 'accepted' }) })]);
+  }, 150_000);
+
   it('takes the caller back when the person presses 2: the caller is told, the conversation goes on', async () => {
     carrier.scriptCallee(DESK, { press: '2', pressAfterMs: 300 });
     const before = carrier.created.length;
