@@ -18,7 +18,7 @@ import {
 import { summarizeLatency } from '../turn/metrics.js';
 import { analyzeCall, type Analysis } from './analysis.js';
 import type { Ending } from './ending.js';
-import type { BeepedTurn, CallRecording } from './recording.js';
+import { beepedStretches, type BeepedTurn, type CallRecording } from './recording.js';
 import type { Transcript } from './transcript.js';
 import type { UsageMeter } from './usage.js';
 import { inSpan } from '../../lib/tracing/index.js';
@@ -105,7 +105,10 @@ function keptOf(finish: CallToFinish): {
   const redacted = turns.map((turn) => ({ original: turn, ...redactTurn(turn) }));
   return {
     turns: redacted.map((r) => r.turn),
-    beeped: redacted.filter((r) => r.masked && (r.original.role === 'user' || r.original.role === 'assistant')).map((r) => r.original),
+    beeped: beepedStretches(
+      redacted.map((r) => r.original),
+      (i) => redacted[i]!.masked,
+    ),
     collectedValues: (redactValue(finish.collectedValues ?? null) as CallToFinish['collectedValues']) ?? null,
     analysis: (a) => ({ summary: redactText(a.summary), outcomes: redactValue(a.outcomes) as Analysis['outcomes'], error: a.error }),
   };

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalFileStorage } from '../../media/recording/storage.js';
 import { decodeWav } from '../../media/wav.js';
 import { AssistantSettings } from '../../modules/assistants/settings.js';
-import { startRecording, type RecordedAudio } from './recording.js';
+import { beepedStretches, startRecording, type RecordedAudio } from './recording.js';
 
 // A running call's recording, fed frames by a transport stand-in: what it listens to, where it spools, what it stores.
 
@@ -125,5 +125,26 @@ describe("a running call's recording", () => {
     await recording.save(new LocalFileStorage(dataDir));
     await recording.discard();
     expect(await exists(recording.spoolDir)).toBe(false);
+  });
+});
+
+describe('what a redacted recording beeps', () => {
+  const turns = [
+    { role: 'assistant' as const, start_ms: 0, end_ms: 1500 },
+    { role: 'user' as const, start_ms: 2600, end_ms: 3400 },
+    { role: 'assistant' as const, start_ms: 4100, end_ms: 6000 },
+    { role: 'user' as const, start_ms: 6800, end_ms: 7200 },
+  ];
+
+  it("beeps an assistant's turn over its own times and a caller's over their whole stretch between the turns around it", () => {
+    expect(beepedStretches(turns, (i) => i === 1 || i === 2)).toEqual([
+      { role: 'user', start_ms: 1500, end_ms: 4100 },
+      { role: 'assistant', start_ms: 4100, end_ms: 6000 },
+    ]);
+  });
+
+  it("beeps a caller's last turn to its own end, and nothing for turns that said no detail", () => {
+    expect(beepedStretches(turns, (i) => i === 3)).toEqual([{ role: 'user', start_ms: 6000, end_ms: 7200 }]);
+    expect(beepedStretches(turns, () => false)).toEqual([]);
   });
 });

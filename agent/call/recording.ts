@@ -53,6 +53,29 @@ export interface BeepedTurn {
   end_ms: number;
 }
 
+/**
+ * What a redacted recording beeps for the turns, in spoken order, that said a personal detail (`said`). An assistant's
+ * turn is beeped over its own times, which are its audio's. A caller's turn is dated by the voice detector, which on a
+ * loaded machine can place it hundreds of milliseconds off its audio: the caller's whole stretch is beeped, from the
+ * end of the turn before it to the start of the turn after it (its own end, if later). Beeping the caller's silence
+ * costs nothing; leaving a word of the detail audible would.
+ */
+export function beepedStretches(turns: readonly BeepedTurn[], said: (index: number) => boolean): BeepedTurn[] {
+  const out: BeepedTurn[] = [];
+  turns.forEach((turn, i) => {
+    if (!said(i)) return;
+    if (turn.role !== 'user') return void out.push({ role: turn.role, start_ms: turn.start_ms, end_ms: turn.end_ms });
+    const before = turns[i - 1];
+    const after = turns[i + 1];
+    out.push({
+      role: 'user',
+      start_ms: Math.min(turn.start_ms, before ? before.end_ms : 0),
+      end_ms: Math.max(turn.end_ms, after ? after.start_ms : turn.end_ms),
+    });
+  });
+  return out;
+}
+
 /** The turns' times as sample ranges of each direction's track, the margin added. */
 export function beepRangesOf(turns: readonly BeepedTurn[], sampleRate = RECORDING_RATE): Record<'user' | 'assistant', SampleRange[]> {
   const of = (role: BeepedTurn['role']) =>

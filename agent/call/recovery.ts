@@ -21,7 +21,7 @@ import {
   touchCallHeartbeat,
   type UnstartedCallLimits,
 } from '../../modules/calls/index.js';
-import { type BeepedTurn, recordingStorageOf, storeOrphanRecording } from './recording.js';
+import { beepedStretches, type BeepedTurn, recordingStorageOf, storeOrphanRecording } from './recording.js';
 import { analyzeCall, type Analysis } from './analysis.js';
 import { vendorAccessFromEnv, type VendorAccess } from '../providers/speech-providers.js';
 import { buildLlm } from './session-config.js';
@@ -192,7 +192,7 @@ async function recoverCall(prisma: PrismaClient, call: CallRow, context: Recover
  * and so cannot be known to be free of one.
  */
 export function orphanBeeps(turns: StoredTurn[], endMs: number): BeepedTurn[] {
-  const beeped: BeepedTurn[] = turns.filter((t) => PLACEHOLDER.test(t.text)).map((t) => ({ role: t.role, start_ms: t.start_ms, end_ms: t.end_ms }));
+  const beeped = beepedStretches(turns, (i) => PLACEHOLDER.test(turns[i]!.text));
   const lastEnd = turns.reduce((end, t) => Math.max(end, t.end_ms), 0);
   if (endMs > lastEnd) for (const role of ['user', 'assistant'] as const) beeped.push({ role, start_ms: lastEnd, end_ms: endMs });
   return beeped;

@@ -247,8 +247,8 @@ describe('calls whose process dies', () => {
     expect(ended.summary).toBe('[name] asked to be called back on [phone].');
     expect(ended.variables).toEqual({ first_name: '[name]', callback: '[phone]', plan: 'gold' });
 
-    // What was spoken while the call ran as 100s, a beep where it is not: the caller's stored detail (with its margin)
-    // and, on both sides, everything after the last stored turn (from its margin), whose words were never known.
+    // What was spoken while the call ran as 100s, a beep where it is not: the caller's stretch that said a detail (from
+    // the welcome's end, with its margin) and, on both sides, everything after the last stored turn, never transcribed.
     const track = async (name: string) => {
       const recording = ended.recordings.find((r) => r.track === name)!;
       return decodeWav(await readFile(path.join(dataDir, recording.storageKey))).samples;
@@ -260,8 +260,8 @@ describe('calls whose process dies', () => {
     const untouched = (samples: Int16Array, fromMs: number, toMs: number) =>
       samples.subarray((fromMs * 16_000) / 1000, (toMs * 16_000) / 1000).every((v) => v === 100);
     const [user, assistant] = [await track('user'), await track('assistant')];
-    expect(untouched(user, 0, 2000 - BEEP_MARGIN_MS)).toBe(true);
-    expect(isBeep(user, 2000 - BEEP_MARGIN_MS, 6000)).toBe(true);
+    expect(untouched(user, 0, 1500 - BEEP_MARGIN_MS)).toBe(true);
+    expect(isBeep(user, 1500 - BEEP_MARGIN_MS, 6000)).toBe(true);
     expect(untouched(assistant, 0, 3000 - BEEP_MARGIN_MS)).toBe(true);
     expect(isBeep(assistant, 3000 - BEEP_MARGIN_MS, 6000)).toBe(true);
   });
