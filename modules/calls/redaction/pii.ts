@@ -1,4 +1,15 @@
-import nlp from 'compromise';
+import { createRequire } from 'node:module';
+
+type Nlp = typeof import('compromise').default;
+let compromise: Nlp | undefined;
+/**
+ * compromise's parser and lexicon take about 0.3 s to load, and most processes never redact a call: it is loaded the
+ * first time a name is looked for (its CommonJS build, so that the masking functions stay synchronous).
+ */
+function nlp(text: string): ReturnType<Nlp> {
+  compromise ??= createRequire(import.meta.url)('compromise') as Nlp;
+  return compromise(text);
+}
 
 // Personal details found in what a call said, each replaced by a placeholder that names its kind (`[name]`, `[phone]`,
 // `[email]`, `[card]`, `[address]`, `[number]`), for the `redacted` privacy mode. The text is what a recogniser or a
