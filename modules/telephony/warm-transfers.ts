@@ -7,7 +7,8 @@ import type { Db } from '../../prisma/client.js';
 // callbacks about that call (answered, a key pressed, a machine, the call over) moves the row's state and NOTIFYs this
 // channel in the same statement. Every API process listens (api/app.ts) and hands the change to the calls it runs
 // through this process-wide bus; the waiting call reads the row again, so a notification lost while the LISTEN
-// connection was down costs nothing but the wait until it is back (onReset reads every waiting row).
+// connection was down costs nothing but the wait until it is back (onReset reads every waiting row). A slow poll
+// besides covers a process that runs without the change feed, and a notification that never came.
 
 export const WARM_TRANSFER_CHANNEL = 'warm_transfer_changed';
 
@@ -28,6 +29,9 @@ export interface WarmTransferRow {
 
 const bus = new EventEmitter();
 bus.setMaxListeners(0);
+
+/** How often a waiting consultation reads its row without being told: a person takes seconds to answer and press. */
+const POLL_MS = 2_000;
 const RESET = 'reset';
 
 /** Opens the consultation of one call; its token names it in the carrier's callbacks and its conference. */
@@ -80,6 +84,7 @@ export function awaitWarmTransferOutcome(db: Db, token: string, signal: AbortSig
     const finish = (row: WarmTransferRow | undefined) => {
       if (done) return;
       done = true;
+      clearInterval(poll);
       bus.off(token, check);
       bus.off(RESET, check);
       signal.removeEventListener('abort', aborted);
@@ -107,6 +112,7 @@ export function awaitWarmTransferOutcome(db: Db, token: string, signal: AbortSig
           }
         });
     }
+    const poll = setInterval(check, POLL_MS);
     if (signal.aborted) return finish(undefined);
     signal.addEventListener('abort', aborted, { once: true });
     bus.on(token, check);

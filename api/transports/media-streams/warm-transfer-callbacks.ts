@@ -3,7 +3,7 @@ import { carrierOfCall, carrierOfKind, findWarmTransfer, moveWarmTransfer, REJEC
 import { publicBaseUrl } from '../../http/public-url.js';
 import type { MediaStreamRouteOptions } from './routes.js';
 
-// The carrier's callbacks about a warm transfer's call to the person it consults (agent/call/warm-transfer.ts): its
+// The carrier's callbacks about a warm transfer's call to the person it consults (agent/call/line-tools.ts, agent/io/carrier-consult.ts): its
 // progress, the key the person pressed, and the answering-machine verdict. Each moves the consultation's row, which
 // NOTIFYs the process running the caller's call. Like every carrier callback they carry no key: each is signed with
 // the carrier account's auth token (the caller's connection's own, else the deployment's) and checked against it.
