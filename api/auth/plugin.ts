@@ -130,41 +130,66 @@ export function registerAuth(
   app.decorateRequest('identity', null as unknown as KeyIdentity);
   app.decorateRequest('signedIn', null);
   app.decorateRequest('secureContext', false);
-  app.addHook('onRequest', async (request) => {
-    // An unmatched request answers 404 and reaches no handler; there is nothing to protect.
-    if (request.is404) return;
-    const mode = request.routeOptions.config.auth;
-    if (mode === 'public' || mode === 'signature') return;
-    if (mode === 'session' || mode === 'visitor') {
-      request.secureContext = isSecureContext(request, options.publicUrl);
-      if (mode === 'session' && request.headers.authorization !== undefined) {
-        const what = request.routeOptions.config.sessionOnly ?? 'This function';
-        throw new AppError('session_only', `${what} is available only in a dashboard session, not with an API key`);
-      }
-      const token = readCookie(request, 'session', request.secureContext);
-      const identity = token ? await findSession(prisma, token) : null;
-      request.signedIn = identity && token ? { ...identity, token } : null;
-      if (mode === 'session' && !request.signedIn) throw new AppError('unauthorized', 'Sign in to the dashboard first');
-      return;
+  async function sessionIdentity(request: FastifyRequest, mode: 'session' | 'visitor'): Promise<void> {
+    request.secureContext = isSecureContext(request, options.publicUrl);
+    if (mode === 'session' && request.headers.authorization !== undefined) {
+      const what = request.routeOptions.config.sessionOnly ?? 'This function';
+      throw new AppError('session_only', `${what} is available only in a dashboard session, not with an API key`);
     }
-    // `api_key`, and anything else (there is nothing else after the start-up check): the key is required.
-    const token = bearerToken(request);
-    const keyHash = hashApiKey(token);
-    let identity = cache.get(keyHash);
-    if (identity === undefined) {
-      identity = await findActiveKey(prisma, keyHash);
-      cache.set(keyHash, identity);
-    }
+    const token = readCookie(request, 'session', request.secureContext);
+    const identity = token ? await findSession(prisma, token) : null;
+    request.signedIn = identity && token ? { ...identity, token } : null;
+    if (mode === 'session' && !request.signedIn) throw new AppError('unauthorized', 'Sign in to the dashboard first');
+  }
+
+  function admitKey(request: FastifyRequest, identity: KeyIdentity | null): void {
     if (!identity) throw unauthorized('Invalid or revoked API key', 'invalid_token');
     request.identity = identity;
     usedKeyIds.add(identity.apiKeyId);
+  }
+
+  // A callback hook: nearly every API request carries a key the cache knows, and that path is answered without a
+  // promise; a session, or a key not cached, takes the asynchronous path.
+  app.addHook('onRequest', (request, _reply, done) => {
+    // An unmatched request answers 404 and reaches no handler; there is nothing to protect.
+    if (request.is404) return done();
+    const mode = request.routeOptions.config.auth;
+    if (mode === 'public' || mode === 'signature') return done();
+    if (mode === 'session' || mode === 'visitor') {
+      sessionIdentity(request, mode).then(() => done(), done);
+      return;
+    }
+    // `api_key`, and anything else (there is nothing else after the start-up check): the key is required.
+    let keyHash: string;
+    try {
+      keyHash = hashApiKey(bearerToken(request));
+      const cached = cache.get(keyHash);
+      if (cached !== undefined) {
+        admitKey(request, cached);
+        return done();
+      }
+    } catch (err) {
+      return done(err as Error);
+    }
+    findActiveKey(prisma, keyHash)
+      .then((identity) => {
+        cache.set(keyHash, identity);
+        admitKey(request, identity);
+        done();
+      })
+      .catch(done);
   });
   // After the body is parsed, where a form's `_csrf` field is: the anti-forgery check of dashboard requests.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const mode = request.routeOptions.config.auth;
-    if ((mode !== 'session' && mode !== 'visitor') || !isStateChanging(request)) return;
+    if ((mode !== 'session' && mode !== 'visitor') || !isStateChanging(request)) return done();
     const secret = mode === 'session' ? request.signedIn?.token : readCookie(request, 'csrf', request.secureContext);
-    verifyCsrf(request, secret);
+    try {
+      verifyCsrf(request, secret);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
   });
 
   return { cache, flushUsage, routes };

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, RequestPayload } from 'fastify';
 import { PassThrough } from 'node:stream';
 import { HttpError } from './errors.js';
 import { BODY_LIMIT_BYTES } from './json-body.js';
@@ -85,52 +85,61 @@ function bodyUnread(raw: { complete: boolean; headers: Record<string, unknown> }
  *   would otherwise keep reading, and discarding, whatever the client trickles, for as long as it trickles.
  */
 export function registerBodyTimeouts(app: FastifyInstance, t: HttpTimeouts): void {
+  // Callback hooks, not async ones: every request runs the three, and an async hook costs a promise and a microtask
+  // each time.
   // An unmatched request is answered at once: no route reads its body, and reading it would only let a client hold
   // the connection for as long as it trickles.
-  app.addHook('onRequest', async (request) => {
-    if (request.is404 && bodyUnread(request.raw)) throw new HttpError('not_found', 'Not found');
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.is404 && bodyUnread(request.raw)) done(new HttpError('not_found', 'Not found'));
+    else done();
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (bodyUnread(request.raw)) reply.header('connection', 'close');
+    done(null, payload);
   });
 
-  app.addHook('preParsing', async (request, reply, payload) => {
-    if (!bodyUnread(request.raw)) return payload;
-    const declared = Number(request.headers['content-length']);
-    const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT_BYTES;
-    const bytes = Number.isInteger(declared) && declared >= 0 ? Math.min(declared, limit) : limit;
-    const deadlineMs = bodyDeadlineMs(bytes, t);
-    const late = () => new HttpError('request_timeout', `Request body not received within ${Math.round(deadlineMs / 1000)} s`);
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (!bodyUnread(request.raw)) done(null, payload);
+    else done(null, deadlinedBody(request, reply, payload, t));
+  });
+}
 
-    if (/^multipart\/form-data/i.test(request.headers['content-type'] ?? '')) {
-      // The multipart parser reads the request itself (@fastify/multipart pipes request.raw into busboy), not the
-      // stream returned here. A second reader piped from the request, never read, paused it whenever its own buffer
-      // was full, and busboy got the body in fits: a 0.94 MB upload took 39 s. So the deadline is kept on the request:
-      // its error reaches the parser, which fails the upload with it (a 408 the error handler answers).
-      const timer = setTimeout(() => {
-        if (request.raw.listenerCount('error') > 0) request.raw.emit('error', late());
-        else request.raw.destroy();
-      }, deadlineMs);
-      const stop = () => clearTimeout(timer);
-      request.raw.once('end', stop);
-      request.raw.once('close', stop);
-      reply.raw.once('close', stop);
-      return payload;
-    }
+/** The request's body stream, failing with a 408 when it is not received by its deadline. */
+function deadlinedBody(request: FastifyRequest, reply: FastifyReply, payload: RequestPayload, t: HttpTimeouts): RequestPayload {
+  const declared = Number(request.headers['content-length']);
+  const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT_BYTES;
+  const bytes = Number.isInteger(declared) && declared >= 0 ? Math.min(declared, limit) : limit;
+  const deadlineMs = bodyDeadlineMs(bytes, t);
+  const late = () => new HttpError('request_timeout', `Request body not received within ${Math.round(deadlineMs / 1000)} s`);
 
-    // The body parser reads this stream; on the deadline it fails with a 408 the error handler answers.
-    const body = new PassThrough();
-    body.on('error', () => {}); // the parser reports it; this keeps an unread stream's error from being uncaught
-    payload.pipe(body);
-    payload.once('error', (err) => body.destroy(err));
+  if (/^multipart\/form-data/i.test(request.headers['content-type'] ?? '')) {
+    // The multipart parser reads the request itself (@fastify/multipart pipes request.raw into busboy), not the
+    // stream returned here. A second reader piped from the request, never read, paused it whenever its own buffer
+    // was full, and busboy got the body in fits: a 0.94 MB upload took 39 s. So the deadline is kept on the request:
+    // its error reaches the parser, which fails the upload with it (a 408 the error handler answers).
     const timer = setTimeout(() => {
-      payload.unpipe(body);
-      body.destroy(late());
+      if (request.raw.listenerCount('error') > 0) request.raw.emit('error', late());
+      else request.raw.destroy();
     }, deadlineMs);
     const stop = () => clearTimeout(timer);
-    body.once('end', stop);
-    body.once('close', stop);
+    request.raw.once('end', stop);
+    request.raw.once('close', stop);
     reply.raw.once('close', stop);
-    return body;
-  });
+    return payload;
+  }
+
+  // The body parser reads this stream; on the deadline it fails with a 408 the error handler answers.
+  const body = new PassThrough();
+  body.on('error', () => {}); // the parser reports it; this keeps an unread stream's error from being uncaught
+  payload.pipe(body);
+  payload.once('error', (err) => body.destroy(err));
+  const timer = setTimeout(() => {
+    payload.unpipe(body);
+    body.destroy(late());
+  }, deadlineMs);
+  const stop = () => clearTimeout(timer);
+  body.once('end', stop);
+  body.once('close', stop);
+  reply.raw.once('close', stop);
+  return body;
 }

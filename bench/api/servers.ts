@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import fs from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +13,12 @@ import { openChangeFeed } from '../../lib/pg-listen.js';
 
 // Child process of bench/api/run.ts. `api` mode: the real API on its own embedded Postgres, with one organisation,
 // key and assistant; prints {url, key, id, body}. `bare` mode: a bare Fastify route that returns a given JSON body.
+
+// The ready line goes to fd 3, a pipe of the parent's; stdout (the request logs) is /dev/null.
+function ready(info: Record<string, unknown>): void {
+  const out = createWriteStream('', { fd: 3 });
+  out.end(`${JSON.stringify(info)}\n`);
+}
 
 const mode = process.argv[2];
 if (mode === 'api') {
@@ -39,7 +46,7 @@ if (mode === 'api') {
   });
   const { id } = created.json() as { id: number };
   const { port } = app.server.address() as AddressInfo;
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}`, key: api_key, id, body: created.body })}\n`);
+  ready({ url: `http://127.0.0.1:${port}`, key: api_key, id, body: created.body });
   process.on('SIGTERM', async () => {
     await app.close();
     await prisma.$disconnect();
@@ -52,7 +59,7 @@ if (mode === 'api') {
   app.get('/api/assistants/:assistant_id', async () => body);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
+  ready({ url: `http://127.0.0.1:${port}` });
   process.on('SIGTERM', async () => {
     await app.close();
     process.exit(0);
