@@ -126,7 +126,8 @@ describe.skipIf(!hasChromium)('the Website widgets page', () => {
     expect(await page.content()).not.toContain('Globex site');
     // A form posted with a valid session and token, as a forged page of ours would.
     await page.goto(`${base}/widgets`);
-    const csrf = await page.evaluate(() => document.querySelector('input[name=_csrf]')?.getAttribute('value') ?? '');
+    // Run in the page as text: this project's types have no DOM.
+    const csrf = (await page.evaluate(`document.querySelector('input[name=_csrf]')?.getAttribute('value') ?? ''`)) as string;
     const posted = await page.request.post(`${base}/widgets/${theirs.id}`, { form: { _csrf: csrf, name: 'Taken', allowed_origins: 'https://evil.example' } });
     expect(posted.status()).toBe(404);
     expect(await api.db.prisma.widgetKey.findUniqueOrThrow({ where: { id: theirs.id } })).toMatchObject({
