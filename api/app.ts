@@ -39,6 +39,7 @@ import { StreamTokens } from '../lib/stream-token.js';
 import { builtInBrowserCallRoutes } from './transports/browser/routes.js';
 import { registerBuiltInBrowserCallSocket } from './transports/browser/socket.js';
 import { registerCallPage } from './transports/browser/call-page.js';
+import { registerCallAbandon } from './transports/browser/abandon.js';
 import { LocalFileStorage, type RecordingStorage } from '../media/recording/storage.js';
 import { telephonyRoutes } from './routes/telephony.js';
 import { emitWarmTransfer, type LiveKitConfig, LiveKitTelephony, resetWarmTransfers, WARM_TRANSFER_CHANNEL } from '../modules/telephony/index.js';
@@ -187,6 +188,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // A page may sit open a while before its user presses Start.
   const browserCallTokens = new StreamTokens(options.streamTokenSecret ? Buffer.from(options.streamTokenSecret) : crypto.randomBytes(32), 600);
   registerCallPage(app, { prisma: options.prisma, tokens: browserCallTokens });
+  registerCallAbandon(app, { prisma: options.prisma, tokens: browserCallTokens });
   registerBuiltInBrowserCallSocket(app, {
     upgrades,
     prisma: options.prisma,

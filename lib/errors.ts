@@ -69,6 +69,8 @@ export const ERRORS = Object.freeze({
   widget_key_invalid: 'unauthenticated',
   /** The page's origin is not one of the widget key's allowed origins, or the request carried none. */
   origin_not_allowed: 'forbidden',
+  /** A call page's request whose token is missing, expired or another call's. */
+  call_token_invalid: 'forbidden',
   /** The widget key has as many calls under way as its cap allows. */
   widget_busy: 'rate_limited',
   livekit_unavailable: 'upstream',

@@ -43,7 +43,15 @@ export {
 export { CALL_STARTING, lookUpCall, recordCallStartLookup, type StartLookup, type StartLookupConfig } from './start-lookup.js';
 export { CALL_STATUSES, DIALLING, IN_PROGRESS, NOT_STARTED, TERMINAL, type UnstartedEnd } from './statuses.js';
 export { appendCallTurn, CallNotRunnableError, findCall, loadContactFields, type StoredRecording, type StoredTurn, touchCallHeartbeat } from './store.js';
-export { endStaleUnstartedCalls, JOIN_GRACE_MS, LOST_DIAL_AFTER_MS, type UnstartedCallLimits, WEB_JOIN_WINDOW_MS } from './unstarted.js';
+export {
+  abandonUnjoinedCall,
+  endStaleUnstartedCalls,
+  JOIN_GRACE_MS,
+  LOST_DIAL_AFTER_MS,
+  type UnstartedCallLimits,
+  WEB_JOIN_WINDOW_MS,
+  WIDGET_JOIN_WINDOW_MS,
+} from './unstarted.js';
 export type { ModelUsage } from './usage.js';
 export type { CallCost } from './usage-schemas.js';
 export { DataDeletion, expireCallData, type Expiry, listDataDeletions, RETENTION_BATCH } from './retention.js';

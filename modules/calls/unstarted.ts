@@ -14,6 +14,13 @@ import { DIALLING, NOT_STARTED } from './statuses.js';
 
 /** The browser call page's token (api/app.ts) is good for 10 minutes; after that no socket can start the call. */
 export const BROWSER_JOIN_WINDOW_MS = 10 * 60_000;
+/**
+ * A website widget's call: its panel opens the call page the moment the visitor presses the button, and the page
+ * connects as soon as the visitor allows the microphone. One still unjoined after this long was given up (the panel
+ * closed, the microphone refused where the page could not say so), and it holds one of the widget's few slots
+ * (docs/widget.md) until it ends.
+ */
+export const WIDGET_JOIN_WINDOW_MS = 3 * 60_000;
 /** A LiveKit web call's participant token (modules/telephony/livekit-web-calls.ts) is good for 10 minutes. */
 export const WEB_JOIN_WINDOW_MS = 10 * 60_000;
 /**
@@ -55,6 +62,7 @@ export const NOT_STARTED_REASON = 'not_started';
 
 export interface UnstartedCallLimits {
   browserJoinMs: number;
+  widgetJoinMs: number;
   webJoinMs: number;
   inboundRingingMs: number;
   lostDialMs: number;
@@ -64,6 +72,7 @@ export interface UnstartedCallLimits {
 
 export const DEFAULT_UNSTARTED_CALL_LIMITS: UnstartedCallLimits = {
   browserJoinMs: BROWSER_JOIN_WINDOW_MS + JOIN_GRACE_MS,
+  widgetJoinMs: WIDGET_JOIN_WINDOW_MS,
   webJoinMs: WEB_JOIN_WINDOW_MS + JOIN_GRACE_MS,
   inboundRingingMs: INBOUND_RINGING_LIMIT_MS,
   lostDialMs: LOST_DIAL_AFTER_MS,
@@ -80,6 +89,10 @@ interface Rule {
 const before = (now: number, ms: number) => ({ lt: new Date(now - ms) });
 
 const RULES: Rule[] = [
+  {
+    reason: NOT_JOINED,
+    where: (now, l) => ({ transport: 'browser', status: 'queued', widgetKeyId: { not: null }, createdAt: before(now, l.widgetJoinMs) }),
+  },
   { reason: NOT_JOINED, where: (now, l) => ({ transport: 'browser', status: 'queued', createdAt: before(now, l.browserJoinMs) }) },
   { reason: NOT_JOINED, where: (now, l) => ({ transport: 'web', status: 'queued', createdAt: before(now, l.webJoinMs) }) },
   {
@@ -98,6 +111,17 @@ const RULES: Rule[] = [
 export interface UnstartedCallSweepOptions {
   now?: Date;
   limits?: Partial<UnstartedCallLimits>;
+}
+
+/**
+ * The caller's page gave its call up before joining it (the microphone refused, the page closed): a browser call still
+ * queued ends at once as `canceled` with `not_joined`, with its events, and frees the slot it held. False when the
+ * call had already started or ended, which changes nothing.
+ */
+export async function abandonUnjoinedCall(prisma: PrismaClient, callSid: string): Promise<boolean> {
+  const call = await prisma.call.findUnique({ where: { callSid }, select: { id: true } });
+  if (!call) return false;
+  return endUnstartedCall(prisma, call.id, 'canceled', NOT_JOINED, new Date(), { transport: 'browser', status: 'queued' });
 }
 
 /** Ends every call that can no longer start; answers the ids it ended, each with its end reason. */

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { apiTestWith } from '../helpers/fixtures.js';
 import type { ApiContext, Tenant } from '../helpers/api.js';
+import { endStaleUnstartedCalls, WIDGET_JOIN_WINDOW_MS } from '../../modules/calls/index.js';
 
 // The widget's public side over HTTP: CORS answered for the key's origins alone (preflight too, with Vary: Origin), a
 // revoked or unknown key refused, the key's calls per minute and calls under way capped, the call recording its key,
@@ -26,6 +27,11 @@ async function newKey(api: ApiContext, tenant: Tenant, assistantId: number, extr
   const res = await api.call(tenant, 'POST', '/api/widget-keys', { name: 'Site', assistant_id: assistantId, allowed_origins: [SHOP, LOCAL], ...extra });
   expect(res.status).toBe(201);
   return res.body.data as { id: number; public_key: string };
+}
+
+async function freshOrganisation(api: ApiContext): Promise<{ tenant: Tenant; assistantId: number }> {
+  const tenant = await api.tenant();
+  return { tenant, assistantId: (await api.call(tenant, 'POST', '/api/assistants', { name: 'Front desk' })).body.id as number };
 }
 
 function startCall(api: ApiContext, publicKey: string, origin?: string) {
@@ -204,6 +210,62 @@ describe('widget calls', () => {
     const first = JSON.parse(results.find((r) => r.statusCode === 201)!.body).data.call_sid as string;
     await api.db.prisma.call.update({ where: { callSid: first }, data: { status: 'completed', endedAt: new Date() } });
     expect((await startCall(api, key.public_key, SHOP)).statusCode).toBe(201);
+  });
+
+  it('frees the slot of a call its page gave up before joining (the microphone refused, the panel closed), at once', async ({ api, tenant, assistantId }) => {
+    const key = await newKey(api, tenant, assistantId, { max_concurrent_calls: 1, rate_limit_per_minute: 100 });
+    const res = await startCall(api, key.public_key, SHOP);
+    const { call_sid, page_url } = JSON.parse(res.body).data as { call_sid: string; page_url: string };
+    const token = new URL(page_url).searchParams.get('token')!;
+    expect((await startCall(api, key.public_key, SHOP)).statusCode).toBe(429);
+
+    // Another call's token, or none, is refused and changes nothing.
+    const other = JSON.parse((await startCall(api, (await newKey(api, tenant, assistantId)).public_key, SHOP)).body).data as { page_url: string };
+    const otherToken = new URL(other.page_url).searchParams.get('token')!;
+    for (const query of [`?token=${encodeURIComponent(otherToken)}`, '', '?token=forged']) {
+      const refused = await api.app.inject({ method: 'POST', url: `/call/${call_sid}/abandon${query}` });
+      expect(refused.statusCode).toBe(403);
+      expect(JSON.parse(refused.body)).toMatchObject({ code: 'call_token_invalid' });
+    }
+    expect(await api.db.prisma.call.findUniqueOrThrow({ where: { callSid: call_sid } })).toMatchObject({ status: 'queued' });
+
+    // What the page's beacon sends: a POST with no body.
+    const abandoned = await api.app.inject({ method: 'POST', url: `/call/${call_sid}/abandon?token=${encodeURIComponent(token)}` });
+    expect(abandoned.statusCode).toBe(204);
+    const call = await api.db.prisma.call.findUniqueOrThrow({ where: { callSid: call_sid } });
+    expect(call).toMatchObject({ status: 'canceled', endReason: 'not_joined', durationMs: 0 });
+    const events = await api.db.prisma.event.findMany({ where: { organizationId: tenant.organizationId, type: 'call.completed' } });
+    expect(events.filter((e) => (e.payload as { call_sid?: string }).call_sid === call_sid)).toHaveLength(1);
+    expect((await startCall(api, key.public_key, SHOP)).statusCode).toBe(201);
+
+    // Sent again (a beacon and a page closing), it changes nothing and writes no second event.
+    expect((await api.app.inject({ method: 'POST', url: `/call/${call_sid}/abandon?token=${encodeURIComponent(token)}` })).statusCode).toBe(204);
+    const again = await api.db.prisma.event.findMany({ where: { organizationId: tenant.organizationId, type: 'call.completed' } });
+    expect(again.filter((e) => (e.payload as { call_sid?: string }).call_sid === call_sid)).toHaveLength(1);
+  });
+
+  it('leaves a call that started as it is when its page sends the abandon late', async ({ api }) => {
+    // An organisation of its own: the calls the tests above left queued count against the organisation's cap.
+    const { tenant, assistantId } = await freshOrganisation(api);
+    const key = await newKey(api, tenant, assistantId, { rate_limit_per_minute: 100 });
+    const { call_sid, page_url } = JSON.parse((await startCall(api, key.public_key, SHOP)).body).data as { call_sid: string; page_url: string };
+    await api.db.prisma.call.update({ where: { callSid: call_sid }, data: { status: 'in_progress', startedAt: new Date() } });
+    const token = new URL(page_url).searchParams.get('token')!;
+    expect((await api.app.inject({ method: 'POST', url: `/call/${call_sid}/abandon?token=${encodeURIComponent(token)}` })).statusCode).toBe(204);
+    expect(await api.db.prisma.call.findUniqueOrThrow({ where: { callSid: call_sid } })).toMatchObject({ status: 'in_progress', endReason: null });
+  });
+
+  it('ends a widget’s call still unjoined after its join window, while a call made with an API key keeps its longer one', async ({ api }) => {
+    const { tenant, assistantId } = await freshOrganisation(api);
+    const key = await newKey(api, tenant, assistantId, { rate_limit_per_minute: 100 });
+    const widgetCall = (JSON.parse((await startCall(api, key.public_key, SHOP)).body).data as { call_sid: string }).call_sid;
+    const ownCall = (await api.call(tenant, 'POST', '/api/web-calls/browser', { assistant_id: assistantId })).body.data.call_sid as string;
+    const ended = await endStaleUnstartedCalls(api.db.prisma, { now: new Date(Date.now() + WIDGET_JOIN_WINDOW_MS + 1_000) });
+    const rows = await api.db.prisma.call.findMany({ where: { callSid: { in: [widgetCall, ownCall] } } });
+    const byId = new Map(rows.map((r) => [r.callSid, r]));
+    expect(byId.get(widgetCall)).toMatchObject({ status: 'failed', endReason: 'not_joined' });
+    expect(byId.get(ownCall)).toMatchObject({ status: 'queued' });
+    expect(ended.map((e) => e.callId)).toContain(byId.get(widgetCall)!.id);
   });
 
   it('refuses a call to an inactive assistant and creates nothing', async ({ api, tenant }) => {

@@ -94,8 +94,27 @@
       transcriptEl.scrollTop = transcriptEl.scrollHeight;
     }
 
+    // A call given up before its socket opened (the microphone refused, the page or the widget's panel closed while it
+    // asked) is ended at once rather than left to the unstarted-call sweep: until then it would hold one of its widget's
+    // slots. A beacon, so that it still leaves a page being closed.
+    let joined = false;
+    let abandoned = false;
+    function abandon() {
+      if (joined || abandoned || !token) return;
+      abandoned = true;
+      navigator.sendBeacon(`/call/${encodeURIComponent(callSid)}/abandon?token=${encodeURIComponent(token)}`);
+    }
+
+    // What the caller is told when the call cannot start; the microphone's two refusals in words they can act on.
+    function startFailure(e) {
+      if (e && e.name === 'NotAllowedError') return 'Microphone blocked: allow it for this page to talk';
+      if (e && e.name === 'NotFoundError') return 'No microphone found: connect one to talk';
+      return `Could not start: ${e && e.message}`;
+    }
+
     async function start() {
       if (startButton) startButton.disabled = true;
+      window.addEventListener('pagehide', abandon);
       setStatus('Connecting…');
       ctx = new AudioContext({ sampleRate: RATE });
       // Started without a click in this page (a website widget's panel, which its host page frames), the browser may
@@ -109,6 +128,7 @@
       ws = new WebSocket(url);
       ws.binaryType = 'arraybuffer';
       ws.onopen = () => {
+        joined = true;
         setStatus('In call');
         if (hangupButton) hangupButton.disabled = false;
         if (muteButton) muteButton.disabled = false;
@@ -176,7 +196,11 @@
     }
     return {
       state,
-      start: () => start().catch((e) => over(`Could not start: ${e.message}`)),
+      start: () =>
+        start().catch((e) => {
+          abandon();
+          over(startFailure(e));
+        }),
     };
   }
 
