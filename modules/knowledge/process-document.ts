@@ -201,7 +201,12 @@ async function ensureChunks(db: PrismaClient, job: ClaimedDocument, leaseMs: num
   });
 }
 
-/** Embeds the chunks of the set that lack the model's vector, a batch at a time, each batch written under the lease. */
+/**
+ * Embeds the chunks of the set that lack the model's vector, a batch at a time, each batch written under the lease.
+ * The next batch is read and sent to the model before the current one's vectors are awaited: a batch's last texts
+ * keep one model thread busy while the other would wait, and the rows' write and the next read would leave both
+ * idle, so with the next batch queued behind it every thread stays busy until the document's last chunk.
+ */
 async function embedMissing(db: PrismaClient, job: ClaimedDocument, spec: IndexSpec, deps: ProcessingDeps, signal: AbortSignal): Promise<void> {
   let embedder: Embedder;
   try {
@@ -209,32 +214,57 @@ async function embedMissing(db: PrismaClient, job: ClaimedDocument, spec: IndexS
   } catch (error) {
     throw readable(error, 'embed');
   }
-  for (;;) {
-    const batch = await db.$queryRaw<{ id: number; content: string; heading_path: string[] }[]>`
-      SELECT c.id, c.content, c.heading_path FROM document_chunks c
-      WHERE c.document_id = ${job.id} AND c.chunking = ${spec.key}
+  type Pending = { batch: { id: number }[]; vectors: Promise<Float32Array[]> };
+  // Whatever ends this stage (done, failed, the job's own abort) stops the batch sent ahead.
+  const pipeline = new AbortController();
+  const stop = () => pipeline.abort(signal.reason);
+  if (signal.aborted) stop();
+  else signal.addEventListener('abort', stop, { once: true });
+  // Batches are read by position, after the last one read: the batch in flight has no vectors yet, and reading by what
+  // lacks one alone would read it again.
+  let after = -1;
+  const read = async (): Promise<Pending | undefined> => {
+    const batch = await db.$queryRaw<{ id: number; position: number; content: string; heading_path: string[] }[]>`
+      SELECT c.id, c.position, c.content, c.heading_path FROM document_chunks c
+      WHERE c.document_id = ${job.id} AND c.chunking = ${spec.key} AND c.position > ${after}
         AND NOT EXISTS (SELECT 1 FROM chunk_embeddings e WHERE e.chunk_id = c.id AND e.model = ${spec.embeddingModel})
       ORDER BY c.position LIMIT ${EMBED_BATCH}`;
-    if (batch.length === 0) return;
-    let vectors: Float32Array[];
-    try {
-      vectors = await embedder.embed(
-        batch.map((c) => embeddingText({ headingPath: c.heading_path, content: c.content })),
-        { signal, purpose: 'document' },
-      );
-    } catch (error) {
-      throw readable(error, 'embed');
-    }
-    if (vectors.length !== batch.length)
-      throw new StageFailed('embed', `The embedding model answered ${vectors.length} vectors for ${batch.length} chunks.`, true);
-    await fenced(db, job, deps.leaseMs, async (tx) => {
-      await tx.chunkEmbedding.createMany({
-        data: batch.map((c, i) => ({ chunkId: c.id, model: spec.embeddingModel, embedding: toBytes(vectors[i]!) })),
-        skipDuplicates: true,
+    if (batch.length === 0) return undefined;
+    after = batch[batch.length - 1]!.position;
+    const vectors = embedder.embed(
+      batch.map((c) => embeddingText({ headingPath: c.heading_path, content: c.content })),
+      { signal: pipeline.signal, purpose: 'document' },
+    );
+    // Awaited in its turn; until then a failure must not be an unhandled rejection.
+    vectors.catch(() => undefined);
+    return { batch, vectors };
+  };
+  try {
+    let current = await read();
+    while (current) {
+      const next = await read();
+      let vectors: Float32Array[];
+      try {
+        vectors = await current.vectors;
+      } catch (error) {
+        throw readable(error, 'embed');
+      }
+      const { batch } = current;
+      if (vectors.length !== batch.length)
+        throw new StageFailed('embed', `The embedding model answered ${vectors.length} vectors for ${batch.length} chunks.`, true);
+      await fenced(db, job, deps.leaseMs, async (tx) => {
+        await tx.chunkEmbedding.createMany({
+          data: batch.map((c, i) => ({ chunkId: c.id, model: spec.embeddingModel, embedding: toBytes(vectors[i]!) })),
+          skipDuplicates: true,
+        });
       });
-    });
-    // After the commit: a mirror that fails is caught up at the next start (PgVectors.catchUp), never lost.
-    await deps.mirrorVectors?.(batch.map((c, i) => ({ chunkId: c.id, model: spec.embeddingModel, vector: vectors[i]! }))).catch(() => undefined);
+      // After the commit: a mirror that fails is caught up at the next start (PgVectors.catchUp), never lost.
+      await deps.mirrorVectors?.(batch.map((c, i) => ({ chunkId: c.id, model: spec.embeddingModel, vector: vectors[i]! }))).catch(() => undefined);
+      current = next;
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+    pipeline.abort(new Error('embedding stage over'));
   }
 }
 
