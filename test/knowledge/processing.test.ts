@@ -3,6 +3,7 @@ import { claimDocuments, processDocument, processingDeps, startDocumentProcessin
 import { replaceDocumentContent } from '../../modules/knowledge/documents.js';
 import { dbTest } from '../helpers/fixtures.js';
 import { until } from '../helpers/until.js';
+import { EmbeddingError } from '../../modules/knowledge/embeddings/embedder.js';
 
 // The offline embedding model, as the defaults ask: real vectors, no key.
 const deps = processingDeps({}, 60_000);
@@ -130,5 +131,85 @@ describe('document processing', () => {
     const row = await db.prisma.document.findUniqueOrThrow({ where: { id: doc.id } });
     expect(row).toMatchObject({ status: 'failed', failedStage: 'parse', attempts: 2, leaseToken: null });
     expect(row.error).toContain('interrupted 2 times');
+  });
+
+  it('sends the next batch of chunks to the model before the current one’s vectors are back, and stores each chunk’s own vector once', async ({
+    db,
+    organizationId,
+  }) => {
+    // A long manual: about 130 chunks, so three batches of at most 64.
+    const sections = Array.from({ length: 130 }, (_, i) => `## Part ${i}\n\n${`Step ${i} of the procedure, done with care. `.repeat(22)}\n`);
+    const doc = await pendingUpload(db, organizationId, sections.join('\n'), 'manual.md');
+    // The model's answers are held until the test lets each go: what the stage asks while one is held is what it sent
+    // ahead. Each vector names its text, so a vector stored against another chunk would show.
+    const calls: { texts: string[]; release: () => void }[] = [];
+    const vectorOf = (text: string) => {
+      const v = new Float32Array(512);
+      v[Math.abs([...text].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 7)) % 512] = 1;
+      return v;
+    };
+    const held = processingDeps(
+      {
+        embedderFor: (model) => ({
+          model,
+          dimensions: 512,
+          embed: (texts) =>
+            new Promise<Float32Array[]>((resolve) => {
+              calls.push({ texts, release: () => resolve(texts.map(vectorOf)) });
+            }),
+        }),
+      },
+      60_000,
+    );
+    const [job] = await claimDocuments(db.prisma, 10, 60_000);
+    expect(job!.id).toBe(doc.id);
+    const outcome = processDocument(db.prisma, job!, held);
+
+    await until(() => calls.length === 2);
+    // The first batch's vectors are not back, and the second batch is already with the model.
+    expect(await db.prisma.chunkEmbedding.count({ where: { chunk: { documentId: doc.id } } })).toBe(0);
+    expect(calls.map((c) => c.texts.length)).toEqual([64, 64]);
+    calls[0]!.release();
+    await until(() => calls.length === 3);
+    calls[1]!.release();
+    calls[2]!.release();
+    const done = await outcome;
+    expect(done).toMatchObject({ kind: 'ready' });
+    const chunks = await db.prisma.documentChunk.findMany({ where: { documentId: doc.id }, include: { embeddings: true }, orderBy: { position: 'asc' } });
+    expect(chunks.length).toBe(calls.reduce((n, c) => n + c.texts.length, 0));
+    expect(calls.flatMap((c) => c.texts)).toHaveLength(new Set(calls.flatMap((c) => c.texts)).size);
+    for (const chunk of chunks) {
+      expect(chunk.embeddings).toHaveLength(1);
+      const stored = new Float32Array(new Uint8Array(chunk.embeddings[0]!.embedding).buffer);
+      const text = calls.flatMap((c) => c.texts).find((t) => t.includes(chunk.content))!;
+      expect(Array.from(stored)).toEqual(Array.from(vectorOf(text)));
+    }
+  });
+
+  it('stops the batch sent ahead when the current one fails, and the document is tried again with the model’s reason', async ({ db, organizationId }) => {
+    const sections = Array.from({ length: 130 }, (_, i) => `## Part ${i}\n\n${`Check ${i} of the list, done with care. `.repeat(22)}\n`);
+    await pendingUpload(db, organizationId, sections.join('\n'), 'checklist.md');
+    const calls: { signal: AbortSignal | undefined; fail: () => void }[] = [];
+    const failing = processingDeps(
+      {
+        embedderFor: (model) => ({
+          model,
+          dimensions: 512,
+          embed: (_texts, options) =>
+            new Promise<Float32Array[]>((_resolve, reject) => {
+              calls.push({ signal: options?.signal, fail: () => reject(new EmbeddingError('The embedding model is restarting.', true)) });
+            }),
+        }),
+      },
+      60_000,
+    );
+    const [job] = await claimDocuments(db.prisma, 10, 60_000);
+    const outcome = processDocument(db.prisma, job!, failing);
+    await until(() => calls.length === 2);
+    calls[0]!.fail();
+    expect(await outcome).toEqual({ kind: 'retry', stage: 'embed', error: 'The embedding model is restarting.' });
+    expect(calls[1]!.signal?.aborted).toBe(true);
+    expect(calls).toHaveLength(2);
+    expect(await db.prisma.chunkEmbedding.count({ where: { chunk: { documentId: job!.id } } })).toBe(0);
   });
 });
