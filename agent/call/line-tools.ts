@@ -2,6 +2,7 @@ import { llm, log, type tts, voice } from '@livekit/agents';
 import { withTimeout } from '../../lib/async.js';
 import { DTMF_SEQUENCE } from '../../media/dtmf.js';
 import type { CallTool } from '../../modules/tools/index.js';
+import type { CallTransferReport } from '../../modules/calls/index.js';
 import type { CallEnding, Ending } from './ending.js';
 import { LineError, WEB_LINE, type BriefingVoice, type CallLine, type ConsultOutcome } from './line.js';
 import { listen } from './session-events.js';
@@ -55,6 +56,8 @@ export interface LineToolsOptions {
   ending: CallEnding;
   /** Fields that name the call in the log. */
   logFields?: Record<string, unknown>;
+  /** Told each transfer's outcome as it is known (the `call.transfer` event); never awaited, never fails a transfer. */
+  onTransfer?: ((report: CallTransferReport) => void) | undefined;
 }
 
 type Session = voice.AgentSession;
@@ -64,6 +67,7 @@ export class CallLineTools {
   readonly line: CallLine;
   readonly #ending: CallEnding;
   readonly #logFields: Record<string, unknown>;
+  readonly #onTransfer: ((report: CallTransferReport) => void) | undefined;
   /**
    * A transfer being asked for holds a hangup until it is known whether the line was handed over. A warm transfer's
    * consultation does not: the caller on hold who hangs up ends it, and the call.
@@ -76,6 +80,7 @@ export class CallLineTools {
     this.line = options.line ?? WEB_LINE;
     this.#ending = options.ending;
     this.#logFields = options.logFields ?? {};
+    this.#onTransfer = options.onTransfer;
   }
 
   /**
@@ -185,11 +190,13 @@ export class CallLineTools {
                   'transfer_failed',
                 );
           log().warn({ ...fields, code: refusal.code, ...refusal.detail }, 'transfer refused');
+          this.#onTransfer?.({ tool: tool.name, mode: 'cold', outcome: 'failed', destination: config.destination });
           throw new llm.ToolError(refusal.message);
         }
         this.#transfer = 'done';
         this.#heldHangup = undefined;
         log().info(fields, 'call transferred');
+        this.#onTransfer?.({ tool: tool.name, mode: 'cold', outcome: 'transferred', destination: config.destination });
         log().debug({ ...fields, destination: config.destination }, 'transfer destination');
         this.#endOnceRecorded(ctx.session, toolCallId, { status: 'completed', reason: TRANSFERRED });
         return { transferred_to: config.destination, mode: config.mode };
@@ -235,6 +242,7 @@ export class CallLineTools {
     }
     const heldMs = Date.now() - heldAt;
     log().info({ ...fields, outcome, heldMs }, 'warm transfer over');
+    this.#onTransfer?.({ tool: name, mode: 'warm', outcome, destination: config.destination, heldMs });
     // A hangup while the person was called: the consultation's doing when they accepted (the carrier ends our stream
     // as it moves the caller), the caller's own otherwise, which ends the call once the hold has stopped.
     const held = this.#heldHangup;

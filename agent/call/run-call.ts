@@ -3,7 +3,15 @@ import { log, type voice, type llm, type VAD } from '@livekit/agents';
 import type { RecordingStorage } from '../../media/recording/storage.js';
 import type { PrismaClient } from '../../prisma/client.js';
 import { loadAssistantVersioned } from '../../modules/assistants/index.js';
-import { type CallRow, callPrivacyMode, findCall, markCallStarted, type PrivacyMode, type TranscriptEntry } from '../../modules/calls/index.js';
+import {
+  type CallRow,
+  callPrivacyMode,
+  findCall,
+  markCallStarted,
+  type PrivacyMode,
+  recordCallTransfer,
+  type TranscriptEntry,
+} from '../../modules/calls/index.js';
 import type { KnowledgeSearch } from '../../modules/knowledge/index.js';
 import type { MachineDetectorSettings } from '../../modules/campaigns/index.js';
 import { loadSecretsKey, SecretBox } from '../../lib/secret-box.js';
@@ -135,7 +143,14 @@ async function runStartedCall(
   const logFields = { callSid: call.callSid, callId: call.id };
   const stopHeartbeat = startHeartbeat(prisma, call.id, { intervalMs: options.heartbeatIntervalMs, logFields });
   const ending = new CallEnding();
-  const lineTools = new CallLineTools({ line: lineOf(call, options.line), ending, logFields });
+  const lineTools = new CallLineTools({
+    line: lineOf(call, options.line),
+    ending,
+    logFields,
+    // Recorded beside the call, not in its way: a transfer's outcome is not held up by the database.
+    onTransfer: (report) =>
+      void recordCallTransfer(prisma, call, report).catch((err: unknown) => log().warn({ ...logFields, err }, 'call.transfer event not recorded')),
+  });
   const scene = {
     options,
     call,

@@ -43,6 +43,7 @@ export {
 export { CALL_STARTING, lookUpCall, recordCallStartLookup, type StartLookup, type StartLookupConfig } from './start-lookup.js';
 export { CALL_STATUSES, DIALLING, IN_PROGRESS, NOT_STARTED, TERMINAL, type UnstartedEnd } from './statuses.js';
 export { appendCallTurn, CallNotRunnableError, findCall, loadContactFields, type StoredRecording, type StoredTurn, touchCallHeartbeat } from './store.js';
+export { type CallTransferReport, recordCallTransfer } from './transfer-event.js';
 export {
   abandonUnjoinedCall,
   endStaleUnstartedCalls,

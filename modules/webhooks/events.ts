@@ -6,6 +6,7 @@ export const EVENT_TYPES = [
   'call.started',
   'call.completed',
   'call.failed',
+  'call.transfer',
   'test_run.completed',
   'campaign.started',
   'campaign.paused',

@@ -131,6 +131,13 @@ const line = (): CarrierLine => ({ base, authToken: AUTH_TOKEN, prisma: api.db.p
 const carrierCall = (callSid: string, to: string, words: string, opts: { hangUpAfter?: string } = {}) => placeCarrierCall(line(), callSid, to, words, opts);
 const endedCall = (callSid: string) => endedCarrierCall(api.db.prisma, callSid, 30_000);
 
+/** The `call.transfer` event of a call (its `call_sid`, not the carrier's), once recorded (beside the call, so possibly just after it ends). */
+const transferEvent = (callSid: string) =>
+  until(async () =>
+    (await api.db.prisma.event.findMany({ where: { type: 'call.transfer' } }))
+      .map((e) => e.payload as Record<string, unknown>)
+      .find((p) => p.call_sid === callSid),
+  );
 const toolMessage = (messages: Array<{ role: string; content: unknown }>) => messages.find((m) => m.role === 'tool');
 
 describe('transfer_call on a carrier’s Media Streams call', () => {
@@ -165,6 +172,16 @@ describe('transfer_call on a carrier’s Media Streams call', () => {
     expect(llm.chats().filter((c) => JSON.stringify(c.messages).includes('transferred_to'))).toHaveLength(0);
     // The handoff played to the caller before the line went: a second and more of speech came back.
     expect(call.heard.length * 20).toBeGreaterThan(1_000);
+    expect(await transferEvent(stored.callSid)).toEqual({
+      call_sid: stored.callSid,
+      assistant_id: stored.assistantId,
+      tool: 'transfer_to_desk',
+      mode: 'cold',
+      outcome: 'transferred',
+      destination: DESK,
+      held_ms: null,
+      at: expect.any(String),
+    });
   }, 120_000);
 
   it('is still a transfer when the carrier stops the stream before its answer to the update arrives', async () => {
@@ -202,6 +219,7 @@ describe('transfer_call on a carrier’s Media Streams call', () => {
     const toolCalls = stored.turns.flatMap((t) => (t.toolCalls as Array<{ is_error: boolean; output: unknown }> | null) ?? []);
     expect(toolCalls).toMatchObject([{ name: 'transfer_to_desk', is_error: true }]);
     expect(String(toolCalls[0]!.output)).not.toContain(DESK.slice(1));
+    expect(await transferEvent(stored.callSid)).toMatchObject({ mode: 'cold', outcome: 'failed', destination: DESK });
   }, 120_000);
 });
 

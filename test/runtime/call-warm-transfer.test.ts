@@ -16,6 +16,7 @@ import { localSettings } from './call-harness.js';
 import { loopbackVendorAccess } from '../helpers/vendor-hosts.js';
 import { scaledClockInEachTest } from '../helpers/scaled-clock.js';
 import { endRunnerAndRemoveData } from '../helpers/runner-teardown.js';
+import { until } from '../helpers/until.js';
 import { carrierCall as placeCarrierCall, type CarrierLine, endedCall as endedCarrierCall } from './carrier-caller.js';
 
 // A warm transfer in whole audio calls on a carrier's line. The test plays the carrier for the caller: it POSTs the
@@ -142,6 +143,14 @@ const toolCallsOf = (turns: Array<{ toolCalls: unknown }>) => turns.flatMap((t) 
 const toneFrames = (heard: Int16Array[]) => heard.filter((f) => toneShare(f, 440) > 0.6).length;
 const consultsSince = (n: number) => carrier.created.slice(n).filter((c) => c.form.To === DESK);
 
+/** The `call.transfer` event of a call (its `call_sid`, not the carrier's), once recorded (beside the call, so possibly just after it ends). */
+async function transferEvent(callSid: string): Promise<Record<string, unknown>> {
+  return until(async () => {
+    const events = await api.db.prisma.event.findMany({ where: { type: 'call.transfer' } });
+    return events.map((e) => e.payload as Record<string, unknown>).find((p) => p.call_sid === callSid);
+  });
+}
+
 describe('a warm transfer on a carrier’s Media Streams call', () => {
   it('holds the caller, briefs the person, who presses 1, and joins both calls in one conference: the call ends as transferred', async () => {
     carrier.scriptCallee(DESK, { press: '1', pressAfterMs: 300 });
@@ -174,6 +183,17 @@ describe('a warm transfer on a carrier’s Media Streams call', () => {
     ]);
     const row = await api.db.prisma.warmTransfer.findFirstOrThrow({ where: { callId: stored.id } });
     expect(row).toMatchObject({ state: 'accepted', consultCallSid: consult!.sid, answeredBy: 'human', token: room });
+    // Webhook receivers hear of it as it happens, not only from call.completed.
+    expect(await transferEvent(stored.callSid)).toEqual({
+      call_sid: stored.callSid,
+      assistant_id: stored.assistantId,
+      tool: 'transfer_to_desk',
+      mode: 'warm',
+      outcome: 'accepted',
+      destination: DESK,
+      held_ms: expect.any(Number),
+      at: expect.any(String),
+    });
   }, 150_000);
 
   it('ends the call as transferred when the carrier stops the caller’s stream before it answers the move into the conference', async () => {
@@ -215,6 +235,8 @@ describe('a warm transfer on a carrier’s Media Streams call', () => {
         output: expect.objectContaining({ mode: 'warm', outcome: 'declined', briefing: BRIEFING, caller_was_told: DECLINED }),
       }),
     ]);
+    // A declined transfer is a caller the desk may want to call back: the event says so while the call goes on.
+    expect(await transferEvent(stored.callSid)).toMatchObject({ mode: 'warm', outcome: 'declined', destination: DESK });
   }, 150_000);
 
   it('hangs up on a voicemail and takes the caller back', async () => {
@@ -241,6 +263,7 @@ describe('a warm transfer on a carrier’s Media Streams call', () => {
     const stored = await endedCall('CAwarmnoanswer');
     expect(toolCallsOf(stored.turns)).toEqual([expect.objectContaining({ output: expect.objectContaining({ outcome: 'no_answer' }) })]);
     expect(stored.turns.some((t) => t.role === 'assistant' && t.text === DECLINED)).toBe(true);
+    expect(await transferEvent(stored.callSid)).toMatchObject({ mode: 'warm', outcome: 'no_answer' });
   }, 150_000);
 
   it('refuses a callback about a consultation that the carrier did not sign', async () => {

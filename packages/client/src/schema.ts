@@ -4029,7 +4029,7 @@ export interface components {
       /** @default true */
       enabled?: boolean;
       /** @description Event kinds sent to this endpoint */
-      event_types: ("call.started" | "call.completed" | "call.failed" | "test_run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "*")[];
+      event_types: ("call.started" | "call.completed" | "call.failed" | "call.transfer" | "test_run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "*")[];
       /**
        * Format: uri
        * @description Where events are POSTed. http or https. Private, loopback and link-local addresses are refused unless the operator allows them
@@ -4042,7 +4042,7 @@ export interface components {
       /** @description Setting true re-enables an endpoint the platform disabled; queued deliveries resume */
       enabled?: boolean;
       /** @description Event kinds sent to this endpoint */
-      event_types?: ("call.started" | "call.completed" | "call.failed" | "test_run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "*")[];
+      event_types?: ("call.started" | "call.completed" | "call.failed" | "call.transfer" | "test_run.completed" | "campaign.started" | "campaign.paused" | "campaign.completed" | "*")[];
       /**
        * Format: uri
        * @description Where events are POSTed. http or https. Private, loopback and link-local addresses are refused unless the operator allows them
