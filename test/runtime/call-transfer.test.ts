@@ -271,8 +271,9 @@ describe('end_call and the built-ins on a web call', () => {
     const goodbye = turns.find((t) => t.text === 'Goodbye, and thank you for calling.')!;
     expect(goodbye).toMatchObject({ role: 'assistant', interrupted: false });
     expect(goodbye.toolCalls).toMatchObject([{ name: 'hang_up', is_error: false }]);
-    // The line closed only after the goodbye's last frame played.
-    const lastFrameMs = run.playedAtMs.at(-1)!;
+    // The line closed only after the goodbye's last frame played. Frames are timed from the caller's start, the call's
+    // duration from its own, which a busy machine puts later: both on the call's origin.
+    const lastFrameMs = run.playedAtMs.at(-1)! - run.callStartMs;
     const stored = await prisma.call.findUniqueOrThrow({ where: { id: row.id } });
     expect(stored.endReason).toBe('assistant_ended_call');
     expect(stored.durationMs!).toBeGreaterThanOrEqual(lastFrameMs - 100);
@@ -331,7 +332,8 @@ describe('end_call and the built-ins on a web call', () => {
     const toolCalls = turns.flatMap((t) => (t.toolCalls as unknown[] | null) ?? []);
     expect(toolCalls).toMatchObject([{ name: 'bye', output: 'The call has ended.', is_error: false }]);
     const stored = await prisma.call.findUniqueOrThrow({ where: { id: row.id } });
-    expect(stored.durationMs!).toBeGreaterThanOrEqual(run.playedAtMs.at(-1)! - 100);
+    // The call lasted until the goodbye's last frame played (on the call's origin, as above).
+    expect(stored.durationMs!).toBeGreaterThanOrEqual(run.playedAtMs.at(-1)! - run.callStartMs - 100);
   }, 120_000);
 
   it('refuses transfer_call and send_dtmf on a web call with a sentence the model relays', async () => {
