@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PrismaClient } from '../../prisma/client.js';
-import type { CallAudioRunner } from '../../modules/calls/index.js';
+import { type CallAudioRunner, WIDGET_JOIN_WINDOW_MS } from '../../modules/calls/index.js';
 import { AppError } from '../../lib/errors.js';
 import type { StreamTokens } from '../../lib/stream-token.js';
 import {
@@ -145,7 +145,8 @@ export const widgetRoutes: FastifyPluginAsyncZod<WidgetRouteOptions> = async (ap
             })
           : undefined;
       const { callSid } = await openWidgetCall(prisma, key, unavailable);
-      const links = browserCallLinks(tokens, publicBaseUrl(request, publicUrl), callSid);
+      // The panel opens the page at once: its token is good for the widget's join window, after which the sweep ends the call.
+      const links = browserCallLinks(tokens, publicBaseUrl(request, publicUrl), callSid, WIDGET_JOIN_WINDOW_MS / 1000);
       return reply
         .status(201)
         .send({ success: true as const, message: 'Widget call created', data: { call_sid: callSid, page_url: links.page_url, expires_at: links.expires_at } });

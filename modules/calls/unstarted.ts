@@ -15,12 +15,12 @@ import { DIALLING, NOT_STARTED } from './statuses.js';
 /** The browser call page's token (api/app.ts) is good for 10 minutes; after that no socket can start the call. */
 export const BROWSER_JOIN_WINDOW_MS = 10 * 60_000;
 /**
- * A website widget's call: its panel opens the call page the moment the visitor presses the button, and the page
- * connects as soon as the visitor allows the microphone. One still unjoined after this long was given up (the panel
- * closed, the microphone refused where the page could not say so), and it holds one of the widget's few slots
- * (docs/widget.md) until it ends.
+ * A website widget's call page token (api/widget/routes.ts) is good for 2 minutes: its panel opens the page the moment
+ * the visitor presses the button, and the page connects as soon as the visitor allows the microphone. One still
+ * unjoined after that (and the grace) was given up (the panel closed, the microphone refused where the page could not
+ * say so), and it holds one of the widget's few slots (docs/widget.md) until it ends.
  */
-export const WIDGET_JOIN_WINDOW_MS = 3 * 60_000;
+export const WIDGET_JOIN_WINDOW_MS = 2 * 60_000;
 /** A LiveKit web call's participant token (modules/telephony/livekit-web-calls.ts) is good for 10 minutes. */
 export const WEB_JOIN_WINDOW_MS = 10 * 60_000;
 /**
@@ -72,7 +72,7 @@ export interface UnstartedCallLimits {
 
 export const DEFAULT_UNSTARTED_CALL_LIMITS: UnstartedCallLimits = {
   browserJoinMs: BROWSER_JOIN_WINDOW_MS + JOIN_GRACE_MS,
-  widgetJoinMs: WIDGET_JOIN_WINDOW_MS,
+  widgetJoinMs: WIDGET_JOIN_WINDOW_MS + JOIN_GRACE_MS,
   webJoinMs: WEB_JOIN_WINDOW_MS + JOIN_GRACE_MS,
   inboundRingingMs: INBOUND_RINGING_LIMIT_MS,
   lostDialMs: LOST_DIAL_AFTER_MS,

@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { apiTestWith } from '../helpers/fixtures.js';
 import type { ApiContext, Tenant } from '../helpers/api.js';
-import { endStaleUnstartedCalls, WIDGET_JOIN_WINDOW_MS } from '../../modules/calls/index.js';
+import { endStaleUnstartedCalls, JOIN_GRACE_MS, WIDGET_JOIN_WINDOW_MS } from '../../modules/calls/index.js';
 
 // The widget's public side over HTTP: CORS answered for the key's origins alone (preflight too, with Vary: Origin), a
 // revoked or unknown key refused, the key's calls per minute and calls under way capped, the call recording its key,
@@ -258,9 +258,17 @@ describe('widget calls', () => {
   it('ends a widget’s call still unjoined after its join window, while a call made with an API key keeps its longer one', async ({ api }) => {
     const { tenant, assistantId } = await freshOrganisation(api);
     const key = await newKey(api, tenant, assistantId, { rate_limit_per_minute: 100 });
-    const widgetCall = (JSON.parse((await startCall(api, key.public_key, SHOP)).body).data as { call_sid: string }).call_sid;
+    const started = Date.now();
+    const widgetData = JSON.parse((await startCall(api, key.public_key, SHOP)).body).data as { call_sid: string; expires_at: string };
+    const widgetCall = widgetData.call_sid;
+    // The page is told the same window the sweep keeps: its token is good for the widget's join window, not 10 minutes.
+    const expiresIn = Date.parse(widgetData.expires_at) - started;
+    expect(expiresIn).toBeGreaterThan(WIDGET_JOIN_WINDOW_MS - 5_000);
+    expect(expiresIn).toBeLessThanOrEqual(WIDGET_JOIN_WINDOW_MS + 1_000);
     const ownCall = (await api.call(tenant, 'POST', '/api/web-calls/browser', { assistant_id: assistantId })).body.data.call_sid as string;
-    const ended = await endStaleUnstartedCalls(api.db.prisma, { now: new Date(Date.now() + WIDGET_JOIN_WINDOW_MS + 1_000) });
+    // Not within the page's window and its grace: the page may still connect.
+    expect(await endStaleUnstartedCalls(api.db.prisma, { now: new Date(Date.now() + WIDGET_JOIN_WINDOW_MS) })).toEqual([]);
+    const ended = await endStaleUnstartedCalls(api.db.prisma, { now: new Date(Date.now() + WIDGET_JOIN_WINDOW_MS + JOIN_GRACE_MS + 1_000) });
     const rows = await api.db.prisma.call.findMany({ where: { callSid: { in: [widgetCall, ownCall] } } });
     const byId = new Map(rows.map((r) => [r.callSid, r]));
     expect(byId.get(widgetCall)).toMatchObject({ status: 'failed', endReason: 'not_joined' });

@@ -30,15 +30,18 @@ export async function createBrowserCall(
   return browserCallLinks(tokens, baseUrl, callSid);
 }
 
-/** The page and socket links of a built-in browser call, each carrying the token that binds it to the call. */
-export function browserCallLinks(tokens: StreamTokens, baseUrl: string, callSid: string) {
-  const token = tokens.sign(callSid);
+/**
+ * The page and socket links of a built-in browser call, each carrying the token that binds it to the call; the token
+ * is good for `ttlSeconds` (the tokens' own, unless told: a widget's call has a shorter window to join).
+ */
+export function browserCallLinks(tokens: StreamTokens, baseUrl: string, callSid: string, ttlSeconds = tokens.ttlSeconds) {
+  const token = tokens.sign(callSid, Date.now(), ttlSeconds);
   const query = `token=${encodeURIComponent(token)}`;
   return {
     call_sid: callSid,
     page_url: `${baseUrl}/call/${callSid}?${query}`,
     websocket_url: `${baseUrl.replace(/^http/, 'ws')}/call/${callSid}/audio?${query}`,
     token,
-    expires_at: new Date(Date.now() + tokens.ttlSeconds * 1000).toISOString(),
+    expires_at: new Date(Date.now() + ttlSeconds * 1000).toISOString(),
   };
 }
